@@ -1,0 +1,37 @@
+# The README names these targets. Every one is safe to run again: nothing that did not change
+# is rebuilt.
+SHELL := /bin/bash
+PY := .venv/bin/python
+export ONSITE_VAR_DIR ?= $(CURDIR)/var
+
+.PHONY: setup run test test-postgres lint bench clean
+
+setup:
+	bash platform/bin/setup.sh
+
+## Start the platform with the problem bank loaded and print the URL (Ctrl-C stops it).
+run: setup
+	$(PY) manage.py migrate --noinput -v 0
+	$(PY) manage.py loadproblems
+	@echo "Demo accounts:"
+	@$(PY) manage.py seeddemo
+	$(PY) platform/run.py
+
+## The whole test suite, against real Redis, Docker, Celery and chromium.
+test: setup
+	$(PY) -m pytest -q
+
+## The same suite against the PostgreSQL on this machine.
+test-postgres: setup
+	bash platform/bin/ensure-postgres.sh
+	DATABASE_URL=postgres://onsite:onsite@127.0.0.1:5432/onsite $(PY) -m pytest -q
+
+lint:
+	$(PY) -m ruff check .
+	$(PY) -m mypy .
+
+bench: setup
+	$(PY) -m bench
+
+clean:
+	rm -rf var/stamps frontend/node_modules frontend/static/frontend/bundle.*

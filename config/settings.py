@@ -1,0 +1,186 @@
+"""Django settings. Every value comes from the environment; the README lists each variable.
+
+Defaults work on a laptop: SQLite under var/, a local Redis, DEBUG off unless asked.
+"""
+
+from __future__ import annotations
+
+import secrets
+from pathlib import Path
+
+import dj_database_url
+
+from config.env import env_bool, env_float, env_int, env_list, env_str
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+VAR_DIR = Path(env_str("ONSITE_VAR_DIR", str(BASE_DIR / "var")))
+
+
+def _secret_key() -> str:
+    """The configured key, or one generated once and kept under var/ for a laptop install."""
+    configured = env_str("DJANGO_SECRET_KEY")
+    if configured:
+        return configured
+    key_file = VAR_DIR / "secret_key"
+    if not key_file.exists():
+        VAR_DIR.mkdir(parents=True, exist_ok=True)
+        key_file.write_text(secrets.token_urlsafe(50), encoding="utf-8")
+        key_file.chmod(0o600)
+    return key_file.read_text(encoding="utf-8").strip()
+
+
+SECRET_KEY = _secret_key()
+DEBUG = env_bool("DJANGO_DEBUG", False)
+ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"])
+CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS", [])
+
+INSTALLED_APPS = [
+    "daphne",
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "rest_framework.authtoken",
+    "drf_spectacular",
+    "channels",
+    "problems",
+    "grading",
+    "interviews",
+    "frontend",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "config.urls"
+ASGI_APPLICATION = "config.asgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+DATABASES = {
+    "default": dj_database_url.parse(
+        env_str("DATABASE_URL", f"sqlite:///{VAR_DIR / 'onsite.sqlite3'}"),
+        conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 0),
+    )
+}
+if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
+    # Web server, Celery worker and tests share one SQLite file: wait for locks instead of
+    # failing at once, and take the write lock at BEGIN so a read never has to upgrade.
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        {"timeout": 30, "transaction_mode": "IMMEDIATE", "init_command": "PRAGMA journal_mode=WAL;"}
+    )
+
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+]
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = False
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = VAR_DIR / "static"
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
+WHITENOISE_USE_FINDERS = True
+
+LOGIN_URL = "/accounts/login/"
+LOGIN_REDIRECT_URL = "/"
+LOGOUT_REDIRECT_URL = "/"
+
+REDIS_URL = env_str("REDIS_URL", "redis://127.0.0.1:6379/0")
+
+CHANNEL_LAYERS = {
+    "default": {
+        "BACKEND": "channels_redis.core.RedisChannelLayer",
+        "CONFIG": {"hosts": [REDIS_URL], "capacity": 1500, "expiry": 60},
+    }
+}
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.SessionAuthentication",
+        "rest_framework.authentication.TokenAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_THROTTLE_RATES": {"submissions": env_str("ONSITE_SUBMISSION_RATE", "120/min")},
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Onsite API",
+    "DESCRIPTION": "Mock coding interviews for AI/ML infrastructure.",
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+}
+
+# --- Celery: the broker is Redis; results live in the database, not in Celery. ---
+CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", REDIS_URL)
+CELERY_TASK_ACKS_LATE = True  # a worker killed mid-grade leaves the message to be redelivered
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_DEFAULT_QUEUE = "cpu"
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    # How long an unacknowledged (in-flight) message waits before Redis hands it to another
+    # worker. It must exceed the longest grading; the sweeper below covers anything lost.
+    "visibility_timeout": env_int("ONSITE_VISIBILITY_TIMEOUT_SECONDS", 900),
+}
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+
+# --- Grading ---
+ONSITE_MAX_CODE_BYTES = env_int("ONSITE_MAX_CODE_BYTES", 64 * 1024)
+ONSITE_GRADE_MAX_ATTEMPTS = env_int("ONSITE_GRADE_MAX_ATTEMPTS", 5)
+ONSITE_GRADE_RETRY_BASE_SECONDS = env_float("ONSITE_GRADE_RETRY_BASE_SECONDS", 2.0)
+# A submission left queued or running longer than this is handed out again by the sweeper.
+ONSITE_STALE_SUBMISSION_SECONDS = env_int("ONSITE_STALE_SUBMISSION_SECONDS", 120)
+
+# --- Sandbox (read only through sandbox/django_adapter.py) ---
+ONSITE_SANDBOX_IMAGE_CPU = env_str("ONSITE_SANDBOX_IMAGE_CPU", "")
+ONSITE_SANDBOX_IMAGE_GPU = env_str("ONSITE_SANDBOX_IMAGE_GPU", "")
+ONSITE_SANDBOX_POOL_SIZE = env_int("ONSITE_SANDBOX_POOL_SIZE", 2)
+ONSITE_SANDBOX_GPU = env_str("ONSITE_SANDBOX_GPU", "auto")  # auto | on | off
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": env_str("ONSITE_LOG_LEVEL", "INFO")},
+    "loggers": {"daphne": {"level": "WARNING"}},
+}
+
+CELERY_BEAT_SCHEDULE = {
+    "sweep-stale-submissions": {
+        "task": "grading.tasks.sweep_stale_submissions",
+        "schedule": env_float("ONSITE_SWEEP_INTERVAL_SECONDS", 30.0),
+        "options": {"queue": "cpu", "expires": 60},
+    },
+}

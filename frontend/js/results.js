@@ -1,0 +1,232 @@
+// The results panel. Everything that came from the grader or the candidate's program is put in
+// the page with textContent, never innerHTML: output, names and errors are data, not markup.
+
+const VERDICT_TITLES = {
+  AC: "Accepted",
+  WA: "Wrong answer",
+  TLE: "Time limit exceeded",
+  MLE: "Memory limit exceeded",
+  OLE: "Output limit exceeded",
+  RE: "Runtime error",
+  IE: "Internal error",
+};
+const DETAIL_FIELDS = [
+  ["input", "Input"],
+  ["expected", "Expected"],
+  ["output", "Your output"],
+  ["stdout", "Stdout"],
+  ["stderr", "Stderr"],
+  ["error", "Error"],
+  ["message", "Message"],
+];
+const STATUS_TEXT = {
+  queued: "Queued…",
+  running: "Running…",
+  retrying: "grader unavailable, retrying",
+  done: "Done.",
+  failed: "Grading failed.",
+};
+
+function element(tag, { className, text, attrs } = {}) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined) node.textContent = String(text);
+  for (const [name, value] of Object.entries(attrs || {})) node.setAttribute(name, value);
+  return node;
+}
+
+/** A verdict badge; unknown verdicts still render, as plain text, so nothing is dropped. */
+export function verdictBadge(verdict) {
+  const known = Object.hasOwn(VERDICT_TITLES, verdict);
+  return element("span", {
+    className: `verdict verdict-${known ? verdict : "unknown"}`,
+    text: verdict || "?",
+    attrs: { title: known ? VERDICT_TITLES[verdict] : "Unknown verdict" },
+  });
+}
+
+function formatValue(key, value) {
+  // Streams and messages are text; inputs and outputs are JSON values.
+  if (typeof value === "string" && key !== "input" && key !== "expected" && key !== "output") {
+    return value;
+  }
+  try {
+    // Short values on one line; long structures indented so they can be read.
+    const compact = JSON.stringify(value);
+    return compact !== undefined && compact.length > 80 ? JSON.stringify(value, null, 2) : compact;
+  } catch {
+    return String(value);
+  }
+}
+
+function formatTime(ms) {
+  if (typeof ms !== "number" || !Number.isFinite(ms)) return "";
+  return ms < 10 ? `${ms.toFixed(1)} ms` : `${Math.round(ms)} ms`;
+}
+
+function detailList(detail) {
+  const list = element("dl", { className: "test-detail-list" });
+  const seen = new Set();
+  const add = (key, label, value) => {
+    if (value === undefined || value === "") return;
+    list.append(element("dt", { text: label }));
+    const dd = element("dd");
+    dd.append(element("pre", { text: formatValue(key, value) }));
+    list.append(dd);
+  };
+  for (const [key, label] of DETAIL_FIELDS) {
+    seen.add(key);
+    add(key, label, detail[key]);
+  }
+  // Fields this page does not know yet are still shown (as text), not silently dropped.
+  for (const [key, value] of Object.entries(detail)) {
+    if (!seen.has(key)) add(key, key, value);
+  }
+  return list;
+}
+
+export class ResultsPanel {
+  constructor(root) {
+    this.root = root;
+    this.status = root.querySelector("#result-status");
+    this.progress = root.querySelector("#result-progress");
+    this.table = root.querySelector("#result-tests");
+    this.summary = root.querySelector("#result-summary");
+    this.rows = new Map();
+    this.hiddenSeen = new Set();
+    this.progressKnown = false;
+  }
+
+  /** Clears the panel for a new run or submit. */
+  reset(mode) {
+    this.root.dataset.mode = mode;
+    this.root.dataset.state = "pending";
+    this.rows.forEach((row) => row.remove());
+    this.rows.clear();
+    this.hiddenSeen.clear();
+    this.progressKnown = false;
+    this.table.hidden = true;
+    this.progress.hidden = true;
+    this.progress.textContent = "";
+    this.summary.replaceChildren();
+    this.setStatus(mode === "submit" ? "Submitting…" : "Sending…");
+  }
+
+  setStatus(text, { error = false } = {}) {
+    this.status.textContent = text;
+    this.status.classList.toggle("error", error);
+  }
+
+  /** Shows a message that ends this run (network error, refused socket). */
+  fail(message) {
+    this.root.dataset.state = "failed";
+    this.setStatus(message, { error: true });
+  }
+
+  handle(event) {
+    switch (event.type) {
+      case "status":
+        return this.onStatus(event);
+      case "test":
+        return this.onTest(event);
+      case "progress":
+        return this.onProgress(event);
+      case "done":
+        return this.onDone(event);
+      default:
+        return undefined; // Newer event types are ignored by older pages.
+    }
+  }
+
+  onStatus({ status, message }) {
+    if (this.root.dataset.state === "done") return; // A late replayed status must not win.
+    this.root.dataset.state = status;
+    if (status === "retrying") {
+      this.setStatus(message || STATUS_TEXT.retrying, { error: true });
+    } else if (status === "failed") {
+      this.setStatus(message || STATUS_TEXT.failed, { error: true });
+    } else {
+      this.setStatus(STATUS_TEXT[status] || String(status));
+    }
+  }
+
+  onTest(test) {
+    // Hidden tests are never itemised on this page. A candidate's socket only gets progress
+    // counts for them; staff sockets do get hidden test events, and these are only counted.
+    if (test.hidden) {
+      this.hiddenSeen.add(test.index);
+      if (!this.progressKnown) {
+        this.progress.hidden = false;
+        this.progress.textContent = `Hidden tests: ${this.hiddenSeen.size} finished`;
+      }
+      return;
+    }
+    const body = element("tbody", {
+      className: "test",
+      attrs: { "data-index": String(test.index), "data-verdict": String(test.verdict) },
+    });
+    const row = element("tr", { className: "test-row" });
+    row.append(element("td", { className: "test-index", text: Number(test.index) + 1 }));
+    row.append(element("td", { className: "test-name", text: test.name }));
+    const verdictCell = element("td", { className: "test-verdict" });
+    verdictCell.append(verdictBadge(test.verdict));
+    row.append(verdictCell);
+    row.append(element("td", { className: "test-time", text: formatTime(test.time_ms) }));
+    body.append(row);
+
+    if (test.detail && typeof test.detail === "object" && Object.keys(test.detail).length) {
+      const detailRow = element("tr", { className: "test-detail" });
+      const cell = element("td", { attrs: { colspan: "4" } });
+      const details = element("details");
+      details.open = test.verdict !== "AC";
+      details.append(element("summary", { text: "Details" }));
+      details.append(detailList(test.detail));
+      cell.append(details);
+      detailRow.append(cell);
+      body.append(detailRow);
+    }
+
+    // The server replays finished tests on (re)connect: replace the row, keep the order.
+    const previous = this.rows.get(test.index);
+    if (previous) {
+      previous.replaceWith(body);
+    } else {
+      const after = [...this.rows.entries()]
+        .filter(([index]) => index > test.index)
+        .sort(([a], [b]) => a - b)[0];
+      this.table.insertBefore(body, after ? after[1] : null);
+    }
+    this.rows.set(test.index, body);
+    this.table.hidden = false;
+  }
+
+  onProgress({ done, total }) {
+    this.progressKnown = true;
+    this.progress.hidden = false;
+    this.progress.textContent = `Hidden tests: ${done} of ${total} finished`;
+  }
+
+  onDone({ verdict, passed, total, score, by_tag: byTag }) {
+    this.root.dataset.state = "done";
+    this.setStatus(STATUS_TEXT.done);
+    const line = element("p", { className: "summary-line" });
+    line.append(verdictBadge(verdict));
+    line.append(document.createTextNode(` passed ${passed} of ${total}`));
+    if (typeof score === "number" && Number.isFinite(score)) {
+      line.append(element("span", { className: "score", text: ` (score ${score.toFixed(2)})` }));
+    }
+    const parts = [line];
+    const tags = Object.entries(byTag || {});
+    if (tags.length) {
+      const list = element("ul", { className: "by-tag" });
+      for (const [tag, [tagPassed, tagTotal]] of tags.sort(([a], [b]) => a.localeCompare(b))) {
+        const item = element("li", { attrs: { "data-tag": tag } });
+        item.append(element("span", { className: "tag-name", text: tag.replace(/_/g, " ") }));
+        item.append(document.createTextNode(`: passed ${tagPassed} of ${tagTotal}`));
+        list.append(item);
+      }
+      parts.push(list);
+    }
+    this.summary.replaceChildren(...parts);
+  }
+}

@@ -1,0 +1,84 @@
+"""REST API: create a submission, read it back."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
+from rest_framework import serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.throttling import ScopedRateThrottle
+from rest_framework.views import APIView
+
+from grading import selectors
+from grading.services import GradingError, submission_create
+from interviews.roles import can_see_hidden_tests
+
+ERROR_STATUS = {"unknown_problem": status.HTTP_404_NOT_FOUND}
+
+
+class SubmissionIn(serializers.Serializer):  # type: ignore[misc]
+    problem = serializers.SlugField(max_length=80)
+    # Size is enforced by the service (64 KB, in bytes); this only bounds the parser's work.
+    code = serializers.CharField(allow_blank=True, trim_whitespace=False, max_length=1_000_000)
+    mode = serializers.ChoiceField(choices=["run", "submit"])
+
+
+CREATED = inline_serializer(
+    "SubmissionCreated", {"id": serializers.IntegerField(), "status": serializers.CharField()}
+)
+DETAIL = inline_serializer(
+    "SubmissionDetail",
+    {
+        "id": serializers.IntegerField(),
+        "problem": serializers.CharField(),
+        "mode": serializers.CharField(),
+        "status": serializers.CharField(),
+        "message": serializers.CharField(),
+        "verdict": serializers.CharField(),
+        "passed": serializers.IntegerField(),
+        "total": serializers.IntegerField(),
+        "score": serializers.FloatField(),
+        "by_tag": serializers.DictField(),
+        "created_at": serializers.DateTimeField(),
+        "tests": serializers.ListField(child=serializers.DictField()),
+    },
+)
+ERROR = inline_serializer("Error", {"detail": serializers.CharField()})
+
+
+class SubmissionListView(APIView):
+    throttle_classes = [ScopedRateThrottle]
+    throttle_scope = "submissions"
+
+    @extend_schema(
+        request=SubmissionIn,
+        responses={201: CREATED, 400: ERROR, 404: OpenApiResponse(ERROR, "unknown problem")},
+    )
+    def post(self, request: Request) -> Response:
+        incoming = SubmissionIn(data=request.data)
+        if not incoming.is_valid():
+            return Response({"detail": _first_error(incoming.errors)}, status=400)
+        try:
+            submission = submission_create(user=request.user, problem_slug=incoming.validated_data["problem"],
+                                           code=incoming.validated_data["code"], mode=incoming.validated_data["mode"])
+        except GradingError as exc:
+            return Response({"detail": exc.message}, status=ERROR_STATUS.get(exc.code, 400))
+        return Response({"id": submission.pk, "status": submission.status}, status=201)
+
+
+class SubmissionDetailView(APIView):
+    @extend_schema(responses={200: DETAIL, 404: ERROR})
+    def get(self, request: Request, submission_id: int) -> Response:
+        submission = selectors.submissions_visible_to(request.user).filter(pk=submission_id).first()
+        if submission is None:
+            return Response({"detail": "no such submission"}, status=404)
+        staff = can_see_hidden_tests(request.user)
+        return Response(selectors.submission_detail(submission=submission, staff=staff))
+
+
+def _first_error(errors: Any) -> str:
+    for field, messages in errors.items():
+        return f"{field}: {messages[0]}"
+    return "invalid request"

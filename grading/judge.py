@@ -1,0 +1,308 @@
+"""Deciding verdicts: run the sandbox, compare outputs outside it, aggregate. Django-free.
+
+Expected outputs never enter the sandbox: the container returns candidate outputs as JSON and
+every comparison happens here, in the worker.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import threading
+import types
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from sandbox import Limits, SandboxError, TestInput, TestOutcome, run
+
+VERDICT_PRIORITY = ("IE", "TLE", "MLE", "OLE", "RE", "WA", "AC")  # worst first
+STATUS_VERDICTS = {
+    "timeout": "TLE",
+    "cpu": "TLE",
+    "memory": "MLE",
+    "output": "OLE",
+    "crash": "RE",
+    "error": "RE",
+}
+MAX_DETAIL_CHARS = 4000
+
+
+class JudgeError(Exception):
+    """The grader itself failed (sandbox down, broken checker): the verdict would be IE."""
+
+
+@dataclass(frozen=True)
+class Compare:
+    mode: str = "exact"
+    float_rel: float = 1e-6
+    float_abs: float = 1e-9
+
+
+@dataclass(frozen=True)
+class TestSpec:
+    name: str
+    input: Any
+    expected: Any
+    tag: str = "correctness"
+    hidden: bool = False
+    compare: str | None = None
+
+
+@dataclass(frozen=True)
+class GradeSpec:
+    solution: str
+    driver: Mapping[str, Any]
+    tests: Sequence[TestSpec]
+    limits: Limits
+    compare: Compare
+    image: str
+    gpu: bool = False
+    checker_code: str = ""
+    support_code: str = ""
+
+
+@dataclass(frozen=True)
+class TestVerdict:
+    index: int
+    name: str
+    verdict: str
+    time_ms: float
+    tag: str
+    hidden: bool
+    detail: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Judgement:
+    verdict: str
+    passed: int
+    total: int
+    score: float
+    by_tag: Mapping[str, tuple[int, int]]
+    tests: tuple[TestVerdict, ...]
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "verdict": self.verdict,
+            "passed": self.passed,
+            "total": self.total,
+            "score": self.score,
+            "tests": [{"name": t.name, "verdict": t.verdict, "time_ms": t.time_ms} for t in self.tests],
+        }
+
+
+def worst_verdict(verdicts: Sequence[str]) -> str:
+    """The verdict shown for a set of tests; an empty set is an internal error."""
+    if not verdicts:
+        return "IE"
+    return min(verdicts, key=VERDICT_PRIORITY.index)
+
+
+# ---------------------------------------------------------------- comparison
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _numbers_equal(a: float, b: float, compare: Compare, tolerant: bool) -> bool:
+    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
+        return True
+    if tolerant:
+        return math.isclose(a, b, rel_tol=compare.float_rel, abs_tol=compare.float_abs)
+    return a == b
+
+
+def values_equal(output: Any, expected: Any, compare: Compare, *, tolerant: bool = False) -> bool:
+    """Structural equality of JSON values; numbers within tolerance when `tolerant`."""
+    if _is_number(output) and _is_number(expected):
+        return _numbers_equal(output, expected, compare, tolerant)
+    if type(output) is not type(expected):
+        return False
+    if isinstance(expected, list):
+        return len(output) == len(expected) and all(
+            values_equal(o, e, compare, tolerant=tolerant) for o, e in zip(output, expected)
+        )
+    if isinstance(expected, dict):
+        return output.keys() == expected.keys() and all(
+            values_equal(output[k], expected[k], compare, tolerant=tolerant) for k in expected
+        )
+    return bool(output == expected)
+
+
+def _canonical(value: Any) -> str:
+    import json
+
+    return json.dumps(value, sort_keys=True, allow_nan=True)
+
+
+def compare_output(output: Any, test: TestSpec, compare: Compare, checker: Checker | None) -> tuple[bool, str]:
+    """Whether `output` is right for `test`, and a message for the author or interviewer."""
+    mode = test.compare or compare.mode
+    if mode == "checker":
+        if checker is None:
+            raise JudgeError("problem uses a checker but has no checker code")
+        return checker.check(test.input, test.expected, output)
+    if mode == "unordered":
+        if not isinstance(output, list) or not isinstance(expected := test.expected, list):
+            return False, "expected a list"
+        return Counter(map(_canonical, output)) == Counter(map(_canonical, expected)), ""
+    return values_equal(output, test.expected, compare, tolerant=mode == "float"), ""
+
+
+class Checker:
+    """An author's checker.py, loaded once in the worker with its support module."""
+
+    _lock = threading.Lock()
+
+    def __init__(self, checker_code: str, support_code: str = "") -> None:
+        self._support = self._module("support", support_code) if support_code else None
+        with self._installed_support():
+            self._module_obj = self._module("checker", checker_code)
+        if not callable(getattr(self._module_obj, "check", None)):
+            raise JudgeError("checker.py defines no check(input, expected, output)")
+
+    @staticmethod
+    def _module(name: str, code: str) -> types.ModuleType:
+        module = types.ModuleType(name)
+        module.__file__ = f"<{name}.py>"
+        try:
+            exec(compile(code, f"{name}.py", "exec"), module.__dict__)  # noqa: S102 - author code
+        except Exception as exc:
+            raise JudgeError(f"{name}.py failed to load: {exc!r}") from exc
+        return module
+
+    def _installed_support(self) -> _SupportContext:
+        return _SupportContext(self._support, self._lock)
+
+    def check(self, input_value: Any, expected: Any, output: Any) -> tuple[bool, str]:
+        with self._installed_support():
+            try:
+                result = self._module_obj.check(input_value, expected, output)
+            except Exception as exc:  # a checker must not crash on any candidate output
+                return False, f"checker rejected the output: {exc!r}"[:MAX_DETAIL_CHARS]
+        if isinstance(result, tuple):
+            return bool(result[0]), str(result[1]) if len(result) > 1 else ""
+        return bool(result), ""
+
+
+class _SupportContext:
+    """Makes `import support` inside the checker resolve to this problem's support module."""
+
+    def __init__(self, module: types.ModuleType | None, lock: threading.Lock) -> None:
+        self._module = module
+        self._lock = lock
+        self._previous: types.ModuleType | None = None
+
+    def __enter__(self) -> None:
+        self._lock.acquire()
+        self._previous = sys.modules.get("support")
+        if self._module is not None:
+            sys.modules["support"] = self._module
+
+    def __exit__(self, *exc: object) -> None:
+        if self._previous is not None:
+            sys.modules["support"] = self._previous
+        else:
+            sys.modules.pop("support", None)
+        self._lock.release()
+
+
+# ---------------------------------------------------------------- verdicts
+
+
+def _clip(text: Any) -> str:
+    text = text if isinstance(text, str) else _canonical(text)
+    return text if len(text) <= MAX_DETAIL_CHARS else text[:MAX_DETAIL_CHARS] + "…[truncated]"
+
+
+def verdict_for(outcome: TestOutcome | None, test: TestSpec, index: int, compare: Compare,
+                checker: Checker | None) -> TestVerdict:
+    """Turn one raw sandbox outcome into a verdict with the detail an interviewer may see."""
+    detail: dict[str, Any] = {"input": _clip(test.input), "expected": _clip(test.expected)}
+    if outcome is None:
+        return TestVerdict(index, test.name, "RE", 0.0, test.tag, test.hidden,
+                           detail | {"message": "no result: the program ended before this test"})
+    detail |= {"stdout": _clip(outcome.stdout), "error": _clip(outcome.error)}
+    if outcome.status == "ok":
+        ok, message = compare_output(outcome.output, test, compare, checker)
+        verdict = "AC" if ok else "WA"
+        detail |= {"output": _clip(outcome.output), "message": message}
+    else:
+        verdict = STATUS_VERDICTS.get(outcome.status, "RE")
+        if outcome.status == "error" and outcome.exc_type == "MemoryError":
+            verdict = "MLE"
+        detail["message"] = _status_message(outcome)
+    return TestVerdict(index, test.name, verdict, round(outcome.time_ms, 2), test.tag,
+                       test.hidden, detail)
+
+
+def _status_message(outcome: TestOutcome) -> str:
+    messages = {
+        "timeout": "time limit exceeded (wall clock)",
+        "cpu": "time limit exceeded (CPU)",
+        "memory": "memory limit exceeded",
+        "output": "output limit exceeded",
+        "crash": "the program ended without a result",
+        "error": f"raised {outcome.exc_type or 'an exception'}",
+    }
+    return messages.get(outcome.status, outcome.status)
+
+
+def judgement_from(verdicts: Sequence[TestVerdict]) -> Judgement:
+    by_tag: dict[str, list[int]] = {}
+    for v in verdicts:
+        counts = by_tag.setdefault(v.tag, [0, 0])
+        counts[0] += v.verdict == "AC"
+        counts[1] += 1
+    passed = sum(v.verdict == "AC" for v in verdicts)
+    total = len(verdicts)
+    return Judgement(
+        verdict=worst_verdict([v.verdict for v in verdicts]),
+        passed=passed,
+        total=total,
+        score=round(passed / total, 4) if total else 0.0,
+        by_tag={tag: (c[0], c[1]) for tag, c in by_tag.items()},
+        tests=tuple(sorted(verdicts, key=lambda v: v.index)),
+    )
+
+
+def judge(spec: GradeSpec, *, on_verdict: Callable[[TestVerdict], None] | None = None,
+          run_fn: Callable[..., Any] = run) -> Judgement:
+    """Grade `spec.solution` on `spec.tests`. Raises JudgeError on a platform fault."""
+    checker = Checker(spec.checker_code, spec.support_code) if spec.checker_code else None
+    by_index: dict[int, TestVerdict] = {}
+
+    def handle(outcome: TestOutcome) -> None:
+        if outcome.index in by_index or not 0 <= outcome.index < len(spec.tests):
+            return  # a duplicate or forged frame can neither add nor replace a verdict
+        verdict = verdict_for(outcome, spec.tests[outcome.index], outcome.index, spec.compare, checker)
+        by_index[outcome.index] = verdict
+        if on_verdict is not None:
+            on_verdict(verdict)
+
+    modules = {"support": spec.support_code} if spec.support_code else None
+    try:
+        result = run_fn(
+            solution=spec.solution,
+            driver=dict(spec.driver),
+            tests=[TestInput(name=t.name, input=t.input) for t in spec.tests],
+            limits=spec.limits,
+            image=spec.image,
+            gpu=spec.gpu,
+            on_outcome=handle,
+            modules=modules,
+        )
+    except SandboxError as exc:
+        raise JudgeError(f"sandbox failed: {exc}") from exc
+    for outcome in getattr(result, "outcomes", ()):
+        handle(outcome)  # outcomes already streamed are skipped as duplicates
+    for index, test in enumerate(spec.tests):
+        if index not in by_index:
+            missing = verdict_for(None, test, index, spec.compare, checker)
+            by_index[index] = missing
+            if on_verdict is not None:
+                on_verdict(missing)
+    return judgement_from(list(by_index.values()))

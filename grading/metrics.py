@@ -1,0 +1,70 @@
+"""`/metrics` in Prometheus text format: what an autoscaler needs to scale on queue depth."""
+
+from __future__ import annotations
+
+import logging
+
+import redis
+from django.conf import settings
+from django.db.models import Min
+from django.http import HttpRequest, HttpResponse
+from django.utils import timezone
+
+from grading.models import Submission
+
+log = logging.getLogger(__name__)
+QUEUES = ("cpu", "gpu")
+LATENCY_BUCKETS = (0.5, 1, 2, 5, 10, 30, 60, 120, 300)
+
+
+def _queue_depths() -> dict[str, int] | None:
+    try:
+        client = redis.Redis.from_url(settings.CELERY_BROKER_URL, socket_timeout=2)
+        return {queue: int(client.llen(queue)) for queue in QUEUES}
+    except redis.RedisError:
+        log.warning("metrics: broker unreachable")
+        return None
+
+
+def _lines() -> list[str]:
+    lines = ["# HELP onsite_queue_depth Messages waiting in the broker per queue.",
+             "# TYPE onsite_queue_depth gauge"]
+    depths = _queue_depths()
+    for queue in QUEUES:
+        lines.append(f'onsite_queue_depth{{queue="{queue}"}} {depths[queue] if depths else "NaN"}')
+    lines += ["# HELP onsite_broker_up Whether the broker answered.", "# TYPE onsite_broker_up gauge",
+              f"onsite_broker_up {1 if depths is not None else 0}"]
+    now = timezone.now()
+    lines += ["# HELP onsite_oldest_waiting_seconds Age of the oldest submission not yet graded.",
+              "# TYPE onsite_oldest_waiting_seconds gauge"]
+    waiting = Submission.objects.filter(
+        status__in=[Submission.Status.QUEUED, Submission.Status.RETRYING]
+    )
+    for queue in QUEUES:
+        oldest = waiting.filter(problem__queue=queue).aggregate(t=Min("created_at"))["t"]
+        age = (now - oldest).total_seconds() if oldest else 0.0
+        lines.append(f'onsite_oldest_waiting_seconds{{queue="{queue}"}} {age:.3f}')
+    lines += _latency_histogram()
+    return lines
+
+
+def _latency_histogram() -> list[str]:
+    """Created-to-finished time of every graded submission, as a cumulative histogram."""
+    lines = ["# HELP onsite_grading_latency_seconds Time from submission to verdict.",
+             "# TYPE onsite_grading_latency_seconds histogram"]
+    for queue in QUEUES:
+        rows = Submission.objects.filter(
+            problem__queue=queue, status=Submission.Status.DONE, finished_at__isnull=False
+        ).values_list("created_at", "finished_at")
+        latencies = [(done - created).total_seconds() for created, done in rows]
+        for bound in LATENCY_BUCKETS:
+            count = sum(1 for value in latencies if value <= bound)
+            lines.append(f'onsite_grading_latency_seconds_bucket{{queue="{queue}",le="{bound}"}} {count}')
+        lines.append(f'onsite_grading_latency_seconds_bucket{{queue="{queue}",le="+Inf"}} {len(latencies)}')
+        lines.append(f'onsite_grading_latency_seconds_sum{{queue="{queue}"}} {sum(latencies):.3f}')
+        lines.append(f'onsite_grading_latency_seconds_count{{queue="{queue}"}} {len(latencies)}')
+    return lines
+
+
+def metrics_view(request: HttpRequest) -> HttpResponse:
+    return HttpResponse("\n".join(_lines()) + "\n", content_type="text/plain; version=0.0.4")

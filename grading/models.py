@@ -1,0 +1,86 @@
+"""Submissions and their per-test results."""
+
+from __future__ import annotations
+
+import uuid
+
+from django.conf import settings
+from django.db import models
+
+from problems.models import Problem, ProblemVersion
+
+
+class Submission(models.Model):
+    class Mode(models.TextChoices):
+        RUN = "run"
+        SUBMIT = "submit"
+
+    class Status(models.TextChoices):
+        QUEUED = "queued"
+        RUNNING = "running"
+        RETRYING = "retrying"  # the grader is unavailable; the candidate is never charged
+        DONE = "done"
+        FAILED = "failed"  # gave up after the retry budget: shown as a platform fault (IE)
+
+    class Verdict(models.TextChoices):
+        AC = "AC"
+        WA = "WA"
+        TLE = "TLE"
+        MLE = "MLE"
+        OLE = "OLE"
+        RE = "RE"
+        IE = "IE"
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                             related_name="submissions")
+    problem = models.ForeignKey(Problem, on_delete=models.CASCADE, related_name="submissions")
+    version = models.ForeignKey(ProblemVersion, on_delete=models.PROTECT, related_name="submissions")
+    mode = models.CharField(max_length=6, choices=Mode.choices)
+    code = models.TextField()
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED,
+                              db_index=True)
+    message = models.CharField(max_length=200, blank=True)
+    verdict = models.CharField(max_length=3, choices=Verdict.choices, blank=True)
+    passed = models.PositiveIntegerField(default=0)
+    total = models.PositiveIntegerField(default=0)
+    score = models.FloatField(default=0.0)
+    by_tag = models.JSONField(default=dict, blank=True)
+    attempts = models.PositiveIntegerField(default=0)
+    # Who holds the grading right now: a claim token plus a lease, so a redelivered task can
+    # take over from a worker that died, and a slow worker cannot overwrite the new result.
+    claim_token = models.UUIDField(null=True, blank=True)
+    lease_until = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    enqueued_at = models.DateTimeField(null=True, blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"#{self.pk} {self.problem.slug} {self.mode} {self.status} {self.verdict}"
+
+    @staticmethod
+    def new_token() -> uuid.UUID:
+        return uuid.uuid4()
+
+
+class TestResult(models.Model):
+    submission = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="results")
+    index = models.PositiveIntegerField()
+    name = models.CharField(max_length=200)
+    hidden = models.BooleanField(default=False)
+    tag = models.CharField(max_length=20, default="correctness")
+    verdict = models.CharField(max_length=3, choices=Submission.Verdict.choices)
+    time_ms = models.FloatField(default=0.0)
+    detail = models.JSONField(default=dict, blank=True)  # input/expected/output/stdout/error
+
+    class Meta:
+        ordering = ["submission", "index"]
+        constraints = [
+            models.UniqueConstraint(fields=["submission", "index"], name="unique_result_index"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.submission_id}[{self.index}] {self.verdict}"

@@ -1,0 +1,92 @@
+"""Reads: who may see a submission, and what they see."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.db.models import QuerySet
+
+from grading import realtime
+from grading.judge import TestVerdict
+from grading.models import Submission, TestResult
+from interviews.roles import can_see_hidden_tests
+
+
+@dataclass(frozen=True)
+class Access:
+    allowed: bool
+    staff: bool
+
+
+def submission_access(*, user: Any, submission_id: int) -> Access | None:
+    """None when the submission does not exist."""
+    owner_id = Submission.objects.filter(pk=submission_id).values_list("user_id", flat=True).first()
+    if owner_id is None:
+        return None
+    staff = can_see_hidden_tests(user)
+    return Access(allowed=staff or owner_id == user.pk, staff=staff)
+
+
+def submissions_visible_to(user: Any) -> QuerySet[Submission]:
+    qs = Submission.objects.select_related("problem")
+    return qs if can_see_hidden_tests(user) else qs.filter(user=user)
+
+
+def _as_verdict(result: TestResult) -> TestVerdict:
+    return TestVerdict(result.index, result.name, result.verdict, result.time_ms, result.tag,
+                       result.hidden, result.detail)
+
+
+def submission_replay(*, submission_id: int, staff: bool) -> list[dict[str, Any]]:
+    """The events a late joiner needs to catch up: status, finished tests, and done."""
+    from grading.services import done_event, status_event
+
+    submission = Submission.objects.get(pk=submission_id)
+    events = [status_event(submission)]
+    results = list(submission.results.order_by("index"))
+    hidden_done = 0
+    for result in results:
+        if result.hidden and not staff:
+            hidden_done += 1
+            continue
+        events.append(realtime.test_event(_as_verdict(result), staff=staff))
+    if hidden_done:
+        total = len(submission.version.tests_for(submission.mode))
+        events.append({"type": "progress", "done": len(results), "total": total})
+    if submission.status in (Submission.Status.DONE, Submission.Status.FAILED):
+        events.append(done_event(submission))
+    return events
+
+
+def submission_detail(*, submission: Submission, staff: bool) -> dict[str, Any]:
+    """The API's view of a submission; hidden-test details only for staff."""
+    tests = []
+    for result in submission.results.order_by("index"):
+        item: dict[str, Any] = {
+            "index": result.index,
+            "verdict": result.verdict,
+            "time_ms": result.time_ms,
+            "hidden": result.hidden,
+            "tag": result.tag,
+        }
+        if staff or not result.hidden:
+            item |= {"name": result.name, "detail": result.detail}
+        tests.append(item)
+    if not staff:
+        # Hidden results are aggregated for candidates: only by_tag and totals tell about them.
+        tests = [t for t in tests if not t["hidden"]]
+    return {
+        "id": submission.pk,
+        "problem": submission.problem.slug,
+        "mode": submission.mode,
+        "status": submission.status,
+        "message": submission.message,
+        "verdict": submission.verdict,
+        "passed": submission.passed,
+        "total": submission.total,
+        "score": submission.score,
+        "by_tag": submission.by_tag,
+        "created_at": submission.created_at.isoformat(),
+        "tests": tests,
+    }

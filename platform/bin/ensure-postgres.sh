@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Start this machine's PostgreSQL cluster if it is down, and make the `onsite` role and database
+# (the test runner creates test_onsite from it).
+set -euo pipefail
+if ! command -v pg_lsclusters >/dev/null 2>&1; then
+  echo "[postgres] PostgreSQL is not installed (apt-get install postgresql)" >&2
+  exit 1
+fi
+read -r version cluster _ < <(pg_lsclusters --no-header | head -n 1)
+if ! pg_lsclusters --no-header | head -n 1 | grep -q online; then
+  pg_ctlcluster "$version" "$cluster" start
+fi
+su postgres -c "psql -tAc \"SELECT 1 FROM pg_roles WHERE rolname='onsite'\"" | grep -q 1 \
+  || su postgres -c "psql -c \"CREATE ROLE onsite LOGIN CREATEDB PASSWORD 'onsite'\""
+su postgres -c "psql -tAc \"SELECT 1 FROM pg_database WHERE datname='onsite'\"" | grep -q 1 \
+  || su postgres -c "createdb -O onsite onsite"

@@ -1,0 +1,519 @@
+"""Problem packages on disk: read, validate and write them. Django-free.
+
+A package is a folder (see docs/architecture.md). `package_read` returns a frozen `Package` or
+raises `PackageError` naming the file and the field, so nothing is ever half-loaded.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import re
+import sys
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+VERDICTS = ("AC", "WA", "TLE", "MLE", "OLE", "RE", "IE")
+TAGS = ("correctness", "edge_cases", "performance")
+COMPARES = ("exact", "float", "unordered", "checker")
+DRIVERS = ("function", "ops", "custom")
+CRITERIA = (
+    "clarifying_questions",
+    "tradeoffs",
+    "edge_cases",
+    "correctness",
+    "complexity",
+    "code_quality",
+    "communication",
+)
+SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+MAX_SOURCE_BYTES = 256 * 1024
+MAX_TESTS_BYTES = 8 * 1024 * 1024
+
+
+class PackageError(Exception):
+    """A malformed package: the message names the file and the field."""
+
+    def __init__(self, path: Path | str, field_name: str, problem: str) -> None:
+        super().__init__(f"{path}: {field_name}: {problem}")
+        self.path = str(path)
+        self.field = field_name
+        self.problem = problem
+
+
+@dataclass(frozen=True)
+class Limits:
+    test_wall_seconds: float = 2.0
+    test_cpu_seconds: float = 2.0
+    memory_mb: int = 256
+    output_bytes: int = 65536
+
+
+@dataclass(frozen=True)
+class Grading:
+    driver: str
+    entry: str
+    compare: str
+    float_rel: float = 1e-6
+    float_abs: float = 1e-9
+
+
+@dataclass(frozen=True)
+class TestCase:
+    name: str
+    input: Any
+    expected: Any
+    tag: str
+    hidden: bool
+    compare: str | None = None
+
+
+@dataclass(frozen=True)
+class WrongSolution:
+    file: str
+    verdict: str
+    why: str
+    code: str
+
+
+@dataclass(frozen=True)
+class Clarification:
+    question: str
+    answer: str
+    key: bool
+
+
+@dataclass(frozen=True)
+class RubricCriterion:
+    criterion: str
+    weight: float
+    strong: str
+    levels: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Package:
+    slug: str
+    title: str
+    difficulty: str
+    queue: str
+    kind: str
+    topics: tuple[str, ...]
+    hints: tuple[str, ...]
+    follow_ups: tuple[str, ...]
+    statement_md: str
+    starter_code: str
+    reference_code: str
+    limits: Limits
+    grading: Grading
+    public_tests: tuple[TestCase, ...]
+    hidden_tests: tuple[TestCase, ...]
+    wrong: tuple[WrongSolution, ...]
+    clarifications: tuple[Clarification, ...]
+    rubric: tuple[RubricCriterion, ...]
+    driver_code: str = ""
+    checker_code: str = ""
+    support_code: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def tests_hash(self) -> str:
+        """Identifies the graded behaviour: tests, driver, checker, support and limits."""
+        digest = hashlib.sha256()
+        payload = {
+            "public": [_test_dict(t) for t in self.public_tests],
+            "hidden": [_test_dict(t) for t in self.hidden_tests],
+            "driver": self.driver_code,
+            "checker": self.checker_code,
+            "support": self.support_code,
+            "grading": self.grading.__dict__,
+            "limits": self.limits.__dict__,
+        }
+        digest.update(json.dumps(payload, sort_keys=True, allow_nan=True).encode())
+        return digest.hexdigest()[:16]
+
+
+def _test_dict(test: TestCase) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "name": test.name,
+        "input": test.input,
+        "expected": test.expected,
+        "tag": test.tag,
+    }
+    if test.compare:
+        out["compare"] = test.compare
+    return out
+
+
+# ---------------------------------------------------------------- reading
+
+
+def _read_text(path: Path, *, required: bool = True) -> str:
+    if not path.exists():
+        if required:
+            raise PackageError(path, "file", "missing")
+        return ""
+    if path.stat().st_size > MAX_SOURCE_BYTES:
+        raise PackageError(path, "file", f"larger than {MAX_SOURCE_BYTES} bytes")
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise PackageError(path, "file", f"not UTF-8 ({exc.reason})") from exc
+
+
+def _require(meta: dict[str, Any], key: str, kind: type, path: Path, where: str = "") -> Any:
+    name = f"{where}{key}"
+    if key not in meta:
+        raise PackageError(path, name, "missing")
+    value = meta[key]
+    if kind is float and isinstance(value, int) and not isinstance(value, bool):
+        value = float(value)
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        raise PackageError(path, name, f"must be {kind.__name__}, got {type(value).__name__}")
+    return value
+
+
+def _str_list(meta: dict[str, Any], key: str, path: Path, minimum: int = 0) -> tuple[str, ...]:
+    value = meta.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+        raise PackageError(path, key, "must be a list of non-empty strings")
+    if len(value) < minimum:
+        raise PackageError(path, key, f"needs at least {minimum}, has {len(value)}")
+    return tuple(value)
+
+
+def _choice(value: str, allowed: tuple[str, ...], path: Path, name: str) -> str:
+    if value not in allowed:
+        raise PackageError(path, name, f"{value!r} is not one of {', '.join(allowed)}")
+    return value
+
+
+def _read_limits(meta: dict[str, Any], path: Path) -> Limits:
+    raw = meta.get("limits", {})
+    if not isinstance(raw, dict):
+        raise PackageError(path, "limits", "must be a table")
+    limits = Limits(
+        test_wall_seconds=float(raw.get("test_wall_seconds", 2.0)),
+        test_cpu_seconds=float(raw.get("test_cpu_seconds", 2.0)),
+        memory_mb=int(raw.get("memory_mb", 256)),
+        output_bytes=int(raw.get("output_bytes", 65536)),
+    )
+    bounds = {
+        "test_wall_seconds": (0.1, 120.0),
+        "test_cpu_seconds": (0.1, 120.0),
+        "memory_mb": (32, 8192),
+        "output_bytes": (1024, 16 * 1024 * 1024),
+    }
+    for name, (low, high) in bounds.items():
+        value = getattr(limits, name)
+        if not low <= value <= high:
+            raise PackageError(path, f"limits.{name}", f"{value} outside [{low}, {high}]")
+    return limits
+
+
+def _read_grading(meta: dict[str, Any], path: Path) -> Grading:
+    raw = meta.get("grading")
+    if not isinstance(raw, dict):
+        raise PackageError(path, "grading", "missing table")
+    driver = _choice(_require(raw, "driver", str, path, "grading."), DRIVERS, path, "grading.driver")
+    entry = raw.get("entry", "")
+    if driver != "custom" and not (isinstance(entry, str) and entry.isidentifier()):
+        raise PackageError(path, "grading.entry", "must name a function or class")
+    compare = _choice(
+        _require(raw, "compare", str, path, "grading."), COMPARES, path, "grading.compare"
+    )
+    return Grading(
+        driver=driver,
+        entry=entry if isinstance(entry, str) else "",
+        compare=compare,
+        float_rel=float(raw.get("float_rel", 1e-6)),
+        float_abs=float(raw.get("float_abs", 1e-9)),
+    )
+
+
+def _read_tests(path: Path, *, hidden: bool, minimum: int) -> tuple[TestCase, ...]:
+    if not path.exists():
+        raise PackageError(path, "file", "missing")
+    if path.stat().st_size > MAX_TESTS_BYTES:
+        raise PackageError(path, "file", f"larger than {MAX_TESTS_BYTES} bytes")
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise PackageError(path, "file", f"invalid JSON ({exc})") from exc
+    if not isinstance(raw, list):
+        raise PackageError(path, "file", "must be a JSON list of tests")
+    if len(raw) < minimum:
+        raise PackageError(path, "tests", f"needs at least {minimum}, has {len(raw)}")
+    tests = []
+    for index, item in enumerate(raw):
+        where = f"[{index}]."
+        if not isinstance(item, dict):
+            raise PackageError(path, f"[{index}]", "must be an object")
+        name = _require(item, "name", str, path, where)
+        if "input" not in item:
+            raise PackageError(path, f"{where}input", "missing")
+        if "expected" not in item:
+            raise PackageError(path, f"{where}expected", "missing")
+        tag = item.get("tag", "correctness" if not hidden else None)
+        if tag is None:
+            raise PackageError(path, f"{where}tag", "missing (hidden tests need a tag)")
+        _choice(tag, TAGS, path, f"{where}tag")
+        compare = item.get("compare")
+        if compare is not None:
+            _choice(compare, COMPARES, path, f"{where}compare")
+        tests.append(TestCase(name, item["input"], item["expected"], tag, hidden, compare))
+    return tuple(tests)
+
+
+def _read_wrong(meta: dict[str, Any], root: Path, path: Path) -> tuple[WrongSolution, ...]:
+    raw = meta.get("wrong", [])
+    if not isinstance(raw, list):
+        raise PackageError(path, "wrong", "must be an array of tables")
+    wrong = []
+    for index, item in enumerate(raw):
+        where = f"wrong[{index}]."
+        file = _require(item, "file", str, path, where)
+        verdict = _choice(_require(item, "verdict", str, path, where), VERDICTS, path, where + "verdict")
+        if verdict == "AC":
+            raise PackageError(path, where + "verdict", "a known-wrong solution cannot expect AC")
+        target = (root / file).resolve()
+        if root.resolve() not in target.parents:
+            raise PackageError(path, where + "file", "must stay inside the package")
+        wrong.append(WrongSolution(file, verdict, str(item.get("why", "")), _read_text(target)))
+    return tuple(wrong)
+
+
+def _read_clarifications(meta: dict[str, Any], path: Path) -> tuple[Clarification, ...]:
+    raw = meta.get("clarification", [])
+    if not isinstance(raw, list):
+        raise PackageError(path, "clarification", "must be an array of tables")
+    out = []
+    for index, item in enumerate(raw):
+        where = f"clarification[{index}]."
+        question = _require(item, "question", str, path, where)
+        answer = _require(item, "answer", str, path, where)
+        out.append(Clarification(question, answer, bool(item.get("key", False))))
+    return tuple(out)
+
+
+def _read_rubric(meta: dict[str, Any], path: Path) -> tuple[RubricCriterion, ...]:
+    raw = meta.get("rubric", [])
+    if not isinstance(raw, list):
+        raise PackageError(path, "rubric", "must be an array of tables")
+    out = []
+    for index, item in enumerate(raw):
+        where = f"rubric[{index}]."
+        criterion = _choice(
+            _require(item, "criterion", str, path, where), CRITERIA, path, where + "criterion"
+        )
+        weight = float(item.get("weight", 1))
+        if not (weight > 0 and math.isfinite(weight)):
+            raise PackageError(path, where + "weight", "must be a positive number")
+        levels = item.get("levels", [])
+        if not (isinstance(levels, list) and len(levels) == 4 and all(isinstance(v, str) for v in levels)):
+            raise PackageError(path, where + "levels", "must be 4 strings (levels 1..4)")
+        strong = _require(item, "strong", str, path, where)
+        out.append(RubricCriterion(criterion, weight, strong, tuple(levels)))
+    return tuple(out)
+
+
+def package_read(root: Path | str) -> Package:
+    """Read and validate the package folder at `root`. Raises PackageError."""
+    root = Path(root)
+    toml_path = root / "problem.toml"
+    if not root.is_dir():
+        raise PackageError(root, "folder", "not a directory")
+    try:
+        meta = tomllib.loads(_read_text(toml_path))
+    except tomllib.TOMLDecodeError as exc:
+        raise PackageError(toml_path, "file", f"invalid TOML ({exc})") from exc
+    slug = _require(meta, "slug", str, toml_path)
+    if not SLUG_RE.match(slug):
+        raise PackageError(toml_path, "slug", "must be lowercase words joined by '-'")
+    if slug != root.name:
+        raise PackageError(toml_path, "slug", f"{slug!r} differs from the folder name {root.name!r}")
+    grading = _read_grading(meta, toml_path)
+    package = Package(
+        slug=slug,
+        title=_require(meta, "title", str, toml_path),
+        difficulty=_choice(meta.get("difficulty", "medium"), ("easy", "medium", "hard"), toml_path, "difficulty"),
+        queue=_choice(meta.get("queue", "cpu"), ("cpu", "gpu"), toml_path, "queue"),
+        kind=_choice(meta.get("kind", "implement"), ("implement", "debug"), toml_path, "kind"),
+        topics=_str_list(meta, "topics", toml_path),
+        hints=_str_list(meta, "hints", toml_path),
+        follow_ups=_str_list(meta, "follow_ups", toml_path),
+        statement_md=_read_text(root / "statement.md"),
+        starter_code=_read_text(root / "starter.py"),
+        reference_code=_read_text(root / "reference.py"),
+        limits=_read_limits(meta, toml_path),
+        grading=grading,
+        public_tests=_read_tests(root / "tests" / "public.json", hidden=False, minimum=1),
+        hidden_tests=_read_tests(root / "tests" / "hidden.json", hidden=True, minimum=0),
+        wrong=_read_wrong(meta, root, toml_path),
+        clarifications=_read_clarifications(meta, toml_path),
+        rubric=_read_rubric(meta, toml_path),
+        driver_code=_read_text(root / "driver.py", required=grading.driver == "custom"),
+        checker_code=_read_text(root / "checker.py", required=grading.compare == "checker"),
+        support_code=_read_text(root / "support.py", required=False),
+    )
+    _check_unique_names(package, root)
+    _check_sources_compile(package, root)
+    return package
+
+
+def _check_unique_names(package: Package, root: Path) -> None:
+    seen: set[str] = set()
+    for test in package.public_tests + package.hidden_tests:
+        if test.name in seen:
+            where = "hidden.json" if test.hidden else "public.json"
+            raise PackageError(root / "tests" / where, "name", f"duplicate test name {test.name!r}")
+        seen.add(test.name)
+
+
+def _check_sources_compile(package: Package, root: Path) -> None:
+    sources = {
+        "starter.py": package.starter_code,
+        "reference.py": package.reference_code,
+        "driver.py": package.driver_code,
+        "checker.py": package.checker_code,
+        "support.py": package.support_code,
+    }
+    sources.update({w.file: w.code for w in package.wrong})
+    for name, code in sources.items():
+        try:
+            compile(code, name, "exec")
+        except SyntaxError as exc:
+            raise PackageError(root / name, f"line {exc.lineno}", f"syntax error: {exc.msg}") from exc
+
+
+def package_lint(package: Package) -> list[str]:
+    """Bank-quality rules beyond a well-formed package (what a published problem needs)."""
+    issues = []
+    if len(package.public_tests) < 3:
+        issues.append("needs at least 3 public tests")
+    if len(package.hidden_tests) < 12:
+        issues.append("needs at least 12 hidden tests")
+    if len(package.wrong) < 2:
+        issues.append("needs at least 2 known-wrong solutions")
+    if len(package.clarifications) < 4:
+        issues.append("needs at least 4 clarifying questions")
+    if len(package.hints) < 2:
+        issues.append("needs at least 2 hints")
+    if not package.rubric:
+        issues.append("needs rubric anchors")
+    tags = {t.tag for t in package.hidden_tests}
+    for tag in ("correctness", "edge_cases"):
+        if tag not in tags:
+            issues.append(f"no hidden test tagged {tag}")
+    return issues
+
+
+# ---------------------------------------------------------------- writing
+
+
+def package_write(package: Package, root: Path | str) -> Path:
+    """Write `package` as a folder under `root`/<slug>; the inverse of package_read."""
+    folder = Path(root) / package.slug
+    (folder / "tests").mkdir(parents=True, exist_ok=True)
+    files = {
+        "problem.toml": _toml_dump(_meta_dict(package)),
+        "statement.md": package.statement_md,
+        "starter.py": package.starter_code,
+        "reference.py": package.reference_code,
+        "driver.py": package.driver_code,
+        "checker.py": package.checker_code,
+        "support.py": package.support_code,
+    }
+    for wrong in package.wrong:
+        files[wrong.file] = wrong.code
+    for name, text in files.items():
+        if text or name in ("starter.py", "reference.py", "statement.md"):
+            (folder / name).parent.mkdir(parents=True, exist_ok=True)
+            (folder / name).write_text(text, encoding="utf-8")
+    for name, tests in (("public.json", package.public_tests), ("hidden.json", package.hidden_tests)):
+        body = json.dumps([_test_dict(t) for t in tests], indent=1, allow_nan=True)
+        (folder / "tests" / name).write_text(body + "\n", encoding="utf-8")
+    return folder
+
+
+def _meta_dict(package: Package) -> dict[str, Any]:
+    return {
+        "slug": package.slug,
+        "title": package.title,
+        "difficulty": package.difficulty,
+        "queue": package.queue,
+        "kind": package.kind,
+        "topics": list(package.topics),
+        "hints": list(package.hints),
+        "follow_ups": list(package.follow_ups),
+        "limits": dict(package.limits.__dict__),
+        "grading": dict(package.grading.__dict__),
+        "wrong": [{"file": w.file, "verdict": w.verdict, "why": w.why} for w in package.wrong],
+        "clarification": [c.__dict__ for c in package.clarifications],
+        "rubric": [
+            {"criterion": r.criterion, "weight": r.weight, "strong": r.strong, "levels": list(r.levels)}
+            for r in package.rubric
+        ],
+    }
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)  # a JSON string is a valid TOML basic string
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    raise TypeError(f"cannot write {type(value).__name__} to TOML")
+
+
+def _toml_dump(meta: dict[str, Any]) -> str:
+    lines: list[str] = []
+    tables: list[tuple[str, dict[str, Any]]] = []
+    arrays: list[tuple[str, list[dict[str, Any]]]] = []
+    for key, value in meta.items():
+        if isinstance(value, dict):
+            tables.append((key, value))
+        elif isinstance(value, list) and value and isinstance(value[0], dict):
+            arrays.append((key, value))
+        elif isinstance(value, list) and not value and key in ("wrong", "clarification", "rubric"):
+            continue
+        else:
+            lines.append(f"{key} = {_toml_value(value)}")
+    for key, table in tables:
+        lines += ["", f"[{key}]"] + [f"{k} = {_toml_value(v)}" for k, v in table.items()]
+    for key, items in arrays:
+        for item in items:
+            lines += ["", f"[[{key}]]"] + [f"{k} = {_toml_value(v)}" for k, v in item.items()]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str]) -> int:
+    """`python -m problems.package check DIR...`: validate packages, print problems."""
+    if len(argv) < 2 or argv[0] != "check":
+        print("usage: python -m problems.package check DIR [DIR...]", file=sys.stderr)
+        return 2
+    failed = 0
+    for folder in argv[1:]:
+        try:
+            package = package_read(folder)
+        except PackageError as exc:
+            print(f"FAIL {exc}")
+            failed += 1
+            continue
+        issues = package_lint(package)
+        status = "OK  " if not issues else "LINT"
+        print(f"{status} {package.slug}: {len(package.public_tests)} public, "
+              f"{len(package.hidden_tests)} hidden, {len(package.wrong)} wrong"
+              + ("".join(f"\n     - {i}" for i in issues)))
+        failed += bool(issues)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

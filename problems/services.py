@@ -1,0 +1,158 @@
+"""Loading problem packages into the database and exporting them back."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from django.db import transaction
+
+from problems.models import Problem, ProblemVersion
+from problems.package import (
+    Clarification,
+    Grading,
+    Limits,
+    Package,
+    RubricCriterion,
+    TestCase,
+    WrongSolution,
+    package_read,
+)
+
+BANK_DIR = Path(__file__).resolve().parent / "bank"
+
+
+def _test_json(test: TestCase) -> dict[str, Any]:
+    out = {"name": test.name, "input": test.input, "expected": test.expected, "tag": test.tag}
+    if test.compare:
+        out["compare"] = test.compare
+    return out
+
+
+def _problem_fields(package: Package) -> dict[str, Any]:
+    return {
+        "title": package.title,
+        "difficulty": package.difficulty,
+        "queue": package.queue,
+        "kind": package.kind,
+        "topics": list(package.topics),
+        "hints": list(package.hints),
+        "follow_ups": list(package.follow_ups),
+        "clarifications": [asdict(c) for c in package.clarifications],
+        "rubric": [asdict(r) | {"levels": list(r.levels)} for r in package.rubric],
+        "wrong_solutions": [asdict(w) for w in package.wrong],
+        "statement_md": package.statement_md,
+        "starter_code": package.starter_code,
+        "reference_code": package.reference_code,
+    }
+
+
+def _version_fields(package: Package) -> dict[str, Any]:
+    grading = package.grading
+    return {
+        "tests_hash": package.tests_hash,
+        "driver": {"kind": grading.driver, "entry": grading.entry},
+        "driver_code": package.driver_code,
+        "checker_code": package.checker_code,
+        "support_code": package.support_code,
+        "compare": {
+            "mode": grading.compare,
+            "float_rel": grading.float_rel,
+            "float_abs": grading.float_abs,
+        },
+        "limits": asdict(package.limits),
+        "public_tests": [_test_json(t) for t in package.public_tests],
+        "hidden_tests": [_test_json(t) for t in package.hidden_tests],
+    }
+
+
+@transaction.atomic
+def problem_load(*, package: Package, publish: bool = True) -> tuple[Problem, bool]:
+    """Create or update the problem; add a version only when graded behaviour changed.
+
+    Returns the problem and whether a new version was created. The first version goes live at
+    once; a later one is left for the author to review (regrade, then make live).
+    """
+    problem, _ = Problem.objects.update_or_create(
+        slug=package.slug, defaults=_problem_fields(package)
+    )
+    latest = problem.versions.order_by("-number").first()
+    if latest is not None and latest.tests_hash == package.tests_hash:
+        created = False
+    else:
+        number = latest.number + 1 if latest else 1
+        latest = ProblemVersion.objects.create(
+            problem=problem, number=number, **_version_fields(package)
+        )
+        created = True
+    if problem.live_version_id is None:
+        problem.live_version = latest
+    if publish:
+        problem.published = True
+    problem.save()
+    return problem, created
+
+
+def problem_load_folder(*, root: Path, publish: bool = True) -> list[tuple[Problem, bool]]:
+    """Load one package folder, or every package folder under `root`.
+
+    Every package is read and validated before anything is written, so a malformed package
+    anywhere leaves the database untouched.
+    """
+    folders = [root] if (root / "problem.toml").exists() else sorted(
+        p for p in root.iterdir() if (p / "problem.toml").exists()
+    )
+    packages = [package_read(folder) for folder in folders]
+    with transaction.atomic():
+        return [problem_load(package=package, publish=publish) for package in packages]
+
+
+def problem_to_package(*, problem: Problem, version: ProblemVersion | None = None) -> Package:
+    """The package that `problem` (at `version`, default live) was loaded from."""
+    version = version or problem.live_version or problem.versions.order_by("-number").first()
+    if version is None:
+        raise ValueError(f"problem {problem.slug} has no version")
+
+    def tests(raw: list[dict[str, Any]], hidden: bool) -> tuple[TestCase, ...]:
+        return tuple(
+            TestCase(t["name"], t["input"], t["expected"], t["tag"], hidden, t.get("compare"))
+            for t in raw
+        )
+
+    return Package(
+        slug=problem.slug,
+        title=problem.title,
+        difficulty=problem.difficulty,
+        queue=problem.queue,
+        kind=problem.kind,
+        topics=tuple(problem.topics),
+        hints=tuple(problem.hints),
+        follow_ups=tuple(problem.follow_ups),
+        statement_md=problem.statement_md,
+        starter_code=problem.starter_code,
+        reference_code=problem.reference_code,
+        limits=Limits(**version.limits),
+        grading=Grading(
+            driver=version.driver["kind"],
+            entry=version.driver.get("entry", ""),
+            compare=version.compare["mode"],
+            float_rel=version.compare.get("float_rel", 1e-6),
+            float_abs=version.compare.get("float_abs", 1e-9),
+        ),
+        public_tests=tests(version.public_tests, False),
+        hidden_tests=tests(version.hidden_tests, True),
+        wrong=tuple(WrongSolution(**w) for w in problem.wrong_solutions),
+        clarifications=tuple(Clarification(**c) for c in problem.clarifications),
+        rubric=tuple(
+            RubricCriterion(r["criterion"], r["weight"], r["strong"], tuple(r["levels"]))
+            for r in problem.rubric
+        ),
+        driver_code=version.driver_code,
+        checker_code=version.checker_code,
+        support_code=version.support_code,
+    )
+
+
+def package_from_path(path: Path) -> Package:
+    return package_read(path)

@@ -1,0 +1,54 @@
+"""Fixtures for the frontend tests: the built bundle and Debian's chromium through Playwright."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, sync_playwright
+
+FRONTEND_DIR = Path(__file__).resolve().parents[2] / "frontend"
+BUNDLE = FRONTEND_DIR / "static" / "frontend" / "bundle.js"
+CHROMIUM = "/usr/bin/chromium"
+# Flags for a headless chromium that talks to nothing but the page under test.
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def bundle_ensure() -> Path:
+    """Rebuilds the bundle when the build tools are installed, so tests never run stale JS."""
+    if (FRONTEND_DIR / "node_modules" / "esbuild").is_dir() and shutil.which("node"):
+        subprocess.run(["node", "build.mjs"], cwd=FRONTEND_DIR, check=True, capture_output=True)
+    if not BUNDLE.is_file():
+        pytest.fail(f"{BUNDLE} is missing: run `cd frontend && npm ci && node build.mjs`")
+    return BUNDLE
+
+
+@pytest.fixture(scope="session")
+def bundle() -> Path:
+    return bundle_ensure()
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    """One chromium for the session; Playwright never downloads a browser of its own here."""
+    if not Path(CHROMIUM).exists():
+        pytest.skip("Debian's chromium is not installed (apt-get install chromium)")
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()

@@ -1,0 +1,300 @@
+"""The editor bundle in a real browser, against a scripted grader.
+
+The page is the real problem template rendered by Django; the REST API and the websocket are
+played by Playwright routes, so each test decides exactly which events arrive and when. The
+whole platform (daphne, celery, Docker) is exercised by tests/e2e instead.
+"""
+
+from __future__ import annotations
+
+import json
+import mimetypes
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.template.loader import render_to_string
+from playwright.sync_api import Browser, Page, Request, Route, WebSocketRoute, expect
+
+from frontend.markdown import markdown_render
+from problems.models import Problem
+
+pytestmark = pytest.mark.e2e
+
+ORIGIN = "http://onsite.test"
+STATIC_DIR = Path(__file__).resolve().parents[2] / "frontend" / "static"
+STARTER = "class TokenBucket:\n    pass\n"
+SUBMISSION_ID = 41
+
+
+@dataclass
+class FakeGrader:
+    """Serves the page and static files, answers POST /api/submissions, holds the sockets."""
+
+    page_html: str
+    posts: list[dict[str, Any]] = field(default_factory=list)
+    csrf_headers: list[str | None] = field(default_factory=list)
+    create_status: int = 201
+    create_body: dict[str, Any] = field(
+        default_factory=lambda: {"id": SUBMISSION_ID, "status": "queued"}
+    )
+    sockets: list[WebSocketRoute] = field(default_factory=list)
+    on_connect: Callable[[WebSocketRoute, int], None] | None = None
+
+    def http(self, route: Route, request: Request) -> None:
+        path = request.url.removeprefix(ORIGIN).split("?")[0]
+        if path.startswith("/static/"):
+            file = STATIC_DIR / path.removeprefix("/static/")
+            mime = mimetypes.guess_type(file.name)[0] or "application/octet-stream"
+            route.fulfill(status=200, body=file.read_bytes(), content_type=mime)
+        elif path == "/api/submissions" and request.method == "POST":
+            self.posts.append(json.loads(request.post_data or "{}"))
+            self.csrf_headers.append(request.headers.get("x-csrftoken"))
+            route.fulfill(
+                status=self.create_status,
+                body=json.dumps(self.create_body),
+                content_type="application/json",
+            )
+        elif path.startswith("/problems/token-bucket/hints/"):
+            number = int(path.rstrip("/").rsplit("/", 1)[1])
+            fragment = f'<div class="hint" data-hint="{number}">Hint number {number}</div>'
+            route.fulfill(status=200, body=fragment, content_type="text/html")
+        else:
+            route.fulfill(status=200, body=self.page_html, content_type="text/html")
+
+    def socket(self, ws: WebSocketRoute) -> None:
+        self.sockets.append(ws)
+        if self.on_connect:
+            self.on_connect(ws, len(self.sockets))
+
+
+def send(ws: WebSocketRoute, **event: Any) -> None:
+    ws.send(json.dumps(event))
+
+
+def wait_for_sockets(page: Page, grader: FakeGrader, count: int) -> WebSocketRoute:
+    """Lets the page run until it has opened `count` sockets (bounded: 10 s)."""
+    for _ in range(200):
+        if len(grader.sockets) >= count:
+            return grader.sockets[count - 1]
+        page.wait_for_timeout(50)
+    raise AssertionError(f"the page opened {len(grader.sockets)} sockets, expected {count}")
+
+
+def public_test(index: int, name: str, verdict: str, **detail: Any) -> dict[str, Any]:
+    return {
+        "type": "test",
+        "index": index,
+        "name": name,
+        "verdict": verdict,
+        "time_ms": 1.5,
+        "hidden": False,
+        "tag": "correctness",
+        "detail": detail,
+    }
+
+
+def problem_page_html() -> str:
+    """The real problem template, rendered for an unsaved problem (no database needed)."""
+    problem = Problem(
+        slug="token-bucket",
+        title="Token-bucket rate limiter",
+        difficulty="easy",
+        topics=["rate limiting"],
+        hints=["one", "two"],
+        statement_md="Implement `TokenBucket`.",
+        starter_code=STARTER,
+        published=True,
+    )
+    context = {
+        "problem": problem,
+        "statement_html": markdown_render(problem.statement_md),
+        "hint_count": 2,
+    }
+    return render_to_string("frontend/problem_detail.html", context)
+
+
+@pytest.fixture
+def grader() -> FakeGrader:
+    return FakeGrader(page_html=problem_page_html())
+
+
+@pytest.fixture
+def page(browser: Browser, bundle: Path, grader: FakeGrader) -> Iterator[Page]:
+    context = browser.new_context(base_url=ORIGIN, viewport={"width": 1280, "height": 900})
+    context.add_cookies([{"name": "csrftoken", "value": "csrf-abc", "url": ORIGIN}])
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.route("**/*", grader.http)
+    page.route_web_socket(f"**/ws/submissions/{SUBMISSION_ID}/", grader.socket)
+    page.goto("/problems/token-bucket/")
+    expect(page.locator("#problem")).to_have_attribute("data-ready", "true")
+    yield page
+    context.close()
+    assert errors == [], f"uncaught errors in the page: {errors}"
+
+
+def test_editor_mounts_with_the_starter_code_and_keeps_the_draft_across_a_reload(
+    page: Page,
+) -> None:
+    assert page.evaluate("window.onsiteEditor.getCode()") == STARTER
+    expect(page.locator("#editor .cm-content")).to_contain_text("class TokenBucket:")
+
+    page.evaluate("window.onsiteEditor.setCode('print(42)\\n')")
+    page.reload()
+    expect(page.locator("#problem")).to_have_attribute("data-ready", "true")
+
+    assert page.evaluate("window.onsiteEditor.getCode()") == "print(42)\n"
+
+
+def test_run_posts_the_code_and_renders_each_test_as_it_arrives(
+    page: Page, grader: FakeGrader
+) -> None:
+    page.evaluate("window.onsiteEditor.setCode('x = 1\\n')")
+
+    page.click("#run-button")
+    ws = wait_for_sockets(page, grader, 1)
+    send(ws, type="status", status="running")
+    ws.send(json.dumps(public_test(0, "burst", "AC", input={"ops": [1]}, expected=[True])))
+
+    expect(page.locator("tbody.test")).to_have_count(1)
+    expect(page.locator("#run-button")).to_be_disabled()
+    expect(page.locator("#results")).to_have_attribute("data-state", "running")
+
+    ws.send(json.dumps(public_test(1, "refill", "WA", expected=[1], output=[2], stdout="dbg\n")))
+    send(ws, type="done", verdict="WA", passed=1, total=2, score=0.5,
+         by_tag={"correctness": [1, 2]})  # fmt: skip
+
+    expect(page.locator("#result-summary")).to_contain_text("passed 1 of 2")
+    expect(page.locator("tbody.test .test-name")).to_have_text(["burst", "refill"])
+    expect(page.locator("tbody.test .verdict")).to_have_text(["AC", "WA"])
+    expect(page.locator("#run-button")).to_be_enabled()
+    assert grader.posts == [{"problem": "token-bucket", "code": "x = 1\n", "mode": "run"}]
+    assert grader.csrf_headers == ["csrf-abc"]
+
+
+def test_candidate_output_is_shown_as_text_never_as_html(page: Page, grader: FakeGrader) -> None:
+    payload = '<img src=x onerror="window.owned=1"><b>bold</b>'
+    grader.on_connect = lambda ws, _: (
+        ws.send(json.dumps(public_test(0, "<i>name</i>", "WA", output=payload, error=payload))),
+        send(ws, type="done", verdict="WA", passed=0, total=1, score=0.0, by_tag={}),
+    )
+
+    page.click("#run-button")
+
+    expect(page.locator("#result-summary")).to_contain_text("passed 0 of 1")
+    expect(page.locator("tbody.test .test-name")).to_have_text("<i>name</i>")
+    expect(page.locator(".test-detail-list")).to_contain_text(payload)
+    assert page.locator("#results img, #results b, #results i").count() == 0
+    assert page.evaluate("window.owned") is None
+
+
+def test_tests_arriving_out_of_order_or_replayed_keep_one_row_each_in_order(
+    page: Page, grader: FakeGrader
+) -> None:
+    def script(ws: WebSocketRoute, _: int) -> None:
+        for index in (2, 0, 1, 0, 2):  # a replay after reconnect repeats finished tests
+            ws.send(json.dumps(public_test(index, f"t{index}", "AC")))
+        send(ws, type="done", verdict="AC", passed=3, total=3, score=1.0, by_tag={})
+
+    grader.on_connect = script
+
+    page.click("#run-button")
+
+    expect(page.locator("#result-summary")).to_contain_text("passed 3 of 3")
+    expect(page.locator("tbody.test .test-name")).to_have_text(["t0", "t1", "t2"])
+
+
+def test_submit_shows_hidden_progress_and_the_aggregate_but_no_hidden_test(
+    page: Page, grader: FakeGrader
+) -> None:
+    def script(ws: WebSocketRoute, _: int) -> None:
+        ws.send(json.dumps(public_test(0, "public one", "AC")))
+        # A staff-shaped hidden event must still not be itemised on the candidate page.
+        ws.send(json.dumps(public_test(1, "SECRET-hidden-name", "WA", input="SECRET-input")
+                           | {"hidden": True}))  # fmt: skip
+        send(ws, type="progress", done=2, total=5)
+        send(ws, type="done", verdict="WA", passed=3, total=5, score=0.6,
+             by_tag={"correctness": [2, 3], "edge_cases": [1, 2]})  # fmt: skip
+
+    grader.on_connect = script
+
+    page.click("#submit-button")
+
+    expect(page.locator("#result-summary")).to_contain_text("passed 3 of 5")
+    expect(page.locator("#result-summary [data-tag=edge_cases]")).to_have_text(
+        "edge cases: passed 1 of 2"
+    )
+    expect(page.locator("#result-progress")).to_have_text("Hidden tests: 2 of 5 finished")
+    expect(page.locator("tbody.test")).to_have_count(1)
+    assert "SECRET" not in page.content()
+    assert grader.posts[-1]["mode"] == "submit"
+
+
+def test_a_retrying_grader_is_announced(page: Page, grader: FakeGrader) -> None:
+    grader.on_connect = lambda ws, _: send(
+        ws, type="status", status="retrying", message="grader unavailable, retrying"
+    )
+
+    page.click("#run-button")
+
+    expect(page.locator("#result-status")).to_have_text("grader unavailable, retrying")
+    expect(page.locator("#result-status")).to_have_class("result-status error")
+
+
+def test_a_refused_socket_says_why_and_frees_the_buttons(page: Page, grader: FakeGrader) -> None:
+    grader.on_connect = lambda ws, _: ws.close(code=4401, reason="login required")
+
+    page.click("#run-button")
+
+    expect(page.locator("#result-status")).to_contain_text("logged out")
+    expect(page.locator("#run-button")).to_be_enabled()
+
+
+def test_a_dropped_socket_reconnects_and_finishes_from_the_replay(
+    page: Page, grader: FakeGrader
+) -> None:
+    def script(ws: WebSocketRoute, connection: int) -> None:
+        ws.send(json.dumps(public_test(0, "first", "AC")))
+        if connection == 1:
+            ws.close(code=1011, reason="server restarting")
+            return
+        ws.send(json.dumps(public_test(1, "second", "AC")))
+        send(ws, type="done", verdict="AC", passed=2, total=2, score=1.0, by_tag={})
+
+    grader.on_connect = script
+
+    page.click("#run-button")
+
+    expect(page.locator("#result-summary")).to_contain_text("passed 2 of 2")
+    expect(page.locator("tbody.test .test-name")).to_have_text(["first", "second"])
+    assert len(grader.sockets) == 2
+
+
+def test_a_rejected_submission_shows_the_servers_reason(page: Page, grader: FakeGrader) -> None:
+    grader.create_status = 400
+    grader.create_body = {"detail": "code is over 64 KB"}
+
+    page.click("#submit-button")
+
+    expect(page.locator("#result-status")).to_have_text("code is over 64 KB")
+    expect(page.locator("#submit-button")).to_be_enabled()
+    assert grader.sockets == []
+
+
+def test_code_over_64_kb_is_refused_before_it_is_sent(page: Page, grader: FakeGrader) -> None:
+    page.evaluate("window.onsiteEditor.setCode('#'.repeat(64 * 1024 + 1))")
+
+    page.click("#run-button")
+
+    expect(page.locator("#result-status")).to_contain_text("over 64 KB")
+    assert grader.posts == []
+
+
+def test_hints_are_revealed_one_at_a_time_with_htmx(page: Page) -> None:
+    page.click("text=Show hint 1 of 2")
+
+    expect(page.locator(".hint[data-hint='1']")).to_have_text("Hint number 1")

@@ -1,0 +1,128 @@
+"""Verdict logic, outside the sandbox: comparison, status mapping, aggregation.
+
+The sandbox is replaced by a function that returns canned outcomes: this tests the pure logic
+of deciding verdicts; the real sandbox is exercised in tests/sandbox and tests/grading/test_pipeline.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pytest
+
+from grading.judge import (
+    Compare,
+    GradeSpec,
+    JudgeError,
+    TestSpec,
+    judge,
+    values_equal,
+    worst_verdict,
+)
+from sandbox import Limits, SandboxError, TestOutcome
+
+
+def outcome(index: int, status: str = "ok", output: Any = None, exc_type: str = "") -> TestOutcome:
+    return TestOutcome(index=index, name=f"t{index}", status=status, output=output, time_ms=1.0,
+                       cpu_ms=1.0, stdout="", error="", exc_type=exc_type)
+
+
+def spec(tests: list[TestSpec], compare: Compare = Compare(), checker: str = "",
+         support: str = "") -> GradeSpec:
+    return GradeSpec(solution="", driver={"kind": "function", "entry": "f"}, tests=tests,
+                     limits=Limits(), compare=compare, image="unused", checker_code=checker,
+                     support_code=support)
+
+
+def fake_run(outcomes: list[TestOutcome]):
+    def run(**kwargs: Any) -> None:
+        for item in outcomes:
+            kwargs["on_outcome"](item)
+    return run
+
+
+def test_worst_verdict_follows_the_fixed_priority() -> None:
+    assert worst_verdict(["AC", "WA", "TLE"]) == "TLE"
+    assert worst_verdict(["AC", "RE", "WA"]) == "RE"
+    assert worst_verdict(["AC", "AC"]) == "AC"
+    assert worst_verdict([]) == "IE"
+
+
+@pytest.mark.parametrize(
+    ("output", "expected", "tolerant", "equal"),
+    [
+        (1, 1.0, False, True),
+        (True, 1, False, False),  # a bool is not a number
+        ([1, [2, 3]], [1, [2, 3]], False, True),
+        ({"a": 1}, {"a": 1, "b": 2}, False, False),
+        (0.1 + 0.2, 0.3, False, False),
+        (0.1 + 0.2, 0.3, True, True),
+        (math.nan, math.nan, False, True),
+        ("1", 1, False, False),
+        (None, None, False, True),
+    ],
+)
+def test_values_equal(output: Any, expected: Any, tolerant: bool, equal: bool) -> None:
+    assert values_equal(output, expected, Compare(), tolerant=tolerant) is equal
+
+
+def test_statuses_map_to_verdicts_and_exit_zero_is_never_a_pass() -> None:
+    tests = [TestSpec(f"t{i}", {}, 1) for i in range(8)]
+    outcomes = [
+        outcome(0, output=1),
+        outcome(1, output=2),
+        outcome(2, "timeout"),
+        outcome(3, "cpu"),
+        outcome(4, "memory"),
+        outcome(5, "output"),
+        outcome(6, "crash"),  # e.g. os._exit(0): no result means no pass
+        outcome(7, "error", exc_type="MemoryError"),
+    ]
+    result = judge(spec(tests), run_fn=fake_run(outcomes))
+    assert [t.verdict for t in result.tests] == ["AC", "WA", "TLE", "TLE", "MLE", "OLE", "RE", "MLE"]
+    assert result.verdict == "TLE"
+    assert (result.passed, result.total) == (1, 8)
+
+
+def test_a_missing_result_fails_and_a_forged_or_duplicate_frame_changes_nothing() -> None:
+    tests = [TestSpec("a", {}, 1), TestSpec("b", {}, 2)]
+    outcomes = [outcome(0, output=0), outcome(0, output=1), outcome(9, output=2)]
+    result = judge(spec(tests), run_fn=fake_run(outcomes))
+    assert [t.verdict for t in result.tests] == ["WA", "RE"]
+
+
+def test_unordered_and_per_test_override() -> None:
+    tests = [TestSpec("a", {}, [1, 2, 2], compare="unordered"), TestSpec("b", {}, [1, 2])]
+    result = judge(spec(tests), run_fn=fake_run([outcome(0, output=[2, 1, 2]),
+                                                outcome(1, output=[2, 1])]))
+    assert [t.verdict for t in result.tests] == ["AC", "WA"]
+
+
+def test_checker_with_support_module_runs_in_the_worker() -> None:
+    support = "def parity(x):\n    return x % 2\n"
+    checker = (
+        "import support\n"
+        "def check(input, expected, output):\n"
+        "    return support.parity(output) == expected, 'parity differs'\n"
+    )
+    tests = [TestSpec("odd", {}, 1, compare="checker"), TestSpec("even", {}, 0, compare="checker")]
+    result = judge(spec(tests, checker=checker, support=support),
+                   run_fn=fake_run([outcome(0, output=7), outcome(1, output=7)]))
+    assert [t.verdict for t in result.tests] == ["AC", "WA"]
+    assert result.tests[1].detail["message"] == "parity differs"
+
+
+def test_a_crashing_checker_is_a_wrong_answer_not_a_crash_of_the_grader() -> None:
+    checker = "def check(input, expected, output):\n    return output['missing'] == 1\n"
+    result = judge(spec([TestSpec("a", {}, 1)], compare=Compare(mode="checker"), checker=checker),
+                   run_fn=fake_run([outcome(0, output=[1])]))
+    assert result.verdict == "WA"
+
+
+def test_sandbox_failure_is_a_judge_error() -> None:
+    def broken(**kwargs: Any) -> None:
+        raise SandboxError("docker is down")
+
+    with pytest.raises(JudgeError):
+        judge(spec([TestSpec("a", {}, 1)]), run_fn=broken)
