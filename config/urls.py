@@ -12,6 +12,7 @@ urlpatterns = [
     path("api/schema", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path("api/", include("grading.urls")),
+    path("sessions/", include("interviews.urls")),
     path("", include("grading.metrics_urls")),
     path("", include("frontend.urls")),
 ]

@@ -42,6 +42,8 @@ class Compare:
 
 @dataclass(frozen=True)
 class TestSpec:
+    __test__ = False  # not a pytest class
+
     name: str
     input: Any
     expected: Any
@@ -65,6 +67,8 @@ class GradeSpec:
 
 @dataclass(frozen=True)
 class TestVerdict:
+    __test__ = False  # not a pytest class
+
     index: int
     name: str
     verdict: str

@@ -21,7 +21,6 @@ from sandbox.django_adapter import sandbox_gpu, sandbox_image, sandbox_limits
 
 log = logging.getLogger(__name__)
 UNAVAILABLE = "grader unavailable, retrying"
-LEASE_MARGIN_SECONDS = 60
 
 
 class GradingError(Exception):
@@ -148,7 +147,7 @@ def _claim(submission_id: int) -> uuid.UUID | None:
         .update(
             status=Submission.Status.RUNNING,
             claim_token=token,
-            lease_until=now + timedelta(seconds=wall + LEASE_MARGIN_SECONDS),
+            lease_until=now + timedelta(seconds=wall + settings.ONSITE_LEASE_MARGIN_SECONDS),
             started_at=now,
             message="",
             attempts=F("attempts") + 1,

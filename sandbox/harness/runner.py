@@ -15,13 +15,13 @@ it runs as a non-root user, with ``ONSITE_SANDBOX=1``, as PID 1 or a child of PI
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
-import errno
-import gc
 import importlib
 import json
 import math
 import os
+import re
 import resource
 import select
 import shutil
@@ -30,7 +30,7 @@ import sys
 import time
 import traceback
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 # Exit codes the worker treats as platform faults (never charged to the candidate).
@@ -46,7 +46,7 @@ STATUSES = ("ok", "error", "timeout", "cpu", "memory", "output", "crash")
 MAX_JOB_BYTES = 256 * 1024 * 1024
 MAX_ERROR_CHARS = 4000
 MAX_DEPTH = 100
-SCRATCH_DIRS = ("/tmp", "/dev/shm")
+SCRATCH_DIRS = ("/tmp", "/dev/shm")  # noqa: S108 (the container's own tmpfs, wiped per test)
 RESERVED_MODULES = ("solution", "_onsite_driver")
 
 _THIS_FILE = os.path.abspath(__file__)
@@ -200,12 +200,10 @@ def call_driver(driver: Mapping[str, Any], test_input: Any, result_bytes: int) -
 
 
 def _set_dumpable(flag: int) -> None:
-    try:
+    with contextlib.suppress(Exception):  # no ctypes/libc: the other defences still hold
         import ctypes
 
         ctypes.CDLL(None, use_errno=True).prctl(4, flag, 0, 0, 0)  # PR_SET_DUMPABLE
-    except Exception:
-        pass
 
 
 def _prepare_child(out_w: int, res_w: int, in_r: int, cpu_seconds: float) -> None:
@@ -236,34 +234,44 @@ def _prepare_child(out_w: int, res_w: int, in_r: int, cpu_seconds: float) -> Non
         signal.signal(sig, signal.SIG_DFL)
 
 
-def child_main(
-    ctx: dict[str, Any], test_input: Any, out_w: int, res_w: int, in_r: int, scrub: Callable[[], None]
-) -> None:
+def load_input(ctx: Mapping[str, Any], ref: Mapping[str, Any]) -> Any:
+    """This test's input: read from the inputs memfd (or inline when memfd was unavailable)."""
+    if "input" in ref:
+        return ref["input"]
+    data = os.pread(ctx["inputs_fd"], int(ref["length"]), int(ref["offset"]))
+    return _loads(data.decode("utf-8", "surrogatepass"))
+
+
+def child_main(ctx: dict[str, Any], ref: dict[str, Any], out_w: int, res_w: int, in_r: int) -> None:
     """Body of the forked child; never returns."""
     code = 0
     try:
+        # Read the input while the memfd is still open; _prepare_child closes it.
+        test_input = load_input(ctx, ref)
         _prepare_child(out_w, res_w, in_r, ctx["test_cpu_seconds"])
-        scrub()
         os.chdir(ctx["workdir"])
         sys.path.insert(0, ctx["workdir"])
         sys.argv = ["solution"]
         result_bytes = int(ctx["result_bytes"])
         driver = ctx["driver"]
         try:
-            message: dict[str, Any] = {"status": "ok", "output_json": call_driver(
-                driver, test_input, result_bytes)}
+            message: dict[str, Any] = {
+                "status": "ok",
+                "output_json": call_driver(driver, test_input, result_bytes),
+            }
         except MemoryError:
             message = {"status": "memory", "error": "MemoryError", "exc_type": "MemoryError"}
         except (ResultTooLarge, RecursionError) as exc:
             message = {"status": "output", "error": str(exc)[:MAX_ERROR_CHARS]}
         except BaseException as exc:  # SystemExit, KeyboardInterrupt... are the candidate's too
-            message = {"status": "error", "error": format_exception(exc),
-                       "exc_type": type(exc).__name__}
+            message = {
+                "status": "error",
+                "error": format_exception(exc),
+                "exc_type": type(exc).__name__,
+            }
         for stream in (sys.stdout, sys.stderr):
-            try:
+            with contextlib.suppress(BaseException):
                 stream.flush()
-            except BaseException:
-                pass
         _send_result(message)
     except MemoryError:
         code = CHILD_EXIT_MEMORY
@@ -350,12 +358,28 @@ def _fork() -> int:
     return os.fork()
 
 
-def _kill_strays() -> None:
-    """SIGKILL every process we may signal (all but PID 1 and ourselves): daemons die here."""
+def _other_pids() -> list[int]:
+    me = os.getpid()
     try:
-        os.kill(-1, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
+        return [int(p) for p in os.listdir("/proc") if p.isdigit() and int(p) not in (1, me)]
+    except OSError:
+        return []
+
+
+def _kill_strays(timeout: float = 2.0) -> None:
+    """SIGKILL every process we may signal (all but PID 1 and ourselves): daemons die here.
+
+    Repeated until none is left (a process forked while kill(-1) walked the task list can
+    escape one sweep) and until init has reaped the corpses, so the next test starts alone and
+    with every pid of the pids limit free.
+    """
+    deadline = time.monotonic() + timeout
+    while True:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(-1, signal.SIGKILL)
+        if not _other_pids() or time.monotonic() > deadline:
+            return
+        time.sleep(0.002)
 
 
 def _pidfd(pid: int) -> int | None:
@@ -380,7 +404,7 @@ def _drain(fd: int, buf: bytearray, cap: int) -> bool:
     return True
 
 
-def run_test(ctx: dict[str, Any], test_input: Any, scrub: Callable[[], None]) -> dict[str, Any]:
+def run_test(ctx: dict[str, Any], ref: dict[str, Any]) -> dict[str, Any]:
     """Run one test in a forked child and classify how it ended."""
     prepare_workdir(ctx)
     out_r, out_w = os.pipe()
@@ -394,7 +418,7 @@ def run_test(ctx: dict[str, Any], test_input: Any, scrub: Callable[[], None]) ->
     started = time.perf_counter()
     pid = _fork()
     if pid == 0:
-        child_main(ctx, test_input, out_w, res_w, in_r, scrub)
+        child_main(ctx, ref, out_w, res_w, in_r)
         os._exit(70)  # not reached
     for fd in (out_w, res_w, in_r):
         os.close(fd)
@@ -441,10 +465,8 @@ def run_test(ctx: dict[str, Any], test_input: Any, scrub: Callable[[], None]) ->
             waited = (got_pid, status, usage)
             break
     if waited is None:
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
         waited = os.wait4(pid, 0)
     elapsed_ms = (time.perf_counter() - started) * 1000.0
     for fd in open_fds:
@@ -457,8 +479,14 @@ def run_test(ctx: dict[str, Any], test_input: Any, scrub: Callable[[], None]) ->
     oom_after = _read_oom_kills()
     oom_killed = oom_before is not None and oom_after is not None and oom_after > oom_before
     outcome = classify(
-        reason=reason, status=status, res_buf=bytes(res_buf), cpu_ms=cpu_ms,
-        cpu_limit_s=cpu_limit, wall_s=wall, oom_killed=oom_killed, out_cap=out_cap,
+        reason=reason,
+        status=status,
+        res_buf=bytes(res_buf),
+        cpu_ms=cpu_ms,
+        cpu_limit_s=cpu_limit,
+        wall_s=wall,
+        oom_killed=oom_killed,
+        out_cap=out_cap,
     )
     outcome["time_ms"] = round(elapsed_ms, 3)
     outcome["cpu_ms"] = round(cpu_ms, 3)
@@ -467,10 +495,18 @@ def run_test(ctx: dict[str, Any], test_input: Any, scrub: Callable[[], None]) ->
 
 
 def classify(
-    *, reason: str, status: int, res_buf: bytes, cpu_ms: float, cpu_limit_s: float,
-    wall_s: float, oom_killed: bool, out_cap: int,
+    *,
+    reason: str,
+    status: int,
+    res_buf: bytes,
+    cpu_ms: float,
+    cpu_limit_s: float,
+    wall_s: float,
+    oom_killed: bool,
+    out_cap: int,
 ) -> dict[str, Any]:
     """Map how the child ended to a protocol status (pure)."""
+
     def made(kind: str, error: str = "", exc_type: str = "", output: Any = None) -> dict[str, Any]:
         return {"status": kind, "output": output, "error": error, "exc_type": exc_type}
 
@@ -525,7 +561,7 @@ def _parse_result(raw: bytes) -> dict[str, Any] | None:
     return {
         "status": kind,
         "output": message.get("output") if kind == "ok" else None,
-        "error": error[:MAX_ERROR_CHARS * 2] if isinstance(error, str) else "",
+        "error": error[: MAX_ERROR_CHARS * 2] if isinstance(error, str) else "",
         "exc_type": exc_type[:200] if isinstance(exc_type, str) else "",
     }
 
@@ -535,53 +571,12 @@ def _parse_result(raw: bytes) -> dict[str, Any] | None:
 # --------------------------------------------------------------------------------------------
 
 
-def _wipe_immutable(obj: bytes | str) -> None:
-    """Overwrite the bytes of a dead ``bytes``/ASCII ``str`` object in place (CPython only).
-
-    The nonce must not be readable in a forked child's memory copy, or candidate code could
-    forge frames through PID 1's stdout. Short objects may be interned singletons: skip them.
-    """
-    if len(obj) < 16:
-        return
-    if isinstance(obj, str) and not obj.isascii():
-        return
-    try:
-        import ctypes
-
-        offset = sys.getsizeof(obj) - len(obj) - 1
-        ctypes.memset(id(obj) + offset, 0x30, len(obj))
-    except Exception:
-        pass
+def _zero(buf: bytearray) -> None:
+    """Overwrite a bytearray in place (same-size slice assignment never reallocates)."""
+    buf[:] = bytes(len(buf))
 
 
-class Nonce:
-    """Keeps the nonce in a kernel pipe instead of Python memory between frames."""
-
-    def __init__(self, value: str) -> None:
-        self._size = len(value)
-        self._r, self._w = os.pipe()
-        raw = value.encode("ascii")
-        os.write(self._w, raw)
-        _wipe_immutable(raw)
-        self._buf = bytearray(self._size)
-
-    def write_frame(self, frame: dict[str, Any]) -> None:
-        """Write ``@@<nonce> <json>`` on stdout; the nonce is in memory only meanwhile."""
-        body = _dumps(frame, allow_nan=True, separators=(",", ":"), ensure_ascii=True)
-        prefix = bytearray(b"@@")
-        try:
-            os.readv(self._r, [self._buf])
-            os.write(self._w, self._buf)
-            prefix += self._buf
-            prefix += b" "
-            _write_all(1, prefix)  # tiny: a single, atomic pipe write; wipes the bytearray
-        finally:
-            self._buf[:] = bytes(self._size)
-            prefix[:] = bytes(len(prefix))
-        _write_all(1, body.encode("ascii") + b"\n")
-
-
-def _write_all(fd: int, data: bytes | bytearray) -> None:
+def _write_all(fd: int, data: bytes | bytearray | memoryview) -> None:
     view = memoryview(data)
     while view:
         try:
@@ -589,58 +584,103 @@ def _write_all(fd: int, data: bytes | bytearray) -> None:
         except InterruptedError:
             continue
         view = view[written:]
-    if isinstance(data, bytearray):
-        data[:] = bytes(len(data))
 
 
-def read_job_line(idle_seconds: float) -> bytearray:
-    """Read one line from stdin into a bytearray (so it can be wiped), or exit when idle."""
-    line = bytearray()
-    chunk = bytearray(65536)
+# The worker writes the nonce as the job's first key. The harness lifts it out of the raw bytes
+# before any parsing, so no Python str/bytes copy of it exists in memory a forked child inherits:
+# candidate code that writes to PID 1's stdout (the same attach stream) cannot forge frames.
+_NONCE_RE = re.compile(rb'\A\s*\{\s*"nonce"\s*:\s*"([0-9A-Za-z]{16,128})"')
+
+
+class Nonce:
+    """Keeps the nonce in a kernel pipe, never in Python memory between frames."""
+
+    def __init__(self, read_fd: int, write_fd: int, size: int) -> None:
+        self._r = read_fd
+        self._w = write_fd
+        self._buf = bytearray(size)
+        # Preallocated so building the prefix never reallocates (a freed block would keep a copy).
+        self._prefix = bytearray(size + 3)
+
+    @classmethod
+    def extract(cls, buf: bytearray, length: int) -> Nonce:
+        """Move the nonce from ``buf[:length]`` into a pipe and blank it in ``buf``."""
+        match = _NONCE_RE.match(buf, 0, length)
+        if match is None:
+            raise ValueError('the job must start with {"nonce": "<16-128 alphanumerics>"')
+        start, end = match.span(1)
+        del match
+        read_fd, write_fd = os.pipe()
+        with memoryview(buf) as view:
+            _write_all(write_fd, view[start:end])
+        buf[start:end] = b"0" * (end - start)
+        return cls(read_fd, write_fd, end - start)
+
+    def write_frame(self, frame: dict[str, Any]) -> None:
+        """Write ``@@<nonce> <json>\\n`` on stdout."""
+        body = _dumps(frame, allow_nan=True, separators=(",", ":"), ensure_ascii=True)
+        size = len(self._buf)
+        try:
+            os.readv(self._r, [self._buf])
+            _write_all(self._w, self._buf)
+            self._prefix[0:2] = b"@@"
+            self._prefix[2 : 2 + size] = self._buf
+            self._prefix[2 + size :] = b" "
+            _write_all(1, self._prefix)  # tiny: one atomic pipe write
+        finally:
+            _zero(self._buf)
+            _zero(self._prefix)
+        _write_all(1, body.encode("ascii") + b"\n")
+
+
+def read_job_line(idle_seconds: float) -> tuple[bytearray, int]:
+    """Read one line from stdin into a bytearray that can be wiped; returns (buffer, length).
+
+    Grows by hand, zeroing the old buffer, because ``bytearray +=`` may leave copies behind.
+    Exits when no job arrives within ``idle_seconds`` (0: wait forever) or stdin closes, so a
+    pooled container whose worker died ends on its own.
+    """
+    buf = bytearray(1 << 16)
+    size = 0
     deadline = time.monotonic() + idle_seconds if idle_seconds > 0 else None
     while True:
+        if size == len(buf):
+            if size >= MAX_JOB_BYTES:
+                sys.stderr.write("harness: job line too long\n")
+                sys.exit(EXIT_BAD_JOB)
+            bigger = bytearray(size * 2)
+            bigger[:size] = buf
+            _zero(buf)
+            buf = bigger
         if deadline is not None:
-            remaining = deadline - time.monotonic()
-            ready, _, _ = select.select([0], [], [], max(0.0, remaining))
+            ready, _, _ = select.select([0], [], [], max(0.0, deadline - time.monotonic()))
             if not ready:
                 sys.stderr.write("harness: no job before the idle limit\n")
                 sys.exit(EXIT_IDLE)
         try:
-            count = os.readv(0, [chunk])
+            with memoryview(buf) as view:
+                count = os.readv(0, [view[size:]])
         except InterruptedError:
             continue
         if count == 0:
             sys.stderr.write("harness: stdin closed before a job arrived\n")
             sys.exit(EXIT_IDLE)
-        newline = chunk.find(b"\n", 0, count)
-        line += chunk[: count if newline < 0 else newline]
+        newline = buf.find(b"\n", size, size + count)
+        size += count
         if newline >= 0:
-            chunk[:] = bytes(len(chunk))
-            return line
-        if len(line) > MAX_JOB_BYTES:
-            sys.stderr.write("harness: job line too long\n")
-            sys.exit(EXIT_BAD_JOB)
+            return buf, newline
 
 
-def parse_job(line: bytearray) -> tuple[Nonce, dict[str, Any], list[dict[str, Any]]]:
-    """Decode and validate the job; returns (nonce, run context, tests)."""
-    try:
-        text = line.decode("utf-8")
-        job = _loads(text)
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise ValueError(f"job is not valid JSON: {exc}") from None
-    finally:
-        line[:] = bytes(len(line))
-    _wipe_immutable(text)
-    del text
+def build_header(raw: bytes, inputs_fd: int | None) -> dict[str, Any]:
+    """Parse and validate the job text; store each test's input in ``inputs_fd``.
+
+    Runs in a short-lived parser child: the parent only ever holds this header (solution,
+    driver, limits, test names and where each input lies), never the parsed inputs, so a test's
+    child cannot find the other (hidden) tests' inputs anywhere in its memory.
+    """
+    job = _loads(raw.decode("utf-8"))
     if not isinstance(job, dict):
         raise ValueError("job must be a JSON object")
-    nonce_value = job.pop("nonce", None)
-    if not isinstance(nonce_value, str) or not nonce_value.isalnum() or len(nonce_value) < 16:
-        raise ValueError("job needs an alphanumeric nonce of 16+ characters")
-    nonce = Nonce(nonce_value)
-    _wipe_immutable(nonce_value)
-    del nonce_value
     driver = job.get("driver")
     if not isinstance(driver, dict) or driver.get("kind") not in ("function", "ops", "custom"):
         raise ValueError("driver must be an object with kind function|ops|custom")
@@ -653,8 +693,8 @@ def parse_job(line: bytearray) -> tuple[Nonce, dict[str, Any], list[dict[str, An
         raise ValueError("solution must be a string")
     modules = job.get("modules") or {}
     if not isinstance(modules, dict) or not all(
-        isinstance(k, str) and k.isidentifier() and k not in RESERVED_MODULES
-        and isinstance(v, str) for k, v in modules.items()
+        isinstance(k, str) and k.isidentifier() and k not in RESERVED_MODULES and isinstance(v, str)
+        for k, v in modules.items()
     ):
         raise ValueError("modules must map identifiers to sources")
     tests = job.get("tests")
@@ -665,30 +705,80 @@ def parse_job(line: bytearray) -> tuple[Nonce, dict[str, Any], list[dict[str, An
     limits = job.get("limits")
     if not isinstance(limits, dict):
         raise ValueError("limits must be an object")
-    ctx = {
+    refs: list[dict[str, Any]] = []
+    offset = 0
+    for test in tests:
+        if inputs_fd is None:
+            refs.append({"name": test["name"], "input": test.get("input")})
+            continue
+        data = _dumps(test.get("input"), allow_nan=True).encode("utf-8", "surrogatepass")
+        _write_all(inputs_fd, data)
+        refs.append({"name": test["name"], "offset": offset, "length": len(data)})
+        offset += len(data)
+    wall = float(limits.get("test_wall_seconds", 2.0))
+    cpu = float(limits.get("test_cpu_seconds", 2.0))
+    if not (wall > 0 and cpu > 0):
+        raise ValueError("time limits must be positive")
+    ctx: dict[str, Any] = {
         "solution": solution,
         "driver": driver,
         "modules": modules,
         "workdir": os.environ.get("ONSITE_WORKDIR", "/work"),
-        "test_wall_seconds": float(limits.get("test_wall_seconds", 2.0)),
-        "test_cpu_seconds": float(limits.get("test_cpu_seconds", 2.0)),
+        "test_wall_seconds": wall,
+        "test_cpu_seconds": cpu,
         "output_bytes": int(limits.get("output_bytes", 65536)),
         "result_bytes": int(limits.get("result_bytes", 1_048_576)),
     }
-    return nonce, ctx, tests
+    return {"ctx": ctx, "tests": refs}
+
+
+def parse_job(buf: bytearray, length: int) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Parse the job in a forked parser child; returns (run context, test references)."""
+    try:
+        inputs_fd: int | None = os.memfd_create("onsite-inputs", 0)
+    except (AttributeError, OSError):
+        inputs_fd = None  # inputs then travel inline (weaker isolation, still correct)
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        code = 0
+        try:
+            os.close(read_fd)
+            try:
+                header = build_header(bytes(memoryview(buf)[:length]), inputs_fd)
+            except (ValueError, TypeError, KeyError, UnicodeDecodeError, RecursionError) as exc:
+                header = {"error": f"{type(exc).__name__}: {exc}"}
+            _write_all(write_fd, _dumps(header, allow_nan=True).encode("utf-8", "surrogatepass"))
+        except BaseException:
+            code = 1
+        os._exit(code)
+    os.close(write_fd)
+    _zero(buf)  # the parent keeps no copy of the raw job
+    data = bytearray()
+    while True:
+        chunk = os.read(read_fd, 1 << 20)
+        if not chunk:
+            break
+        data += chunk
+    os.close(read_fd)
+    _, status = os.waitpid(pid, 0)
+    if status != 0 or not data:
+        raise ValueError("the job parser died")
+    header = _loads(data.decode("utf-8", "surrogatepass"))
+    if "error" in header:
+        raise ValueError(header["error"])
+    ctx: dict[str, Any] = header["ctx"]
+    ctx["inputs_fd"] = inputs_fd
+    return ctx, header["tests"]
 
 
 def _preload() -> None:
     """Import heavy libraries once in the parent so every forked test starts with them."""
-    try:
+    with contextlib.suppress(Exception):
         import numpy  # noqa: F401
-    except Exception:
-        pass
     if os.environ.get("ONSITE_PRELOAD_TORCH") == "1":
-        try:
+        with contextlib.suppress(Exception):
             import torch  # noqa: F401
-        except Exception:
-            pass
 
 
 def _safe_to_run() -> bool:
@@ -707,36 +797,27 @@ def main() -> int:
         sys.stderr.write("harness: refusing to run outside the sandbox container\n")
         return EXIT_REFUSED
     _preload()
+    # Non-dumpable: /proc/<pid>/fd, /mem, /environ of the harness become unreachable for the
+    # candidate's processes, although they run as the same user.
     _set_dumpable(0)
     _write_all(1, b"@@ready\n")
     idle = float(os.environ.get("ONSITE_IDLE_SECONDS", "0") or 0)
-    line = read_job_line(idle)
+    buf, length = read_job_line(idle)
     try:
-        nonce, ctx, tests = parse_job(line)
-    except (ValueError, TypeError) as exc:
+        nonce = Nonce.extract(buf, length)
+        ctx, refs = parse_job(buf, length)
+    except ValueError as exc:
         sys.stderr.write(f"harness: bad job: {exc}\n")
         return EXIT_BAD_JOB
-    del line
-    pending = list(tests)
-
-    def scrub() -> None:
-        # In the child only (its memory is a copy): drop the references to every test's input,
-        # so candidate code cannot find other (hidden) inputs by walking the heap.
-        tests.clear()
-        pending.clear()
-        gc.collect()
-
+    finally:
+        _zero(buf)
     try:
-        for index in range(len(pending)):
-            test = pending[index]
-            outcome = run_test(ctx, test.get("input"), scrub)
-            frame = {"type": "test", "index": index, "name": test["name"], **outcome}
-            nonce.write_frame(frame)
+        for index, ref in enumerate(refs):
+            outcome = run_test(ctx, ref)
+            nonce.write_frame({"type": "test", "index": index, "name": ref["name"], **outcome})
         nonce.write_frame({"type": "done"})
-    except OSError as exc:
-        if exc.errno == errno.EPIPE:
-            return EXIT_INTERNAL
-        raise
+    except BrokenPipeError:
+        return EXIT_INTERNAL  # the worker went away
     return 0
 
 

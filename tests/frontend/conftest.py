@@ -40,9 +40,14 @@ def bundle() -> Path:
     return bundle_ensure()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    """One chromium for the session; Playwright never downloads a browser of its own here."""
+    """Debian's chromium, one per test module; Playwright never downloads a browser here.
+
+    Module scope, not session: while Playwright's sync API is active, its asyncio loop counts
+    as running in this thread, which breaks Django's ORM and async_to_sync in any test that
+    runs meanwhile; closing it at the end of the module keeps that to the browser tests.
+    """
     if not Path(CHROMIUM).exists():
         pytest.skip("Debian's chromium is not installed (apt-get install chromium)")
 

@@ -178,10 +178,12 @@ def test_run_posts_the_code_and_renders_each_test_as_it_arrives(
 
 def test_candidate_output_is_shown_as_text_never_as_html(page: Page, grader: FakeGrader) -> None:
     payload = '<img src=x onerror="window.owned=1"><b>bold</b>'
-    grader.on_connect = lambda ws, _: (
-        ws.send(json.dumps(public_test(0, "<i>name</i>", "WA", output=payload, error=payload))),
-        send(ws, type="done", verdict="WA", passed=0, total=1, score=0.0, by_tag={}),
-    )
+
+    def script(ws: WebSocketRoute, _: int) -> None:
+        ws.send(json.dumps(public_test(0, "<i>name</i>", "WA", output=payload, error=payload)))
+        send(ws, type="done", verdict="WA", passed=0, total=1, score=0.0, by_tag={})
+
+    grader.on_connect = script
 
     page.click("#run-button")
 

@@ -61,14 +61,18 @@ class Scheduler:
         prefill_ids: list[str] = []
         admitted: list[_Request] = []
         kept: deque[_Request] = deque()
-        for head in self._waiting:
-            if running >= self._max_running or used + head.prompt_len > self._budget:
-                kept.append(head)
+        while self._waiting:
+            if running >= self._max_running or used >= self._budget:
+                break  # nothing more can fit this step
+            head = self._waiting.popleft()
+            if used + head.prompt_len > self._budget:
+                kept.append(head)  # try the next one instead
                 continue
             used += head.prompt_len
             running += 1
             prefill_ids.append(head.rid)
             admitted.append(head)
+        kept.extend(self._waiting)
         self._waiting = kept
         # 3. End of step: prefills with nothing to generate finish now, the rest start decoding
         #    next step; finished requests are gone from every queue before the next step.

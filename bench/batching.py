@@ -1,0 +1,225 @@
+"""Continuous vs static batching on the continuous-batching-engine problem's model (CPU).
+
+`python -m bench.batching [--pairs N] [--device cpu|cuda] [--out PATH]` measures the reference
+engine against the driver's static-batching baseline at B = 8 and B = 16 on the problem's
+PyTorch decoder (support.py), over a seeded workload with geometric output lengths:
+
+* model calls (decode steps), a counter noise cannot move, against the ideal ratio computed from
+  the output lengths (support.ideal_ratio);
+* wall-clock tokens/s, interleaved (static, continuous, static, ...) for >= 10 pairs after a
+  warm-up pair; median and min-max of the per-pair ratio.
+
+It writes every raw sample to bench/results/batching.json and prints one line per figure, the
+last line the headline ratio. Also home of the in-process package loader used by the tests and
+platform/gpu/run_suite.py: the problem folder has dashes in its name, so modules load by path.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+import types
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE_DIR = ROOT / "problems" / "bank" / "continuous-batching-engine"
+RESULTS = ROOT / "bench" / "results" / "batching.json"
+CAPACITIES = (8, 16)
+
+
+# ------------------------------------------------------------------------------------ loading
+
+
+@dataclass(frozen=True)
+class Package:
+    """The problem's modules, loaded the way the harness and the worker load them."""
+
+    root: Path
+    support: types.ModuleType
+    driver: types.ModuleType
+    checker: types.ModuleType
+    public: list[dict[str, Any]]
+    hidden: list[dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Graded:
+    """One test's outcome for one solution."""
+
+    name: str
+    group: str
+    tag: str
+    hidden: bool
+    verdict: str  # AC | WA | RE
+    message: str
+    seconds: float
+
+
+def _exec_module(name: str, path: Path) -> types.ModuleType:
+    module = types.ModuleType(name)
+    module.__file__ = str(path)
+    code = compile(path.read_text(encoding="utf-8"), str(path), "exec")
+    exec(code, module.__dict__)  # noqa: S102 - the problem author's own code
+    return module
+
+
+@contextmanager
+def _support_installed(module: types.ModuleType) -> Iterator[None]:
+    """`import support` resolves to this package's support.py (as in the sandbox and worker)."""
+    previous = sys.modules.get("support")
+    sys.modules["support"] = module
+    try:
+        yield
+    finally:
+        if previous is not None:
+            sys.modules["support"] = previous
+        else:
+            sys.modules.pop("support", None)
+
+
+def load_package(root: Path = PACKAGE_DIR) -> Package:
+    """Load support.py, driver.py, checker.py and the tests of the package at `root`."""
+    support = _exec_module("support", root / "support.py")
+    with _support_installed(support):
+        driver = _exec_module("_onsite_driver", root / "driver.py")
+        checker = _exec_module("checker", root / "checker.py")
+    public = json.loads((root / "tests" / "public.json").read_text(encoding="utf-8"))
+    hidden = json.loads((root / "tests" / "hidden.json").read_text(encoding="utf-8"))
+    return Package(root, support, driver, checker, public, hidden)
+
+
+def load_solution(path: Path) -> types.ModuleType:
+    """A candidate-style solution module (reference.py, wrong/*.py, starter.py)."""
+    return _exec_module("solution", path)
+
+
+def grade(pkg: Package, solution: types.ModuleType, test: dict[str, Any],
+          hidden: bool = True) -> Graded:
+    """Run one test in-process: driver.run, a JSON round trip (as the harness does), check()."""
+    start = time.process_time()
+    group = str(test["input"].get("group", "correctness"))
+    try:
+        output = json.loads(json.dumps(pkg.driver.run(solution, test["input"])))
+    except Exception as exc:  # the candidate's exception is an RE verdict, not a crash here
+        return Graded(test["name"], group, test["tag"], hidden, "RE",
+                      f"{type(exc).__name__}: {exc}", time.process_time() - start)
+    ok, message = pkg.checker.check(test["input"], test["expected"], output)
+    return Graded(test["name"], group, test["tag"], hidden, "AC" if ok else "WA", message,
+                  time.process_time() - start)
+
+
+def grade_all(pkg: Package, solution: types.ModuleType, *, public: bool = True,
+              hidden: bool = True, tier: str | None = None) -> list[Graded]:
+    """Every test of the chosen sets, optionally only those of one model tier."""
+    tests = [(t, False) for t in pkg.public if public] + [(t, True) for t in pkg.hidden if hidden]
+    out = []
+    for test, is_hidden in tests:
+        if tier and pkg.support.model_config(test["input"])["tier"] != tier:
+            continue
+        out.append(grade(pkg, solution, test, is_hidden))
+    return out
+
+
+# ------------------------------------------------------------------------------------ measuring
+
+
+def workload(capacity: int) -> dict[str, Any]:
+    """The benchmark input at one capacity: 6 batches' worth of requests, geometric lengths."""
+    return {
+        "capacity": capacity, "group": "throughput",
+        "model": {"tier": "torch", "seed": 3},
+        "generate": {"seed": 1000 + capacity, "n": 6 * capacity, "prompt_len": [3, 8],
+                     "mean_tokens": 12, "max_cap": 64},
+    }
+
+
+def measure(pkg: Package, capacity: int, pairs: int, device: str) -> dict[str, Any]:
+    """Calls and interleaved wall-clock samples for the reference vs the static baseline."""
+    support, driver = pkg.support, pkg.driver
+    reference = load_solution(pkg.root / "reference.py")
+    test_input = workload(capacity)
+    model = support.build_model(support.model_config(test_input), device=device)
+    specs = support.parse_requests(test_input)
+    lengths = [s.max_tokens for s in specs]  # no stop conditions: lengths are max_tokens
+    arrivals = [s.arrival for s in specs]
+    ideal = support.ideal_ratio(lengths, arrivals, capacity)
+    samples: list[dict[str, float]] = []
+    calls: dict[str, int] = {}
+    for pair in range(pairs + 1):  # pair 0 is the warm-up, not kept
+        sample: dict[str, float] = {}
+        for name, engine in (("static", driver.StaticBatchingEngine),
+                             ("continuous", reference.Engine)):
+            record = driver.drive(engine, model, specs, capacity)
+            calls[name] = len(record["calls"])
+            sample[f"{name}_wall_s"] = record["wall_s"]
+        sample["ratio"] = sample["static_wall_s"] / sample["continuous_wall_s"]
+        if pair:
+            samples.append(sample)
+    ratios = [s["ratio"] for s in samples]
+    tokens = sum(lengths)
+    return {
+        "capacity": capacity, "requests": len(specs), "tokens": tokens, "device": device,
+        "ideal_ratio": ideal, "static_calls": calls["static"],
+        "continuous_calls": calls["continuous"],
+        "calls_ratio": calls["static"] / calls["continuous"],
+        "wall_ratio_median": statistics.median(ratios), "wall_ratio_min": min(ratios),
+        "wall_ratio_max": max(ratios),
+        "continuous_tokens_per_s_median": statistics.median(
+            tokens / s["continuous_wall_s"] for s in samples),
+        "static_tokens_per_s_median": statistics.median(
+            tokens / s["static_wall_s"] for s in samples),
+        "samples": samples,
+    }
+
+
+def summary_lines(figures: list[dict[str, Any]]) -> list[str]:
+    """One line per figure; the last one is the headline (largest B, model-call ratio)."""
+    lines = []
+    for fig in figures:
+        b = fig["capacity"]
+        lines.append(f"B={b} model calls: static {fig['static_calls']} / continuous "
+                     f"{fig['continuous_calls']} = {fig['calls_ratio']:.2f}x "
+                     f"(ideal {fig['ideal_ratio']:.2f}x for these {fig['requests']} lengths)")
+        lines.append(f"B={b} wall-clock tokens/s on {fig['device']}: continuous/static "
+                     f"median {fig['wall_ratio_median']:.2f}x (min {fig['wall_ratio_min']:.2f}, "
+                     f"max {fig['wall_ratio_max']:.2f}; {len(fig['samples'])} interleaved pairs; "
+                     f"{fig['continuous_tokens_per_s_median']:.0f} vs "
+                     f"{fig['static_tokens_per_s_median']:.0f} tokens/s)")
+    top = figures[-1]
+    lines.append(f"headline: continuous batching makes {top['calls_ratio']:.2f}x fewer model "
+                 f"calls than static at B={top['capacity']} (ideal {top['ideal_ratio']:.2f}x), "
+                 f"{top['wall_ratio_median']:.2f}x the tokens/s")
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Measure, write bench/results/batching.json (or --out), print the summary lines."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--pairs", type=int, default=10, help="timed pairs after the warm-up")
+    parser.add_argument("--device", default="cpu", help="cpu (default) or cuda")
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    args = parser.parse_args(argv)
+    import torch
+
+    if args.device == "cpu":
+        torch.set_num_threads(1)  # a shared 2-core box: one thread is the stable choice
+    pkg = load_package()
+    figures = [measure(pkg, b, max(args.pairs, 1), args.device) for b in CAPACITIES]
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    report = {"benchmark": "continuous-vs-static-batching", "torch": torch.__version__,
+              "figures": figures}
+    args.out.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+    for line in summary_lines(figures):
+        print(line)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,43 @@
+"""The one place that knows a session's websocket group names and message types.
+
+Every participant's socket joins `session.<id>`; the interviewer's also joins
+`session.<id>.interviewer`, which carries what the candidate must not see (a canned answer
+suggested for a live question, the candidate leaving the tab).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+
+EVENT_TYPE = "session.event"  # consumer method: forward a JSON payload to the page
+UPDATE_TYPE = "doc.update"  # consumer method: forward a stored Yjs update
+AWARENESS_TYPE = "doc.awareness"  # consumer method: forward an awareness update
+QUERY_AWARENESS_TYPE = "doc.query_awareness"  # consumer method: ask the page for its awareness
+
+
+def session_group(session_id: int) -> str:
+    return f"session.{session_id}"
+
+
+def interviewer_group(session_id: int) -> str:
+    return f"session.{session_id}.interviewer"
+
+
+def _send(group: str, payload: dict[str, Any]) -> None:
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    async_to_sync(layer.group_send)(group, {"type": EVENT_TYPE, "payload": payload})
+
+
+def broadcast(session_id: int, payload: dict[str, Any]) -> None:
+    """A JSON event for every participant of the session (from synchronous code)."""
+    _send(session_group(session_id), payload)
+
+
+def broadcast_interviewer(session_id: int, payload: dict[str, Any]) -> None:
+    """A JSON event for the interviewer only."""
+    _send(interviewer_group(session_id), payload)

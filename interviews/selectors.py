@@ -1,0 +1,152 @@
+"""Reads: who may open a session and as what, a session's state for its page, the replay."""
+
+from __future__ import annotations
+
+import base64
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.db.models import Q, QuerySet
+from django.utils import timezone
+
+from interviews.models import DocUpdate, InterviewSession, Note, Question, SessionEvent
+from interviews.roles import is_interviewer
+from interviews.services import (
+    note_public,
+    question_for_interviewer,
+    question_public,
+    role_can_edit,
+    session_role,
+)
+
+
+@dataclass(frozen=True)
+class DocAccess:
+    """What the document socket needs to know about its user."""
+
+    role: str
+    can_edit: bool
+    status: str
+    deadline: datetime | None
+    name: str
+
+
+def doc_access(*, user: Any, session_id: int) -> DocAccess | None:
+    """None when the session does not exist; role "" when the user is not a participant."""
+    session = InterviewSession.objects.filter(pk=session_id).first()
+    if session is None:
+        return None
+    role = session_role(session, user) or ""
+    return DocAccess(role=role, can_edit=role_can_edit(session, role or None),
+                     status=session.status, deadline=session.deadline,
+                     name=user.get_username() if role else "")
+
+
+def sessions_of(user: Any) -> QuerySet[InterviewSession]:
+    """The sessions a user takes part in, newest first."""
+    return (InterviewSession.objects.filter(Q(candidate=user) | Q(interviewer=user))
+            .select_related("problem", "candidate", "interviewer").order_by("-created_at"))
+
+
+def can_replay(session: InterviewSession, user: Any) -> bool:
+    """Participants, and interviewers reviewing any session (solo ones have no interviewer)."""
+    return session_role(session, user) is not None or is_interviewer(user)
+
+
+def session_state(*, session: InterviewSession, role: str) -> dict[str, Any]:
+    """Everything the page shows besides the document: clock, questions, notes, runs."""
+    clarifications = list(session.problem.clarifications)
+    questions = list(session.questions.order_by("asked_at", "id"))
+    runs = (session.events.filter(kind__in=[SessionEvent.Kind.RUN, SessionEvent.Kind.SUBMIT,
+                                            SessionEvent.Kind.FINAL_SUBMIT])
+            .exclude(submission=None).order_by("at", "id"))
+    return {
+        "id": session.pk,
+        "kind": session.kind,
+        "status": session.status,
+        "role": role,
+        "can_edit": role_can_edit(session, role) and session.status == "active",
+        "interviewer_can_edit": session.interviewer_can_edit,
+        "deadline": session.deadline.isoformat() if session.deadline else None,
+        "started_at": session.started_at.isoformat() if session.started_at else None,
+        "finished_at": session.finished_at.isoformat() if session.finished_at else None,
+        "finish_reason": session.finish_reason,
+        "server_now": timezone.now().isoformat(),
+        "duration_seconds": int(session.duration.total_seconds()),
+        "final_submission": session.final_submission_id,
+        "questions": [question_for_interviewer(q, clarifications) if role == "interviewer"
+                      else question_public(q) for q in questions],
+        "notes": [note_public(n) for n in session.notes.select_related("author")],
+        "submissions": [{"id": e.submission_id, "kind": e.kind, "at": e.at.isoformat()}
+                        for e in runs],
+    }
+
+
+def _ms_since(start: datetime, moment: datetime) -> int:
+    return max(0, int((moment - start).total_seconds() * 1000))
+
+
+def _event_label(event: SessionEvent) -> str:
+    data = event.data or {}
+    labels: dict[str, str] = {
+        SessionEvent.Kind.RUN: "Run",
+        SessionEvent.Kind.SUBMIT: "Submit",
+        SessionEvent.Kind.FINAL_SUBMIT: "Final submission",
+        SessionEvent.Kind.PASTE: f"Large paste ({data.get('chars', '?')} characters)",
+        SessionEvent.Kind.TAB_HIDDEN: "Candidate left the tab",
+        SessionEvent.Kind.TAB_VISIBLE: "Candidate came back to the tab",
+        SessionEvent.Kind.JOINED: f"{data.get('role', 'someone')} joined",
+        SessionEvent.Kind.LEFT: f"{data.get('role', 'someone')} left",
+        SessionEvent.Kind.EDIT_REFUSED: "Edit after the deadline refused",
+        SessionEvent.Kind.SETTINGS: "Interviewer editing " + (
+            "on" if data.get("interviewer_can_edit") else "off"),
+        SessionEvent.Kind.FINISHED: f"Finished ({data.get('reason', '')})",
+    }
+    return labels.get(str(event.kind), str(event.kind))
+
+
+def replay_data(*, session: InterviewSession) -> dict[str, Any]:
+    """Every stored update (base64, with its time and author) and every timeline mark.
+
+    Times are milliseconds since the session started; the browser rebuilds the document at
+    any moment by applying the updates up to it, in order.
+    """
+    start = session.started_at or session.created_at
+    end = session.finished_at or min(timezone.now(), session.deadline or timezone.now())
+    updates: list[dict[str, Any]] = [
+        {"seq": pk, "t": _ms_since(start, created), "author": author or "",
+         "update": base64.b64encode(bytes(data)).decode("ascii")}
+        for pk, created, author, data in DocUpdate.objects.filter(session=session)
+        .order_by("id").values_list("id", "created_at", "author__username", "data")
+    ]
+    marks: list[dict[str, Any]] = []
+    for event in session.events.select_related("submission", "actor").order_by("at", "id"):
+        mark: dict[str, Any] = {"t": _ms_since(start, event.at), "kind": event.kind,
+                                "label": _event_label(event),
+                                "actor": event.actor.get_username() if event.actor else ""}
+        if event.submission is not None:
+            sub = event.submission
+            mark["submission"] = {"id": sub.pk, "mode": sub.mode, "status": sub.status,
+                                  "verdict": sub.verdict, "passed": sub.passed,
+                                  "total": sub.total}
+            if sub.verdict:
+                mark["label"] += f": {sub.verdict} {sub.passed}/{sub.total}"
+        marks.append(mark)
+    for question in Question.objects.filter(session=session):
+        marks.append({"t": _ms_since(start, question.asked_at), "kind": "question",
+                      "label": f"Question: {question.text}", "actor": "",
+                      "answer": question.answer, "matched_key": question.matched_key})
+    for note in Note.objects.filter(session=session).select_related("author"):
+        marks.append({"t": _ms_since(start, note.created_at), "kind": "note",
+                      "label": f"{note.kind.capitalize()}: {note.text}",
+                      "actor": note.author.get_username() if note.author else ""})
+    marks.sort(key=lambda m: m["t"])
+    return {
+        "id": session.pk,
+        "problem": session.problem.title,
+        "started_at": start.isoformat(),
+        "duration_ms": max([_ms_since(start, end)] + [int(u["t"]) for u in updates[-1:]]),
+        "updates": updates,
+        "marks": marks,
+    }

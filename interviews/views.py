@@ -1,0 +1,279 @@
+"""Session pages and the small JSON endpoints the session page calls.
+
+Pages: the list (start a solo session, schedule a live one), the invitation, the session, the
+replay. JSON endpoints answer `{"detail": ...}` with a 4xx on a refused request; every one of
+them checks the deadline first (through the services), so a page left open past the deadline
+cannot do anything but see that the session is over.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from frontend.markdown import markdown_render
+from interviews import selectors, services
+from interviews.models import InterviewSession
+from interviews.roles import is_interviewer
+from interviews.services import SessionError
+from problems.models import Problem
+
+ERROR_STATUS = {"not_found": 404, "forbidden": 403, "not_active": 409, "unknown_problem": 404}
+
+
+def _error(exc: SessionError) -> JsonResponse:
+    return JsonResponse({"detail": exc.message, "code": exc.code},
+                        status=ERROR_STATUS.get(exc.code, 400))
+
+
+def _body(request: HttpRequest) -> dict[str, Any]:
+    """A JSON object body, or the form fields."""
+    if request.content_type == "application/json":
+        try:
+            data = json.loads(request.body or b"{}")
+        except ValueError:
+            return {}
+        return data if isinstance(data, dict) else {}
+    return request.POST.dict()
+
+
+def _minutes(raw: Any) -> timedelta:
+    try:
+        minutes = float(raw)
+    except (TypeError, ValueError):
+        raise SessionError("bad_duration", "the duration is a number of minutes") from None
+    if minutes != minutes:  # NaN
+        raise SessionError("bad_duration", "the duration is a number of minutes")
+    return timedelta(minutes=minutes)
+
+
+def _participant_session(request: HttpRequest, session_id: int) -> tuple[InterviewSession, str]:
+    """The session and the user's role in it; 404 for anyone else (no existence leak)."""
+    session = get_object_or_404(
+        InterviewSession.objects.select_related("problem", "candidate", "interviewer"),
+        pk=session_id,
+    )
+    role = services.session_role(session, request.user)
+    if role is None:
+        raise Http404("No such session.")
+    return session, role
+
+
+# ---------------------------------------------------------------- pages
+
+
+@login_required
+@require_GET
+def session_list(request: HttpRequest) -> HttpResponse:
+    """`/sessions/`: my sessions; start a solo one; interviewers schedule a live one."""
+    context = {
+        "sessions": selectors.sessions_of(request.user)[:50],
+        "problems": Problem.objects.filter(published=True, live_version__isnull=False)
+        .order_by("title").only("slug", "title", "difficulty"),
+        "default_minutes": settings.ONSITE_SESSION_DEFAULT_MINUTES,
+        "is_interviewer": is_interviewer(request.user),
+        "error": request.GET.get("error", ""),
+    }
+    return render(request, "interviews/session_list.html", context)
+
+
+def _back_with_error(exc: SessionError) -> HttpResponse:
+    from urllib.parse import urlencode
+
+    return redirect(reverse("interviews:list") + "?" + urlencode({"error": exc.message}))
+
+
+@login_required
+@require_POST
+def session_start(request: HttpRequest) -> HttpResponse:
+    """Form: start a solo session now."""
+    try:
+        session = services.session_start_solo(
+            candidate=request.user, problem_slug=request.POST.get("problem", ""),
+            duration=_minutes(request.POST.get("minutes")),
+        )
+    except SessionError as exc:
+        return _back_with_error(exc)
+    return redirect("interviews:detail", session_id=session.pk)
+
+
+@login_required
+@require_POST
+def session_schedule(request: HttpRequest) -> HttpResponse:
+    """Form (interviewers): schedule a live session; its page shows the invitation link."""
+    candidate = None
+    username = request.POST.get("candidate", "").strip()
+    try:
+        if username:
+            candidate = get_user_model().objects.filter(username=username).first()
+            if candidate is None:
+                raise SessionError("bad_candidate", f"no user {username!r}")
+        session = services.session_schedule_live(
+            interviewer=request.user, problem_slug=request.POST.get("problem", ""),
+            duration=_minutes(request.POST.get("minutes")), candidate=candidate,
+            interviewer_can_edit=request.POST.get("interviewer_can_edit") == "on",
+        )
+    except SessionError as exc:
+        return _back_with_error(exc)
+    return redirect("interviews:detail", session_id=session.pk)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def session_join(request: HttpRequest, token: str) -> HttpResponse:
+    """The invitation link. GET shows what joining means; POST starts the clock (a link
+    preview or a prefetch must never start someone's interview)."""
+    session = InterviewSession.objects.select_related("problem", "interviewer").filter(
+        invite_token=token).first()
+    if session is None:
+        raise Http404("No such invitation.")
+    if request.method == "POST" or services.session_role(session, request.user) is not None:
+        try:
+            session = services.session_join(token=token, user=request.user)
+        except SessionError as exc:
+            return render(request, "interviews/join.html", {"session": session,
+                                                            "error": exc.message}, status=403)
+        return redirect("interviews:detail", session_id=session.pk)
+    return render(request, "interviews/join.html", {"session": session, "error": ""})
+
+
+@login_required
+@require_GET
+def session_detail(request: HttpRequest, session_id: int) -> HttpResponse:
+    """`/sessions/<id>/`: statement, shared editor, countdown, results, questions, notes."""
+    services.session_expire_if_due(session_id)
+    session, role = _participant_session(request, session_id)
+    state = selectors.session_state(session=session, role=role)
+    context = {
+        "session": session,
+        "role": role,
+        "state": state,
+        "statement_html": markdown_render(session.problem.statement_md),
+        "invite_url": request.build_absolute_uri(
+            reverse("interviews:join", kwargs={"token": session.invite_token}))
+        if role == "interviewer" and session.invite_token else "",
+    }
+    return render(request, "interviews/session_detail.html", context)
+
+
+@login_required
+@require_GET
+def session_replay(request: HttpRequest, session_id: int) -> HttpResponse:
+    """`/sessions/<id>/replay/`: the document through time, with the timeline's marks."""
+    session = get_object_or_404(InterviewSession.objects.select_related("problem"),
+                                pk=session_id)
+    if not selectors.can_replay(session, request.user):
+        raise Http404("No such session.")
+    return render(request, "interviews/session_replay.html", {"session": session})
+
+
+# ---------------------------------------------------------------- JSON
+
+
+@login_required
+@require_GET
+def session_state(request: HttpRequest, session_id: int) -> JsonResponse:
+    services.session_expire_if_due(session_id)
+    session, role = _participant_session(request, session_id)
+    return JsonResponse(selectors.session_state(session=session, role=role))
+
+
+@login_required
+@require_GET
+def replay_data(request: HttpRequest, session_id: int) -> JsonResponse:
+    services.session_expire_if_due(session_id)
+    session = get_object_or_404(InterviewSession.objects.select_related("problem"),
+                                pk=session_id)
+    if not selectors.can_replay(session, request.user):
+        raise Http404("No such session.")
+    return JsonResponse(selectors.replay_data(session=session))
+
+
+@login_required
+@require_POST
+def session_run(request: HttpRequest, session_id: int) -> JsonResponse:
+    try:
+        submission = services.session_run(session_id=session_id, user=request.user,
+                                          mode=str(_body(request).get("mode", "run")))
+    except SessionError as exc:
+        return _error(exc)
+    return JsonResponse({"id": submission.pk, "mode": submission.mode,
+                         "status": submission.status}, status=201)
+
+
+@login_required
+@require_POST
+def session_finish(request: HttpRequest, session_id: int) -> JsonResponse:
+    try:
+        session = services.session_finish_by(session_id=session_id, user=request.user)
+    except SessionError as exc:
+        return _error(exc)
+    return JsonResponse({"status": session.status, "submission": session.final_submission_id})
+
+
+@login_required
+@require_POST
+def question_ask(request: HttpRequest, session_id: int) -> JsonResponse:
+    try:
+        question = services.question_ask(session_id=session_id, user=request.user,
+                                          text=str(_body(request).get("text", "")))
+    except SessionError as exc:
+        return _error(exc)
+    return JsonResponse(services.question_public(question), status=201)
+
+
+@login_required
+@require_POST
+def question_answer(request: HttpRequest, session_id: int, question_id: int) -> JsonResponse:
+    try:
+        question = services.question_answer(session_id=session_id, question_id=question_id,
+                                            user=request.user,
+                                            text=str(_body(request).get("text", "")))
+    except SessionError as exc:
+        return _error(exc)
+    return JsonResponse(services.question_public(question))
+
+
+@login_required
+@require_POST
+def note_add(request: HttpRequest, session_id: int) -> JsonResponse:
+    body = _body(request)
+    try:
+        note = services.note_add(session_id=session_id, user=request.user,
+                                 text=str(body.get("text", "")),
+                                 kind=str(body.get("kind", "tradeoff")))
+    except SessionError as exc:
+        return _error(exc)
+    return JsonResponse(services.note_public(note), status=201)
+
+
+@login_required
+@require_POST
+def page_event(request: HttpRequest, session_id: int) -> JsonResponse:
+    try:
+        event = services.page_event_report(session_id=session_id, user=request.user,
+                                           kind=str(_body(request).get("kind", "")))
+    except SessionError as exc:
+        return _error(exc)
+    return JsonResponse({"recorded": event is not None})
+
+
+@login_required
+@require_POST
+def session_settings(request: HttpRequest, session_id: int) -> JsonResponse:
+    can_edit = _body(request).get("interviewer_can_edit")
+    try:
+        services.session_set_interviewer_edit(session_id=session_id, user=request.user,
+                                              can_edit=can_edit in (True, "true", "on", "1"))
+    except SessionError as exc:
+        return _error(exc)
+    return JsonResponse({"interviewer_can_edit": can_edit in (True, "true", "on", "1")})

@@ -1,0 +1,63 @@
+"""Custom driver for pipeline-topo-order (runs inside the sandbox, stdlib only).
+
+Input, one of:
+  {"stages": {name: [dependency, ...], ...}}   -> the solution's return value as is
+  {"generate": {"seed": s, "n": n, "extra": k, "window": w, "cycle": bool}}
+      -> a big pipeline built by a seeded generator (deterministic everywhere); returns a
+         summary: which key came back, how many layers / stages, and a digest of the lists.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+from typing import Any
+
+
+def generate(spec: dict[str, Any]) -> dict[str, list[str]]:
+    """n stages in a hidden topological order; each depends on its predecessor (usually) plus a
+    few stages from the last `window` positions and `extra` random earlier ones, so the DAG is
+    deep (thousands of layers). With "cycle", the first stage also depends on the last."""
+    rng = random.Random(spec["seed"])
+    n, window, extra = spec["n"], spec["window"], spec["extra"]
+    ids = list(range(n))
+    rng.shuffle(ids)
+    names = [f"stage{i}" for i in ids]
+    stages: dict[str, list[str]] = {}
+    for p in range(n):
+        deps: list[str] = []
+        if p:
+            if rng.random() < 0.9:
+                deps.append(names[p - 1])
+            for _ in range(int(rng.random() * 3)):
+                deps.append(names[p - 1 - int(rng.random() * min(p, window))])
+            for _ in range(extra if rng.random() < 0.5 else 0):
+                deps.append(names[int(rng.random() * p)])
+        stages[names[p]] = deps
+    if spec.get("cycle") and n:
+        stages[names[0]].append(names[n - 1])
+    # dict order = a random permutation, not the topological order
+    keys = list(stages)
+    rng.shuffle(keys)
+    return {k: stages[k] for k in keys}
+
+
+def _summary(result: Any) -> Any:
+    if not isinstance(result, dict) or len(result) != 1:
+        return {"bad_result": repr(result)[:200]}
+    (key, value), = result.items()
+    try:
+        blob = json.dumps(value, separators=(",", ":")).encode()
+    except (TypeError, ValueError):
+        return {"bad_result": repr(result)[:200]}
+    size = len(value) if isinstance(value, list) else -1
+    return {"kind": key, "length": size, "digest": hashlib.sha256(blob).hexdigest()[:32]}
+
+
+def run(solution: Any, inp: dict[str, Any]) -> Any:
+    """Entry point called by the harness."""
+    if "generate" in inp:
+        return _summary(solution.plan_stages(generate(inp["generate"])))
+    stages = {name: list(deps) for name, deps in inp["stages"].items()}
+    return solution.plan_stages(stages)

@@ -1,0 +1,92 @@
+"""Wrong (WA): flushes on a fixed clock tick every max_wait_ms (started with the batcher)
+instead of max_wait_ms after the oldest pending item arrived, so batches are cut early.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+ProcessBatch = Callable[[list[Any]], Awaitable[list[Any]]]
+
+
+class Batcher:
+    """Groups submitted items into batches for ``process_batch``."""
+
+    def __init__(self, process_batch: ProcessBatch, max_batch_size: int,
+                 max_wait_ms: float) -> None:
+        if max_batch_size < 1:
+            raise ValueError("max_batch_size must be >= 1")
+        self._process = process_batch
+        self._max = max_batch_size
+        self._wait = max_wait_ms / 1000.0
+        self._loop = asyncio.get_running_loop()
+        # (arrival time on the loop clock, item, the submitter's future), oldest first.
+        self._pending: deque[tuple[float, Any, asyncio.Future[Any]]] = deque()
+        self._inflight: set[asyncio.Task[None]] = set()
+        self._closed = False
+        self._ticker = self._loop.create_task(self._tick())
+
+    async def _tick(self) -> None:
+        while not self._closed:
+            await asyncio.sleep(self._wait)
+            if self._pending:
+                self._dispatch()
+
+    async def submit(self, item: Any) -> Any:
+        """Queue one item and wait for its own result (or its batch's exception)."""
+        if self._closed:
+            raise RuntimeError("batcher is closed")
+        fut: asyncio.Future[Any] = self._loop.create_future()
+        self._pending.append((self._loop.time(), item, fut))
+        if len(self._pending) >= self._max:
+            self._dispatch()
+        return await fut
+
+    async def close(self) -> None:
+        """Stop accepting items, flush everything pending, and wait until all batches are done."""
+        self._closed = True
+        self._ticker.cancel()
+        while self._pending:
+            self._dispatch()
+        if self._inflight:
+            await asyncio.gather(*self._inflight, return_exceptions=True)
+
+    def _dispatch(self) -> None:
+        """Cut one batch (at most max_batch_size, oldest first) and start processing it."""
+        size = min(self._max, len(self._pending))
+        batch = [self._pending.popleft() for _ in range(size)]
+        task = self._loop.create_task(self._run_batch(batch))
+        # Keep a strong reference: the loop only holds weak references to tasks.
+        self._inflight.add(task)
+        task.add_done_callback(self._inflight.discard)
+
+    async def _run_batch(self, batch: list[tuple[float, Any, asyncio.Future[Any]]]) -> None:
+        items = [item for _, item, _ in batch]
+        futures = [fut for _, _, fut in batch]
+        try:
+            results = await self._process(items)
+        except asyncio.CancelledError:
+            for fut in futures:
+                fut.cancel()
+            raise
+        except Exception as exc:  # noqa: BLE001 - any model error goes to exactly these waiters
+            self._fail(futures, exc)
+            return
+        if not isinstance(results, list) or len(results) != len(items):
+            # zip() would silently drop the tail and leave its waiters hanging forever.
+            self._fail(futures, ValueError(
+                f"process_batch returned {len(results) if isinstance(results, list) else results!r}"
+                f" results for a batch of {len(items)}"))
+            return
+        for fut, result in zip(futures, results):
+            if not fut.done():  # a waiter may have been cancelled meanwhile
+                fut.set_result(result)
+
+    @staticmethod
+    def _fail(futures: list[asyncio.Future[Any]], exc: BaseException) -> None:
+        for fut in futures:
+            if not fut.done():
+                fut.set_exception(exc)

@@ -1,0 +1,236 @@
+"""The whole platform as subprocesses, for the end-to-end tests.
+
+A module-scoped `platform` fixture starts, against a throwaway SQLite file and its own
+redis-server: migrate, loadproblems, seeddemo, then daphne (HTTP + websockets) and a Celery
+worker on the cpu and gpu queues. Every process runs in its own process group, so teardown
+reaches the children it forked (Celery's pool) and nothing is left running after the module:
+the worker would otherwise compete for the machine's two cores with the tests that follow.
+Process output goes to log files whose tails are shown when something fails to start.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, sync_playwright
+
+ROOT = Path(__file__).resolve().parents[2]
+FRONTEND_DIR = ROOT / "frontend"
+BUNDLE = FRONTEND_DIR / "static" / "frontend" / "bundle.js"
+VENV_BIN = Path(sys.executable).parent
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+DEMO_PASSWORD = "e2e-" + secrets.token_urlsafe(12)
+START_SECONDS = 90.0
+
+
+def free_port() -> int:
+    """A loopback port free right now (the tiny race with another binder is accepted)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def log_tail(path: Path, lines: int = 40) -> str:
+    try:
+        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+    except OSError:
+        return "(no log)"
+
+
+def wait_until(check: Callable[[], bool], *, seconds: float, what: str, log: Path) -> None:
+    """Polls `check` until it holds; fails the session with the log's tail if it never does."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if check():
+            return
+        time.sleep(0.2)
+    pytest.fail(f"{what} did not become ready in {seconds:.0f} s; {log.name}:\n{log_tail(log)}")
+
+
+@dataclass
+class Processes:
+    """Long-running children, each the leader of its own process group."""
+
+    logs: Path
+    env: dict[str, str]
+    running: list[subprocess.Popen[bytes]] = field(default_factory=list)
+
+    def start(self, name: str, argv: list[str]) -> tuple[subprocess.Popen[bytes], Path]:
+        log = self.logs / f"{name}.log"
+        with log.open("wb") as out:
+            proc = subprocess.Popen(
+                argv,
+                cwd=ROOT,
+                env=self.env,
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,  # its own group: teardown signals the whole tree
+            )
+        self.running.append(proc)
+        return proc, log
+
+    def run(self, name: str, argv: list[str]) -> None:
+        """A one-shot command that must succeed (migrate, loadproblems, seeddemo)."""
+        log = self.logs / f"{name}.log"
+        with log.open("wb") as out:
+            done = subprocess.run(
+                argv, cwd=ROOT, env=self.env, stdout=out, stderr=subprocess.STDOUT, timeout=300
+            )
+        if done.returncode != 0:
+            pytest.fail(f"{' '.join(argv)} exited {done.returncode}:\n{log_tail(log)}")
+
+    def stop_all(self) -> None:
+        """SIGTERM each group, wait, then SIGKILL what is left, newest first."""
+        for proc in reversed(self.running):
+            self._signal(proc, signal.SIGTERM)
+        for proc in reversed(self.running):
+            try:
+                proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self._signal(proc, signal.SIGKILL)
+                proc.wait(timeout=15)
+            # Celery's pool children may outlive their parent by a moment: clear the group.
+            self._signal(proc, signal.SIGKILL)
+        self.running.clear()
+
+    @staticmethod
+    def _signal(proc: subprocess.Popen[bytes], sig: signal.Signals) -> None:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, sig)  # the group this fixture created for that child
+
+
+@dataclass(frozen=True)
+class Platform:
+    base_url: str
+    password: str
+    logs: Path
+
+
+def redis_ready(port: int) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=0.5) as sock:
+            sock.sendall(b"PING\r\n")
+            return sock.recv(16).startswith(b"+PONG")
+    except OSError:
+        return False
+
+
+def http_ready(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=2) as response:
+            return int(response.status) == 200
+    except (urllib.error.URLError, OSError):
+        return False
+
+
+def bundle_ensure() -> None:
+    """Rebuilds the bundle when the build tools are installed, so the page never runs stale JS."""
+    if (FRONTEND_DIR / "node_modules" / "esbuild").is_dir() and shutil.which("node"):
+        subprocess.run(["node", "build.mjs"], cwd=FRONTEND_DIR, check=True, capture_output=True)
+    if not BUNDLE.is_file():
+        pytest.fail(f"{BUNDLE} is missing: run `cd frontend && npm ci && node build.mjs`")
+
+
+@pytest.fixture(scope="module")
+def platform(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Platform]:
+    """The running platform; its URL, the demo password, and where the logs are."""
+    if shutil.which("redis-server") is None:
+        pytest.skip("redis-server is not installed")
+    bundle_ensure()
+    work = tmp_path_factory.mktemp("e2e")
+    redis_port, web_port = free_port(), free_port()
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+        "DATABASE_URL": f"sqlite:///{work / 'db.sqlite3'}",
+        "REDIS_URL": f"redis://127.0.0.1:{redis_port}/0",
+        "CELERY_BROKER_URL": f"redis://127.0.0.1:{redis_port}/0",
+        "DJANGO_SECRET_KEY": secrets.token_urlsafe(40),
+        "DJANGO_DEBUG": "0",
+        "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
+        # No warm container pool: the worker starts one container per grading, so nothing of
+        # the sandbox outlives the worker.
+        "ONSITE_SANDBOX_POOL_SIZE": "0",
+        "PATH": f"{VENV_BIN}{os.pathsep}{os.environ.get('PATH', '')}",
+        "PYTHONUNBUFFERED": "1",
+    }
+    procs = Processes(logs=work, env=env)
+    try:
+        _, redis_log = procs.start(
+            "redis",
+            ["redis-server", "--port", str(redis_port), "--bind", "127.0.0.1", "--save", "",
+             "--appendonly", "no", "--dir", str(work)],
+        )  # fmt: skip
+        wait_until(lambda: redis_ready(redis_port), seconds=20, what="redis", log=redis_log)
+
+        python = str(VENV_BIN / "python")
+        procs.run("migrate", [python, "manage.py", "migrate", "--noinput"])
+        procs.run("loadproblems", [python, "manage.py", "loadproblems"])
+        procs.run("seeddemo", [python, "manage.py", "seeddemo", "--password", DEMO_PASSWORD])
+
+        _, worker_log = procs.start(
+            "celery",
+            [str(VENV_BIN / "celery"), "-A", "config", "worker", "-Q", "cpu,gpu", "-c", "1",
+             "--pool", "prefork", "--without-gossip", "--without-mingle", "--without-heartbeat",
+             "--loglevel", "INFO"],
+        )  # fmt: skip
+        _, web_log = procs.start(
+            "daphne",
+            [str(VENV_BIN / "daphne"), "-b", "127.0.0.1", "-p", str(web_port),
+             "config.asgi:application"],
+        )  # fmt: skip
+        base_url = f"http://127.0.0.1:{web_port}"
+        wait_until(
+            lambda: http_ready(f"{base_url}/accounts/login/"),
+            seconds=START_SECONDS, what="daphne", log=web_log,
+        )  # fmt: skip
+        wait_until(
+            lambda: " ready." in worker_log.read_text(errors="replace"),
+            seconds=START_SECONDS, what="the celery worker", log=worker_log,
+        )  # fmt: skip
+        yield Platform(base_url=base_url, password=DEMO_PASSWORD, logs=work)
+    finally:
+        procs.stop_all()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    """Debian's chromium, one per test module; Playwright never downloads a browser here.
+
+    Module scope, not session: while Playwright's sync API is active, its asyncio loop counts
+    as running in this thread, which breaks Django's ORM and async_to_sync in any test that
+    runs meanwhile; closing it at the end of the module keeps that to the browser tests.
+    """
+    if not Path(CHROMIUM).exists():
+        pytest.skip("Debian's chromium is not installed (apt-get install chromium)")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()

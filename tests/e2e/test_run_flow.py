@@ -1,0 +1,128 @@
+"""End to end: a candidate logs in, runs a correct solution, then submits a wrong one.
+
+Everything is real: daphne serves the pages and the websocket, the API queues a Celery task,
+the worker grades in the Docker sandbox and streams events back through Redis. Screenshots go to
+/tmp/onsite-e2e-*.png for a person to look at.
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+if TYPE_CHECKING:
+    from conftest import Platform
+
+pytestmark = pytest.mark.e2e
+
+PACKAGE = Path(__file__).resolve().parents[2] / "problems" / "bank" / "token-bucket"
+PROBLEM_URL = "/problems/token-bucket/"
+# Grading starts a container per submission; on a busy two-core machine that can take a while.
+GRADING_TIMEOUT_MS = 180_000
+
+
+def package_json(name: str) -> list[dict[str, Any]]:
+    tests: list[dict[str, Any]] = json.loads((PACKAGE / "tests" / name).read_text())
+    return tests
+
+
+def wrong_solution() -> str:
+    """The first known-wrong solution the package says gets WA (it fails some hidden tests)."""
+    meta = tomllib.loads((PACKAGE / "problem.toml").read_text())
+    first = next(w for w in meta["wrong"] if w["verdict"] == "WA")
+    return (PACKAGE / first["file"]).read_text()
+
+
+def compact(value: Any) -> str:
+    """A value as the results panel prints short JSON: no spaces."""
+    return json.dumps(value, separators=(",", ":"))
+
+
+@pytest.fixture
+def page(browser: Browser, platform: Platform) -> Iterator[Page]:
+    context = browser.new_context(
+        base_url=platform.base_url, viewport={"width": 1400, "height": 1000}
+    )
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    yield page
+    context.close()
+    assert errors == [], f"uncaught errors in the page: {errors}"
+
+
+def log_in(page: Page, platform: Platform) -> None:
+    """Opens the problem, is sent to the login form, and comes back to the problem."""
+    page.goto(PROBLEM_URL)
+    page.fill("input[name=username]", "candidate")
+    page.fill("input[name=password]", platform.password)
+    page.click("form.login-form button[type=submit]")
+    expect(page).to_have_url(platform.base_url + PROBLEM_URL)
+    expect(page.locator("#problem")).to_have_attribute("data-ready", "true")
+
+
+def test_anonymous_user_is_sent_to_the_login_page(page: Page, platform: Platform) -> None:
+    page.goto(PROBLEM_URL)
+
+    expect(page).to_have_url(f"{platform.base_url}/accounts/login/?next={PROBLEM_URL}")
+    expect(page.locator("input[name=username]")).to_be_visible()
+    assert page.locator("#editor").count() == 0
+
+
+def test_run_shows_live_results_then_submit_shows_only_the_aggregate(
+    page: Page, platform: Platform
+) -> None:
+    public = package_json("public.json")
+    hidden = package_json("hidden.json")
+    reference = (PACKAGE / "reference.py").read_text()
+    log_in(page, platform)
+    expect(page.locator("h1#problem-title")).to_have_text("Token-bucket rate limiter")
+
+    # Run a correct solution: one AC row per public test, filled in without a page load.
+    page.evaluate("window.__sameDocument = true")
+    page.evaluate("code => window.onsiteEditor.setCode(code)", reference)
+    page.click("#run-button")
+
+    summary = page.locator("#result-summary")
+    expect(summary).to_contain_text(
+        f"passed {len(public)} of {len(public)}", timeout=GRADING_TIMEOUT_MS
+    )
+    rows = page.locator("tbody.test")
+    expect(rows).to_have_count(len(public))
+    expect(rows.locator(".verdict")).to_have_text(["AC"] * len(public))
+    expect(rows.locator(".test-name")).to_have_text([t["name"] for t in public])
+    assert page.evaluate("window.__sameDocument") is True
+    page.screenshot(path="/tmp/onsite-e2e-run.png", full_page=True)
+
+    # Submit a wrong solution: public rows, a hidden-test count, the aggregate by tag.
+    page.evaluate("code => window.onsiteEditor.setCode(code)", wrong_solution())
+    page.click("#submit-button")
+
+    total = len(public) + len(hidden)
+    expect(summary).to_contain_text(f" of {total}", timeout=GRADING_TIMEOUT_MS)
+    expect(summary.locator(".verdict")).to_have_text("WA")
+    passed = int(summary.inner_text().split("passed ", 1)[1].split(" of ", 1)[0])
+    assert passed < total
+    expect(summary.locator(".by-tag li")).not_to_have_count(0)
+    expect(page.locator("#result-progress")).to_contain_text(f"of {total}")
+    expect(rows).to_have_count(len(public))
+    assert page.evaluate("window.__sameDocument") is True
+    page.screenshot(path="/tmp/onsite-e2e-submit.png", full_page=True)
+
+    # Nothing identifies a hidden test: neither its name nor its input reaches the page.
+    html = page.content()
+    visible_text = page.locator(".statement").inner_text()
+    public_names = {t["name"] for t in public}
+    public_inputs = {compact(t["input"]) for t in public}
+    for test in hidden:
+        name, hidden_input = test["name"], compact(test["input"])
+        if name not in public_names and name not in visible_text:
+            assert name not in html, f"hidden test name leaked: {name}"
+        if len(hidden_input) > 12 and hidden_input not in public_inputs:
+            assert hidden_input not in html, f"hidden test input leaked: {name}"

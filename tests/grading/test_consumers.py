@@ -1,0 +1,62 @@
+"""Who may open a submission's websocket, and with what close code the others are refused."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from asgiref.sync import async_to_sync
+from channels.routing import URLRouter
+from channels.testing import WebsocketCommunicator
+from django.contrib.auth.models import AnonymousUser
+
+from config.asgi import application
+from config.routing import websocket_urlpatterns
+from grading.consumers import CLOSE_FORBIDDEN, CLOSE_NOT_FOUND, CLOSE_UNAUTHENTICATED
+from grading.models import Submission
+from tests.factories import ADD_ONE, tiny_problem, user_with_role
+from tests.grading.test_pipeline import WithUser
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+async def _close_code(app: Any, path: str, headers: list[tuple[bytes, bytes]] | None = None) -> int | None:
+    communicator = WebsocketCommunicator(app, path, headers=headers or [(b"origin", b"http://localhost")])
+    connected, _ = await communicator.connect()
+    assert connected
+    output = await communicator.receive_output(timeout=5)
+    await communicator.wait()
+    return output.get("code") if output["type"] == "websocket.close" else None
+
+
+def close_code(app: Any, path: str) -> int | None:
+    return async_to_sync(_close_code)(app, path)
+
+
+def _submission() -> Submission:
+    problem = tiny_problem()
+    owner = user_with_role("owner", "candidate")
+    return Submission.objects.create(user=owner, problem=problem, version=problem.live_version,
+                                     mode="run", code=ADD_ONE)
+
+
+def test_without_a_session_the_socket_closes_4401() -> None:
+    submission = _submission()
+    assert close_code(application, f"/ws/submissions/{submission.pk}/") == CLOSE_UNAUTHENTICATED
+
+
+def test_unknown_submission_closes_4404() -> None:
+    app = WithUser(URLRouter(websocket_urlpatterns), user_with_role("someone", "candidate"))
+    assert close_code(app, "/ws/submissions/999999/") == CLOSE_NOT_FOUND
+
+
+def test_another_candidates_submission_closes_4403() -> None:
+    submission = _submission()
+    app = WithUser(URLRouter(websocket_urlpatterns), user_with_role("other", "candidate"))
+    assert close_code(app, f"/ws/submissions/{submission.pk}/") == CLOSE_FORBIDDEN
+
+
+def test_anonymous_user_in_scope_closes_4401() -> None:
+    submission = _submission()
+    app = WithUser(URLRouter(websocket_urlpatterns), AnonymousUser())
+    assert close_code(app, f"/ws/submissions/{submission.pk}/") == CLOSE_UNAUTHENTICATED

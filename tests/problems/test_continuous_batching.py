@@ -1,0 +1,260 @@
+"""continuous-batching-engine: the package's driver, checker and support, run in-process.
+
+The problem folder has dashes in its name, so its modules are loaded by path (bench/batching.py
+does it the way the sandbox harness and the worker do: `import support` resolves to the
+package's support.py). The real sandbox run is `manage.py grade`; these tests pin the grading
+logic itself: the reference passes every test, each known-wrong engine fails the group it
+targets with the verdict problem.toml declares, and the ideal-ratio arithmetic is right.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import tomllib
+import types
+from typing import Any
+
+import pytest
+
+from bench.batching import (
+    PACKAGE_DIR,
+    Graded,
+    Package,
+    grade,
+    grade_all,
+    load_package,
+    load_solution,
+)
+
+PRIORITY = ("IE", "TLE", "MLE", "OLE", "RE", "WA", "AC")
+META = tomllib.loads((PACKAGE_DIR / "problem.toml").read_text(encoding="utf-8"))
+ALL_TESTS = [
+    *json.loads((PACKAGE_DIR / "tests" / "public.json").read_text(encoding="utf-8")),
+    *json.loads((PACKAGE_DIR / "tests" / "hidden.json").read_text(encoding="utf-8")),
+]
+# The hidden-suite group each known-wrong engine exists to be caught by.
+TARGETS = {
+    "wrong/static_batching.py": {"work_conservation", "throughput"},
+    "wrong/leaky_refill.py": {"correctness"},
+    "wrong/stop_sequence_no_straddle.py": {"correctness", "edge"},
+    "wrong/max_tokens_off_by_one.py": {"correctness", "edge"},
+    "wrong/drops_tail.py": {"exactly_once", "edge"},
+    "wrong/over_capacity.py": {"capacity"},
+    "wrong/stop_matcher_reset.py": {"edge"},
+    "wrong/stop_checks_prompt.py": {"edge"},
+}
+
+
+@pytest.fixture(scope="module")
+def pkg() -> Package:
+    return load_package()
+
+
+@pytest.fixture(scope="module")
+def reference() -> types.ModuleType:
+    return load_solution(PACKAGE_DIR / "reference.py")
+
+
+def _worst(results: list[Graded]) -> str:
+    return min((r.verdict for r in results), key=PRIORITY.index, default="IE")
+
+
+def _by_name(name: str) -> dict[str, Any]:
+    return next(t for t in ALL_TESTS if t["name"] == name)
+
+
+@pytest.mark.parametrize("name", [t["name"] for t in ALL_TESTS])
+def test_reference_passes(pkg: Package, reference: types.ModuleType, name: str) -> None:
+    result = grade(pkg, reference, _by_name(name))
+
+    assert result.verdict == "AC", result.message
+
+
+def test_hidden_suite_covers_every_group_and_tag(pkg: Package) -> None:
+    groups = {t["input"]["group"] for t in pkg.hidden}
+    tags = {t["tag"] for t in pkg.hidden}
+
+    assert groups == {"correctness", "exactly_once", "capacity", "work_conservation", "edge",
+                      "throughput"}
+    assert tags == {"correctness", "edge_cases", "performance"}
+    assert all(pkg.support.model_config(t["input"])["tier"] == "torch" for t in pkg.hidden)
+    assert all(pkg.support.model_config(t["input"])["tier"] == "sim" for t in pkg.public)
+
+
+def test_starter_does_not_pass(pkg: Package) -> None:
+    results = grade_all(pkg, load_solution(PACKAGE_DIR / "starter.py"), hidden=False)
+
+    assert {r.verdict for r in results} == {"RE"}
+
+
+def test_every_wrong_engine_is_listed_with_a_target() -> None:
+    listed = {w["file"] for w in META["wrong"]}
+    on_disk = {f"wrong/{p.name}" for p in (PACKAGE_DIR / "wrong").glob("*.py")}
+
+    assert listed == on_disk == set(TARGETS)
+
+
+@pytest.mark.parametrize("entry", META["wrong"], ids=lambda w: w["file"])
+def test_wrong_engine_fails_its_group(pkg: Package, entry: dict[str, str]) -> None:
+    results = grade_all(pkg, load_solution(PACKAGE_DIR / entry["file"]))
+    failed_groups = {r.group for r in results if r.hidden and r.verdict != "AC"}
+
+    assert _worst(results) == entry["verdict"]
+    assert TARGETS[entry["file"]] <= failed_groups, failed_groups
+
+
+def test_ideal_ratio_hand_worked_case(pkg: Package) -> None:
+    support = pkg.support
+    # B = 2, lengths 1, 3, 1, 3 all at step 0.
+    # static: {1, 3} takes 3 calls, then {1, 3} takes 3: 6.
+    # continuous: step 0 {r0, r1} (r0 ends); 1 {r1, r2} (r2 ends); 2 {r1, r3} (r1 ends);
+    # 3 {r3}; 4 {r3}: 5 calls.
+    lengths, arrivals = [1, 3, 1, 3], [0, 0, 0, 0]
+
+    assert support.simulate(lengths, arrivals, 2, "continuous") == [2, 2, 2, 1, 1]
+    assert support.model_calls(lengths, arrivals, 2, "static") == 6
+    assert support.ideal_ratio(lengths, arrivals, 2) == pytest.approx(6 / 5)
+    # One long request and four short ones: static 4 + 1 + 1 = 6, continuous 4.
+    assert support.ideal_ratio([4, 1, 1, 1, 1], [0] * 5, 2) == pytest.approx(1.5)
+    # max_tokens 0 takes no slot and no call; a late arrival leaves idle steps (no calls).
+    assert support.simulate([0, 2, 1], [0, 0, 5], 1, "continuous") == [1, 1, 0, 0, 0, 1]
+
+
+def test_finish_length_counts_generated_tokens_only(pkg: Package) -> None:
+    finish = pkg.support.finish_length
+
+    assert finish([4, 5, 6, 7], 10, None, [5, 6]) == 3
+    assert finish([7, 7, 8], 10, None, [7, 8]) == 3  # overlapping partial match
+    assert finish([1, 2], 2, None, [9, 9, 9]) == 2  # stop sequence longer than the output
+    assert finish([3, 1], 5, 3, None) == 1  # stop token first
+    assert finish([1, 2], 5, None, None) is None  # not finished yet
+    assert finish([], 0, None, None) == 0
+
+
+class _ToyModel:
+    """The statement's example model: next token = (last + 1) % 10; records its calls."""
+
+    def __init__(self) -> None:
+        self.calls: list[list[list[int]]] = []
+
+    def __call__(self, prefixes: list[list[int]]) -> list[int]:
+        self.calls.append([list(p) for p in prefixes])
+        return [(p[-1] + 1) % 10 for p in prefixes]
+
+
+class _Req:
+    def __init__(self, rid: str, prompt: list[int], max_tokens: int, sink: dict[str, Any],
+                 stop_token: int | None = None, stop_sequence: list[int] | None = None) -> None:
+        self.request_id, self.prompt, self.max_tokens = rid, prompt, max_tokens
+        self.stop_token, self.stop_sequence = stop_token, stop_sequence
+        self.callback = lambda request_id, tokens: sink.setdefault(request_id, list(tokens))
+
+
+def test_statement_examples_hold_for_the_reference(reference: types.ModuleType) -> None:
+    model, done = _ToyModel(), {}
+    engine = reference.Engine(model, 2)
+    for req in (_Req("A", [1], 3, done), _Req("B", [5], 1, done), _Req("C", [7], 2, done)):
+        engine.submit(req)
+    engine.run_until_idle()
+
+    assert done == {"B": [6], "A": [2, 3, 4], "C": [8, 9]}
+    assert model.calls == [[[1], [5]], [[1, 2], [7]], [[1, 2, 3], [7, 8]]]
+
+    model, done = _ToyModel(), {}
+    engine = reference.Engine(model, 1)
+    engine.submit(_Req("D", [3], 10, done, stop_sequence=[5, 6]))
+    engine.submit(_Req("E", [8, 9], 5, done, stop_token=9, stop_sequence=[9, 0]))
+    engine.submit(_Req("F", [2], 0, done))
+    steps = 0
+    while engine.step():
+        steps += 1
+
+    assert done == {"D": [4, 5, 6], "E": [0, 1, 2, 3, 4], "F": []}
+    assert len(model.calls) == 8 and steps == 9
+
+
+def test_torch_model_gives_the_same_tokens_alone_and_batched(pkg: Package) -> None:
+    support = pkg.support
+    model = support.build_model(support.model_config({"model": {"tier": "torch"}}), "cpu")
+    prefixes = [[1, 2, 3], [5], [7, 8, 9, 10, 11, 12, 13], [4, 4]]
+    batched = model.logits(prefixes)
+
+    for row, prefix in enumerate(prefixes):
+        alone = model.logits([prefix])[0]
+        assert float((batched[row] - alone).abs().max()) < 1e-4
+    assert model(prefixes) == [model([p])[0] for p in prefixes]
+
+
+def test_checker_forgives_a_divergence_only_at_a_near_tie(pkg: Package,
+                                                          reference: types.ModuleType,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    test_input = {"capacity": 2, "group": "correctness", "model": {"tier": "torch", "seed": 7},
+                  "requests": [{"id": "a", "prompt": [1, 2, 3], "max_tokens": 6},
+                               {"id": "b", "prompt": [9, 8], "max_tokens": 4}]}
+    output = json.loads(json.dumps(pkg.driver.run(reference, test_input)))
+    # Pretend the sandbox's GPU flipped token #3 of request a (and so everything after it).
+    forged = copy.deepcopy(output)
+    flipped = forged["generated"][0][:2] + [(t + 1) % 64 for t in forged["generated"][0][2:]]
+    forged["generated"][0] = flipped
+    for callback in forged["callbacks"]:
+        if callback[0] == 0:
+            callback[2] = flipped
+
+    ok, message = pkg.checker.check(test_input, None, forged)
+    assert not ok and "token #3" in message
+
+    monkeypatch.setattr(pkg.support, "MARGIN_TOLERANCE", 1e9)  # every position a near-tie
+    ok, message = pkg.checker.check(test_input, None, forged)
+    assert ok and "forgiven" in message, message
+
+
+def test_checker_rejects_a_disturbed_baseline(pkg: Package, reference: types.ModuleType) -> None:
+    test = next(t for t in pkg.hidden if t["input"]["group"] == "throughput")
+    output = json.loads(json.dumps(pkg.driver.run(reference, test["input"])))
+    output["baseline"]["calls"] += 7
+
+    ok, message = pkg.checker.check(test["input"], None, output)
+
+    assert not ok and "baseline" in message
+
+
+class _Runaway:
+    """An engine that never goes idle: step() always claims there is work."""
+
+    def __init__(self, model_next: Any, capacity: int) -> None:
+        self.queue: list[Any] = []
+
+    def submit(self, request: Any) -> None:
+        self.queue.append(request)
+
+    def step(self) -> bool:
+        return True
+
+    def run_until_idle(self) -> None:
+        while self.step():
+            pass
+
+
+@pytest.mark.parametrize("drain", ["step", "run_until_idle"])
+def test_driver_stops_an_engine_that_never_goes_idle(pkg: Package, drain: str) -> None:
+    test_input = dict(_by_name("two slots, three requests")["input"], drain=drain)
+    solution = types.SimpleNamespace(Engine=_Runaway)
+
+    output = json.loads(json.dumps(pkg.driver.run(solution, test_input)))
+    ok, message = pkg.checker.check(test_input, None, output)
+
+    assert output["error"] and not ok
+    assert "never got its callback" in message or "still busy" in message
+
+
+def test_checker_loads_like_the_worker(reference: types.ModuleType, pkg: Package) -> None:
+    judge = pytest.importorskip("grading.judge")
+    checker = judge.Checker((PACKAGE_DIR / "checker.py").read_text(encoding="utf-8"),
+                            (PACKAGE_DIR / "support.py").read_text(encoding="utf-8"))
+    test = pkg.public[0]
+    output = json.loads(json.dumps(pkg.driver.run(reference, test["input"])))
+
+    ok, message = checker.check(test["input"], test["expected"], output)
+
+    assert ok, message

@@ -1,0 +1,223 @@
+"""Pure logic of the sandbox, no Docker: normalisation, classification, framing, limits."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import signal
+import struct
+import subprocess
+import sys
+from collections import OrderedDict, deque
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from sandbox import Limits, Status, TestInput
+from sandbox.docker_runner import _Demux, _outcome_from_frame, _parse_frame
+from sandbox.harness import runner
+from sandbox.types import validate_request
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class LyingInt(int):
+    def __eq__(self, other: object) -> bool:
+        return True
+
+    __hash__ = int.__hash__
+
+
+class LyingList(list):  # type: ignore[type-arg]
+    def __eq__(self, other: object) -> bool:
+        return True
+
+
+def test_normalise_containers_and_keys() -> None:
+    value = {
+        "t": (1, 2),
+        "s": {3, 1, 2},
+        1: "int key",
+        None: "none key",
+        (1, 2): "tuple key",
+        "d": deque([1]),
+        "o": OrderedDict(a=1),
+    }
+    assert runner.normalise(value) == {
+        "t": [1, 2],
+        "s": [1, 2, 3],
+        "1": "int key",
+        "null": "none key",
+        "[1, 2]": "tuple key",
+        "d": [1],
+        "o": {"a": 1},
+    }
+
+
+def test_normalise_numpy_values() -> None:
+    assert runner.normalise(np.arange(3)) == [0, 1, 2]
+    assert runner.normalise(np.float32(1.5)) == 1.5
+    assert type(runner.normalise(np.int64(7))) is int
+    assert runner.normalise({"m": np.eye(2)}) == {"m": [[1.0, 0.0], [0.0, 1.0]]}
+
+
+def test_normalise_strips_lying_subclasses() -> None:
+    out = runner.normalise([LyingInt(3), LyingList([1])])
+    assert out == [3, [1]]
+    assert type(out[0]) is int and type(out[1]) is list
+    assert json.loads(runner.encode_result(LyingInt(5), 1000)) == 5
+
+
+def test_normalise_mixed_set_and_special_floats() -> None:
+    assert runner.normalise({1, "a"}) == ["a", 1]  # mixed types: ordered by their JSON text
+    text = runner.encode_result([math.nan, math.inf, -math.inf], 1000)
+    assert text == "[NaN,Infinity,-Infinity]"
+    assert runner.normalise(True) is True and runner.normalise(1) == 1
+
+
+def test_normalise_limits() -> None:
+    nested: list[object] = []
+    cursor = nested
+    for _ in range(runner.MAX_DEPTH + 5):
+        inner: list[object] = []
+        cursor.append(inner)
+        cursor = inner
+    with pytest.raises(runner.ResultTooLarge):
+        runner.normalise(nested)
+    loop: list[object] = []
+    loop.append(loop)
+    with pytest.raises(runner.ResultTooLarge):
+        runner.normalise(loop)
+    with pytest.raises(runner.ResultTooLarge):
+        runner.encode_result("x" * 2000, 1000)
+    with pytest.raises(runner.Unserialisable):
+        runner.normalise(object())
+
+
+def test_classify_statuses() -> None:
+    def make(**kw: object) -> str:
+        args: dict[str, object] = dict(
+            reason="", status=0, res_buf=b"", cpu_ms=1.0, cpu_limit_s=1.0, wall_s=1.0,
+            oom_killed=False, out_cap=10,
+        )  # fmt: skip
+        args.update(kw)
+        return str(runner.classify(**args)["status"])  # type: ignore[arg-type]
+
+    ok = b'{"status":"ok","output":[1]}'
+    assert make(res_buf=ok) == "ok"
+    assert make(reason="timeout") == "timeout"
+    assert make(reason="timeout", cpu_ms=1000.0) == "cpu"
+    assert make(reason="output") == "output"
+    assert make(status=signal.SIGXCPU) == "cpu"
+    assert make(status=signal.SIGKILL, oom_killed=True) == "memory"
+    assert make(status=signal.SIGKILL, cpu_ms=1500.0) == "cpu"
+    assert make(status=signal.SIGSEGV) == "crash"
+    assert make(status=0) == "crash"  # exited 0 without a result: os._exit(0)
+    assert make(status=0, res_buf=b"garbage") == "crash"
+    assert make(status=runner.CHILD_EXIT_MEMORY << 8) == "memory"
+    assert make(res_buf=b'{"status":"ok","output":1}', cpu_ms=2500.0) == "cpu"
+
+
+def test_build_header_keeps_inputs_out_of_the_header() -> None:
+    job = {
+        "nonce": "0" * 32,
+        "solution": "def f(): pass",
+        "driver": {"kind": "function", "entry": "f"},
+        "tests": [{"name": "a", "input": {"args": [1]}}, {"name": "b", "input": {"secret": 2}}],
+        "limits": {"test_wall_seconds": 1, "test_cpu_seconds": 1},
+    }
+    fd = os.memfd_create("test-inputs")
+    try:
+        header = runner.build_header(json.dumps(job).encode(), fd)
+        assert "secret" not in json.dumps(header)
+        refs = header["tests"]
+        assert [r["name"] for r in refs] == ["a", "b"]
+        assert runner.load_input({"inputs_fd": fd}, refs[1]) == {"secret": 2}
+    finally:
+        os.close(fd)
+    with pytest.raises(ValueError):
+        runner.build_header(json.dumps({**job, "driver": {"kind": "nope"}}).encode(), None)
+    with pytest.raises(ValueError):
+        runner.build_header(json.dumps({**job, "modules": {"solution": "x"}}).encode(), None)
+
+
+def test_nonce_is_lifted_out_of_the_raw_job() -> None:
+    nonce = "ab12" * 8
+    buf = bytearray(json.dumps({"nonce": nonce, "x": 1}).encode() + b"\n")
+    length = buf.index(b"\n")
+    holder = runner.Nonce.extract(buf, length)
+    assert nonce.encode() not in buf
+    assert json.loads(bytes(buf[:length]))["nonce"] == "0" * 32
+    read_fd, write_fd = os.pipe()
+    saved = os.dup(1)
+    try:
+        os.dup2(write_fd, 1)
+        holder.write_frame({"type": "done"})
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+        os.close(write_fd)
+    line = os.read(read_fd, 4096)
+    os.close(read_fd)
+    assert line == f'@@{nonce} {{"type":"done"}}\n'.encode()
+    with pytest.raises(ValueError):
+        runner.Nonce.extract(bytearray(b'{"x": 1, "nonce": "' + b"a" * 32 + b'"}'), 50)
+
+
+def test_harness_refuses_to_run_outside_a_container() -> None:
+    # kill(-1) on the host would be a disaster: the guard must hold even with the env marker.
+    result = subprocess.run(
+        [sys.executable, "-I", str(ROOT / "sandbox/harness/runner.py")],
+        input=b"", capture_output=True, env={"ONSITE_SANDBOX": "1"}, timeout=30, check=False,
+    )  # fmt: skip
+    assert result.returncode == runner.EXIT_REFUSED
+    assert b"refusing" in result.stderr
+
+
+def test_demux_and_frames() -> None:
+    demux = _Demux()
+    raw = struct.pack(">BxxxL", 1, 5) + b"hello" + struct.pack(">BxxxL", 2, 3) + b"err"
+    assert demux.feed(raw[:7]) == []
+    assert demux.feed(raw[7:]) == [(1, b"hello"), (2, b"err")]
+    prefix = b"@@n0nce "
+    assert _parse_frame(b"@@other {}", prefix) is None
+    assert _parse_frame(b"@@n0nce {bad", prefix) is None
+    tests = [TestInput("a", 1), TestInput("b", 2)]
+    frame = {"type": "test", "index": 0, "name": "a", "status": "ok", "output": [1],
+             "time_ms": 1.5, "cpu_ms": True, "stdout": "x" * 100, "error": 3}  # fmt: skip
+    outcome = _outcome_from_frame(frame, 0, tests, Limits(output_bytes=10))
+    assert outcome is not None
+    assert (outcome.output, outcome.cpu_ms, outcome.stdout, outcome.error) == (
+        [1],
+        0.0,
+        "x" * 10,
+        "",
+    )
+    assert _outcome_from_frame({**frame, "index": 1}, 0, tests, Limits()) is None  # out of order
+    assert _outcome_from_frame({**frame, "name": "b"}, 0, tests, Limits()) is None
+    weird = _outcome_from_frame({**frame, "status": "bogus"}, 0, tests, Limits())
+    assert weird is not None and weird.status == Status.CRASH and weird.output is None
+
+
+def test_limits() -> None:
+    limits = Limits(test_wall_seconds=2.0, startup_margin_seconds=10.0)
+    assert limits.total_wall_seconds(3) == pytest.approx(10.0 + 3 * 2.5)
+    assert limits.harness_limits()["output_bytes"] == 65536
+    with pytest.raises(ValueError):
+        Limits(test_wall_seconds=0)
+    with pytest.raises(ValueError):
+        Limits(memory_mb=8)
+    with pytest.raises(ValueError):
+        validate_request({"kind": "ops"}, None)
+    with pytest.raises(ValueError):
+        validate_request({"kind": "function", "entry": "f"}, {"solution": "x"})
+    validate_request({"kind": "custom", "source": "def run(s, i): pass"}, {"support": ""})
+
+
+def test_sandbox_never_imports_django() -> None:
+    code = "import sys, sandbox, sandbox.image, sandbox.pool; print('django' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=ROOT, check=True, timeout=60)  # fmt: skip
+    assert out.stdout.strip() == "False"

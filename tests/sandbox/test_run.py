@@ -1,0 +1,360 @@
+"""``sandbox.run`` against the real image: honest drivers, then every way a solution misbehaves.
+
+Several behaviours share one run (one container) on purpose: it keeps the suite fast and also
+proves the harness recovers after each bad test.
+"""
+
+from __future__ import annotations
+
+import math
+import textwrap
+
+import pytest
+
+from sandbox import Limits, RunResult, SandboxError, TestInput, TestOutcome, run
+
+pytestmark = pytest.mark.docker
+
+FAST = Limits(test_wall_seconds=1.0, test_cpu_seconds=1.0, memory_mb=128, output_bytes=4096,
+              result_bytes=65536, startup_margin_seconds=30.0)  # fmt: skip
+
+
+def run_cases(image: str, solution: str, cases: list[str], limits: Limits = FAST) -> RunResult:
+    """Run ``solve(case)`` for each case name, one test per case (test name = case)."""
+    return run(
+        solution=textwrap.dedent(solution),
+        driver={"kind": "function", "entry": "solve"},
+        tests=[TestInput(name=case, input={"args": [case]}) for case in cases],
+        limits=limits,
+        image=image,
+    )
+
+
+def by_name(result: RunResult) -> dict[str, TestOutcome]:
+    return {o.name: o for o in result.outcomes}
+
+
+def test_function_driver_passes_outputs_through(sandbox_image: str) -> None:
+    streamed: list[TestOutcome] = []
+    solution = """
+        import numpy as np
+
+        def solve(a, b=0, *, scale=1):
+            print("adding", a, b)
+            return {"sum": (a + b) * scale, "arr": np.arange(3) * scale, "set": {b, a},
+                    7: math_nan()}
+
+        def math_nan():
+            return float("nan")
+    """
+    result = run(
+        solution=textwrap.dedent(solution),
+        driver={"kind": "function", "entry": "solve"},
+        tests=[
+            TestInput("t0", {"args": [1, 2]}),
+            TestInput("t1", {"args": [3], "kwargs": {"scale": 2}}),
+        ],
+        limits=FAST,
+        image=sandbox_image,
+        on_outcome=streamed.append,
+    )
+    assert result.cold_start and result.run_id and result.wall_ms > 0
+    assert [o.index for o in streamed] == [0, 1]
+    assert streamed == list(result.outcomes)
+    first, second = result.outcomes
+    assert first.status == "ok", first.error
+    assert first.output["sum"] == 3 and first.output["arr"] == [0, 1, 2]
+    assert first.output["set"] == [1, 2] and math.isnan(first.output["7"])
+    assert first.stdout == "adding 1 2\n"
+    assert second.output["sum"] == 6 and second.output["set"] == [0, 3]
+    assert first.time_ms > 0 and first.cpu_ms >= 0
+
+
+def test_ops_driver_snapshots_each_return(sandbox_image: str) -> None:
+    solution = """
+        class Stack:
+            def __init__(self, *items):
+                self.items = list(items)
+            def push(self, x):
+                self.items.append(x)
+            def view(self):
+                return self.items  # the same list object, mutated by later ops
+            def pop(self):
+                return self.items.pop()
+    """
+    ops = [["push", 3], ["view"], ["pop"], ["view"], ["push", (1, 2)]]
+    result = run(
+        solution=textwrap.dedent(solution),
+        driver={"kind": "ops", "entry": "Stack"},
+        tests=[TestInput("ops", {"init": [1, 2], "ops": ops})],
+        limits=FAST,
+        image=sandbox_image,
+    )
+    (outcome,) = result.outcomes
+    assert outcome.status == "ok", outcome.error
+    assert outcome.output == [None, [1, 2, 3], 3, [1, 2], None]
+
+
+def test_custom_driver_with_support_module(sandbox_image: str) -> None:
+    driver = """
+        import random
+        import support
+
+        def run(solution, input):
+            rng = random.Random(input["seed"])
+            data = [rng.randint(0, 100) for _ in range(input["n"])]
+            return {"digest": support.digest(solution.sort_numbers(data)), "n": len(data)}
+    """
+    support = """
+        import hashlib, json
+        def digest(values):
+            return hashlib.sha256(json.dumps(values).encode()).hexdigest()[:12]
+    """
+    solution = "def sort_numbers(xs):\n    return sorted(xs)\n"
+    result = run(
+        solution=solution,
+        driver={"kind": "custom", "source": textwrap.dedent(driver)},
+        tests=[TestInput("big", {"n": 100_000, "seed": 7})],
+        limits=Limits(test_wall_seconds=10, test_cpu_seconds=10),
+        image=sandbox_image,
+        modules={"support": textwrap.dedent(support)},
+    )
+    (outcome,) = result.outcomes
+    assert outcome.status == "ok", outcome.error
+    assert outcome.output["n"] == 100_000 and len(outcome.output["digest"]) == 12
+
+
+MISBEHAVING = """
+    import os, signal, sys, time
+
+    STATE = {"calls": 0}
+
+    def solve(case):
+        STATE["calls"] += 1
+        if case == "isolation_write":
+            open("/tmp/leftover", "w").write("x")
+            open("solution_helper.txt", "w").write("x")
+            return STATE["calls"]
+        if case == "isolation_read":
+            return [STATE["calls"], os.path.exists("/tmp/leftover"),
+                    os.path.exists("solution_helper.txt")]
+        if case == "raise":
+            return helper()
+        if case == "sys_exit":
+            sys.exit(0)
+        if case == "keyboard_interrupt":
+            raise KeyboardInterrupt
+        if case == "sleep":
+            time.sleep(30)
+        if case == "stdin_read":
+            return sys.stdin.read()
+        if case == "sigstop_self":
+            os.kill(os.getpid(), signal.SIGSTOP)
+            return "resumed?"
+        if case == "exit_mid_run":
+            os._exit(0)
+        if case == "segfault":
+            os.kill(os.getpid(), signal.SIGSEGV)
+        if case == "print_flood":
+            while True:
+                print("spam" * 100)
+        if case == "huge_return":
+            return "x" * 200_000
+        if case == "oom":
+            hog = [bytearray(32 * 1024 * 1024) for _ in range(64)]
+            return len(hog)
+        if case == "memory_error":
+            return len(bytearray(1 << 47))
+        if case == "unserialisable":
+            return object()
+        if case == "daemon":
+            if os.fork() == 0:
+                os.setsid()
+                if os.fork() == 0:
+                    while True:
+                        time.sleep(0.05)
+                os._exit(0)
+            os.wait()
+            return "spawned"
+        if case == "others_alive":
+            me, parent = os.getpid(), os.getppid()
+            return sorted(int(p) for p in os.listdir("/proc")
+                          if p.isdigit() and int(p) not in (1, me, parent))
+        if case == "fork_bomb":
+            children = 0
+            try:
+                while True:
+                    if os.fork() == 0:
+                        time.sleep(60)
+                        os._exit(0)
+                    children += 1
+            except OSError:
+                return children > 0
+        return "ok"
+
+    def helper():
+        raise ValueError("boom")
+"""
+
+
+def test_misbehaving_solutions_get_their_status(sandbox_image: str) -> None:
+    cases = [
+        "isolation_write", "isolation_read", "raise", "sys_exit", "keyboard_interrupt", "sleep",
+        "stdin_read", "sigstop_self", "exit_mid_run", "segfault", "print_flood", "huge_return",
+        "oom", "memory_error", "unserialisable", "daemon", "others_alive", "fork_bomb",
+        "others_alive", "plain",
+    ]  # fmt: skip
+    result = run_cases(sandbox_image, MISBEHAVING, cases)
+    assert [o.name for o in result.outcomes] == cases
+    out = by_name(result)
+    status = {name: o.status for name, o in out.items()}
+    # Fresh process per test: module globals and files do not leak into the next test.
+    assert out["isolation_write"].output == 1
+    assert out["isolation_read"].output == [1, False, False]
+    assert status["raise"] == "error" and out["raise"].exc_type == "ValueError"
+    assert "Traceback" in out["raise"].error and "boom" in out["raise"].error
+    assert "solution.py" in out["raise"].error and "runner.py" not in out["raise"].error
+    assert (status["sys_exit"], out["sys_exit"].exc_type) == ("error", "SystemExit")
+    assert out["keyboard_interrupt"].exc_type == "KeyboardInterrupt"
+    assert status["sleep"] == status["stdin_read"] == status["sigstop_self"] == "timeout"
+    assert status["exit_mid_run"] == status["segfault"] == "crash"
+    assert "SIGSEGV" in out["segfault"].error
+    assert status["print_flood"] == "output" and len(out["print_flood"].stdout) <= 4096
+    assert status["huge_return"] == "output"
+    assert status["oom"] == "memory"  # OOM-killed, never RE
+    assert status["memory_error"] == "memory"  # MemoryError, never RE
+    assert status["unserialisable"] == "error"
+    assert status["daemon"] == "ok"
+    # The daemon and the fork bomb's children were killed after their tests.
+    assert [o.output for o in result.outcomes if o.name == "others_alive"] == [[], []]
+    assert status["fork_bomb"] == "ok" and out["fork_bomb"].output is True
+    assert status["plain"] == "ok" and out["plain"].output == "ok"
+
+
+def test_cpu_limit(sandbox_image: str) -> None:
+    solution = """
+        import signal
+
+        def solve(case):
+            if case == "handles_sigxcpu":
+                signal.signal(signal.SIGXCPU, lambda *a: None)
+            while True:
+                pass
+    """
+    limits = Limits(test_wall_seconds=8.0, test_cpu_seconds=1.0, memory_mb=128)
+    result = run_cases(sandbox_image, solution, ["busy", "handles_sigxcpu"], limits)
+    assert [o.status for o in result.outcomes] == ["cpu", "cpu"]
+    assert all(o.cpu_ms >= 900 for o in result.outcomes)
+
+
+def test_killing_the_harness_is_a_crash_not_a_platform_fault(sandbox_image: str) -> None:
+    solution = """
+        import os, signal
+        def solve(case):
+            if case == "kill_parent":
+                os.kill(os.getppid(), signal.SIGKILL)
+            return case
+    """
+    result = run_cases(sandbox_image, solution, ["first", "kill_parent", "never_ran"])
+    assert [o.status for o in result.outcomes] == ["ok", "crash", "crash"]
+
+
+def test_stopping_the_harness_hits_the_run_deadline(sandbox_image: str) -> None:
+    solution = """
+        import os, signal
+        def solve(case):
+            os.kill(os.getppid(), signal.SIGSTOP)
+            return case
+    """
+    limits = Limits(test_wall_seconds=0.5, test_cpu_seconds=0.5, startup_margin_seconds=4.0)
+    result = run_cases(sandbox_image, solution, ["stops_harness", "after"], limits)
+    assert [o.status for o in result.outcomes] == ["timeout", "timeout"]
+
+
+def test_candidate_cannot_find_nonce_or_other_inputs(sandbox_image: str) -> None:
+    # Scan the whole address space of the test process for another test's input and for any
+    # @@<32 hex> frame prefix; also try to forge frames through PID 1's stdout.
+    solution = r"""
+        import re
+
+        def scan(pattern):
+            hits = 0
+            with open("/proc/self/maps") as maps, open("/proc/self/mem", "rb", 0) as mem:
+                for line in maps:
+                    span, perms = line.split()[:2]
+                    if "r" not in perms:
+                        continue
+                    start, end = (int(v, 16) for v in span.split("-"))
+                    try:
+                        mem.seek(start)
+                        data = mem.read(end - start)
+                    except (OSError, ValueError, OverflowError):
+                        continue
+                    hits += len(pattern.findall(data))
+            return hits
+
+        def solve(case):
+            # Patterns that do not match their own source text (which is in memory too).
+            marker = re.compile(b"SECRET_HIDDEN_INPU[T]")
+            nonce = re.compile(b"@[@][0-9a-f]{32} ")
+            forged = 0
+            try:
+                with open("/proc/1/fd/1", "w") as out:
+                    out.write("@@ready\n@@" + "g" * 32 + ' {"type": "done"}\n')
+                    forged = 1
+            except OSError:
+                pass
+            try:
+                open(f"/proc/{__import__('os').getppid()}/fd/1", "w")
+                parent_fd = "open"
+            except OSError:
+                parent_fd = "denied"
+            return {"marker": scan(marker), "nonce": scan(nonce), "parent_fd": parent_fd,
+                    "forged": forged}
+    """
+    tests = [
+        TestInput("public", {"args": ["public"]}),
+        TestInput("hidden", {"args": ["SECRET_HIDDEN_INPUT"]}),
+    ]
+    result = run(solution=textwrap.dedent(solution), driver={"kind": "function", "entry": "solve"},
+                 tests=tests, limits=Limits(test_wall_seconds=10, test_cpu_seconds=10),
+                 image=sandbox_image)  # fmt: skip
+    public, hidden = result.outcomes
+    assert public.status == hidden.status == "ok", (public.error, hidden.error)
+    assert public.output["marker"] == 0  # the hidden test's input is nowhere in memory
+    assert public.output["nonce"] == hidden.output["nonce"] == 0
+    assert public.output["parent_fd"] == "denied"
+    assert hidden.output["marker"] >= 1  # sanity: the scan does find what is there
+    # Writing to PID 1's stdout reaches the worker, but frames without the nonce are ignored
+    # (both outcomes above are the real ones, and the forged "done" ended nothing).
+
+
+def test_missing_image_is_a_sandbox_error(docker_client: object) -> None:
+    with pytest.raises(SandboxError):
+        run_cases("onsite-sandbox:does-not-exist", "def solve(c): return c", ["a"])
+
+
+def test_docker_down_is_a_sandbox_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DOCKER_HOST", "unix:///nonexistent/docker.sock")
+    with pytest.raises(SandboxError):
+        run_cases("onsite-sandbox:any", "def solve(c): return c", ["a"])
+
+
+def test_image_without_harness_is_a_sandbox_error(sandbox_image: str) -> None:
+    from sandbox.image import base_tag
+
+    with pytest.raises(SandboxError, match="harness"):
+        run_cases(base_tag(), "def solve(c): return c", ["a"])
+
+
+def test_bad_request_is_a_value_error(sandbox_image: str) -> None:
+    with pytest.raises(ValueError):
+        run(solution="", driver={"kind": "nope"}, tests=[], limits=FAST, image=sandbox_image)
+    with pytest.raises(ValueError):
+        run(
+            solution="",
+            driver={"kind": "function", "entry": "f"},
+            tests=[TestInput("x", {"args": [object()]})],
+            limits=FAST,
+            image=sandbox_image,
+        )

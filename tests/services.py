@@ -1,0 +1,51 @@
+"""A pytest plugin (loaded with `-p tests.services`, before pytest-django reads settings):
+starts a real Redis for the whole run, since settings read REDIS_URL once, unless
+ONSITE_TEST_REDIS_URL names one to use. Subprocesses inherit the variable and reuse it."""
+
+from __future__ import annotations
+
+import atexit
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def start_redis() -> tuple[str, subprocess.Popen[bytes]]:
+    """A throwaway redis-server on a free loopback port, stopped when the run ends."""
+    port = free_port()
+    data = tempfile.mkdtemp(prefix="onsite-redis-")
+    proc = subprocess.Popen(
+        ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+         "--appendonly", "no", "--dir", data],
+        stdout=subprocess.DEVNULL,
+    )
+    url = f"redis://127.0.0.1:{port}/0"
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2) as sock:
+                sock.sendall(b"PING\r\n")
+                if sock.recv(16).startswith(b"+PONG"):
+                    break
+        except OSError:
+            time.sleep(0.05)
+    atexit.register(lambda: (proc.terminate(), proc.wait(), shutil.rmtree(data, True)))
+    return url, proc
+
+
+if not os.environ.get("ONSITE_TEST_REDIS_URL"):
+    os.environ["ONSITE_TEST_REDIS_URL"], _REDIS_PROC = start_redis()
+os.environ["REDIS_URL"] = os.environ["ONSITE_TEST_REDIS_URL"]
+os.environ.setdefault("ONSITE_VAR_DIR", str(ROOT / "var"))
