@@ -11,3 +11,8 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 app = Celery("onsite")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+
+@app.on_after_finalize.connect
+def _worker_hooks(**kwargs: object) -> None:
+    import grading.worker  # noqa: F401 - connects the worker's signal handlers

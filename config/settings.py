@@ -187,6 +187,11 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": env_float("ONSITE_SWEEP_INTERVAL_SECONDS", 30.0),
         "options": {"queue": "cpu", "expires": 60},
     },
+    "reap-sandboxes": {
+        "task": "grading.tasks.reap_sandboxes",
+        "schedule": 60.0,
+        "options": {"queue": "cpu", "expires": 60},
+    },
 }
 
 # --- Interview sessions (interviews/) ---

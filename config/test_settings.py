@@ -1,5 +1,7 @@
 """Test overrides: fast hashing, eager nothing (Celery and Redis are real in the tests)."""
 
+import os
+
 from config.settings import *  # noqa: F403
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
@@ -9,4 +11,7 @@ REST_FRAMEWORK = {**REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {"submissions": "1
 
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):  # noqa: F405
     # A file, not memory: Celery workers and the ASGI server started by tests share it.
-    DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / "test_onsite.sqlite3")}  # noqa: F405
+    # One file per test run, so concurrent runs on one machine never share a database.
+    DATABASES["default"]["TEST"] = {  # noqa: F405
+        "NAME": str(VAR_DIR / f"test_onsite_{os.getpid()}.sqlite3")  # noqa: F405
+    }

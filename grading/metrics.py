@@ -45,7 +45,33 @@ def _lines() -> list[str]:
         age = (now - oldest).total_seconds() if oldest else 0.0
         lines.append(f'onsite_oldest_waiting_seconds{{queue="{queue}"}} {age:.3f}')
     lines += _latency_histogram()
+    lines += _pool_lines()
     return lines
+
+
+def _pool_lines() -> list[str]:
+    from grading.worker import pool_stats_read
+
+    stats = pool_stats_read()
+    idle = sum(s["idle"] for s in stats)
+    size = sum(s["size"] for s in stats)
+    return [
+        "# HELP onsite_pool_idle_containers Warm sandbox containers ready to take a run.",
+        "# TYPE onsite_pool_idle_containers gauge",
+        f"onsite_pool_idle_containers {idle}",
+        "# HELP onsite_pool_target_containers Warm containers the pools aim to keep per shape.",
+        "# TYPE onsite_pool_target_containers gauge",
+        f"onsite_pool_target_containers {size}",
+        "# HELP onsite_pool_hits_total Runs that found a warm container.",
+        "# TYPE onsite_pool_hits_total counter",
+        f"onsite_pool_hits_total {sum(s['hits'] for s in stats)}",
+        "# HELP onsite_pool_misses_total Runs that had to start a container cold.",
+        "# TYPE onsite_pool_misses_total counter",
+        f"onsite_pool_misses_total {sum(s['misses'] for s in stats)}",
+        "# HELP onsite_worker_processes Worker processes reporting in the last 5 minutes.",
+        "# TYPE onsite_worker_processes gauge",
+        f"onsite_worker_processes {len(stats)}",
+    ]
 
 
 def _latency_histogram() -> list[str]:

@@ -22,3 +22,11 @@ def grade_submission(self: Task, submission_id: int) -> str:
 def sweep_stale_submissions() -> int:
     """Periodic: re-enqueue submissions the broker or a dead worker may have lost."""
     return submissions_requeue_stale()
+
+
+@shared_task(ignore_result=True)
+def reap_sandboxes() -> int:
+    """Periodic: remove sandbox containers a killed worker left behind."""
+    from sandbox import reap
+
+    return len(reap())

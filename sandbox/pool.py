@@ -136,7 +136,9 @@ class WarmPool:
             self._cond.notify_all()
         thread = self._thread
         if thread is not None and thread is not threading.current_thread():
-            thread.join(timeout=self.start_timeout_seconds + 5)
+            # Bounded: a container the thread is still starting is destroyed by the thread
+            # itself once it sees the pool closed (or stops alone when this process exits).
+            thread.join(timeout=5.0)
         if os.getpid() == self._pid:
             for attached in idle:
                 attached.destroy()

@@ -60,7 +60,7 @@ class ResultTooLarge(Exception):
     """The normalised output exceeds a size or depth limit."""
 
 
-class Unserialisable(TypeError):
+class UnserialisableOutput(TypeError):
     """The output holds a value that has no JSON form."""
 
 
@@ -79,7 +79,7 @@ def normalise(value: Any, *, max_nodes: int = 2_000_000) -> Any:
     tuples/lists/deques -> lists, sets -> sorted lists, dict keys -> str, numpy/pandas/torch
     values -> ``tolist()``/``item()``, dates -> ISO strings. Subclasses of builtins are converted
     to the exact builtin type, so no candidate-defined ``__eq__`` survives. Raises
-    ``ResultTooLarge`` past ``max_nodes`` values or ``MAX_DEPTH`` nesting, ``Unserialisable``
+    ``ResultTooLarge`` past ``max_nodes`` values or ``MAX_DEPTH`` nesting, ``UnserialisableOutput``
     for anything else.
     """
     budget = [max_nodes]
@@ -125,7 +125,7 @@ def _norm(value: Any, depth: int, budget: list[int]) -> Any:
             return _norm(value.tolist(), depth + 1, budget)
         if hasattr(value, "item"):
             return _norm(value.item(), depth + 1, budget)
-    raise Unserialisable(f"output value of type {type(value).__name__} has no JSON form")
+    raise UnserialisableOutput(f"output value of type {type(value).__name__} has no JSON form")
 
 
 def _norm_key(key: Any, depth: int, budget: list[int]) -> str:
@@ -221,11 +221,8 @@ def _prepare_child(out_w: int, res_w: int, in_r: int, cpu_seconds: float) -> Non
     # makes itself dumpable again only to be allowed to raise its own OOM score: when the
     # container runs out of memory, the kernel should kill the candidate, never the harness.
     _set_dumpable(1)
-    try:
-        with open("/proc/self/oom_score_adj", "w") as handle:
-            handle.write("1000")
-    except OSError:
-        pass
+    with contextlib.suppress(OSError), open("/proc/self/oom_score_adj", "w") as handle:
+        handle.write("1000")
     limit = max(1, math.ceil(cpu_seconds))
     # soft: SIGXCPU; hard: SIGKILL one second later, in case the candidate handles SIGXCPU.
     resource.setrlimit(resource.RLIMIT_CPU, (limit, limit + 1))
@@ -261,7 +258,7 @@ def child_main(ctx: dict[str, Any], ref: dict[str, Any], out_w: int, res_w: int,
             }
         except MemoryError:
             message = {"status": "memory", "error": "MemoryError", "exc_type": "MemoryError"}
-        except (ResultTooLarge, RecursionError) as exc:
+        except ResultTooLarge as exc:  # the candidate's own RecursionError stays an error
             message = {"status": "output", "error": str(exc)[:MAX_ERROR_CHARS]}
         except BaseException as exc:  # SystemExit, KeyboardInterrupt... are the candidate's too
             message = {

@@ -152,7 +152,7 @@ class _Req:
 
 
 def test_statement_examples_hold_for_the_reference(reference: types.ModuleType) -> None:
-    model, done = _ToyModel(), {}
+    model, done = _ToyModel(), dict[str, Any]()
     engine = reference.Engine(model, 2)
     for req in (_Req("A", [1], 3, done), _Req("B", [5], 1, done), _Req("C", [7], 2, done)):
         engine.submit(req)
@@ -161,7 +161,7 @@ def test_statement_examples_hold_for_the_reference(reference: types.ModuleType) 
     assert done == {"B": [6], "A": [2, 3, 4], "C": [8, 9]}
     assert model.calls == [[[1], [5]], [[1, 2], [7]], [[1, 2, 3], [7, 8]]]
 
-    model, done = _ToyModel(), {}
+    model, done = _ToyModel(), dict[str, Any]()
     engine = reference.Engine(model, 1)
     engine.submit(_Req("D", [3], 10, done, stop_sequence=[5, 6]))
     engine.submit(_Req("E", [8, 9], 5, done, stop_token=9, stop_sequence=[9, 0]))

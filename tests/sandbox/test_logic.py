@@ -92,7 +92,7 @@ def test_normalise_limits() -> None:
         runner.normalise(loop)
     with pytest.raises(runner.ResultTooLarge):
         runner.encode_result("x" * 2000, 1000)
-    with pytest.raises(runner.Unserialisable):
+    with pytest.raises(runner.UnserialisableOutput):
         runner.normalise(object())
 
 

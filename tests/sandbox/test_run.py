@@ -167,6 +167,8 @@ MISBEHAVING = """
             return len(bytearray(1 << 47))
         if case == "unserialisable":
             return object()
+        if case == "recursion":
+            return solve(case)
         if case == "daemon":
             if os.fork() == 0:
                 os.setsid()
@@ -201,7 +203,7 @@ def test_misbehaving_solutions_get_their_status(sandbox_image: str) -> None:
     cases = [
         "isolation_write", "isolation_read", "raise", "sys_exit", "keyboard_interrupt", "sleep",
         "stdin_read", "sigstop_self", "exit_mid_run", "segfault", "print_flood", "huge_return",
-        "oom", "memory_error", "unserialisable", "daemon", "others_alive", "fork_bomb",
+        "oom", "memory_error", "unserialisable", "recursion", "daemon", "others_alive", "fork_bomb",
         "others_alive", "plain",
     ]  # fmt: skip
     result = run_cases(sandbox_image, MISBEHAVING, cases)
@@ -224,6 +226,7 @@ def test_misbehaving_solutions_get_their_status(sandbox_image: str) -> None:
     assert status["oom"] == "memory"  # OOM-killed, never RE
     assert status["memory_error"] == "memory"  # MemoryError, never RE
     assert status["unserialisable"] == "error"
+    assert (status["recursion"], out["recursion"].exc_type) == ("error", "RecursionError")
     assert status["daemon"] == "ok"
     # The daemon and the fork bomb's children were killed after their tests.
     assert [o.output for o in result.outcomes if o.name == "others_alive"] == [[], []]

@@ -23,6 +23,7 @@ composition and device); that request's later tokens are then checked for the st
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import marshal
 import sys
@@ -40,17 +41,16 @@ _CACHE_PROMPTS = 4096
 # ------------------------------------------------------------------------------------ cache
 
 
-def _cache() -> Any:
+def _cache() -> dict[str, Any]:
     """Process-wide store of models and reference continuations. The worker builds a fresh
     Checker (fresh module globals) per submission, so the store hangs off sys.modules to let the
     next submission reuse decodes of the same prompts. Keys include a fingerprint of the model
     code and the torch version: an edited support.py never reads a stale decode."""
-    store = sys.modules.get(_CACHE_MODULE)
-    if store is None:
-        store = types.ModuleType(_CACHE_MODULE)
-        store.models = {}
-        store.continuations = OrderedDict()
-        sys.modules[_CACHE_MODULE] = store
+    holder = sys.modules.get(_CACHE_MODULE)
+    if holder is None:
+        holder = sys.modules[_CACHE_MODULE] = types.ModuleType(_CACHE_MODULE)
+    store: dict[str, Any] = holder.__dict__.setdefault(
+        "store", {"models": {}, "continuations": OrderedDict()})
     return store
 
 
@@ -70,18 +70,20 @@ def _fingerprint(config: dict[str, Any]) -> str:
 def _continuation(config: dict[str, Any], prompt: tuple[int, ...]) -> support.Continuation:
     store = _cache()
     key = _fingerprint(config)
-    model = store.models.get(key)
+    models: dict[str, Any] = store["models"]
+    conts: OrderedDict[tuple[str, tuple[int, ...]], support.Continuation] = store["continuations"]
+    model = models.get(key)
     if model is None:
         # The reference always runs on the worker's CPU: deterministic, and no GPU needed here.
-        model = store.models[key] = support.build_model(config, device="cpu")
+        model = models[key] = support.build_model(config, device="cpu")
     ckey = (key, prompt)
-    cont = store.continuations.get(ckey)
+    cont = conts.get(ckey)
     if cont is None:
-        cont = store.continuations[ckey] = support.Continuation(model, prompt)
-        while len(store.continuations) > _CACHE_PROMPTS:
-            store.continuations.popitem(last=False)
+        cont = conts[ckey] = support.Continuation(model, prompt)
+        while len(conts) > _CACHE_PROMPTS:
+            conts.popitem(last=False)  # least recently used
     else:
-        store.continuations.move_to_end(ckey)
+        conts.move_to_end(ckey)
     return cont
 
 
@@ -125,7 +127,7 @@ class _Violations:
 
     def first(self) -> str:
         self.items.sort(key=lambda item: item[0])
-        step, message = self.items[0]
+        _step, message = self.items[0]
         more = len(self.items) - 1
         return message + (f" (+{more} more violation{'s' * (more > 1)})" if more else "")
 
@@ -155,7 +157,7 @@ def _check_calls(run: _Run, specs: list[support.RequestSpec], capacity: int,
                               "in the batch)")
     for spec in specs:
         seen = run.appearances[spec.index]
-        for a, b in zip(seen, seen[1:], strict=False):
+        for a, b in itertools.pairwise(seen):
             if b != a + 1:
                 bad.add(a + 1, f"step {a + 1}: request {spec.rid!r} was active but left out "
                                "of the batch")

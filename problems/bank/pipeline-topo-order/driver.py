@@ -16,9 +16,10 @@ from typing import Any
 
 
 def generate(spec: dict[str, Any]) -> dict[str, list[str]]:
-    """n stages in a hidden topological order; each depends on its predecessor (usually) plus a
-    few stages from the last `window` positions and `extra` random earlier ones, so the DAG is
-    deep (thousands of layers). With "cycle", the first stage also depends on the last."""
+    """n stages in a hidden topological order: each usually depends on its predecessor, plus up
+    to two stages from the previous `window` (<= 64) positions and, half the time, `extra`
+    random earlier stages (extra <= 2), so the DAG is deep (thousands of layers). With "cycle", the first
+    stage also depends on the last one. One 64-bit draw per stage keeps generation cheap."""
     rng = random.Random(spec["seed"])
     n, window, extra = spec["n"], spec["window"], spec["extra"]
     ids = list(range(n))
@@ -28,16 +29,19 @@ def generate(spec: dict[str, Any]) -> dict[str, list[str]]:
     for p in range(n):
         deps: list[str] = []
         if p:
-            if rng.random() < 0.9:
+            bits = rng.getrandbits(64)
+            if bits & 15 < 14:
                 deps.append(names[p - 1])
-            for _ in range(int(rng.random() * 3)):
-                deps.append(names[p - 1 - int(rng.random() * min(p, window))])
-            for _ in range(extra if rng.random() < 0.5 else 0):
-                deps.append(names[int(rng.random() * p)])
+            reach = min(p, window)
+            for k in range(((bits >> 4) & 3) % 3):
+                deps.append(names[p - 1 - ((bits >> (6 + 6 * k)) & 63) % reach])
+            if bits >> 18 & 1:
+                for k in range(extra):
+                    deps.append(names[((bits >> (19 + 20 * k)) & 0xFFFFF) % p])
         stages[names[p]] = deps
     if spec.get("cycle") and n:
         stages[names[0]].append(names[n - 1])
-    # dict order = a random permutation, not the topological order
+    # dict order is a random permutation, not the topological order
     keys = list(stages)
     rng.shuffle(keys)
     return {k: stages[k] for k in keys}

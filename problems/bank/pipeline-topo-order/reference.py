@@ -15,23 +15,27 @@ from __future__ import annotations
 
 def plan_stages(stages: dict[str, list[str]]) -> dict[str, list]:
     """Return {"layers": [...]}, {"cycle": [...]} or {"unknown": [...]} (see the statement)."""
-    unknown = sorted({dep for deps in stages.values() for dep in deps if dep not in stages})
-    if unknown:
-        return {"unknown": unknown}
     names = list(stages)
     index = {name: i for i, name in enumerate(names)}
     n = len(names)
     dependents: list[list[int]] = [[] for _ in range(n)]
     indegree = [0] * n
     self_loop = [False] * n
-    for name, deps in stages.items():
-        v = index[name]
-        for dep in set(deps):  # a repeated dependency is one edge
-            u = index[dep]
+    unknown: set[str] = set()
+    for v, deps in enumerate(stages.values()):
+        for dep in deps:
+            u = index.get(dep)
+            if u is None:
+                unknown.add(dep)
+                continue
             if u == v:
                 self_loop[v] = True
+            # A repeated dependency adds a parallel edge AND a matching in-degree, so Kahn's
+            # counting stays consistent without deduplicating.
             dependents[u].append(v)
             indegree[v] += 1
+    if unknown:
+        return {"unknown": sorted(unknown)}
 
     layers: list[list[str]] = []
     current = [v for v in range(n) if indegree[v] == 0]

@@ -31,7 +31,7 @@ class Engine:
         if len(live) < self.capacity and not self.waiting:  # BUG: a partial batch is real work
             return False
         tokens = self.model_next([list(self.slots[i].prompt) + self.outs[i] for i in live])
-        for i, tok in zip(live, tokens):
+        for i, tok in zip(live, tokens, strict=True):
             req, out = self.slots[i], self.outs[i]
             out.append(tok)
             seq = req.stop_sequence

@@ -36,7 +36,7 @@ class Engine:
             return True
         prefixes = [list(self.slot_req[i].prompt) + self.slot_out[i] for i in live]
         tokens = self.model_next(prefixes)
-        for i, tok in zip(live, tokens):
+        for i, tok in zip(live, tokens, strict=True):
             req = self.slot_req[i]
             self.slot_out[i].append(tok)
             mine = self.slot_out[i][self.slot_start[i]:]

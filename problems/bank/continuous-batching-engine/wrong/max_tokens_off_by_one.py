@@ -32,7 +32,7 @@ class Engine:
         slots = sorted(self.active)
         tokens = self.model_next([list(self.active[s][0].prompt) + self.active[s][1]
                                   for s in slots])
-        for slot, tok in zip(slots, tokens):
+        for slot, tok in zip(slots, tokens, strict=True):
             req, out = self.active[slot]
             out.append(tok)
             seq = list(req.stop_sequence or [])

@@ -29,7 +29,7 @@ class Engine:
             return True
         tokens = self.model_next([list(r.prompt) + out for r, out in self.active])
         keep = []
-        for (req, out), tok in zip(self.active, tokens):
+        for (req, out), tok in zip(self.active, tokens, strict=True):
             out.append(tok)
             seq = req.stop_sequence
             if (len(out) >= req.max_tokens or tok == req.stop_token

@@ -41,7 +41,7 @@ class Engine:
             return True
         tokens = self.model_next([list(r.prompt) + out for r, out in self.batch])
         still = []
-        for (req, out), tok in zip(self.batch, tokens):
+        for (req, out), tok in zip(self.batch, tokens, strict=True):
             out.append(tok)
             if self._done(req, out):
                 req.callback(req.request_id, list(out))

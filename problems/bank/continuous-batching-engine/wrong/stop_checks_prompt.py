@@ -32,7 +32,7 @@ class Engine:
         if not live:
             return True
         tokens = self.model_next([list(self.slots[i][1]) for i in live])
-        for i, tok in zip(live, tokens):
+        for i, tok in zip(live, tokens, strict=True):
             req, seq_all, n_prompt = self.slots[i]
             seq_all.append(tok)
             stop = req.stop_sequence

@@ -52,7 +52,7 @@ class Engine:
         if not live:
             return True
         tokens = self.model_next([list(s.req.prompt) + s.out for _, s in live])
-        for (i, s), tok in zip(live, tokens):
+        for (i, s), tok in zip(live, tokens, strict=True):
             if s.push(tok):
                 s.req.callback(s.req.request_id, list(s.out))
                 self.slots[i] = None

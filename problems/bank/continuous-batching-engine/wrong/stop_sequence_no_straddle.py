@@ -38,7 +38,7 @@ class Engine:
             return True
         batch = [self.slots[i] for i in live]
         new_tokens = self.model_next([list(s["req"].prompt) + s["out"] for s in batch])
-        for i, s, tok in zip(live, batch, new_tokens):
+        for i, s, tok in zip(live, batch, new_tokens, strict=True):
             req = s["req"]
             s["out"].append(tok)
             chunk = [tok]  # BUG: only this step's tokens are searched

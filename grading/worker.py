@@ -1,0 +1,68 @@
+"""Celery worker lifecycle: the warm sandbox pool per worker process, and its statistics.
+
+Imported by config/celery.py so that the signal handlers are connected in every worker.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import socket
+from typing import Any
+
+import redis
+from celery.signals import task_postrun, worker_process_init
+from django.conf import settings
+
+log = logging.getLogger(__name__)
+POOL_STATS_KEY = "onsite:pool:{host}:{pid}"
+POOL_STATS_TTL_SECONDS = 300
+
+
+@worker_process_init.connect
+def _start_pool(**kwargs: Any) -> None:
+    """Each prefork child gets its own pool, warmed for the problems' most common shape."""
+    from sandbox import configure_default_pool
+    from sandbox.django_adapter import sandbox_image, sandbox_limits
+
+    size = settings.ONSITE_SANDBOX_POOL_SIZE
+    pool = configure_default_pool(size) if size > 0 else None
+    if pool is None:
+        return
+    try:
+        pool.prewarm(sandbox_image("cpu"), sandbox_limits({}))
+    except Exception:  # a missing image must not stop the worker: runs then start cold
+        log.exception("could not prewarm the sandbox pool")
+    pool_stats_publish()
+
+
+@task_postrun.connect
+def _after_task(**kwargs: Any) -> None:
+    pool_stats_publish()
+
+
+def pool_stats_publish() -> None:
+    """Write this process's pool occupancy where /metrics can read it (expires if we die)."""
+    from sandbox import default_pool
+
+    pool = default_pool()
+    stats = {"size": 0, "idle": 0, "hits": 0, "misses": 0}
+    if pool is not None:
+        stats = {"size": pool.size, "idle": pool.idle_count(), "hits": pool.hits,
+                 "misses": pool.misses}
+    key = POOL_STATS_KEY.format(host=socket.gethostname(), pid=os.getpid())
+    try:
+        client = redis.Redis.from_url(settings.REDIS_URL, socket_timeout=2)
+        client.set(key, json.dumps(stats), ex=POOL_STATS_TTL_SECONDS)
+    except redis.RedisError:
+        log.warning("could not publish pool statistics")
+
+
+def pool_stats_read() -> list[dict[str, int]]:
+    try:
+        client = redis.Redis.from_url(settings.REDIS_URL, socket_timeout=2)
+        keys = list(client.scan_iter(match="onsite:pool:*", count=100))
+        return [json.loads(raw) for raw in client.mget(keys) if raw] if keys else []
+    except redis.RedisError:
+        return []

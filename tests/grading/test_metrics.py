@@ -1,0 +1,48 @@
+"""/metrics in Prometheus text format, read from the real broker and database."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.test import Client
+
+from grading.models import Submission
+from grading.services import submission_create
+from tests.factories import ADD_ONE, tiny_problem, user_with_role
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def metric(text: str, name: str) -> float:
+    match = re.search(rf"^{re.escape(name)} (\S+)$", text, re.MULTILINE)
+    assert match, f"{name} missing"
+    return float(match.group(1))
+
+
+def test_metrics_report_queue_depth_and_oldest_waiting_age() -> None:
+    problem = tiny_problem()
+    candidate = user_with_role("cand", "candidate")
+    before = metric(Client().get("/metrics").content.decode(), 'onsite_queue_depth{queue="cpu"}')
+    for _ in range(3):  # no worker runs in this test: the messages wait in Redis
+        submission_create(user=candidate, problem_slug=problem.slug, code=ADD_ONE, mode="run")
+    response = Client().get("/metrics")
+    assert response.status_code == 200
+    assert response["Content-Type"].startswith("text/plain")
+    text = response.content.decode()
+    assert metric(text, 'onsite_queue_depth{queue="cpu"}') == before + 3
+    assert metric(text, "onsite_broker_up") == 1
+    assert metric(text, 'onsite_oldest_waiting_seconds{queue="cpu"}') > 0
+    assert metric(text, 'onsite_oldest_waiting_seconds{queue="gpu"}') == 0
+    assert 'onsite_grading_latency_seconds_bucket{queue="cpu",le="+Inf"} 0' in text
+    assert "onsite_pool_idle_containers" in text
+    assert Submission.objects.filter(status="queued").count() == 3
+    _drain_cpu_queue()
+
+
+def _drain_cpu_queue() -> None:
+    """Leave the shared test broker as we found it."""
+    import redis
+    from django.conf import settings
+
+    redis.Redis.from_url(settings.CELERY_BROKER_URL).delete("cpu")

@@ -1,0 +1,141 @@
+"""A y-sync client for tests: a real pycrdt Doc talking to the session socket.
+
+It speaks the same protocol as the page's provider (frontend/js/session/provider.js): on
+connect it sends its state vector (step 1) and answers the server's step 1 with what the
+server misses (step 2); each local edit is sent as one update and counted until acknowledged.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pycrdt
+from channels.routing import URLRouter
+from channels.testing import WebsocketCommunicator
+
+from config.routing import websocket_urlpatterns
+from interviews import collab
+
+
+class WithUser:
+    """ASGI middleware that puts a given user into the scope (what AuthMiddleware would do)."""
+
+    def __init__(self, app: Any, user: Any) -> None:
+        self.app, self.user = app, user
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> Any:
+        return await self.app(dict(scope, user=self.user), receive, send)
+
+
+def doc_path(session_id: int) -> str:
+    return f"/ws/sessions/{session_id}/doc/"
+
+
+class YClient:
+    def __init__(self, user: Any, session_id: int, *, doc: pycrdt.Doc[Any] | None = None) -> None:
+        self.user = user
+        self.session_id = session_id
+        self.doc: pycrdt.Doc[Any] = doc if doc is not None else pycrdt.Doc()
+        self.text = self.doc.get(collab.TEXT_NAME, type=pycrdt.Text)
+        self.events: list[dict[str, Any]] = []
+        self.awareness: list[collab.AwarenessEntry] = []
+        self.pending = 0  # updates sent, not yet acknowledged
+        self.communicator: WebsocketCommunicator | None = None
+        self.close_code: int | None = None
+
+    # -------------------------------------------------------------- connection
+
+    async def connect(self) -> None:
+        """Open the socket and complete the initial sync both ways."""
+        app = WithUser(URLRouter(websocket_urlpatterns), self.user)
+        self.communicator = WebsocketCommunicator(app, doc_path(self.session_id))
+        connected, _ = await self.communicator.connect()
+        assert connected
+        await self.send(collab.sync_step1_frame(self.doc.get_state()))
+        # The server's step 1 comes first; answering it uploads offline edits.
+        await self.pump(until=lambda c: c._got_step2 and c.pending == 0, timeout=5)
+
+    async def disconnect(self) -> None:
+        if self.communicator is not None:
+            await self.communicator.disconnect()
+            self.communicator = None
+
+    async def send(self, frame: bytes) -> None:
+        assert self.communicator is not None
+        await self.communicator.send_to(bytes_data=frame)
+
+    # -------------------------------------------------------------- editing
+
+    def local_edit(self, edit: Any) -> bytes:
+        """Apply `edit(text)` locally and return the update it made (not sent)."""
+        before = self.doc.get_state()
+        edit(self.text)
+        return self.doc.get_update(before)
+
+    async def edit(self, edit: Any, *, wait_ack: bool = True) -> bytes:
+        update = self.local_edit(edit)
+        self.pending += 1
+        await self.send(collab.update_frame(update))
+        if wait_ack:
+            await self.flush()
+        return update
+
+    async def flush(self, timeout: float = 5) -> None:
+        await self.pump(until=lambda c: c.pending == 0, timeout=timeout)
+
+    # -------------------------------------------------------------- receiving
+
+    _got_step2 = False
+
+    async def receive_one(self, timeout: float = 5) -> dict[str, Any]:
+        assert self.communicator is not None
+        message = await self.communicator.receive_output(timeout=timeout)
+        if message["type"] == "websocket.close":
+            self.close_code = message.get("code")
+            return message
+        if message.get("bytes") is not None:
+            await self._handle_frame(message["bytes"])
+        else:
+            event = json.loads(message["text"])
+            if event.get("type") in ("ack", "refused"):
+                self.pending -= 1
+            self.events.append(event)
+        return message
+
+    async def pump(self, *, until: Any, timeout: float = 5) -> None:
+        while not until(self):
+            message = await self.receive_one(timeout=timeout)
+            if message["type"] == "websocket.close":
+                raise AssertionError(f"socket closed with {message.get('code')}")
+
+    async def drain(self, timeout: float = 0.3) -> None:
+        """Take whatever arrives until the socket is quiet for `timeout` seconds."""
+        assert self.communicator is not None
+        while not await self.communicator.receive_nothing(timeout=timeout):
+            await self.receive_one()
+
+    async def _handle_frame(self, frame: bytes) -> None:
+        message = collab.parse_message(frame)
+        if message.kind == "step1":
+            self.pending += 1
+            await self.send(collab.sync_step2_frame(self.doc.get_update(message.payload)))
+        elif message.kind in ("step2", "update"):
+            if message.payload != collab.EMPTY_UPDATE:
+                self.doc.apply_update(message.payload)
+            if message.kind == "step2":
+                self._got_step2 = True
+        elif message.kind == "awareness":
+            self.awareness.extend(collab.awareness_decode(message.payload))
+
+    async def expect_close(self, timeout: float = 5) -> int | None:
+        assert self.communicator is not None
+        while True:
+            message = await self.communicator.receive_output(timeout=timeout)
+            if message["type"] == "websocket.close":
+                self.close_code = message.get("code")
+                return self.close_code
+
+    @property
+    def code(self) -> str:
+        return str(self.text)
