@@ -171,6 +171,8 @@ ONSITE_SANDBOX_IMAGE_CPU = env_str("ONSITE_SANDBOX_IMAGE_CPU", "")
 ONSITE_SANDBOX_IMAGE_GPU = env_str("ONSITE_SANDBOX_IMAGE_GPU", "")
 ONSITE_SANDBOX_POOL_SIZE = env_int("ONSITE_SANDBOX_POOL_SIZE", 2)
 ONSITE_SANDBOX_GPU = env_str("ONSITE_SANDBOX_GPU", "auto")  # auto | on | off
+# Time a run may spend starting its container and importing the harness before its tests.
+ONSITE_SANDBOX_STARTUP_MARGIN_SECONDS = env_float("ONSITE_SANDBOX_STARTUP_MARGIN_SECONDS", 30.0)
 
 LOGGING = {
     "version": 1,

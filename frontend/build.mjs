@@ -1,4 +1,5 @@
-// Builds the one browser bundle: js/main.js -> static/frontend/bundle.js.
+// Builds the browser bundles: js/main.js -> static/frontend/bundle.js, and
+// js/session/main.js -> static/frontend/session.js.
 //
 //   cd frontend && npm ci && node build.mjs            # minified, for deployment and tests
 //   cd frontend && node build.mjs --watch              # rebuild on change while developing
@@ -24,9 +25,18 @@ const options = {
   logLevel: "info",
 };
 
-if (watch) {
-  const context = await esbuild.context(options);
-  await context.watch();
-} else {
-  await esbuild.build(options);
+// The interview-session pages (live/solo session, replay) load their own bundle.
+const sessionOptions = {
+  ...options,
+  entryPoints: [here("./js/session/main.js")],
+  outfile: here("./static/frontend/session.js"),
+};
+
+for (const each of [options, sessionOptions]) {
+  if (watch) {
+    const context = await esbuild.context(each);
+    await context.watch();
+  } else {
+    await esbuild.build(each);
+  }
 }

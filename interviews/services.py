@@ -101,7 +101,7 @@ def _participant(session_id: int, user: Any) -> tuple[InterviewSession, str]:
         raise SessionError("not_found", "no such session")
     role = session_role(session, user)
     if role is None:
-        raise SessionError("forbidden", "you are not a participant of this session")
+        raise SessionError("not_participant", "you are not a participant of this session")
     return session, role
 
 
@@ -260,6 +260,11 @@ def session_code(session_id: int, *, at: datetime | None = None) -> str:
 def session_finish(*, session_id: int, reason: str, by: Any = None) -> InterviewSession:
     """Finish an active session and submit its last stored code. Idempotent: the second
     caller (the deadline task racing a page load, say) finds it finished and does nothing."""
+    return _finish(session_id, reason, by)[0]
+
+
+def _finish(session_id: int, reason: str, by: Any) -> tuple[InterviewSession, bool]:
+    """The session, and whether this call is the one that finished it."""
     now = timezone.now()
     with transaction.atomic():
         finished = InterviewSession.objects.filter(pk=session_id, status=Status.ACTIVE).update(
@@ -268,7 +273,7 @@ def session_finish(*, session_id: int, reason: str, by: Any = None) -> Interview
         session = InterviewSession.objects.select_related("problem", "candidate").get(
             pk=session_id)
         if finished != 1:
-            return session
+            return session, False
         code = session_code(session_id)
         submission: Submission | None = None
         error = ""
@@ -289,7 +294,7 @@ def session_finish(*, session_id: int, reason: str, by: Any = None) -> Interview
         payload = {"type": "finished", "reason": reason, "finished_at": now.isoformat(),
                    "submission": submission.pk if submission else None, "error": error}
         transaction.on_commit(lambda: realtime.broadcast(session_id, payload))
-    return session
+    return session, True
 
 
 def session_finish_by(*, session_id: int, user: Any) -> InterviewSession:
@@ -303,13 +308,12 @@ def session_finish_by(*, session_id: int, user: Any) -> InterviewSession:
 
 
 def session_expire_if_due(session_id: int) -> bool:
-    """Finish the session if its deadline has passed; whether it is now over by its deadline."""
+    """Finish the session if its deadline has passed; whether this call finished it."""
     due = InterviewSession.objects.filter(pk=session_id, status=Status.ACTIVE,
                                           deadline__lte=timezone.now()).exists()
     if not due:
         return False
-    session = session_finish(session_id=session_id, reason=InterviewSession.FinishReason.DEADLINE)
-    return session.finish_reason == InterviewSession.FinishReason.DEADLINE
+    return _finish(session_id, InterviewSession.FinishReason.DEADLINE, None)[1]
 
 
 def sessions_expire_overdue() -> int:

@@ -27,7 +27,9 @@ from interviews.roles import is_interviewer
 from interviews.services import SessionError
 from problems.models import Problem
 
-ERROR_STATUS = {"not_found": 404, "forbidden": 403, "not_active": 409, "unknown_problem": 404}
+# A non-participant gets the same 404 as for a session that does not exist: no existence leak.
+ERROR_STATUS = {"not_found": 404, "not_participant": 404, "forbidden": 403, "not_active": 409,
+                "unknown_problem": 404}
 
 
 def _error(exc: SessionError) -> JsonResponse:
@@ -136,7 +138,9 @@ def session_join(request: HttpRequest, token: str) -> HttpResponse:
         invite_token=token).first()
     if session is None:
         raise Http404("No such invitation.")
-    if request.method == "POST" or services.session_role(session, request.user) is not None:
+    role = services.session_role(session, request.user)
+    already_in = role == "interviewer" or (role == "candidate" and session.status != "scheduled")
+    if request.method == "POST" or already_in:
         try:
             session = services.session_join(token=token, user=request.user)
         except SessionError as exc:

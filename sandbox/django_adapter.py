@@ -19,6 +19,7 @@ def sandbox_limits(raw: Mapping[str, Any]) -> Limits:
         test_cpu_seconds=float(raw.get("test_cpu_seconds", 2.0)),
         memory_mb=int(raw.get("memory_mb", 256)),
         output_bytes=int(raw.get("output_bytes", 65536)),
+        startup_margin_seconds=settings.ONSITE_SANDBOX_STARTUP_MARGIN_SECONDS,
     )
 
 

@@ -22,9 +22,9 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def start_redis() -> tuple[str, subprocess.Popen[bytes]]:
+def start_redis(port: int | None = None) -> tuple[str, subprocess.Popen[bytes]]:
     """A throwaway redis-server on a free loopback port, stopped when the run ends."""
-    port = free_port()
+    port = port or free_port()
     data = tempfile.mkdtemp(prefix="onsite-redis-")
     proc = subprocess.Popen(
         ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "",
@@ -43,6 +43,21 @@ def start_redis() -> tuple[str, subprocess.Popen[bytes]]:
             time.sleep(0.05)
     atexit.register(lambda: (proc.terminate(), proc.wait(), shutil.rmtree(data, True)))
     return url, proc
+
+
+_REDIS_PROC: subprocess.Popen[bytes] | None = None
+
+
+def restart_redis() -> None:
+    """Kill the suite's Redis (losing everything it held: no persistence) and start it again
+    on the same port. Only possible when this plugin started it."""
+    global _REDIS_PROC
+    if _REDIS_PROC is None:
+        raise RuntimeError("the suite's Redis was given (ONSITE_TEST_REDIS_URL), not started")
+    port = int(os.environ["ONSITE_TEST_REDIS_URL"].rsplit(":", 1)[1].split("/")[0])
+    _REDIS_PROC.kill()
+    _REDIS_PROC.wait()
+    _, _REDIS_PROC = start_redis(port)
 
 
 if not os.environ.get("ONSITE_TEST_REDIS_URL"):

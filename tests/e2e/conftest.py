@@ -1,7 +1,7 @@
 """The whole platform as subprocesses, for the end-to-end tests.
 
 A module-scoped `platform` fixture starts, against a throwaway SQLite file and its own
-redis-server: migrate, loadproblems, seeddemo, then daphne (HTTP + websockets) and a Celery
+redis-server: migrate, loadproblems (token-bucket), seeddemo, then daphne (HTTP + websockets) and a Celery
 worker on the cpu and gpu queues. Every process runs in its own process group, so teardown
 reaches the children it forked (Celery's pool) and nothing is left running after the module:
 the worker would otherwise compete for the machine's two cores with the tests that follow.
@@ -26,32 +26,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, sync_playwright
+
+# `browser` is the frontend tests' fixture (Debian's chromium), shared here by import.
+from tests.frontend.conftest import browser, bundle_ensure
+from tests.services import free_port
+
+__all__ = ["Platform", "browser", "platform"]
 
 ROOT = Path(__file__).resolve().parents[2]
-FRONTEND_DIR = ROOT / "frontend"
-BUNDLE = FRONTEND_DIR / "static" / "frontend" / "bundle.js"
 VENV_BIN = Path(sys.executable).parent
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
+PROBLEM_DIR = ROOT / "problems" / "bank" / "token-bucket"
 DEMO_PASSWORD = "e2e-" + secrets.token_urlsafe(12)
 START_SECONDS = 90.0
-
-
-def free_port() -> int:
-    """A loopback port free right now (the tiny race with another binder is accepted)."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def log_tail(path: Path, lines: int = 40) -> str:
@@ -148,17 +134,14 @@ def http_ready(url: str) -> bool:
         return False
 
 
-def bundle_ensure() -> None:
-    """Rebuilds the bundle when the build tools are installed, so the page never runs stale JS."""
-    if (FRONTEND_DIR / "node_modules" / "esbuild").is_dir() and shutil.which("node"):
-        subprocess.run(["node", "build.mjs"], cwd=FRONTEND_DIR, check=True, capture_output=True)
-    if not BUNDLE.is_file():
-        pytest.fail(f"{BUNDLE} is missing: run `cd frontend && npm ci && node build.mjs`")
-
-
 @pytest.fixture(scope="module")
-def platform(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Platform]:
-    """The running platform; its URL, the demo password, and where the logs are."""
+def platform(
+    tmp_path_factory: pytest.TempPathFactory, sandbox_images: dict[str, str]
+) -> Iterator[Platform]:
+    """The running platform; its URL, the demo password, and where the logs are.
+
+    `sandbox_images` (tests/conftest.py) builds the sandbox images first when missing.
+    """
     if shutil.which("redis-server") is None:
         pytest.skip("redis-server is not installed")
     bundle_ensure()
@@ -190,7 +173,8 @@ def platform(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Platform]:
 
         python = str(VENV_BIN / "python")
         procs.run("migrate", [python, "manage.py", "migrate", "--noinput"])
-        procs.run("loadproblems", [python, "manage.py", "loadproblems"])
+        # Only the problem the flow uses: the test stays about the pages, not the whole bank.
+        procs.run("loadproblems", [python, "manage.py", "loadproblems", str(PROBLEM_DIR)])
         procs.run("seeddemo", [python, "manage.py", "seeddemo", "--password", DEMO_PASSWORD])
 
         _, worker_log = procs.start(
@@ -216,21 +200,3 @@ def platform(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Platform]:
         yield Platform(base_url=base_url, password=DEMO_PASSWORD, logs=work)
     finally:
         procs.stop_all()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    """Debian's chromium, one per test module; Playwright never downloads a browser here.
-
-    Module scope, not session: while Playwright's sync API is active, its asyncio loop counts
-    as running in this thread, which breaks Django's ORM and async_to_sync in any test that
-    runs meanwhile; closing it at the end of the module keeps that to the browser tests.
-    """
-    if not Path(CHROMIUM).exists():
-        pytest.skip("Debian's chromium is not installed (apt-get install chromium)")
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            yield browser
-        finally:
-            browser.close()

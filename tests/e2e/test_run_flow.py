@@ -11,15 +11,15 @@ import json
 import tomllib
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-if TYPE_CHECKING:
-    from conftest import Platform
+from tests.e2e.conftest import Platform
 
-pytestmark = pytest.mark.e2e
+# docker: grading runs in the real sandbox.
+pytestmark = [pytest.mark.e2e, pytest.mark.docker]
 
 PACKAGE = Path(__file__).resolve().parents[2] / "problems" / "bank" / "token-bucket"
 PROBLEM_URL = "/problems/token-bucket/"

@@ -132,7 +132,7 @@ def test_finishing_at_the_deadline_submits_the_last_stored_code_once() -> None:
     assert services.session_expire_if_due(session.pk) is False  # not yet due
     overdue(session)
     assert services.session_expire_if_due(session.pk) is True
-    assert services.session_expire_if_due(session.pk) is True  # a second call changes nothing
+    assert services.session_expire_if_due(session.pk) is False  # a second call changes nothing
 
     session.refresh_from_db()
     assert session.status == "finished" and session.finish_reason == "deadline"
@@ -183,7 +183,7 @@ def test_runs_grade_the_servers_copy_for_the_candidate_whoever_clicks() -> None:
     outsider = user_with_role("other", "candidate")
     with pytest.raises(SessionError) as exc:
         services.session_run(session_id=session.pk, user=outsider, mode="run")
-    assert exc.value.code == "forbidden"
+    assert exc.value.code == "not_participant"
 
 
 def test_a_run_after_the_deadline_finishes_the_session_instead() -> None:

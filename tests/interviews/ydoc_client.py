@@ -52,6 +52,7 @@ class YClient:
         self.communicator = WebsocketCommunicator(app, doc_path(self.session_id))
         connected, _ = await self.communicator.connect()
         assert connected
+        self._got_step2 = False
         await self.send(collab.sync_step1_frame(self.doc.get_state()))
         # The server's step 1 comes first; answering it uploads offline edits.
         await self.pump(until=lambda c: c._got_step2 and c.pending == 0, timeout=5)

@@ -1,4 +1,4 @@
-"""Place model replicas on GPUs with First-Fit-Decreasing (see the statement for the exact rules)."""
+"""Place model replicas on GPUs with First-Fit-Decreasing (exact rules: see the statement)."""
 
 from __future__ import annotations
 

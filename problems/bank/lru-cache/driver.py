@@ -39,10 +39,7 @@ def _generated(solution: Any, capacity: int, spec: dict[str, Any]) -> dict[str, 
     sample: list[Any] = []
     every = max(1, spec["ops"] // 80)
     for i in range(spec["ops"]):
-        if hot and rng.random() < hot:
-            key = rng.randrange(64)
-        else:
-            key = rng.randrange(key_space)
+        key = rng.randrange(64) if hot and rng.random() < hot else rng.randrange(key_space)
         if rng.random() < get_share:
             value = get(key)
             if value == -1:

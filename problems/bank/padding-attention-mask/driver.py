@@ -130,7 +130,10 @@ def _big(solution: Any, data: dict[str, Any]) -> dict[str, Any]:
     causal = np.asarray(solution.causal_padding_mask(mask))
     causal_digest = _digest_causal(causal)
     del causal  # free the [B, T, T] mask before pooling: both must fit in the memory limit
-    return {"causal": causal_digest, "pooled": _digest_pooled(np.asarray(solution.masked_mean_pool(emb, mask)))}
+    return {
+        "causal": causal_digest,
+        "pooled": _digest_pooled(np.asarray(solution.masked_mean_pool(emb, mask))),
+    }
 
 
 def _pad(solution: Any, data: dict[str, Any]) -> dict[str, Any]:
@@ -141,7 +144,7 @@ def _pad(solution: Any, data: dict[str, Any]) -> dict[str, Any]:
     seqs = [part.tolist() for part in np.split(tokens, bounds)]
     ids, attention = solution.pad_batch(seqs, pad_id)
     ids, attention = np.asarray(ids), np.asarray(attention)
-    weights = (np.arange(ids.shape[1] if ids.ndim == 2 else 0) % 13 + 1)
+    weights = np.arange(ids.shape[1] if ids.ndim == 2 else 0) % 13 + 1
     return {
         "ids_shape": list(ids.shape),
         "attention_mask_shape": list(attention.shape),

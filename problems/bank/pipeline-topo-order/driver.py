@@ -3,6 +3,7 @@
 Input, one of:
   {"stages": {name: [dependency, ...], ...}}   -> the solution's return value as is
   {"generate": {"seed": s, "n": n, "extra": k, "window": w, "cycle": bool}}
+  {"generate": {"seed": s, "n": n, "ring": true}}
       -> a big pipeline built by a seeded generator (deterministic everywhere); returns a
          summary: which key came back, how many layers / stages, and a digest of the lists.
 """
@@ -18,9 +19,11 @@ from typing import Any
 def generate(spec: dict[str, Any]) -> dict[str, list[str]]:
     """n stages in a hidden topological order: each usually depends on its predecessor, plus up
     to two stages from the previous `window` (<= 64) positions and, half the time, `extra`
-    random earlier stages (extra <= 2), so the DAG is deep (thousands of layers). With "cycle", the first
-    stage also depends on the last one. One 64-bit draw per stage keeps generation cheap."""
+    (<= 2) random earlier stages, so the DAG is deep (thousands of layers). With "cycle", the
+    first stage also depends on the last one. One 64-bit draw per stage keeps generation cheap."""
     rng = random.Random(spec["seed"])
+    if spec.get("ring"):
+        return _ring(rng, spec["n"])
     n, window, extra = spec["n"], spec["window"], spec["extra"]
     ids = list(range(n))
     rng.shuffle(ids)
@@ -42,6 +45,21 @@ def generate(spec: dict[str, Any]) -> dict[str, list[str]]:
     if spec.get("cycle") and n:
         stages[names[0]].append(names[n - 1])
     # dict order is a random permutation, not the topological order
+    keys = list(stages)
+    rng.shuffle(keys)
+    return {k: stages[k] for k in keys}
+
+
+def _ring(rng: random.Random, n: int) -> dict[str, list[str]]:
+    """One cycle through all n stages (each depends on the previous, sometimes also on the one
+    before), closed by the first depending on the last: every traversal goes n deep."""
+    ids = list(range(n))
+    rng.shuffle(ids)
+    names = [f"ring{i}" for i in ids]
+    stages = {names[p]: [names[p - 1]] for p in range(n)}
+    for p in range(2, n):
+        if rng.random() < 0.3:
+            stages[names[p]].append(names[p - 2])
     keys = list(stages)
     rng.shuffle(keys)
     return {k: stages[k] for k in keys}

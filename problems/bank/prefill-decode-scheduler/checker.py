@@ -18,7 +18,7 @@ _KEYS = ("step", "decode", "prefill", "finished", "tokens_used")
 
 
 class _Req:
-    __slots__ = ("rid", "arrival", "prompt", "max_new", "state", "generated")
+    __slots__ = ("arrival", "generated", "max_new", "prompt", "rid", "state")
 
     def __init__(self, arrival: int, rid: str, prompt: int, max_new: int) -> None:
         self.rid = rid
@@ -40,7 +40,8 @@ def _check_shape(k: int, rec: Any) -> str | None:
         if rec.get(key) is None:
             return f"step {k}: record is missing key {key!r}"
     if rec["step"] != k or isinstance(rec["step"], bool):
-        return f"step {k}: record says step={rec['step']!r}, expected {k} (count step() calls from 0)"
+        return (f"step {k}: record says step={rec['step']!r}, expected {k} "
+                "(count step() calls from 0)")
     for key in ("decode", "prefill", "finished"):
         if not _is_id_list(rec[key]):
             return f"step {k}: {key!r} must be a list of request ids"
@@ -88,13 +89,13 @@ def _replay(inp: dict[str, Any], out: Any) -> str | None:
         # -- decode phase: exactly the running decodes, oldest admission first
         used = 0
         for rid in rec["decode"]:
-            req = reqs.get(rid)
-            if req is None:
+            cand = reqs.get(rid)
+            if cand is None:
                 return f"step {k}: unknown request {rid!r} in decode"
-            if req.state == "finished":
+            if cand.state == "finished":
                 return f"step {k}: finished request {rid!r} scheduled again (decode)"
-            if req.state != "decode":
-                return (f"step {k}: {rid!r} decoded while {req.state} "
+            if cand.state != "decode":
+                return (f"step {k}: {rid!r} decoded while {cand.state} "
                         "(states only move Waiting -> Prefill -> Decode -> Finished)")
         want_decode = [r.rid for r in decoding]
         if rec["decode"] != want_decode:
@@ -108,28 +109,28 @@ def _replay(inp: dict[str, Any], out: Any) -> str | None:
         # -- prefill phase: a FIFO prefix of the waiting queue, budget checked before admitting
         admitted: list[_Req] = []
         for rid in rec["prefill"]:
-            req = reqs.get(rid)
-            if req is None:
+            cand = reqs.get(rid)
+            if cand is None:
                 return f"step {k}: unknown request {rid!r} in prefill"
-            if req.state == "finished":
+            if cand.state == "finished":
                 return f"step {k}: finished request {rid!r} scheduled again (prefill)"
-            if req.state == "absent":
+            if cand.state == "absent":
                 return f"step {k}: {rid!r} prefilled before it was added"
-            if req.state == "rejected":
+            if cand.state == "rejected":
                 return f"step {k}: rejected request {rid!r} was scheduled"
-            if req.state != "waiting" or req in admitted:
+            if cand.state != "waiting" or cand in admitted:
                 return f"step {k}: {rid!r} prefilled twice (it was already past Waiting)"
-            if not waiting or waiting[0] is not req:
+            if waiting[0] is not cand:  # cand is waiting, so the queue is not empty
                 return (f"step {k}: FIFO admission violated: admitted {rid!r} while "
                         f"{waiting[0].rid!r} was ahead of it in the queue")
-            if used + req.prompt > budget:
+            if used + cand.prompt > budget:
                 return (f"step {k}: token budget exceeded: admitting {rid!r} (prompt "
-                        f"{req.prompt}) needs {used + req.prompt} > budget {budget}")
+                        f"{cand.prompt}) needs {used + cand.prompt} > budget {budget}")
             if running >= max_running:
                 return f"step {k}: max_running ({max_running}) exceeded by admitting {rid!r}"
             waiting.popleft()
-            admitted.append(req)
-            used += req.prompt
+            admitted.append(cand)
+            used += cand.prompt
             running += 1
         if waiting:
             head = waiting[0]
@@ -171,7 +172,8 @@ def _replay(inp: dict[str, Any], out: Any) -> str | None:
         return f"log has {k} steps but arrivals go up to step {last_arrival}"
     if waiting or decoding:
         left = (list(waiting) + decoding)[0]
-        return f"after the last step {left.rid!r} is still {left.state}: run_until_done stopped early"
+        return (f"after the last step {left.rid!r} is still {left.state}: "
+                "run_until_done stopped early")
     return None
 
 
@@ -186,7 +188,7 @@ def check(inp: dict[str, Any], expected: Any, output: Any) -> tuple[bool, str]:
     if problem:
         return False, problem
     if output != expected:
-        for k, (got, want) in enumerate(zip(output["log"], expected["log"])):
+        for k, (got, want) in enumerate(zip(output["log"], expected["log"], strict=False)):
             if got != want:
                 return False, f"step {k}: record differs from the reference: {got} != {want}"
         return False, "log length differs from the reference"

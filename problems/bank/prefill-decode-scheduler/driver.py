@@ -11,6 +11,7 @@ in list order; after the last arrival step it calls run_until_done(). Explicit t
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import random
@@ -43,10 +44,8 @@ def _record(raw: Any) -> Any:
         value = raw.get(key)
         if key != "step" and key != "tokens_used" and value is not None \
                 and not isinstance(value, (str, bytes)):
-            try:
+            with contextlib.suppress(TypeError):
                 value = list(value)
-            except TypeError:
-                pass
         out[key] = value
     return out
 

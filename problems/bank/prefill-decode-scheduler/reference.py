@@ -1,4 +1,6 @@
-"""Reference: a token-budget step scheduler for LLM inference (Waiting -> Prefill -> Decode -> Finished).
+"""Reference: a token-budget step scheduler for LLM inference.
+
+States: Waiting -> Prefill -> Decode -> Finished.
 
 Per step:
   1. every request already in Decode generates one token (cost 1 each), oldest admission first;
@@ -20,7 +22,7 @@ from typing import Any
 class _Request:
     """One accepted request and how many tokens it has generated so far."""
 
-    __slots__ = ("rid", "prompt_len", "max_new_tokens", "generated")
+    __slots__ = ("generated", "max_new_tokens", "prompt_len", "rid")
 
     def __init__(self, rid: str, prompt_len: int, max_new_tokens: int) -> None:
         self.rid = rid

@@ -30,16 +30,20 @@ def _uniform(seed: int, stream: int, n: int) -> np.ndarray:
     return (z >> np.uint64(11)).astype(np.float64) / float(1 << 53)
 
 
-def generate(n: int, seed: int, entities: int, span: int, start: int = 1_700_000_000) -> pd.DataFrame:
+def generate(
+    n: int, seed: int, entities: int, span: int, start: int = 1_700_000_000
+) -> pd.DataFrame:
     """n rows over `entities` ids with integer timestamps in [start, start + span), shuffled."""
     ent = np.floor(_uniform(seed, 1, n) * entities).astype(np.int64)
     ts = start + np.floor(_uniform(seed, 2, n) * span).astype(np.int64)
     val = np.round((_uniform(seed, 3, n) - 0.5) * 200.0, 2)
-    return pd.DataFrame({
-        "entity_id": pd.Series([f"user_{i:05d}" for i in ent.tolist()], dtype=object),
-        "timestamp": ts,
-        "value": val,
-    })
+    return pd.DataFrame(
+        {
+            "entity_id": pd.Series([f"user_{i:05d}" for i in ent.tolist()], dtype=object),
+            "timestamp": ts,
+            "value": val,
+        }
+    )
 
 
 def _column(result: Any, name: str, n: int) -> np.ndarray:
@@ -74,9 +78,7 @@ def run(solution: Any, data: dict[str, Any]) -> dict[str, Any]:
                 "value": pd.Series([r[2] for r in data["rows"]], dtype="float64"),
             }
         )
-    result = solution.rolling_features(
-        df, data["k"], data["min_periods"], data["window_seconds"]
-    )
+    result = solution.rolling_features(df, data["k"], data["min_periods"], data["window_seconds"])
     if len(result) != len(df):
         return {"error": f"expected {len(df)} rows, got {len(result)}"}
     columns = {name: _column(result, name, len(df)) for name in FEATURES}

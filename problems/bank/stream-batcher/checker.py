@@ -38,7 +38,8 @@ def _shape(out: Any, n_submits: int) -> str | None:
         return "malformed batch log"
     if not isinstance(results, list) or len(results) != n_submits:
         return "malformed results"
-    if not isinstance(closes, list):
+    if not isinstance(closes, list) or not all(
+            isinstance(c, list) and len(c) == 2 and isinstance(c[1], int) for c in closes):
         return "malformed close log"
     return None
 
@@ -82,7 +83,7 @@ def _invariants(inp: dict[str, Any], out: dict[str, Any]) -> str | None:
         if results[i] != want:
             return (f"submit #{i} (item {json.dumps(item)}, batch #{k}) got "
                     f"{json.dumps(results[i])}, expected {json.dumps(want)}: {why}")
-    for i, (item, ok) in enumerate(submits):
+    for i, (_item, ok) in enumerate(submits):
         if not ok and results[i] != "error:RuntimeError":
             return (f"submit #{i} came after close() and must raise RuntimeError, "
                     f"got {json.dumps(results[i])}")
@@ -105,7 +106,7 @@ def check(inp: dict[str, Any], expected: Any, output: Any) -> tuple[bool, str]:
     if problem:
         return False, problem
     got, want = output["batches"], expected["batches"]
-    for k, (g, w) in enumerate(zip(got, want)):
+    for k, (g, w) in enumerate(zip(got, want, strict=False)):
         if g[1] != w[1] or not isinstance(g[0], (int, float)) \
                 or math.isnan(g[0]) or abs(g[0] - w[0]) > _SLACK_MS:
             return False, (f"batch #{k}: flushed at {g[0]} ms with {json.dumps(g[1])}; the rules "
@@ -113,7 +114,9 @@ def check(inp: dict[str, Any], expected: Any, output: Any) -> tuple[bool, str]:
                            f"{w[0]} ms with {json.dumps(w[1])}")
     if len(got) != len(want):
         return False, f"{len(got)} batches, the reference forms {len(want)}"
-    for (gt, _), (wt, _) in zip(output["closes"], expected["closes"]):
-        if abs(gt - wt) > _SLACK_MS:
+    if len(output["closes"]) != len(expected["closes"]):
+        return False, "the number of close() calls recorded differs from the scenario"
+    for (gt, _), (wt, _) in zip(output["closes"], expected["closes"], strict=True):
+        if not isinstance(gt, (int, float)) or math.isnan(gt) or abs(gt - wt) > _SLACK_MS:
             return False, f"close() returned at {gt} ms, reference at {wt} ms"
     return True, ""

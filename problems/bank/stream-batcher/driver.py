@@ -144,7 +144,7 @@ async def _scenario(solution: Any, spec: dict[str, Any], loop: _VirtualLoop) -> 
     async def one(index: int, item: Any) -> None:
         try:
             results[index] = await batcher.submit(item)
-        except (Exception, asyncio.CancelledError) as exc:  # noqa: BLE001 - recorded as data
+        except (Exception, asyncio.CancelledError) as exc:  # recorded as data
             results[index] = f"error:{type(exc).__name__}"
 
     for event in spec["events"]:
@@ -173,7 +173,7 @@ def _shutdown(loop: _VirtualLoop) -> None:
             task.cancel()
         if pending:
             loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
-    except Exception:  # noqa: BLE001 - best effort; the verdict is already decided
+    except Exception:  # best effort; the verdict is already decided
         pass
     finally:
         loop.close()

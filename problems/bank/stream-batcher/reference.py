@@ -87,7 +87,7 @@ class Batcher:
             for fut in futures:
                 fut.cancel()
             raise
-        except Exception as exc:  # noqa: BLE001 - any model error goes to exactly these waiters
+        except Exception as exc:  # any model error goes to exactly these waiters
             self._fail(futures, exc)
             return
         if not isinstance(results, list) or len(results) != len(items):
@@ -96,7 +96,7 @@ class Batcher:
                 f"process_batch returned {len(results) if isinstance(results, list) else results!r}"
                 f" results for a batch of {len(items)}"))
             return
-        for fut, result in zip(futures, results):
+        for fut, result in zip(futures, results, strict=True):
             if not fut.done():  # a waiter may have been cancelled meanwhile
                 fut.set_result(result)
 

@@ -9,8 +9,8 @@ from collections.abc import Sequence
 def roc_auc(labels: Sequence[int], scores: Sequence[float]) -> float | None:
     if len(labels) != len(scores):
         raise ValueError("length mismatch")
-    pos = [s for s, y in zip(scores, labels) if y == 1]
-    neg = [s for s, y in zip(scores, labels) if y == 0]
+    pos = [s for s, y in zip(scores, labels, strict=True) if y == 1]
+    neg = [s for s, y in zip(scores, labels, strict=True) if y == 0]
     if not pos or not neg:
         return None
     won = 0.0

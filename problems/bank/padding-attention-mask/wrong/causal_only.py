@@ -2,7 +2,6 @@
 keys are attended to.
 """
 
-
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -22,7 +21,9 @@ def pad_batch(seqs: Sequence[Sequence[int]], pad_id: int) -> tuple[np.ndarray, n
     ids = np.full((len(seqs), width), pad_id, dtype=np.int64)
     # Row-major boolean assignment fills each row's first len(s) slots in order, which is
     # exactly the concatenation of the sequences: no per-row Python work beyond flattening.
-    ids[mask] = np.fromiter((tok for s in seqs for tok in s), dtype=np.int64, count=int(lengths.sum()))
+    ids[mask] = np.fromiter(
+        (tok for s in seqs for tok in s), dtype=np.int64, count=int(lengths.sum())
+    )
     return ids, mask.astype(np.int64)
 
 
@@ -35,7 +36,7 @@ def causal_padding_mask(attention_mask: np.ndarray) -> np.ndarray:
     causal = np.tri(real.shape[1], dtype=bool)  # [T, T], True where j <= i
     # Masks are right-padded, so a real query i only reaches keys j <= i < length, all real:
     # the key-side check is implied, and one broadcast AND over [B, T, T] is enough.
-    return np.broadcast_to(causal, (real.shape[0],) + causal.shape).copy()
+    return np.broadcast_to(causal, (real.shape[0], *causal.shape)).copy()
 
 
 def masked_mean_pool(embeddings: np.ndarray, attention_mask: np.ndarray) -> np.ndarray:

@@ -2,7 +2,6 @@
 sequence's real length.
 """
 
-
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -22,7 +21,9 @@ def pad_batch(seqs: Sequence[Sequence[int]], pad_id: int) -> tuple[np.ndarray, n
     ids = np.full((len(seqs), width), pad_id, dtype=np.int64)
     # Row-major boolean assignment fills each row's first len(s) slots in order, which is
     # exactly the concatenation of the sequences: no per-row Python work beyond flattening.
-    ids[mask] = np.fromiter((tok for s in seqs for tok in s), dtype=np.int64, count=int(lengths.sum()))
+    ids[mask] = np.fromiter(
+        (tok for s in seqs for tok in s), dtype=np.int64, count=int(lengths.sum())
+    )
     return ids, mask.astype(np.int64)
 
 
@@ -48,5 +49,4 @@ def masked_mean_pool(embeddings: np.ndarray, attention_mask: np.ndarray) -> np.n
     real = np.asarray(attention_mask).astype(bool)  # [B, T]
     kept = np.where(real[:, :, None], emb, 0.0)  # [B, T, D]
     summed = np.einsum("btd->bd", kept)  # einsum reduces the middle axis faster than sum(axis=1)
-    counts = real.sum(axis=1, keepdims=True)  # [B, 1]
     return summed / max(emb.shape[1], 1)

@@ -2,7 +2,6 @@
 decoder-only generation code, instead of the right padding the contract asks for.
 """
 
-
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -22,7 +21,9 @@ def pad_batch(seqs: Sequence[Sequence[int]], pad_id: int) -> tuple[np.ndarray, n
     ids = np.full((len(seqs), width), pad_id, dtype=np.int64)
     # Row-major boolean assignment fills each row's first len(s) slots in order, which is
     # exactly the concatenation of the sequences: no per-row Python work beyond flattening.
-    ids[mask] = np.fromiter((tok for s in seqs for tok in s), dtype=np.int64, count=int(lengths.sum()))
+    ids[mask] = np.fromiter(
+        (tok for s in seqs for tok in s), dtype=np.int64, count=int(lengths.sum())
+    )
     return ids, mask.astype(np.int64)
 
 

@@ -1,5 +1,5 @@
-"""Wrong (WA): when the head does not fit it keeps scanning and admits later, smaller
-prompts (no head-of-line blocking), which breaks the FIFO rule of the statement.
+"""Wrong (WA): when the head does not fit it looks a few requests further and admits later,
+smaller prompts (no head-of-line blocking), which breaks the FIFO rule of the statement.
 """
 
 from __future__ import annotations
@@ -60,20 +60,19 @@ class Scheduler:
         running = len(self._decoding)
         prefill_ids: list[str] = []
         admitted: list[_Request] = []
-        kept: deque[_Request] = deque()
-        while self._waiting:
+        skipped: list[_Request] = []
+        while self._waiting and len(skipped) < 8:  # bounded look-ahead past blocked requests
             if running >= self._max_running or used >= self._budget:
                 break  # nothing more can fit this step
             head = self._waiting.popleft()
             if used + head.prompt_len > self._budget:
-                kept.append(head)  # try the next one instead
+                skipped.append(head)  # try the next one instead
                 continue
             used += head.prompt_len
             running += 1
             prefill_ids.append(head.rid)
             admitted.append(head)
-        kept.extend(self._waiting)
-        self._waiting = kept
+        self._waiting.extendleft(reversed(skipped))  # skipped ones keep their place in line
         # 3. End of step: prefills with nothing to generate finish now, the rest start decoding
         #    next step; finished requests are gone from every queue before the next step.
         for req in admitted:

@@ -18,9 +18,11 @@ def rolling_features(
         last_k = history["value"].iloc[-k:]
         recent = history.loc[history["timestamp"] >= t - window_seconds, "value"]
         enough_k = len(last_k) >= min_periods
-        rows.append({
-            "prev_mean_k": last_k.mean() if enough_k else np.nan,
-            "prev_max_k": last_k.max() if enough_k else np.nan,
-            "prev_mean_w": recent.mean() if len(recent) >= min_periods else np.nan,
-        })
+        rows.append(
+            {
+                "prev_mean_k": last_k.mean() if enough_k else np.nan,
+                "prev_max_k": last_k.max() if enough_k else np.nan,
+                "prev_mean_w": recent.mean() if len(recent) >= min_periods else np.nan,
+            }
+        )
     return pd.DataFrame(rows, index=df.index, columns=["prev_mean_k", "prev_max_k", "prev_mean_w"])

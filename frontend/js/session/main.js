@@ -1,0 +1,23 @@
+// Entry point of the session bundle (static/frontend/session.js): the live or solo session
+// page (#session) and the interviewer's replay page (#replay).
+import { sessionPageMount } from "./page.js";
+import { replayPageMount } from "./replay.js";
+
+function mount() {
+  const session = document.getElementById("session");
+  if (session) sessionPageMount(session);
+  const replay = document.getElementById("replay");
+  if (replay) {
+    replayPageMount(replay).catch((error) => {
+      replay.dataset.error = String(error);
+      const status = document.getElementById("replay-status");
+      if (status) status.textContent = "Could not load the replay. Reload the page to try again.";
+    });
+  }
+}
+
+if (document.readyState === "loading") {
+  document.addEventListener("DOMContentLoaded", mount);
+} else {
+  mount();
+}

@@ -1,0 +1,298 @@
+// The session page (interviews/templates/interviews/session_detail.html).
+//
+// Page contract: #session carries data-base-url (/sessions/<id>), data-user-name; the JSON
+// state is in #session-state (json_script); #session-editor is where CodeMirror mounts;
+// #session-timer, #connection, #session-banner; #run-button, #submit-button, #finish-button;
+// #results (the same children as the problem page's results panel); #questions-panel,
+// #notes-panel, #activity (interviewer) and #interviewer-edit (interviewer's checkbox).
+import { indentWithTab } from "@codemirror/commands";
+import { python } from "@codemirror/lang-python";
+import { Compartment, EditorState } from "@codemirror/state";
+import { EditorView, keymap } from "@codemirror/view";
+import { basicSetup } from "codemirror";
+import { yCollab } from "y-codemirror.next";
+import { Awareness } from "y-protocols/awareness";
+import * as Y from "yjs";
+
+import { submissionFollow } from "../grader.js";
+import { ResultsPanel } from "../results.js";
+import { ApiError, getJson, postJson } from "./api.js";
+import { ActivityFeed, NotesPanel, QuestionsPanel } from "./panels.js";
+import { SessionProvider } from "./provider.js";
+import { Countdown } from "./timer.js";
+
+const CURSOR_COLORS = {
+  candidate: { color: "#2f5bd3", colorLight: "#2f5bd333" },
+  interviewer: { color: "#c2410c", colorLight: "#c2410c33" },
+};
+const CONNECTION_TEXT = {
+  connecting: "Connecting…",
+  synced: "Connected",
+  offline: "Offline: reconnecting. Your edits are kept and will be merged.",
+};
+const FINISH_TEXT = {
+  deadline: "Time is up. Your code as of the deadline was submitted.",
+  candidate: "The candidate ended the session. The code was submitted.",
+  interviewer: "The interviewer ended the session. The code was submitted.",
+};
+
+export function sessionPageMount(root) {
+  const state = JSON.parse(document.getElementById("session-state").textContent);
+  const base = root.dataset.baseUrl;
+  const urls = {
+    run: `${base}/run`,
+    finish: `${base}/finish`,
+    questions: `${base}/questions`,
+    notes: `${base}/notes`,
+    events: `${base}/events`,
+    settings: `${base}/settings`,
+    state: `${base}/state`,
+  };
+  const role = state.role;
+  const banner = document.getElementById("session-banner");
+  const connection = document.getElementById("connection");
+  const buttons = ["run-button", "submit-button", "finish-button"]
+    .map((id) => document.getElementById(id))
+    .filter(Boolean);
+  const editToggle = document.getElementById("interviewer-edit");
+
+  const showBanner = (text, kind = "info") => {
+    banner.hidden = !text;
+    banner.textContent = text || "";
+    banner.dataset.kind = kind;
+  };
+
+  // ---------------------------------------------------------------- the shared editor
+
+  const doc = new Y.Doc();
+  const ytext = doc.getText("code");
+  const awareness = new Awareness(doc);
+  awareness.setLocalStateField("user", {
+    name: root.dataset.userName,
+    ...(CURSOR_COLORS[role] || CURSOR_COLORS.candidate),
+  });
+  const readOnly = new Compartment();
+  let interviewerCanEdit = Boolean(state.interviewer_can_edit);
+  const view = new EditorView({
+    parent: document.getElementById("session-editor"),
+    state: EditorState.create({
+      doc: ytext.toString(),
+      extensions: [
+        basicSetup,
+        python(),
+        keymap.of([indentWithTab]),
+        yCollab(ytext, awareness, { undoManager: new Y.UndoManager(ytext) }),
+        readOnly.of(EditorState.readOnly.of(!state.can_edit)),
+        EditorView.contentAttributes.of({ "aria-label": "Shared solution code" }),
+      ],
+    }),
+  });
+  const setEditable = (editable) => {
+    root.dataset.canEdit = String(editable);
+    view.dispatch({ effects: readOnly.reconfigure(EditorState.readOnly.of(!editable)) });
+  };
+  const roleMayEdit = () => role === "candidate" || (role === "interviewer" && interviewerCanEdit);
+  setEditable(Boolean(state.can_edit));
+
+  // ---------------------------------------------------------------- results
+
+  const panel = new ResultsPanel(document.getElementById("results"));
+  let follower = null;
+  let followedId = null;
+  const setBusy = (busy) => {
+    root.dataset.busy = String(busy);
+    for (const button of buttons) button.disabled = busy || state.status !== "active";
+  };
+  const follow = (id, mode) => {
+    if (!id || followedId === id) return;
+    follower?.stop();
+    followedId = id;
+    root.dataset.submission = String(id);
+    panel.reset(mode);
+    setBusy(true);
+    const current = submissionFollow({
+      id,
+      apiUrl: "/api/submissions",
+      onEvent: (event) => {
+        if (follower !== current) return;
+        panel.handle(event);
+        if (event.type === "done" || (event.type === "status" && event.status === "failed")) {
+          setBusy(false);
+        }
+      },
+      onError: (message) => {
+        if (follower !== current) return;
+        panel.fail(message);
+        setBusy(false);
+      },
+    });
+    follower = current;
+  };
+  const start = async (mode) => {
+    setBusy(true);
+    // Grade what the server has: wait until every keystroke so far is stored there.
+    await provider.flush(4000);
+    try {
+      const answer = await postJson(urls.run, { mode });
+      follow(answer.id, mode);
+    } catch (error) {
+      panel.fail(error instanceof ApiError ? error.message : "Something went wrong.");
+      setBusy(false);
+    }
+  };
+
+  // ---------------------------------------------------------------- the clock and the end
+
+  const finish = (event) => {
+    if (root.dataset.status === "finished" && followedId === event.submission) return;
+    state.status = "finished";
+    root.dataset.status = "finished";
+    setEditable(false);
+    countdown.stop("00:00");
+    setBusy(false);
+    const text = FINISH_TEXT[event.reason] || "The session is over.";
+    showBanner(event.error ? `${text} (${event.error})` : text, "done");
+    if (event.submission) follow(event.submission, "submit");
+  };
+  const awaitFinish = async () => {
+    // The socket normally brings the end; if it is down, ask (which also ends the session on
+    // the server if its deadline task has not run yet).
+    for (let i = 0; i < 20 && state.status !== "finished"; i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      if (state.status === "finished") return;
+      try {
+        const fresh = await getJson(urls.state);
+        if (fresh.status === "finished") {
+          finish({ reason: fresh.finish_reason, submission: fresh.final_submission });
+        }
+      } catch {
+        // Keep trying: the server may be restarting.
+      }
+    }
+  };
+  const countdown = new Countdown(document.getElementById("session-timer"), {
+    serverNow: state.server_now,
+    onExpire: () => {
+      if (state.status !== "active") return;
+      setEditable(false);
+      showBanner("Time is up: submitting your code…", "warn");
+      awaitFinish();
+    },
+  });
+
+  // ---------------------------------------------------------------- side panel
+
+  const questions = new QuestionsPanel(document.getElementById("questions-panel"), { urls, role });
+  const notes = new NotesPanel(document.getElementById("notes-panel"), { urls });
+  const activity = new ActivityFeed(document.getElementById("activity"));
+  state.questions.forEach((question) => questions.render(question));
+  state.notes.forEach((note) => notes.render(note));
+
+  // ---------------------------------------------------------------- events from the server
+
+  const onEvent = (event) => {
+    switch (event.type) {
+      case "submission":
+        return follow(event.id, event.mode);
+      case "question":
+      case "question_detail":
+        return questions.render(event.question);
+      case "note":
+        return notes.render(event.note);
+      case "event":
+        return activity.add(event);
+      case "settings":
+        interviewerCanEdit = Boolean(event.interviewer_can_edit);
+        if (editToggle) editToggle.checked = interviewerCanEdit;
+        if (role === "interviewer" && state.status === "active") setEditable(interviewerCanEdit);
+        return undefined;
+      case "started":
+        state.status = "active";
+        root.dataset.status = "active";
+        countdown.start(event.deadline);
+        setEditable(roleMayEdit());
+        setBusy(false);
+        showBanner(role === "interviewer" ? `${event.candidate} joined: the clock runs.` : "");
+        return undefined;
+      case "refused":
+        setEditable(false);
+        showBanner(`Your last edit was not saved: ${event.reason}.`, "warn");
+        if (event.status === "finished") awaitFinish();
+        return undefined;
+      case "finished":
+        return finish(event);
+      default:
+        return undefined;
+    }
+  };
+  const onStatus = (status, detail) => {
+    connection.dataset.state = status;
+    connection.textContent = detail || CONNECTION_TEXT[status] || status;
+    if (status === "synced") root.dataset.ready = "true";
+    if (status === "closed") setEditable(false);
+  };
+  const scheme = window.location.protocol === "https:" ? "wss" : "ws";
+  const provider = new SessionProvider({
+    url: `${scheme}://${window.location.host}/ws/sessions/${state.id}/doc/`,
+    doc,
+    awareness,
+    onEvent,
+    onStatus,
+  });
+
+  // ---------------------------------------------------------------- controls
+
+  document.getElementById("run-button")?.addEventListener("click", () => start("run"));
+  document.getElementById("submit-button")?.addEventListener("click", () => start("submit"));
+  document.getElementById("finish-button")?.addEventListener("click", async () => {
+    if (!window.confirm("End the session now and submit the code as it is?")) return;
+    await provider.flush(4000);
+    try {
+      const answer = await postJson(urls.finish);
+      finish({ reason: role, submission: answer.submission });
+    } catch (error) {
+      showBanner(error instanceof ApiError ? error.message : "Something went wrong.", "warn");
+    }
+  });
+  editToggle?.addEventListener("change", async () => {
+    try {
+      await postJson(urls.settings, { interviewer_can_edit: editToggle.checked });
+    } catch (error) {
+      editToggle.checked = !editToggle.checked;
+      showBanner(error instanceof ApiError ? error.message : "Something went wrong.", "warn");
+    }
+  });
+  if (role === "candidate") {
+    // Leaving the tab is part of the record the interviewer reviews.
+    document.addEventListener("visibilitychange", () => {
+      if (state.status !== "active") return;
+      const kind = document.visibilityState === "hidden" ? "tab_hidden" : "tab_visible";
+      postJson(urls.events, { kind }, { keepalive: true }).catch(() => {});
+    });
+  }
+
+  // ---------------------------------------------------------------- initial state
+
+  root.dataset.status = state.status;
+  if (state.status === "active" && state.deadline) {
+    countdown.start(state.deadline);
+  } else if (state.status === "scheduled") {
+    countdown.stop("not started");
+  }
+  setBusy(false);
+  if (state.status === "finished") {
+    finish({ reason: state.finish_reason, submission: state.final_submission });
+  }
+
+  // A small, stable handle for tests.
+  window.onsiteSession = {
+    view,
+    doc,
+    awareness,
+    provider,
+    getCode: () => ytext.toString(),
+    setCode: (code) =>
+      view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: String(code) } }),
+    flush: (ms) => provider.flush(ms),
+  };
+}

@@ -1,0 +1,202 @@
+// The session document's connection: Yjs over /ws/sessions/<id>/doc/ (the y-sync protocol).
+//
+// Binary frames carry the protocol (sync step 1/2, updates, awareness, awareness queries);
+// text frames from the server carry JSON events: {"type": "ack"} for each update or step 2
+// this page sent (the server stored it), and session events (questions, runs, the end).
+//
+// On every (re)connect the page sends its state vector and answers the server's with what the
+// server misses, so whatever was typed while the socket was down is uploaded and merged by
+// Yjs without losing a character.
+import * as decoding from "lib0/decoding";
+import * as encoding from "lib0/encoding";
+import * as awarenessProtocol from "y-protocols/awareness";
+import * as syncProtocol from "y-protocols/sync";
+
+const MSG_SYNC = 0;
+const MSG_AWARENESS = 1;
+const MSG_QUERY_AWARENESS = 3;
+
+// Close codes after which reconnecting cannot help.
+export const FATAL_CLOSES = {
+  4400: "The server could not read a message from this page. Reload the page.",
+  4401: "You are logged out. Log in again to keep working.",
+  4403: "You may not change this document.",
+  4404: "This session does not exist.",
+  4413: "A change was too large to send. Reload the page.",
+};
+const RECONNECT_DELAYS_MS = [250, 500, 1000, 2000, 4000, 8000];
+
+export class SessionProvider {
+  /**
+   * @param {{url: string, doc: import("yjs").Doc, awareness: awarenessProtocol.Awareness,
+   *          onEvent?: (event: object) => void, onStatus?: (status: string, detail?: string) => void}} options
+   */
+  constructor({ url, doc, awareness, onEvent = () => {}, onStatus = () => {} }) {
+    this.url = url;
+    this.doc = doc;
+    this.awareness = awareness;
+    this.onEvent = onEvent;
+    this.onStatus = onStatus;
+    this.socket = null;
+    this.synced = false;
+    this.pending = 0; // updates and step-2 replies sent and not yet acknowledged
+    this.waiters = [];
+    this.attempt = 0;
+    this.timer = null;
+    this.stopped = false;
+
+    this.onDocUpdate = (update, origin) => {
+      if (origin === this) return; // Applied from the server: never echoed back.
+      const encoder = encoding.createEncoder();
+      encoding.writeVarUint(encoder, MSG_SYNC);
+      syncProtocol.writeUpdate(encoder, update);
+      this.sendCounted(encoding.toUint8Array(encoder));
+    };
+    this.onAwarenessUpdate = ({ added, updated, removed }, origin) => {
+      if (origin === this) return;
+      this.sendAwareness([...added, ...updated, ...removed]);
+    };
+    doc.on("update", this.onDocUpdate);
+    awareness.on("update", this.onAwarenessUpdate);
+    this.connect();
+  }
+
+  connect() {
+    if (this.stopped) return;
+    this.onStatus("connecting");
+    const socket = new WebSocket(this.url);
+    socket.binaryType = "arraybuffer";
+    this.socket = socket;
+    this.synced = false;
+    socket.addEventListener("open", () => {
+      this.attempt = 0;
+      this.pending = 0; // acks of the old socket will never come; the resync covers them
+      const encoder = encoding.createEncoder();
+      encoding.writeVarUint(encoder, MSG_SYNC);
+      syncProtocol.writeSyncStep1(encoder, this.doc);
+      socket.send(encoding.toUint8Array(encoder));
+      if (this.awareness.getLocalState() !== null) this.sendAwareness([this.doc.clientID]);
+    });
+    socket.addEventListener("message", (message) => this.receive(message.data));
+    socket.addEventListener("close", (close) => this.closed(socket, close.code));
+  }
+
+  receive(data) {
+    if (typeof data === "string") {
+      let event;
+      try {
+        event = JSON.parse(data);
+      } catch {
+        return;
+      }
+      if (event.type === "ack" || event.type === "refused") this.acknowledged();
+      this.onEvent(event);
+      return;
+    }
+    const decoder = decoding.createDecoder(new Uint8Array(data));
+    const type = decoding.readVarUint(decoder);
+    if (type === MSG_SYNC) {
+      const encoder = encoding.createEncoder();
+      encoding.writeVarUint(encoder, MSG_SYNC);
+      const syncType = syncProtocol.readSyncMessage(decoder, encoder, this.doc, this);
+      if (syncType === syncProtocol.messageYjsSyncStep2 && !this.synced) {
+        this.synced = true;
+        this.onStatus("synced");
+        if (this.pending === 0) this.releaseWaiters(true);
+      }
+      // A step 1 from the server is answered with a step 2: what the server misses.
+      if (encoding.length(encoder) > 1) this.sendCounted(encoding.toUint8Array(encoder));
+    } else if (type === MSG_AWARENESS) {
+      awarenessProtocol.applyAwarenessUpdate(
+        this.awareness,
+        decoding.readVarUint8Array(decoder),
+        this,
+      );
+    } else if (type === MSG_QUERY_AWARENESS) {
+      this.sendAwareness([this.doc.clientID]);
+    }
+  }
+
+  closed(socket, code) {
+    if (socket !== this.socket) return;
+    this.socket = null;
+    this.synced = false;
+    // Others' cursors are stale until we hear from them again.
+    const others = [...this.awareness.getStates().keys()].filter((id) => id !== this.doc.clientID);
+    awarenessProtocol.removeAwarenessStates(this.awareness, others, this);
+    if (this.stopped) return;
+    if (code in FATAL_CLOSES) {
+      this.stopped = true;
+      this.onStatus("closed", FATAL_CLOSES[code]);
+      this.releaseWaiters(false);
+      return;
+    }
+    this.onStatus("offline");
+    const delay = RECONNECT_DELAYS_MS[Math.min(this.attempt, RECONNECT_DELAYS_MS.length - 1)];
+    this.attempt += 1;
+    this.timer = setTimeout(() => this.connect(), delay);
+  }
+
+  isOpen() {
+    return this.socket !== null && this.socket.readyState === WebSocket.OPEN;
+  }
+
+  sendCounted(frame) {
+    // While the socket is down the edit stays in the Y.Doc; the next sync uploads it.
+    if (!this.isOpen()) return;
+    this.pending += 1;
+    this.socket.send(frame);
+  }
+
+  sendAwareness(clients) {
+    if (!this.isOpen()) return;
+    const encoder = encoding.createEncoder();
+    encoding.writeVarUint(encoder, MSG_AWARENESS);
+    encoding.writeVarUint8Array(
+      encoder,
+      awarenessProtocol.encodeAwarenessUpdate(this.awareness, clients),
+    );
+    this.socket.send(encoding.toUint8Array(encoder));
+  }
+
+  acknowledged() {
+    this.pending = Math.max(0, this.pending - 1);
+    if (this.pending === 0 && this.synced) this.releaseWaiters(true);
+  }
+
+  releaseWaiters(value) {
+    const waiters = this.waiters;
+    this.waiters = [];
+    waiters.forEach((resolve) => resolve(value));
+  }
+
+  /** Resolves true once everything typed so far is stored on the server (false on timeout). */
+  flush(timeoutMs = 4000) {
+    if (this.synced && this.pending === 0) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.waiters = this.waiters.filter((w) => w !== done);
+        resolve(false);
+      }, timeoutMs);
+      const done = (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      };
+      this.waiters.push(done);
+    });
+  }
+
+  /** Drops the socket as a network failure would (tests use it); the provider reconnects. */
+  dropConnection() {
+    if (this.socket) this.socket.close();
+  }
+
+  destroy() {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    this.doc.off("update", this.onDocUpdate);
+    this.awareness.off("update", this.onAwarenessUpdate);
+    if (this.socket) this.socket.close(1000);
+    this.releaseWaiters(false);
+  }
+}

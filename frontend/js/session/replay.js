@@ -1,0 +1,167 @@
+// The replay page (interviews/templates/interviews/session_replay.html).
+//
+// The server ships every stored Yjs update with its time; the page rebuilds the document at
+// any moment by applying the updates up to it, in order, to a fresh Y.Doc. Seeking forward
+// applies only the new updates; seeking back starts from the nearest checkpoint (a snapshot
+// of the document taken every CHECKPOINT_EVERY updates).
+//
+// Page contract: #replay carries data-data-url; #replay-editor, #replay-slider,
+// #replay-play, #replay-speed, #replay-time, #replay-timeline (marks), #replay-marks (list).
+import { python } from "@codemirror/lang-python";
+import { EditorState } from "@codemirror/state";
+import { EditorView } from "@codemirror/view";
+import { basicSetup } from "codemirror";
+import * as Y from "yjs";
+
+import { getJson } from "./api.js";
+import { formatLeft } from "./timer.js";
+
+const CHECKPOINT_EVERY = 200;
+const TICK_MS = 50;
+
+function decode(base64) {
+  const binary = atob(base64);
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i += 1) bytes[i] = binary.charCodeAt(i);
+  return bytes;
+}
+
+/** Rebuilds the text at any update index from the ordered updates. */
+export class DocumentTimeline {
+  constructor(updates) {
+    this.updates = updates; // [{t, update: Uint8Array}] in stored order
+    this.checkpoints = [{ index: 0, state: null }];
+    this.doc = new Y.Doc();
+    this.applied = 0; // how many updates this.doc has
+    // Checkpoints are built once, in one pass.
+    const doc = new Y.Doc();
+    updates.forEach((entry, i) => {
+      Y.applyUpdate(doc, entry.update);
+      if ((i + 1) % CHECKPOINT_EVERY === 0) {
+        this.checkpoints.push({ index: i + 1, state: Y.encodeStateAsUpdate(doc) });
+      }
+    });
+  }
+
+  /** How many updates happened at or before `t` ms. */
+  countAt(t) {
+    let lo = 0;
+    let hi = this.updates.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.updates[mid].t <= t) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  textAt(t) {
+    const count = this.countAt(t);
+    if (count < this.applied) {
+      const checkpoint = [...this.checkpoints].reverse().find((c) => c.index <= count);
+      this.doc = new Y.Doc();
+      if (checkpoint.state) Y.applyUpdate(this.doc, checkpoint.state);
+      this.applied = checkpoint.index;
+    }
+    for (; this.applied < count; this.applied += 1) {
+      Y.applyUpdate(this.doc, this.updates[this.applied].update);
+    }
+    return this.doc.getText("code").toString();
+  }
+}
+
+function element(tag, { className, text, attrs } = {}) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined) node.textContent = String(text);
+  for (const [name, value] of Object.entries(attrs || {})) node.setAttribute(name, value);
+  return node;
+}
+
+export async function replayPageMount(root) {
+  const data = await getJson(root.dataset.dataUrl);
+  const updates = data.updates.map((u) => ({ t: u.t, author: u.author, update: decode(u.update) }));
+  const timeline = new DocumentTimeline(updates);
+  const duration = Math.max(1, data.duration_ms);
+
+  const slider = document.getElementById("replay-slider");
+  const playButton = document.getElementById("replay-play");
+  const speed = document.getElementById("replay-speed");
+  const timeLabel = document.getElementById("replay-time");
+  const track = document.getElementById("replay-timeline");
+  const markList = document.getElementById("replay-marks");
+  slider.max = String(duration);
+  slider.step = "100";
+
+  const view = new EditorView({
+    parent: document.getElementById("replay-editor"),
+    state: EditorState.create({
+      doc: "",
+      extensions: [basicSetup, python(), EditorState.readOnly.of(true)],
+    }),
+  });
+
+  let position = 0;
+  let timer = null;
+  const show = (t) => {
+    position = Math.max(0, Math.min(duration, t));
+    slider.value = String(position);
+    timeLabel.textContent = `${formatLeft(position)} / ${formatLeft(duration)}`;
+    const text = timeline.textAt(position);
+    if (text !== view.state.doc.toString()) {
+      view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text } });
+    }
+    root.dataset.position = String(position);
+  };
+  const pause = () => {
+    clearInterval(timer);
+    timer = null;
+    playButton.textContent = "Play";
+    root.dataset.playing = "false";
+  };
+  const play = () => {
+    if (position >= duration) show(0);
+    playButton.textContent = "Pause";
+    root.dataset.playing = "true";
+    timer = setInterval(() => {
+      const next = position + TICK_MS * Number(speed.value || 1);
+      show(next);
+      if (next >= duration) pause();
+    }, TICK_MS);
+  };
+
+  slider.addEventListener("input", () => show(Number(slider.value)));
+  playButton.addEventListener("click", () => (timer ? pause() : play()));
+
+  // Marks: runs and submissions, pastes, tab changes, questions and notes, at their moments.
+  for (const mark of data.marks) {
+    const left = `${(100 * Math.min(mark.t, duration)) / duration}%`;
+    const tick = element("button", {
+      className: `mark mark-${mark.kind}`,
+      attrs: { type: "button", title: mark.label, "data-kind": mark.kind, "data-t": String(mark.t) },
+    });
+    tick.style.left = left;
+    tick.addEventListener("click", () => show(mark.t));
+    track.append(tick);
+    const item = element("li", { className: `mark-item mark-${mark.kind}`, attrs: { "data-kind": mark.kind } });
+    const jump = element("button", {
+      className: "link-button mark-time",
+      text: formatLeft(mark.t),
+      attrs: { type: "button" },
+    });
+    jump.addEventListener("click", () => show(mark.t));
+    item.append(jump, element("span", { text: ` ${mark.label}` }));
+    if (mark.actor) item.append(element("span", { className: "mark-actor", text: ` (${mark.actor})` }));
+    markList.append(item);
+  }
+
+  show(duration);
+  root.dataset.ready = "true";
+  window.onsiteReplay = {
+    seek: show,
+    code: () => view.state.doc.toString(),
+    duration,
+    play,
+    pause,
+  };
+}

@@ -1,0 +1,352 @@
+"""The session document socket with real pycrdt client documents, the real Redis channel layer
+and the real database: who may join, sync both ways, persistence before broadcast, limits."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from datetime import timedelta
+from typing import Any
+
+import pycrdt
+import pytest
+from asgiref.sync import async_to_sync
+from channels.routing import URLRouter
+from channels.testing import WebsocketCommunicator
+from django.contrib.auth.models import AnonymousUser
+from django.utils import timezone
+
+from config.routing import websocket_urlpatterns
+from interviews import collab, services
+from interviews.consumers import (
+    CLOSE_FORBIDDEN,
+    CLOSE_MALFORMED,
+    CLOSE_NOT_FOUND,
+    CLOSE_TOO_LARGE,
+    CLOSE_UNAUTHENTICATED,
+    ROOMS,
+)
+from interviews.models import DocUpdate, InterviewSession, SessionEvent
+from tests.factories import tiny_problem, user_with_role
+from tests.interviews.ydoc_client import WithUser, YClient, doc_path
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+STARTER = "def solve(x):\n    pass\n"
+
+
+def run(coro: Callable[[], Awaitable[Any]]) -> Any:
+    return async_to_sync(coro)()
+
+
+def live(*, interviewer_can_edit: bool = False) -> tuple[InterviewSession, Any, Any]:
+    problem = tiny_problem()
+    interviewer = user_with_role("int", "interviewer")
+    candidate = user_with_role("cand", "candidate")
+    session = services.session_schedule_live(interviewer=interviewer, problem_slug=problem.slug,
+                                             duration=timedelta(minutes=30),
+                                             interviewer_can_edit=interviewer_can_edit)
+    assert session.invite_token
+    session = services.session_join(token=session.invite_token, user=candidate)
+    return session, candidate, interviewer
+
+
+def stored_updates(session: InterviewSession) -> int:
+    return DocUpdate.objects.filter(session=session).count()
+
+
+async def close_code_for(user: Any, session_id: int) -> int | None:
+    app = WithUser(URLRouter(websocket_urlpatterns), user)
+    communicator = WebsocketCommunicator(app, doc_path(session_id))
+    connected, _ = await communicator.connect()
+    assert connected
+    output = await communicator.receive_output(timeout=5)
+    await communicator.wait()
+    return output.get("code") if output["type"] == "websocket.close" else None
+
+
+def append(text: str) -> Callable[[pycrdt.Text], None]:
+    def edit(ytext: pycrdt.Text) -> None:
+        ytext += text
+    return edit
+
+
+# ---------------------------------------------------------------- who may join
+
+
+def test_only_participants_join_and_the_others_get_clear_close_codes() -> None:
+    session, _, _ = live()
+    outsider = user_with_role("other", "candidate")
+    admin = user_with_role("root", None, admin=True)
+    close_code = async_to_sync(close_code_for)
+    assert close_code(AnonymousUser(), session.pk) == CLOSE_UNAUTHENTICATED
+    assert close_code(outsider, session.pk) == CLOSE_FORBIDDEN
+    assert close_code(admin, session.pk) == CLOSE_FORBIDDEN
+    assert close_code(outsider, 999_999) == CLOSE_NOT_FOUND
+
+
+def test_without_the_auth_middleware_user_the_real_stack_closes_4401() -> None:
+    from config.asgi import application
+
+    session, _, _ = live()
+
+    async def scenario() -> int | None:
+        communicator = WebsocketCommunicator(application, doc_path(session.pk),
+                                             headers=[(b"origin", b"http://localhost")])
+        connected, _ = await communicator.connect()
+        assert connected
+        output = await communicator.receive_output(timeout=5)
+        return output.get("code")
+
+    assert run(scenario) == CLOSE_UNAUTHENTICATED
+
+
+# ---------------------------------------------------------------- sync
+
+
+def test_edits_propagate_both_ways_when_the_interviewer_may_edit() -> None:
+    session, candidate, interviewer = live(interviewer_can_edit=True)
+
+    async def scenario() -> tuple[str, str]:
+        cand, inter = YClient(candidate, session.pk), YClient(interviewer, session.pk)
+        await cand.connect()
+        await inter.connect()
+        assert cand.code == inter.code == STARTER
+        await cand.edit(append("# from the candidate\n"))
+        await inter.pump(until=lambda c: "candidate" in c.code)
+        await inter.edit(lambda t: t.insert(0, "# from the interviewer\n"))
+        await cand.pump(until=lambda c: "interviewer" in c.code)
+        await cand.disconnect()
+        await inter.disconnect()
+        return cand.code, inter.code
+
+    cand_code, inter_code = run(scenario)
+    expected = "# from the interviewer\n" + STARTER + "# from the candidate\n"
+    assert cand_code == inter_code == expected
+    assert services.session_code(session.pk) == cand_code
+    authors = list(DocUpdate.objects.filter(session=session).order_by("id")
+                   .values_list("author__username", flat=True))
+    assert authors == [None, "cand", "int"]
+
+
+def test_a_read_only_interviewer_watches_and_cannot_change_anything() -> None:
+    session, candidate, interviewer = live(interviewer_can_edit=False)
+
+    async def scenario() -> int | None:
+        cand, inter = YClient(candidate, session.pk), YClient(interviewer, session.pk)
+        await cand.connect()
+        await inter.connect()  # its sync reply changes nothing, so it is acknowledged
+        await cand.edit(append("x = 1\n"))
+        await inter.pump(until=lambda c: "x = 1" in c.code)
+        await inter.edit(append("# sneaky\n"), wait_ack=False)
+        code = await inter.expect_close()
+        await cand.drain()
+        assert "sneaky" not in cand.code
+        await cand.disconnect()
+        return code
+
+    assert run(scenario) == CLOSE_FORBIDDEN
+    assert "sneaky" not in services.session_code(session.pk)
+    assert stored_updates(session) == 2  # the starter and the candidate's edit
+
+
+def test_a_second_tab_of_the_candidate_joins_the_same_document() -> None:
+    session, candidate, _ = live()
+
+    async def scenario() -> tuple[str, str]:
+        first, second = YClient(candidate, session.pk), YClient(candidate, session.pk)
+        await first.connect()
+        await first.edit(append("a = 1\n"))
+        await second.connect()
+        await second.edit(append("b = 2\n"))
+        await first.pump(until=lambda c: "b = 2" in c.code)
+        await first.disconnect()
+        await second.disconnect()
+        return first.code, second.code
+
+    first_code, second_code = run(scenario)
+    assert first_code == second_code == STARTER + "a = 1\nb = 2\n"
+
+
+def test_a_client_that_typed_while_disconnected_merges_without_losing_a_character() -> None:
+    session, candidate, interviewer = live(interviewer_can_edit=True)
+
+    async def scenario() -> tuple[str, str, str]:
+        cand = YClient(candidate, session.pk)
+        inter = YClient(interviewer, session.pk)
+        await cand.connect()
+        await inter.connect()
+        await cand.edit(append("online = 1\n"))
+        await inter.pump(until=lambda c: "online" in c.code)
+        await cand.disconnect()
+        # Offline: the candidate keeps typing, one keystroke at a time, while the
+        # interviewer edits the same line region.
+        for ch in "offline = 2\n":
+            cand.local_edit(append(ch))
+        await inter.edit(lambda t: t.insert(len(STARTER), "# meanwhile\n"))
+        # Reconnect with the same document: the sync uploads the offline keystrokes.
+        await cand.connect()
+        await cand.flush()
+        await inter.pump(until=lambda c: "offline = 2" in c.code)
+        await cand.disconnect()
+        await inter.disconnect()
+        return cand.code, inter.code
+
+    cand_code, inter_code = run(scenario)
+    stored = services.session_code(session.pk)
+    assert cand_code == inter_code == stored
+    for piece in ("online = 1\n", "offline = 2\n", "# meanwhile\n"):
+        assert stored.count(piece) == 1
+    assert len(stored) == len(STARTER + "online = 1\n" + "offline = 2\n" + "# meanwhile\n")
+
+
+# ---------------------------------------------------------------- persistence
+
+
+def test_acknowledged_edits_survive_a_server_restart() -> None:
+    session, candidate, _ = live()
+
+    async def before_restart() -> None:
+        client = YClient(candidate, session.pk)
+        await client.connect()
+        for line in ("def solve(x):\n", "    return x + 1\n"):
+            await client.edit(append(line))  # returns once the server acknowledged it
+        await client.disconnect()
+
+    run(before_restart)
+    ROOMS.clear()  # what a process restart does to the in-memory documents
+
+    async def after_restart() -> str:
+        fresh = YClient(candidate, session.pk)
+        await fresh.connect()
+        await fresh.disconnect()
+        return fresh.code
+
+    assert run(after_restart) == STARTER + "def solve(x):\n    return x + 1\n"
+    rows = list(DocUpdate.objects.filter(session=session).order_by("id"))
+    assert len(rows) == 3 and all(r.created_at is not None for r in rows)
+    assert [r.author_id for r in rows[1:]] == [candidate.pk, candidate.pk]
+
+
+# ---------------------------------------------------------------- limits
+
+
+@pytest.mark.parametrize(
+    ("frame", "expected"),
+    [
+        (b"\x07", CLOSE_MALFORMED),  # unknown message type
+        (b"\x00\x02\x05abc", CLOSE_MALFORMED),  # update shorter than its length prefix
+        (b"\x00\x02\x04\xff\xff\xff\xff", CLOSE_MALFORMED),  # bytes that are not an update
+        (b"\x00\x09\x00", CLOSE_MALFORMED),  # unknown sync step
+        (b"\x01\x05{bad}", CLOSE_MALFORMED),  # awareness that is not an awareness update
+        (collab.update_frame(b"\x00\x00") + b"\x00", CLOSE_MALFORMED),  # trailing bytes
+        (b"\x00\x02" + collab.var_bytes(b"\x00" * (1024 * 1024 + 1)), CLOSE_TOO_LARGE),
+    ],
+    ids=["type", "truncated", "garbage", "step", "awareness", "trailing", "oversized"],
+)
+def test_malformed_or_oversized_messages_close_and_change_nothing(frame: bytes,
+                                                                  expected: int) -> None:
+    session, candidate, _ = live()
+    before = stored_updates(session)
+
+    async def scenario() -> int | None:
+        client = YClient(candidate, session.pk)
+        await client.connect()
+        await client.send(frame)
+        return await client.expect_close()
+
+    assert run(scenario) == expected
+    assert stored_updates(session) == before
+    assert services.session_code(session.pk) == STARTER
+
+
+def test_a_text_frame_is_not_part_of_the_protocol() -> None:
+    session, candidate, _ = live()
+
+    async def scenario() -> int | None:
+        client = YClient(candidate, session.pk)
+        await client.connect()
+        assert client.communicator is not None
+        await client.communicator.send_to(text_data='{"type": "update"}')
+        return await client.expect_close()
+
+    assert run(scenario) == CLOSE_MALFORMED
+
+
+# ---------------------------------------------------------------- the deadline
+
+
+def test_edits_after_the_deadline_are_refused_and_the_last_code_is_submitted() -> None:
+    session, candidate, _ = live()
+
+    async def scenario() -> list[dict[str, Any]]:
+        client = YClient(candidate, session.pk)
+        await client.connect()
+        await client.edit(append("answer = 42\n"))
+        await sync_overdue(session)
+        await client.edit(append("too_late = True\n"))
+        await client.drain()
+        await client.disconnect()
+        return client.events
+
+    events = run(scenario)
+    assert {"type": "refused", "reason": "time is up", "status": "finished"} in events
+    assert any(e["type"] == "finished" and e["submission"] for e in events)
+    session.refresh_from_db()
+    assert session.status == "finished" and session.final_submission is not None
+    assert session.final_submission.code == STARTER + "answer = 42\n"
+    assert "too_late" not in services.session_code(session.pk)
+
+
+async def sync_overdue(session: InterviewSession) -> None:
+    from channels.db import database_sync_to_async
+
+    await database_sync_to_async(
+        lambda: InterviewSession.objects.filter(pk=session.pk).update(
+            deadline=timezone.now() - timedelta(seconds=1)))()
+
+
+# ---------------------------------------------------------------- awareness and events
+
+
+def test_cursors_carry_the_name_the_server_knows_and_vanish_when_the_tab_closes() -> None:
+    session, candidate, interviewer = live()
+
+    async def scenario() -> list[collab.AwarenessEntry]:
+        cand, inter = YClient(candidate, session.pk), YClient(interviewer, session.pk)
+        await inter.connect()
+        await cand.connect()
+        spoofed = collab.awareness_encode([collab.AwarenessEntry(
+            cand.doc.client_id, 1, {"user": {"name": "int", "color": "#f00"},
+                                    "cursor": {"anchor": 1, "head": 1}})])
+        await cand.send(collab.awareness_frame(spoofed))
+        await inter.pump(until=lambda c: len(c.awareness) >= 1)
+        await cand.disconnect()
+        await inter.pump(until=lambda c: len(c.awareness) >= 2)
+        await inter.disconnect()
+        return inter.awareness
+
+    announced, removed = run(scenario)[:2]
+    assert announced.state is not None
+    assert announced.state["user"] == {"name": "cand", "color": "#f00", "role": "candidate"}
+    assert removed.client_id == announced.client_id and removed.state is None
+
+
+def test_a_large_paste_is_recorded_and_shown_to_the_interviewer() -> None:
+    session, candidate, interviewer = live()
+
+    async def scenario() -> list[dict[str, Any]]:
+        cand, inter = YClient(candidate, session.pk), YClient(interviewer, session.pk)
+        await cand.connect()
+        await inter.connect()
+        await cand.edit(append("y"))  # typing: no event
+        await cand.edit(append("# pasted\n" * 20))
+        await inter.pump(until=lambda c: any(e.get("kind") == "paste" for e in c.events))
+        await cand.disconnect()
+        await inter.disconnect()
+        return inter.events
+
+    events = run(scenario)
+    paste = next(e for e in events if e.get("kind") == "paste")
+    assert paste["chars"] == len("# pasted\n" * 20) and paste["by"] == "cand"
+    recorded = SessionEvent.objects.get(session=session, kind="paste")
+    assert recorded.data["chars"] == 180 and recorded.actor_id == candidate.pk
