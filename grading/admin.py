@@ -12,7 +12,16 @@ class TestResultInline(admin.TabularInline):
 
 @admin.register(Submission)
 class SubmissionAdmin(admin.ModelAdmin):
-    list_display = ["id", "user", "problem", "mode", "status", "verdict", "passed", "total",
-                    "created_at"]
+    list_display = [
+        "id",
+        "user",
+        "problem",
+        "mode",
+        "status",
+        "verdict",
+        "passed",
+        "total",
+        "created_at",
+    ]
     list_filter = ["status", "verdict", "mode"]
     inlines = [TestResultInline]

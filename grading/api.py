@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.contrib.auth.models import User
 from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.request import Request
@@ -18,7 +19,7 @@ from interviews.roles import can_see_hidden_tests
 ERROR_STATUS = {"unknown_problem": status.HTTP_404_NOT_FOUND}
 
 
-class SubmissionIn(serializers.Serializer):  # type: ignore[misc]
+class SubmissionIn(serializers.Serializer[Any]):
     problem = serializers.SlugField(max_length=80)
     # Size is enforced by the service (64 KB, in bytes); this only bounds the parser's work.
     code = serializers.CharField(allow_blank=True, trim_whitespace=False, max_length=1_000_000)
@@ -60,9 +61,15 @@ class SubmissionListView(APIView):
         incoming = SubmissionIn(data=request.data)
         if not incoming.is_valid():
             return Response({"detail": _first_error(incoming.errors)}, status=400)
+        if not isinstance(request.user, User):  # IsAuthenticated already refused anonymous
+            return Response({"detail": "authentication required"}, status=401)
         try:
-            submission = submission_create(user=request.user, problem_slug=incoming.validated_data["problem"],
-                                           code=incoming.validated_data["code"], mode=incoming.validated_data["mode"])
+            submission = submission_create(
+                user=request.user,
+                problem_slug=incoming.validated_data["problem"],
+                code=incoming.validated_data["code"],
+                mode=incoming.validated_data["mode"],
+            )
         except GradingError as exc:
             return Response({"detail": exc.message}, status=ERROR_STATUS.get(exc.code, 400))
         return Response({"id": submission.pk, "status": submission.status}, status=201)

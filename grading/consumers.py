@@ -14,7 +14,7 @@ CLOSE_FORBIDDEN = 4403
 CLOSE_NOT_FOUND = 4404
 
 
-class SubmissionConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
+class SubmissionConsumer(AsyncJsonWebsocketConsumer):
     """Joins the submission's group for the user's audience, replays what is known, forwards."""
 
     groups: list[str] = []

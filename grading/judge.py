@@ -93,7 +93,9 @@ class Judgement:
             "passed": self.passed,
             "total": self.total,
             "score": self.score,
-            "tests": [{"name": t.name, "verdict": t.verdict, "time_ms": t.time_ms} for t in self.tests],
+            "tests": [
+                {"name": t.name, "verdict": t.verdict, "time_ms": t.time_ms} for t in self.tests
+            ],
         }
 
 
@@ -127,7 +129,8 @@ def values_equal(output: Any, expected: Any, compare: Compare, *, tolerant: bool
         return False
     if isinstance(expected, list):
         return len(output) == len(expected) and all(
-            values_equal(o, e, compare, tolerant=tolerant) for o, e in zip(output, expected)
+            values_equal(o, e, compare, tolerant=tolerant)
+            for o, e in zip(output, expected, strict=True)
         )
     if isinstance(expected, dict):
         return output.keys() == expected.keys() and all(
@@ -142,7 +145,9 @@ def _canonical(value: Any) -> str:
     return json.dumps(value, sort_keys=True, allow_nan=True)
 
 
-def compare_output(output: Any, test: TestSpec, compare: Compare, checker: Checker | None) -> tuple[bool, str]:
+def compare_output(
+    output: Any, test: TestSpec, compare: Compare, checker: Checker | None
+) -> tuple[bool, str]:
     """Whether `output` is right for `test`, and a message for the author or interviewer."""
     mode = test.compare or compare.mode
     if mode == "checker":
@@ -222,13 +227,25 @@ def _clip(text: Any) -> str:
     return text if len(text) <= MAX_DETAIL_CHARS else text[:MAX_DETAIL_CHARS] + "…[truncated]"
 
 
-def verdict_for(outcome: TestOutcome | None, test: TestSpec, index: int, compare: Compare,
-                checker: Checker | None) -> TestVerdict:
+def verdict_for(
+    outcome: TestOutcome | None,
+    test: TestSpec,
+    index: int,
+    compare: Compare,
+    checker: Checker | None,
+) -> TestVerdict:
     """Turn one raw sandbox outcome into a verdict with the detail an interviewer may see."""
     detail: dict[str, Any] = {"input": _clip(test.input), "expected": _clip(test.expected)}
     if outcome is None:
-        return TestVerdict(index, test.name, "RE", 0.0, test.tag, test.hidden,
-                           detail | {"message": "no result: the program ended before this test"})
+        return TestVerdict(
+            index,
+            test.name,
+            "RE",
+            0.0,
+            test.tag,
+            test.hidden,
+            detail | {"message": "no result: the program ended before this test"},
+        )
     detail |= {"stdout": _clip(outcome.stdout), "error": _clip(outcome.error)}
     if outcome.status == "ok":
         ok, message = compare_output(outcome.output, test, compare, checker)
@@ -239,8 +256,9 @@ def verdict_for(outcome: TestOutcome | None, test: TestSpec, index: int, compare
         if outcome.status == "error" and outcome.exc_type == "MemoryError":
             verdict = "MLE"
         detail["message"] = _status_message(outcome)
-    return TestVerdict(index, test.name, verdict, round(outcome.time_ms, 2), test.tag,
-                       test.hidden, detail)
+    return TestVerdict(
+        index, test.name, verdict, round(outcome.time_ms, 2), test.tag, test.hidden, detail
+    )
 
 
 def _status_message(outcome: TestOutcome) -> str:
@@ -273,8 +291,12 @@ def judgement_from(verdicts: Sequence[TestVerdict]) -> Judgement:
     )
 
 
-def judge(spec: GradeSpec, *, on_verdict: Callable[[TestVerdict], None] | None = None,
-          run_fn: Callable[..., Any] = run) -> Judgement:
+def judge(
+    spec: GradeSpec,
+    *,
+    on_verdict: Callable[[TestVerdict], None] | None = None,
+    run_fn: Callable[..., Any] = run,
+) -> Judgement:
     """Grade `spec.solution` on `spec.tests`. Raises JudgeError on a platform fault."""
     checker = Checker(spec.checker_code, spec.support_code) if spec.checker_code else None
     by_index: dict[int, TestVerdict] = {}
@@ -282,7 +304,9 @@ def judge(spec: GradeSpec, *, on_verdict: Callable[[TestVerdict], None] | None =
     def handle(outcome: TestOutcome) -> None:
         if outcome.index in by_index or not 0 <= outcome.index < len(spec.tests):
             return  # a duplicate or forged frame can neither add nor replace a verdict
-        verdict = verdict_for(outcome, spec.tests[outcome.index], outcome.index, spec.compare, checker)
+        verdict = verdict_for(
+            outcome, spec.tests[outcome.index], outcome.index, spec.compare, checker
+        )
         by_index[outcome.index] = verdict
         if on_verdict is not None:
             on_verdict(verdict)

@@ -27,16 +27,23 @@ def _queue_depths() -> dict[str, int] | None:
 
 
 def _lines() -> list[str]:
-    lines = ["# HELP onsite_queue_depth Messages waiting in the broker per queue.",
-             "# TYPE onsite_queue_depth gauge"]
+    lines = [
+        "# HELP onsite_queue_depth Messages waiting in the broker per queue.",
+        "# TYPE onsite_queue_depth gauge",
+    ]
     depths = _queue_depths()
     for queue in QUEUES:
         lines.append(f'onsite_queue_depth{{queue="{queue}"}} {depths[queue] if depths else "NaN"}')
-    lines += ["# HELP onsite_broker_up Whether the broker answered.", "# TYPE onsite_broker_up gauge",
-              f"onsite_broker_up {1 if depths is not None else 0}"]
+    lines += [
+        "# HELP onsite_broker_up Whether the broker answered.",
+        "# TYPE onsite_broker_up gauge",
+        f"onsite_broker_up {1 if depths is not None else 0}",
+    ]
     now = timezone.now()
-    lines += ["# HELP onsite_oldest_waiting_seconds Age of the oldest submission not yet graded.",
-              "# TYPE onsite_oldest_waiting_seconds gauge"]
+    lines += [
+        "# HELP onsite_oldest_waiting_seconds Age of the oldest submission not yet graded.",
+        "# TYPE onsite_oldest_waiting_seconds gauge",
+    ]
     waiting = Submission.objects.filter(
         status__in=[Submission.Status.QUEUED, Submission.Status.RETRYING]
     )
@@ -76,17 +83,23 @@ def _pool_lines() -> list[str]:
 
 def _latency_histogram() -> list[str]:
     """Created-to-finished time of every graded submission, as a cumulative histogram."""
-    lines = ["# HELP onsite_grading_latency_seconds Time from submission to verdict.",
-             "# TYPE onsite_grading_latency_seconds histogram"]
+    lines = [
+        "# HELP onsite_grading_latency_seconds Time from submission to verdict.",
+        "# TYPE onsite_grading_latency_seconds histogram",
+    ]
     for queue in QUEUES:
         rows = Submission.objects.filter(
             problem__queue=queue, status=Submission.Status.DONE, finished_at__isnull=False
         ).values_list("created_at", "finished_at")
-        latencies = [(done - created).total_seconds() for created, done in rows]
+        latencies = [(done - created).total_seconds() for created, done in rows if done]
         for bound in LATENCY_BUCKETS:
             count = sum(1 for value in latencies if value <= bound)
-            lines.append(f'onsite_grading_latency_seconds_bucket{{queue="{queue}",le="{bound}"}} {count}')
-        lines.append(f'onsite_grading_latency_seconds_bucket{{queue="{queue}",le="+Inf"}} {len(latencies)}')
+            lines.append(
+                f'onsite_grading_latency_seconds_bucket{{queue="{queue}",le="{bound}"}} {count}'
+            )
+        lines.append(
+            f'onsite_grading_latency_seconds_bucket{{queue="{queue}",le="+Inf"}} {len(latencies)}'
+        )
         lines.append(f'onsite_grading_latency_seconds_sum{{queue="{queue}"}} {sum(latencies):.3f}')
         lines.append(f'onsite_grading_latency_seconds_count{{queue="{queue}"}} {len(latencies)}')
     return lines

@@ -31,14 +31,18 @@ class Submission(models.Model):
         RE = "RE"
         IE = "IE"
 
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
-                             related_name="submissions")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="submissions"
+    )
     problem = models.ForeignKey(Problem, on_delete=models.CASCADE, related_name="submissions")
-    version = models.ForeignKey(ProblemVersion, on_delete=models.PROTECT, related_name="submissions")
+    version = models.ForeignKey(
+        ProblemVersion, on_delete=models.PROTECT, related_name="submissions"
+    )
     mode = models.CharField(max_length=6, choices=Mode.choices)
     code = models.TextField()
-    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED,
-                              db_index=True)
+    status = models.CharField(
+        max_length=10, choices=Status.choices, default=Status.QUEUED, db_index=True
+    )
     message = models.CharField(max_length=200, blank=True)
     verdict = models.CharField(max_length=3, choices=Verdict.choices, blank=True)
     passed = models.PositiveIntegerField(default=0)

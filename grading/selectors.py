@@ -34,8 +34,15 @@ def submissions_visible_to(user: Any) -> QuerySet[Submission]:
 
 
 def _as_verdict(result: TestResult) -> TestVerdict:
-    return TestVerdict(result.index, result.name, result.verdict, result.time_ms, result.tag,
-                       result.hidden, result.detail)
+    return TestVerdict(
+        result.index,
+        result.name,
+        result.verdict,
+        result.time_ms,
+        result.tag,
+        result.hidden,
+        result.detail,
+    )
 
 
 def submission_replay(*, submission_id: int, staff: bool) -> list[dict[str, Any]]:

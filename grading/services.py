@@ -8,13 +8,13 @@ from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
 from grading import realtime
-from grading.judge import Compare, GradeSpec, Judgement, JudgeError, TestSpec, TestVerdict, judge
+from grading.judge import Compare, GradeSpec, JudgeError, Judgement, TestSpec, TestVerdict, judge
 from grading.models import Submission, TestResult
 from problems.models import Problem, ProblemVersion
 from sandbox.django_adapter import sandbox_gpu, sandbox_image, sandbox_limits
@@ -82,8 +82,9 @@ def _validate_code(code: str) -> None:
         raise GradingError("too_large", f"code is {size} bytes; the limit is {limit} bytes")
 
 
-def submission_create(*, user: AbstractBaseUser, problem_slug: str, code: str,
-                      mode: str) -> Submission:
+def submission_create(
+    *, user: User, problem_slug: str, code: str, mode: str
+) -> Submission:
     """Store a submission and queue its grading once the transaction commits."""
     if mode not in Submission.Mode.values:
         raise GradingError("bad_mode", f"mode must be one of {', '.join(Submission.Mode.values)}")
@@ -219,8 +220,12 @@ def _release_for_retry(submission_id: int, token: uuid.UUID, error: str) -> str:
     else:
         fields |= {"status": Submission.Status.RETRYING, "message": UNAVAILABLE}
     Submission.objects.filter(pk=submission_id, claim_token=token).update(**fields)
-    log.warning("submission %s: platform fault (%s), %s", submission_id, error,
-                "gave up" if out_of_attempts else "will retry")
+    log.warning(
+        "submission %s: platform fault (%s), %s",
+        submission_id,
+        error,
+        "gave up" if out_of_attempts else "will retry",
+    )
     return "failed" if out_of_attempts else "retry"
 
 

@@ -49,8 +49,12 @@ def pool_stats_publish() -> None:
     pool = default_pool()
     stats = {"size": 0, "idle": 0, "hits": 0, "misses": 0}
     if pool is not None:
-        stats = {"size": pool.size, "idle": pool.idle_count(), "hits": pool.hits,
-                 "misses": pool.misses}
+        stats = {
+            "size": pool.size,
+            "idle": pool.idle_count(),
+            "hits": pool.hits,
+            "misses": pool.misses,
+        }
     key = POOL_STATS_KEY.format(host=socket.gethostname(), pid=os.getpid())
     try:
         client = redis.Redis.from_url(settings.REDIS_URL, socket_timeout=2)

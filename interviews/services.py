@@ -80,7 +80,7 @@ class SessionError(Exception):
 
 
 def session_role(session: InterviewSession, user: Any) -> str | None:
-    """"candidate", "interviewer", or None for someone who is not a participant."""
+    """ "candidate", "interviewer", or None for someone who is not a participant."""
     if user is None or not getattr(user, "is_authenticated", False):
         return None
     if session.candidate_id is not None and session.candidate_id == user.pk:
@@ -118,13 +118,19 @@ def _problem(slug: str) -> Problem:
 def _check_duration(duration: timedelta) -> None:
     longest = timedelta(minutes=settings.ONSITE_SESSION_MAX_MINUTES)
     if not MIN_DURATION <= duration <= longest:
-        raise SessionError("bad_duration", f"the duration must be between "
-                                           f"{MIN_DURATION.seconds} s and {longest} long")
+        raise SessionError(
+            "bad_duration",
+            f"the duration must be between {MIN_DURATION.seconds} s and {longest} long",
+        )
 
 
 def _store_starter(session: InterviewSession) -> None:
-    DocUpdate.objects.create(session=session, author=None, created_at=timezone.now(),
-                             data=collab.initial_update(session.problem.starter_code))
+    DocUpdate.objects.create(
+        session=session,
+        author=None,
+        created_at=timezone.now(),
+        data=collab.initial_update(session.problem.starter_code),
+    )
 
 
 def _start_clock(session: InterviewSession, now: datetime) -> None:
@@ -146,23 +152,30 @@ def _schedule_expiry(session_id: int, deadline: datetime) -> None:
         log.exception("could not schedule the expiry of session %s", session_id)
 
 
-def session_start_solo(*, candidate: Any, problem_slug: str,
-                       duration: timedelta) -> InterviewSession:
+def session_start_solo(
+    *, candidate: Any, problem_slug: str, duration: timedelta
+) -> InterviewSession:
     """Start a solo session now: the clock runs from this moment."""
     problem = _problem(problem_slug)
     _check_duration(duration)
     with transaction.atomic():
-        session = InterviewSession(problem=problem, candidate=candidate, kind=Kind.SOLO,
-                                   duration=duration)
+        session = InterviewSession(
+            problem=problem, candidate=candidate, kind=Kind.SOLO, duration=duration
+        )
         _start_clock(session, timezone.now())
         session.save()
         _store_starter(session)
     return session
 
 
-def session_schedule_live(*, interviewer: Any, problem_slug: str, duration: timedelta,
-                          candidate: Any = None,
-                          interviewer_can_edit: bool = False) -> InterviewSession:
+def session_schedule_live(
+    *,
+    interviewer: Any,
+    problem_slug: str,
+    duration: timedelta,
+    candidate: Any = None,
+    interviewer_can_edit: bool = False,
+) -> InterviewSession:
     """Schedule a live session; the clock starts when the candidate joins by its link."""
     if not is_interviewer(interviewer):
         raise SessionError("forbidden", "only interviewers schedule live sessions")
@@ -172,8 +185,12 @@ def session_schedule_live(*, interviewer: Any, problem_slug: str, duration: time
     _check_duration(duration)
     with transaction.atomic():
         session = InterviewSession.objects.create(
-            problem=problem, candidate=candidate, interviewer=interviewer, kind=Kind.LIVE,
-            duration=duration, interviewer_can_edit=interviewer_can_edit,
+            problem=problem,
+            candidate=candidate,
+            interviewer=interviewer,
+            kind=Kind.LIVE,
+            duration=duration,
+            interviewer_can_edit=interviewer_can_edit,
             invite_token=new_invite_token(),
         )
         _store_starter(session)
@@ -185,8 +202,11 @@ def session_join(*, token: str, user: Any) -> InterviewSession:
     if not token:
         raise SessionError("not_found", "no such invitation")
     with transaction.atomic():
-        session = (InterviewSession.objects.select_for_update()
-                   .filter(invite_token=token, kind=Kind.LIVE).first())
+        session = (
+            InterviewSession.objects.select_for_update()
+            .filter(invite_token=token, kind=Kind.LIVE)
+            .first()
+        )
         if session is None:
             raise SessionError("not_found", "no such invitation")
         if session.interviewer_id == user.pk:
@@ -197,22 +217,38 @@ def session_join(*, token: str, user: Any) -> InterviewSession:
             # Conditional: of two people claiming the same link at once, one wins.
             now = timezone.now()
             claimed = InterviewSession.objects.filter(
-                Q(candidate__isnull=True) | Q(candidate=user), pk=session.pk,
+                Q(candidate__isnull=True) | Q(candidate=user),
+                pk=session.pk,
                 status=Status.SCHEDULED,
-            ).update(candidate=user, status=Status.ACTIVE, started_at=now,
-                     deadline=now + session.duration)
+            ).update(
+                candidate=user,
+                status=Status.ACTIVE,
+                started_at=now,
+                deadline=now + session.duration,
+            )
             if claimed != 1:
                 raise SessionError("forbidden", "this invitation was already used")
             session.refresh_from_db()
             deadline, session_id = session.deadline, session.pk
             assert deadline is not None
-            SessionEvent.objects.create(session=session, kind=SessionEvent.Kind.JOINED,
-                                        actor=user, at=now, data={"role": "candidate"})
+            SessionEvent.objects.create(
+                session=session,
+                kind=SessionEvent.Kind.JOINED,
+                actor=user,
+                at=now,
+                data={"role": "candidate"},
+            )
             transaction.on_commit(lambda: _schedule_expiry(session_id, deadline))
-            transaction.on_commit(lambda: realtime.broadcast(session_id, {
-                "type": "started", "deadline": deadline.isoformat(),
-                "candidate": user.get_username(),
-            }))
+            transaction.on_commit(
+                lambda: realtime.broadcast(
+                    session_id,
+                    {
+                        "type": "started",
+                        "deadline": deadline.isoformat(),
+                        "candidate": user.get_username(),
+                    },
+                )
+            )
     return session
 
 
@@ -227,13 +263,17 @@ def doc_update_store(*, session_id: int, author_id: int | None, data: bytes) -> 
     """
     now = timezone.now()
     with transaction.atomic():
-        open_session = (InterviewSession.objects.select_for_update()
-                        .filter(pk=session_id, status=Status.ACTIVE, deadline__gt=now)
-                        .values_list("pk", flat=True).first())
+        open_session = (
+            InterviewSession.objects.select_for_update()
+            .filter(pk=session_id, status=Status.ACTIVE, deadline__gt=now)
+            .values_list("pk", flat=True)
+            .first()
+        )
         if open_session is None:
             return None
-        update = DocUpdate.objects.create(session_id=session_id, author_id=author_id,
-                                          created_at=now, data=data)
+        update = DocUpdate.objects.create(
+            session_id=session_id, author_id=author_id, created_at=now, data=data
+        )
     return update.pk
 
 
@@ -270,8 +310,7 @@ def _finish(session_id: int, reason: str, by: Any) -> tuple[InterviewSession, bo
         finished = InterviewSession.objects.filter(pk=session_id, status=Status.ACTIVE).update(
             status=Status.FINISHED, finished_at=now, finish_reason=reason
         )
-        session = InterviewSession.objects.select_related("problem", "candidate").get(
-            pk=session_id)
+        session = InterviewSession.objects.select_related("problem", "candidate").get(pk=session_id)
         if finished != 1:
             return session, False
         code = session_code(session_id)
@@ -279,20 +318,38 @@ def _finish(session_id: int, reason: str, by: Any) -> tuple[InterviewSession, bo
         error = ""
         if session.candidate is not None:
             try:
-                submission = submission_create(user=session.candidate,
-                                               problem_slug=session.problem.slug, code=code,
-                                               mode=Submission.Mode.SUBMIT)
+                submission = submission_create(
+                    user=session.candidate,
+                    problem_slug=session.problem.slug,
+                    code=code,
+                    mode=Submission.Mode.SUBMIT,
+                )
             except GradingError as exc:
                 error = exc.message
-        SessionEvent.objects.create(session=session, kind=SessionEvent.Kind.FINAL_SUBMIT,
-                                    actor=by, at=now, submission=submission,
-                                    data={"reason": reason, "error": error})
-        SessionEvent.objects.create(session=session, kind=SessionEvent.Kind.FINISHED, actor=by,
-                                    at=now, data={"reason": reason})
+        SessionEvent.objects.create(
+            session=session,
+            kind=SessionEvent.Kind.FINAL_SUBMIT,
+            actor=by,
+            at=now,
+            submission=submission,
+            data={"reason": reason, "error": error},
+        )
+        SessionEvent.objects.create(
+            session=session,
+            kind=SessionEvent.Kind.FINISHED,
+            actor=by,
+            at=now,
+            data={"reason": reason},
+        )
         session.final_submission = submission
         session.save(update_fields=["final_submission"])
-        payload = {"type": "finished", "reason": reason, "finished_at": now.isoformat(),
-                   "submission": submission.pk if submission else None, "error": error}
+        payload = {
+            "type": "finished",
+            "reason": reason,
+            "finished_at": now.isoformat(),
+            "submission": submission.pk if submission else None,
+            "error": error,
+        }
         transaction.on_commit(lambda: realtime.broadcast(session_id, payload))
     return session, True
 
@@ -302,15 +359,19 @@ def session_finish_by(*, session_id: int, user: Any) -> InterviewSession:
     session, role = _participant(session_id, user)
     if session.status != Status.ACTIVE:
         raise SessionError("not_active", "the session is not running")
-    reason = (InterviewSession.FinishReason.CANDIDATE if role == "candidate"
-              else InterviewSession.FinishReason.INTERVIEWER)
+    reason = (
+        InterviewSession.FinishReason.CANDIDATE
+        if role == "candidate"
+        else InterviewSession.FinishReason.INTERVIEWER
+    )
     return session_finish(session_id=session_id, reason=reason, by=user)
 
 
 def session_expire_if_due(session_id: int) -> bool:
     """Finish the session if its deadline has passed; whether this call finished it."""
-    due = InterviewSession.objects.filter(pk=session_id, status=Status.ACTIVE,
-                                          deadline__lte=timezone.now()).exists()
+    due = InterviewSession.objects.filter(
+        pk=session_id, status=Status.ACTIVE, deadline__lte=timezone.now()
+    ).exists()
     if not due:
         return False
     return _finish(session_id, InterviewSession.FinishReason.DEADLINE, None)[1]
@@ -326,8 +387,12 @@ def _require_active(session: InterviewSession) -> None:
     if session_expire_if_due(session.pk):
         session.refresh_from_db()
     if session.status != Status.ACTIVE:
-        raise SessionError("not_active", "time is up: the session is over"
-                           if session.status == Status.FINISHED else "the session has not started")
+        raise SessionError(
+            "not_active",
+            "time is up: the session is over"
+            if session.status == Status.FINISHED
+            else "the session has not started",
+        )
 
 
 # ---------------------------------------------------------------- runs
@@ -346,25 +411,45 @@ def session_run(*, session_id: int, user: Any, mode: str) -> Submission:
     if mode not in Submission.Mode.values:
         raise SessionError("bad_mode", "mode must be run or submit")
     try:
-        submission = submission_create(user=session.candidate, problem_slug=session.problem.slug,
-                                       code=session_code(session_id), mode=mode)
+        submission = submission_create(
+            user=session.candidate,
+            problem_slug=session.problem.slug,
+            code=session_code(session_id),
+            mode=mode,
+        )
     except GradingError as exc:
         raise SessionError(exc.code, exc.message) from exc
     kind = SessionEvent.Kind.RUN if mode == Submission.Mode.RUN else SessionEvent.Kind.SUBMIT
-    SessionEvent.objects.create(session=session, kind=kind, actor=user, at=submission.created_at,
-                                submission=submission, data={"role": role})
-    realtime.broadcast(session_id, {"type": "submission", "id": submission.pk, "mode": mode,
-                                    "by": user.get_username(), "role": role})
+    SessionEvent.objects.create(
+        session=session,
+        kind=kind,
+        actor=user,
+        at=submission.created_at,
+        submission=submission,
+        data={"role": role},
+    )
+    realtime.broadcast(
+        session_id,
+        {
+            "type": "submission",
+            "id": submission.pk,
+            "mode": mode,
+            "by": user.get_username(),
+            "role": role,
+        },
+    )
     return submission
 
 
 # ---------------------------------------------------------------- timeline events
 
 
-def event_record(*, session_id: int, kind: str, actor: Any = None,
-                 data: dict[str, Any] | None = None) -> SessionEvent:
-    return SessionEvent.objects.create(session_id=session_id, kind=kind, actor=actor,
-                                       at=timezone.now(), data=data or {})
+def event_record(
+    *, session_id: int, kind: str, actor: Any = None, data: dict[str, Any] | None = None
+) -> SessionEvent:
+    return SessionEvent.objects.create(
+        session_id=session_id, kind=kind, actor=actor, at=timezone.now(), data=data or {}
+    )
 
 
 def page_event_report(*, session_id: int, user: Any, kind: str) -> SessionEvent | None:
@@ -375,8 +460,9 @@ def page_event_report(*, session_id: int, user: Any, kind: str) -> SessionEvent 
     if role != "candidate" or session.status != Status.ACTIVE:
         return None  # the interviewer's own tab is nobody's business
     event = event_record(session_id=session_id, kind=kind, actor=user)
-    realtime.broadcast_interviewer(session_id, {"type": "event", "kind": kind,
-                                                "at": event.at.isoformat()})
+    realtime.broadcast_interviewer(
+        session_id, {"type": "event", "kind": kind, "at": event.at.isoformat()}
+    )
     return event
 
 
@@ -422,9 +508,15 @@ def question_ask(*, session_id: int, user: Any, text: str) -> Question:
     clarifications = list(session.problem.clarifications)
     match = matching.best_match(text, clarifications)  # seconds on first use: outside the lock
     now = timezone.now()
-    question = Question(session=session, asked_by=user, text=text, asked_at=now,
-                        matched_index=match.index, matched_key=match.key,
-                        similarity=round(match.similarity, 4))
+    question = Question(
+        session=session,
+        asked_by=user,
+        text=text,
+        asked_at=now,
+        matched_index=match.index,
+        matched_key=match.key,
+        similarity=round(match.similarity, 4),
+    )
     if session.kind == Kind.SOLO:
         matched = match.index is not None
         question.answer = match.answer if matched else ASSUMPTION_ANSWER
@@ -432,9 +524,10 @@ def question_ask(*, session_id: int, user: Any, text: str) -> Question:
         question.answered_at = now
     question.save()
     realtime.broadcast(session_id, {"type": "question", "question": question_public(question)})
-    realtime.broadcast_interviewer(session_id, {
-        "type": "question_detail", "question": question_for_interviewer(question, clarifications)
-    })
+    realtime.broadcast_interviewer(
+        session_id,
+        {"type": "question_detail", "question": question_for_interviewer(question, clarifications)},
+    )
     return question
 
 
@@ -478,8 +571,9 @@ def note_add(*, session_id: int, user: Any, text: str, kind: str = Note.Kind.TRA
         raise SessionError("bad_note", f"a note has 1 to {MAX_NOTE_CHARS} characters")
     if session.status == Status.FINISHED:
         raise SessionError("not_active", "the session is over")
-    note = Note.objects.create(session=session, author=user, kind=kind, text=text,
-                               created_at=timezone.now())
+    note = Note.objects.create(
+        session=session, author=user, kind=kind, text=text, created_at=timezone.now()
+    )
     realtime.broadcast(session_id, {"type": "note", "note": note_public(note)})
     return note
 
@@ -490,6 +584,10 @@ def session_set_interviewer_edit(*, session_id: int, user: Any, can_edit: bool) 
     if role != "interviewer":
         raise SessionError("forbidden", "only the interviewer changes this")
     InterviewSession.objects.filter(pk=session_id).update(interviewer_can_edit=can_edit)
-    event_record(session_id=session.pk, kind=SessionEvent.Kind.SETTINGS, actor=user,
-                 data={"interviewer_can_edit": can_edit})
+    event_record(
+        session_id=session.pk,
+        kind=SessionEvent.Kind.SETTINGS,
+        actor=user,
+        data={"interviewer_can_edit": can_edit},
+    )
     realtime.broadcast(session_id, {"type": "settings", "interviewer_can_edit": can_edit})

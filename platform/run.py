@@ -46,8 +46,22 @@ def start_redis(url: str) -> subprocess.Popen[bytes] | None:
     data = VAR / "redis"
     data.mkdir(parents=True, exist_ok=True)
     # Append-only persistence: queued submissions survive a Redis restart.
-    proc = spawn("redis", ["redis-server", "--port", str(parsed.port or 6379), "--bind",
-                           "127.0.0.1", "--dir", str(data), "--appendonly", "yes", "--save", ""])
+    proc = spawn(
+        "redis",
+        [
+            "redis-server",
+            "--port",
+            str(parsed.port or 6379),
+            "--bind",
+            "127.0.0.1",
+            "--dir",
+            str(data),
+            "--appendonly",
+            "yes",
+            "--save",
+            "",
+        ],
+    )
     for _ in range(100):
         if redis_answers(url):
             return proc
@@ -80,12 +94,29 @@ def main() -> int:
     if redis_proc is not None:
         children.append(redis_proc)
     celery = [str(BIN / "celery"), "-A", "config", "worker", "--loglevel", "INFO"]
-    children.append(spawn("worker-cpu", [*celery, "-Q", "cpu", "-n", "cpu@%h",
-                                         "--concurrency", os.environ.get("ONSITE_CPU_WORKERS", "2"),
-                                         "-B", "--schedule", str(VAR / "celerybeat-schedule")]))
-    children.append(spawn("worker-gpu", [*celery, "-Q", "gpu", "-n", "gpu@%h", "--concurrency", "1"]))
-    children.append(spawn("web", [str(BIN / "daphne"), "-b", HOST, "-p", str(PORT),
-                                  "config.asgi:application"]))
+    children.append(
+        spawn(
+            "worker-cpu",
+            [
+                *celery,
+                "-Q",
+                "cpu",
+                "-n",
+                "cpu@%h",
+                "--concurrency",
+                os.environ.get("ONSITE_CPU_WORKERS", "2"),
+                "-B",
+                "--schedule",
+                str(VAR / "celerybeat-schedule"),
+            ],
+        )
+    )
+    children.append(
+        spawn("worker-gpu", [*celery, "-Q", "gpu", "-n", "gpu@%h", "--concurrency", "1"])
+    )
+    children.append(
+        spawn("web", [str(BIN / "daphne"), "-b", HOST, "-p", str(PORT), "config.asgi:application"])
+    )
     stopping = False
 
     def on_signal(signum: int, frame: object) -> None:
@@ -100,8 +131,10 @@ def main() -> int:
     while not stopping:
         for child in children:
             if child.poll() is not None:
-                print(f"[run] a process exited ({child.args[0]}, code {child.returncode}); stopping",
-                      flush=True)
+                print(
+                    f"[run] a process exited ({child.args[0]}, code {child.returncode}); stopping",
+                    flush=True,
+                )
                 stopping, code = True, 1
                 break
         time.sleep(0.5)

@@ -218,7 +218,9 @@ def _read_grading(meta: dict[str, Any], path: Path) -> Grading:
     raw = meta.get("grading")
     if not isinstance(raw, dict):
         raise PackageError(path, "grading", "missing table")
-    driver = _choice(_require(raw, "driver", str, path, "grading."), DRIVERS, path, "grading.driver")
+    driver = _choice(
+        _require(raw, "driver", str, path, "grading."), DRIVERS, path, "grading.driver"
+    )
     entry = raw.get("entry", "")
     if driver != "custom" and not (isinstance(entry, str) and entry.isidentifier()):
         raise PackageError(path, "grading.entry", "must name a function or class")
@@ -276,7 +278,9 @@ def _read_wrong(meta: dict[str, Any], root: Path, path: Path) -> tuple[WrongSolu
     for index, item in enumerate(raw):
         where = f"wrong[{index}]."
         file = _require(item, "file", str, path, where)
-        verdict = _choice(_require(item, "verdict", str, path, where), VERDICTS, path, where + "verdict")
+        verdict = _choice(
+            _require(item, "verdict", str, path, where), VERDICTS, path, where + "verdict"
+        )
         if verdict == "AC":
             raise PackageError(path, where + "verdict", "a known-wrong solution cannot expect AC")
         target = (root / file).resolve()
@@ -313,7 +317,11 @@ def _read_rubric(meta: dict[str, Any], path: Path) -> tuple[RubricCriterion, ...
         if not (weight > 0 and math.isfinite(weight)):
             raise PackageError(path, where + "weight", "must be a positive number")
         levels = item.get("levels", [])
-        if not (isinstance(levels, list) and len(levels) == 4 and all(isinstance(v, str) for v in levels)):
+        if not (
+            isinstance(levels, list)
+            and len(levels) == 4
+            and all(isinstance(v, str) for v in levels)
+        ):
             raise PackageError(path, where + "levels", "must be 4 strings (levels 1..4)")
         strong = _require(item, "strong", str, path, where)
         out.append(RubricCriterion(criterion, weight, strong, tuple(levels)))
@@ -334,12 +342,16 @@ def package_read(root: Path | str) -> Package:
     if not SLUG_RE.match(slug):
         raise PackageError(toml_path, "slug", "must be lowercase words joined by '-'")
     if slug != root.name:
-        raise PackageError(toml_path, "slug", f"{slug!r} differs from the folder name {root.name!r}")
+        raise PackageError(
+            toml_path, "slug", f"{slug!r} differs from the folder name {root.name!r}"
+        )
     grading = _read_grading(meta, toml_path)
     package = Package(
         slug=slug,
         title=_require(meta, "title", str, toml_path),
-        difficulty=_choice(meta.get("difficulty", "medium"), ("easy", "medium", "hard"), toml_path, "difficulty"),
+        difficulty=_choice(
+            meta.get("difficulty", "medium"), ("easy", "medium", "hard"), toml_path, "difficulty"
+        ),
         queue=_choice(meta.get("queue", "cpu"), ("cpu", "gpu"), toml_path, "queue"),
         kind=_choice(meta.get("kind", "implement"), ("implement", "debug"), toml_path, "kind"),
         topics=_str_list(meta, "topics", toml_path),
@@ -386,7 +398,9 @@ def _check_sources_compile(package: Package, root: Path) -> None:
         try:
             compile(code, name, "exec")
         except SyntaxError as exc:
-            raise PackageError(root / name, f"line {exc.lineno}", f"syntax error: {exc.msg}") from exc
+            raise PackageError(
+                root / name, f"line {exc.lineno}", f"syntax error: {exc.msg}"
+            ) from exc
 
 
 def package_lint(package: Package) -> list[str]:
@@ -433,7 +447,10 @@ def package_write(package: Package, root: Path | str) -> Path:
         if text or name in ("starter.py", "reference.py", "statement.md"):
             (folder / name).parent.mkdir(parents=True, exist_ok=True)
             (folder / name).write_text(text, encoding="utf-8")
-    for name, tests in (("public.json", package.public_tests), ("hidden.json", package.hidden_tests)):
+    for name, tests in (
+        ("public.json", package.public_tests),
+        ("hidden.json", package.hidden_tests),
+    ):
         body = json.dumps([_test_dict(t) for t in tests], indent=1, allow_nan=True)
         (folder / "tests" / name).write_text(body + "\n", encoding="utf-8")
     return folder
@@ -454,7 +471,12 @@ def _meta_dict(package: Package) -> dict[str, Any]:
         "wrong": [{"file": w.file, "verdict": w.verdict, "why": w.why} for w in package.wrong],
         "clarification": [c.__dict__ for c in package.clarifications],
         "rubric": [
-            {"criterion": r.criterion, "weight": r.weight, "strong": r.strong, "levels": list(r.levels)}
+            {
+                "criterion": r.criterion,
+                "weight": r.weight,
+                "strong": r.strong,
+                "levels": list(r.levels),
+            }
             for r in package.rubric
         ],
     }
@@ -508,9 +530,11 @@ def main(argv: list[str]) -> int:
             continue
         issues = package_lint(package)
         status = "OK  " if not issues else "LINT"
-        print(f"{status} {package.slug}: {len(package.public_tests)} public, "
-              f"{len(package.hidden_tests)} hidden, {len(package.wrong)} wrong"
-              + ("".join(f"\n     - {i}" for i in issues)))
+        print(
+            f"{status} {package.slug}: {len(package.public_tests)} public, "
+            f"{len(package.hidden_tests)} hidden, {len(package.wrong)} wrong"
+            + ("".join(f"\n     - {i}" for i in issues))
+        )
         failed += bool(issues)
     return 1 if failed else 0
 

@@ -100,8 +100,10 @@ def problem_load_folder(*, root: Path, publish: bool = True) -> list[tuple[Probl
     Every package is read and validated before anything is written, so a malformed package
     anywhere leaves the database untouched.
     """
-    folders = [root] if (root / "problem.toml").exists() else sorted(
-        p for p in root.iterdir() if (p / "problem.toml").exists()
+    folders = (
+        [root]
+        if (root / "problem.toml").exists()
+        else sorted(p for p in root.iterdir() if (p / "problem.toml").exists())
     )
     packages = [package_read(folder) for folder in folders]
     with transaction.atomic():

@@ -19,18 +19,39 @@ def user_with_role(username: str, role: str | None = None, *, admin: bool = Fals
 
 
 def tiny_problem(slug: str = "add-one", *, published: bool = True, hidden: int = 3) -> Problem:
-    problem = Problem.objects.create(slug=slug, title="Add one", statement_md="Return x + 1.",
-                                     starter_code="def solve(x):\n    pass\n",
-                                     reference_code=ADD_ONE, published=published)
+    problem = Problem.objects.create(
+        slug=slug,
+        title="Add one",
+        statement_md="Return x + 1.",
+        starter_code="def solve(x):\n    pass\n",
+        reference_code=ADD_ONE,
+        published=published,
+    )
     version = ProblemVersion.objects.create(
-        problem=problem, number=1, tests_hash="t1", driver={"kind": "function", "entry": "solve"},
+        problem=problem,
+        number=1,
+        tests_hash="t1",
+        driver={"kind": "function", "entry": "solve"},
         compare={"mode": "exact", "float_rel": 1e-6, "float_abs": 1e-9},
-        limits={"test_wall_seconds": 2.0, "test_cpu_seconds": 2.0, "memory_mb": 256,
-                "output_bytes": 65536},
-        public_tests=[{"name": f"public {i}", "input": {"args": [i]}, "expected": i + 1,
-                       "tag": "correctness"} for i in range(2)],
-        hidden_tests=[{"name": f"secret {i}", "input": {"args": [100 + i]}, "expected": 101 + i,
-                       "tag": "edge_cases" if i % 2 else "correctness"} for i in range(hidden)],
+        limits={
+            "test_wall_seconds": 2.0,
+            "test_cpu_seconds": 2.0,
+            "memory_mb": 256,
+            "output_bytes": 65536,
+        },
+        public_tests=[
+            {"name": f"public {i}", "input": {"args": [i]}, "expected": i + 1, "tag": "correctness"}
+            for i in range(2)
+        ],
+        hidden_tests=[
+            {
+                "name": f"secret {i}",
+                "input": {"args": [100 + i]},
+                "expected": 101 + i,
+                "tag": "edge_cases" if i % 2 else "correctness",
+            }
+            for i in range(hidden)
+        ],
     )
     problem.live_version = version
     problem.save()

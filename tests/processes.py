@@ -23,31 +23,54 @@ def database_url() -> str:
     db = connection.settings_dict
     if db["ENGINE"].endswith("sqlite3"):
         return f"sqlite:///{db['NAME']}"
-    return f"postgres://{db['USER']}:{db['PASSWORD']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
+    host = f"{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}"
+    return f"postgres://{db['USER']}:{db['PASSWORD']}@{host}/{db['NAME']}"
 
 
 def platform_env(**extra: str) -> dict[str, str]:
     env = dict(os.environ)
-    env.update({
-        "DJANGO_SETTINGS_MODULE": "config.test_settings",
-        "DATABASE_URL": database_url(),
-        "REDIS_URL": settings.REDIS_URL,
-        "PYTHONUNBUFFERED": "1",
-    })
+    env.update(
+        {
+            "DJANGO_SETTINGS_MODULE": "config.test_settings",
+            "DATABASE_URL": database_url(),
+            "REDIS_URL": settings.REDIS_URL,
+            "PYTHONUNBUFFERED": "1",
+        }
+    )
     env.update(extra)
     return env
 
 
-def start_worker(log_path: Path, *, queues: str = "cpu,gpu", concurrency: int = 1,
-                 beat: bool = False, **env: str) -> subprocess.Popen[bytes]:
-    argv = [str(BIN / "celery"), "-A", "config", "worker", "-Q", queues, "--concurrency",
-            str(concurrency), "--loglevel", "INFO", "-n", f"test-{os.getpid()}-{time.time_ns()}@%h",
-            "--without-gossip", "--without-mingle"]
+def start_worker(
+    log_path: Path, *, queues: str = "cpu,gpu", concurrency: int = 1, beat: bool = False, **env: str
+) -> subprocess.Popen[bytes]:
+    argv = [
+        str(BIN / "celery"),
+        "-A",
+        "config",
+        "worker",
+        "-Q",
+        queues,
+        "--concurrency",
+        str(concurrency),
+        "--loglevel",
+        "INFO",
+        "-n",
+        f"test-{os.getpid()}-{time.time_ns()}@%h",
+        "--without-gossip",
+        "--without-mingle",
+    ]
     if beat:
         argv += ["-B", "--schedule", str(log_path.with_suffix(".beat"))]
     log = log_path.open("ab")
-    return subprocess.Popen(argv, cwd=ROOT, env=platform_env(**env), stdout=log,
-                            stderr=subprocess.STDOUT, start_new_session=True)
+    return subprocess.Popen(
+        argv,
+        cwd=ROOT,
+        env=platform_env(**env),
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
 
 
 def stop(proc: subprocess.Popen[bytes], sig: int = signal.SIGTERM, timeout: float = 20) -> None:
@@ -69,8 +92,12 @@ def worker(log_path: Path, **kwargs: object) -> Iterator[subprocess.Popen[bytes]
         stop(proc)
 
 
-def wait_for(predicate: Callable[[], object], timeout: float = 60, interval: float = 0.2,
-             what: str = "condition") -> object:
+def wait_for(
+    predicate: Callable[[], object],
+    timeout: float = 60,
+    interval: float = 0.2,
+    what: str = "condition",
+) -> object:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         value = predicate()

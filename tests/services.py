@@ -27,8 +27,19 @@ def start_redis(port: int | None = None) -> tuple[str, subprocess.Popen[bytes]]:
     port = port or free_port()
     data = tempfile.mkdtemp(prefix="onsite-redis-")
     proc = subprocess.Popen(
-        ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "",
-         "--appendonly", "no", "--dir", data],
+        [
+            "redis-server",
+            "--port",
+            str(port),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--dir",
+            data,
+        ],
         stdout=subprocess.DEVNULL,
     )
     url = f"redis://127.0.0.1:{port}/0"

@@ -6,59 +6,146 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('problems', '0001_initial'),
+        ("problems", "0001_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Submission',
+            name="Submission",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('mode', models.CharField(choices=[('run', 'Run'), ('submit', 'Submit')], max_length=6)),
-                ('code', models.TextField()),
-                ('status', models.CharField(choices=[('queued', 'Queued'), ('running', 'Running'), ('retrying', 'Retrying'), ('done', 'Done'), ('failed', 'Failed')], db_index=True, default='queued', max_length=10)),
-                ('message', models.CharField(blank=True, max_length=200)),
-                ('verdict', models.CharField(blank=True, choices=[('AC', 'Ac'), ('WA', 'Wa'), ('TLE', 'Tle'), ('MLE', 'Mle'), ('OLE', 'Ole'), ('RE', 'Re'), ('IE', 'Ie')], max_length=3)),
-                ('passed', models.PositiveIntegerField(default=0)),
-                ('total', models.PositiveIntegerField(default=0)),
-                ('score', models.FloatField(default=0.0)),
-                ('by_tag', models.JSONField(blank=True, default=dict)),
-                ('attempts', models.PositiveIntegerField(default=0)),
-                ('claim_token', models.UUIDField(blank=True, null=True)),
-                ('lease_until', models.DateTimeField(blank=True, null=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True, db_index=True)),
-                ('enqueued_at', models.DateTimeField(blank=True, null=True)),
-                ('started_at', models.DateTimeField(blank=True, null=True)),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
-                ('problem', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='submissions', to='problems.problem')),
-                ('user', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='submissions', to=settings.AUTH_USER_MODEL)),
-                ('version', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='submissions', to='problems.problemversion')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "mode",
+                    models.CharField(choices=[("run", "Run"), ("submit", "Submit")], max_length=6),
+                ),
+                ("code", models.TextField()),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("queued", "Queued"),
+                            ("running", "Running"),
+                            ("retrying", "Retrying"),
+                            ("done", "Done"),
+                            ("failed", "Failed"),
+                        ],
+                        db_index=True,
+                        default="queued",
+                        max_length=10,
+                    ),
+                ),
+                ("message", models.CharField(blank=True, max_length=200)),
+                (
+                    "verdict",
+                    models.CharField(
+                        blank=True,
+                        choices=[
+                            ("AC", "Ac"),
+                            ("WA", "Wa"),
+                            ("TLE", "Tle"),
+                            ("MLE", "Mle"),
+                            ("OLE", "Ole"),
+                            ("RE", "Re"),
+                            ("IE", "Ie"),
+                        ],
+                        max_length=3,
+                    ),
+                ),
+                ("passed", models.PositiveIntegerField(default=0)),
+                ("total", models.PositiveIntegerField(default=0)),
+                ("score", models.FloatField(default=0.0)),
+                ("by_tag", models.JSONField(blank=True, default=dict)),
+                ("attempts", models.PositiveIntegerField(default=0)),
+                ("claim_token", models.UUIDField(blank=True, null=True)),
+                ("lease_until", models.DateTimeField(blank=True, null=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True, db_index=True)),
+                ("enqueued_at", models.DateTimeField(blank=True, null=True)),
+                ("started_at", models.DateTimeField(blank=True, null=True)),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "problem",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="submissions",
+                        to="problems.problem",
+                    ),
+                ),
+                (
+                    "user",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="submissions",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "version",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="submissions",
+                        to="problems.problemversion",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at'],
+                "ordering": ["-created_at"],
             },
         ),
         migrations.CreateModel(
-            name='TestResult',
+            name="TestResult",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('index', models.PositiveIntegerField()),
-                ('name', models.CharField(max_length=200)),
-                ('hidden', models.BooleanField(default=False)),
-                ('tag', models.CharField(default='correctness', max_length=20)),
-                ('verdict', models.CharField(choices=[('AC', 'Ac'), ('WA', 'Wa'), ('TLE', 'Tle'), ('MLE', 'Mle'), ('OLE', 'Ole'), ('RE', 'Re'), ('IE', 'Ie')], max_length=3)),
-                ('time_ms', models.FloatField(default=0.0)),
-                ('detail', models.JSONField(blank=True, default=dict)),
-                ('submission', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='results', to='grading.submission')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("index", models.PositiveIntegerField()),
+                ("name", models.CharField(max_length=200)),
+                ("hidden", models.BooleanField(default=False)),
+                ("tag", models.CharField(default="correctness", max_length=20)),
+                (
+                    "verdict",
+                    models.CharField(
+                        choices=[
+                            ("AC", "Ac"),
+                            ("WA", "Wa"),
+                            ("TLE", "Tle"),
+                            ("MLE", "Mle"),
+                            ("OLE", "Ole"),
+                            ("RE", "Re"),
+                            ("IE", "Ie"),
+                        ],
+                        max_length=3,
+                    ),
+                ),
+                ("time_ms", models.FloatField(default=0.0)),
+                ("detail", models.JSONField(blank=True, default=dict)),
+                (
+                    "submission",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="results",
+                        to="grading.submission",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['submission', 'index'],
-                'constraints': [models.UniqueConstraint(fields=('submission', 'index'), name='unique_result_index')],
+                "ordering": ["submission", "index"],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("submission", "index"), name="unique_result_index"
+                    )
+                ],
             },
         ),
     ]

@@ -21,16 +21,21 @@ def candidate_client() -> Client:
 
 def test_anonymous_requests_are_refused() -> None:
     tiny_problem()
-    response = Client().post("/api/submissions", {"problem": "add-one", "code": ADD_ONE,
-                                                   "mode": "run"}, content_type="application/json")
+    response = Client().post(
+        "/api/submissions",
+        {"problem": "add-one", "code": ADD_ONE, "mode": "run"},
+        content_type="application/json",
+    )
     assert response.status_code in (401, 403)
 
 
 def test_create_returns_id_and_queued_status(candidate_client: Client) -> None:
     tiny_problem()
-    response = candidate_client.post("/api/submissions", {"problem": "add-one", "code": ADD_ONE,
-                                                          "mode": "run"},
-                                     content_type="application/json")
+    response = candidate_client.post(
+        "/api/submissions",
+        {"problem": "add-one", "code": ADD_ONE, "mode": "run"},
+        content_type="application/json",
+    )
     assert response.status_code == 201
     body = response.json()
     assert body["status"] == "queued"
@@ -40,19 +45,23 @@ def test_create_returns_id_and_queued_status(candidate_client: Client) -> None:
 def test_token_auth_works() -> None:
     tiny_problem()
     token = Token.objects.create(user=user_with_role("api-user", "candidate"))
-    response = Client().post("/api/submissions", {"problem": "add-one", "code": ADD_ONE,
-                                                   "mode": "submit"},
-                             content_type="application/json",
-                             HTTP_AUTHORIZATION=f"Token {token.key}")
+    response = Client().post(
+        "/api/submissions",
+        {"problem": "add-one", "code": ADD_ONE, "mode": "submit"},
+        content_type="application/json",
+        HTTP_AUTHORIZATION=f"Token {token.key}",
+    )
     assert response.status_code == 201
 
 
 def test_code_over_64_kb_is_a_clear_400_and_stores_nothing(candidate_client: Client) -> None:
     tiny_problem()
     code = "#" * (64 * 1024 + 1)
-    response = candidate_client.post("/api/submissions", {"problem": "add-one", "code": code,
-                                                          "mode": "run"},
-                                     content_type="application/json")
+    response = candidate_client.post(
+        "/api/submissions",
+        {"problem": "add-one", "code": code, "mode": "run"},
+        content_type="application/json",
+    )
     assert response.status_code == 400
     assert "limit is 65536 bytes" in response.json()["detail"]
     assert not Submission.objects.exists()
@@ -61,17 +70,21 @@ def test_code_over_64_kb_is_a_clear_400_and_stores_nothing(candidate_client: Cli
 def test_unknown_or_unpublished_problem_is_404(candidate_client: Client) -> None:
     tiny_problem("draft", published=False)
     for slug in ("nope", "draft"):
-        response = candidate_client.post("/api/submissions", {"problem": slug, "code": ADD_ONE,
-                                                              "mode": "run"},
-                                         content_type="application/json")
+        response = candidate_client.post(
+            "/api/submissions",
+            {"problem": slug, "code": ADD_ONE, "mode": "run"},
+            content_type="application/json",
+        )
         assert response.status_code == 404
 
 
 def test_bad_mode_is_400(candidate_client: Client) -> None:
     tiny_problem()
-    response = candidate_client.post("/api/submissions", {"problem": "add-one", "code": ADD_ONE,
-                                                          "mode": "debug"},
-                                     content_type="application/json")
+    response = candidate_client.post(
+        "/api/submissions",
+        {"problem": "add-one", "code": ADD_ONE, "mode": "debug"},
+        content_type="application/json",
+    )
     assert response.status_code == 400
     assert response.json()["detail"].startswith("mode")
 
@@ -79,14 +92,33 @@ def test_bad_mode_is_400(candidate_client: Client) -> None:
 def _graded_submission(owner_name: str) -> Submission:
     problem = tiny_problem()
     owner = user_with_role(owner_name, "candidate")
-    submission = Submission.objects.create(user=owner, problem=problem,
-                                           version=problem.live_version, mode="submit",
-                                           code=ADD_ONE, status="done", verdict="WA",
-                                           passed=1, total=2, by_tag={"correctness": [1, 2]})
-    TestResult.objects.create(submission=submission, index=0, name="public 0", verdict="AC",
-                              detail={"input": "[0]", "output": "1"})
-    TestResult.objects.create(submission=submission, index=1, name="secret 0", hidden=True,
-                              verdict="WA", detail={"input": "CANARY-INPUT", "output": "x"})
+    submission = Submission.objects.create(
+        user=owner,
+        problem=problem,
+        version=problem.live_version,
+        mode="submit",
+        code=ADD_ONE,
+        status="done",
+        verdict="WA",
+        passed=1,
+        total=2,
+        by_tag={"correctness": [1, 2]},
+    )
+    TestResult.objects.create(
+        submission=submission,
+        index=0,
+        name="public 0",
+        verdict="AC",
+        detail={"input": "[0]", "output": "1"},
+    )
+    TestResult.objects.create(
+        submission=submission,
+        index=1,
+        name="secret 0",
+        hidden=True,
+        verdict="WA",
+        detail={"input": "CANARY-INPUT", "output": "x"},
+    )
     return submission
 
 
@@ -100,8 +132,9 @@ def _graded_submission(owner_name: str) -> Submission:
         (None, True, True, True),
     ],
 )
-def test_detail_visibility_by_role(role: str | None, admin: bool, sees: bool,
-                                   hidden_details: bool) -> None:
+def test_detail_visibility_by_role(
+    role: str | None, admin: bool, sees: bool, hidden_details: bool
+) -> None:
     submission = _graded_submission("owner")
     client = Client()
     if role == "owner":
@@ -121,7 +154,10 @@ def test_detail_visibility_by_role(role: str | None, admin: bool, sees: bool,
 def test_openapi_schema_describes_the_submission_endpoints(candidate_client: Client) -> None:
     response = candidate_client.get("/api/schema", HTTP_ACCEPT="application/json")
     assert response.status_code == 200
-    paths = response.json()["paths"] if response["Content-Type"].startswith("application/json") \
+    paths = (
+        response.json()["paths"]
+        if response["Content-Type"].startswith("application/json")
         else response.content.decode()
+    )
     assert "/api/submissions" in str(paths)
     assert "/api/submissions/{submission_id}" in str(paths)

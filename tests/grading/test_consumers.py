@@ -20,8 +20,12 @@ from tests.grading.test_pipeline import WithUser
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-async def _close_code(app: Any, path: str, headers: list[tuple[bytes, bytes]] | None = None) -> int | None:
-    communicator = WebsocketCommunicator(app, path, headers=headers or [(b"origin", b"http://localhost")])
+async def _close_code(
+    app: Any, path: str, headers: list[tuple[bytes, bytes]] | None = None
+) -> int | None:
+    communicator = WebsocketCommunicator(
+        app, path, headers=headers or [(b"origin", b"http://localhost")]
+    )
     connected, _ = await communicator.connect()
     assert connected
     output = await communicator.receive_output(timeout=5)
@@ -36,8 +40,9 @@ def close_code(app: Any, path: str) -> int | None:
 def _submission() -> Submission:
     problem = tiny_problem()
     owner = user_with_role("owner", "candidate")
-    return Submission.objects.create(user=owner, problem=problem, version=problem.live_version,
-                                     mode="run", code=ADD_ONE)
+    return Submission.objects.create(
+        user=owner, problem=problem, version=problem.live_version, mode="run", code=ADD_ONE
+    )
 
 
 def test_without_a_session_the_socket_closes_4401() -> None:

@@ -16,21 +16,37 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.docker]
 
 
 def grade(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "manage.py", "grade", *args], cwd=ROOT,
-                          env=platform_env(), capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "manage.py", "grade", *args],
+        cwd=ROOT,
+        env=platform_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 @pytest.fixture
 def loaded_token_bucket() -> Path:
-    subprocess.run([sys.executable, "manage.py", "loadproblems",
-                    str(ROOT / "problems" / "bank" / "token-bucket")],
-                   cwd=ROOT, env=platform_env(), check=True, capture_output=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "manage.py",
+            "loadproblems",
+            str(ROOT / "problems" / "bank" / "token-bucket"),
+        ],
+        cwd=ROOT,
+        env=platform_env(),
+        check=True,
+        capture_output=True,
+    )
     return ROOT / "problems" / "bank" / "token-bucket"
 
 
 def test_reference_gets_ac_as_one_json_object(loaded_token_bucket: Path) -> None:
-    result = grade("token-bucket", str(loaded_token_bucket / "reference.py"), "--mode", "submit",
-                   "--json")
+    result = grade(
+        "token-bucket", str(loaded_token_bucket / "reference.py"), "--mode", "submit", "--json"
+    )
     assert result.returncode == 0, result.stderr
     body = json.loads(result.stdout)
     assert set(body) == {"verdict", "passed", "total", "score", "tests"}
@@ -39,8 +55,9 @@ def test_reference_gets_ac_as_one_json_object(loaded_token_bucket: Path) -> None
 
 
 def test_run_mode_grades_only_public_tests(loaded_token_bucket: Path) -> None:
-    result = grade("token-bucket", str(loaded_token_bucket / "starter.py"), "--mode", "run",
-                   "--json")
+    result = grade(
+        "token-bucket", str(loaded_token_bucket / "starter.py"), "--mode", "run", "--json"
+    )
     assert result.returncode == 0
     body = json.loads(result.stdout)
     public = package_read(loaded_token_bucket).public_tests

@@ -1,7 +1,8 @@
 """Verdict logic, outside the sandbox: comparison, status mapping, aggregation.
 
 The sandbox is replaced by a function that returns canned outcomes: this tests the pure logic
-of deciding verdicts; the real sandbox is exercised in tests/sandbox and tests/grading/test_pipeline.
+of deciding verdicts; the real sandbox is exercised in tests/sandbox and
+tests/grading/test_pipeline.
 """
 
 from __future__ import annotations
@@ -22,23 +23,43 @@ from grading.judge import (
 )
 from sandbox import Limits, SandboxError, TestOutcome
 
+DEFAULT_COMPARE = Compare()
+
 
 def outcome(index: int, status: str = "ok", output: Any = None, exc_type: str = "") -> TestOutcome:
-    return TestOutcome(index=index, name=f"t{index}", status=status, output=output, time_ms=1.0,
-                       cpu_ms=1.0, stdout="", error="", exc_type=exc_type)
+    return TestOutcome(
+        index=index,
+        name=f"t{index}",
+        status=status,
+        output=output,
+        time_ms=1.0,
+        cpu_ms=1.0,
+        stdout="",
+        error="",
+        exc_type=exc_type,
+    )
 
 
-def spec(tests: list[TestSpec], compare: Compare = Compare(), checker: str = "",
-         support: str = "") -> GradeSpec:
-    return GradeSpec(solution="", driver={"kind": "function", "entry": "f"}, tests=tests,
-                     limits=Limits(), compare=compare, image="unused", checker_code=checker,
-                     support_code=support)
+def spec(
+    tests: list[TestSpec], compare: Compare = DEFAULT_COMPARE, checker: str = "", support: str = ""
+) -> GradeSpec:
+    return GradeSpec(
+        solution="",
+        driver={"kind": "function", "entry": "f"},
+        tests=tests,
+        limits=Limits(),
+        compare=compare,
+        image="unused",
+        checker_code=checker,
+        support_code=support,
+    )
 
 
 def fake_run(outcomes: list[TestOutcome]):
     def run(**kwargs: Any) -> None:
         for item in outcomes:
             kwargs["on_outcome"](item)
+
     return run
 
 
@@ -80,7 +101,16 @@ def test_statuses_map_to_verdicts_and_exit_zero_is_never_a_pass() -> None:
         outcome(7, "error", exc_type="MemoryError"),
     ]
     result = judge(spec(tests), run_fn=fake_run(outcomes))
-    assert [t.verdict for t in result.tests] == ["AC", "WA", "TLE", "TLE", "MLE", "OLE", "RE", "MLE"]
+    assert [t.verdict for t in result.tests] == [
+        "AC",
+        "WA",
+        "TLE",
+        "TLE",
+        "MLE",
+        "OLE",
+        "RE",
+        "MLE",
+    ]
     assert result.verdict == "TLE"
     assert (result.passed, result.total) == (1, 8)
 
@@ -94,8 +124,9 @@ def test_a_missing_result_fails_and_a_forged_or_duplicate_frame_changes_nothing(
 
 def test_unordered_and_per_test_override() -> None:
     tests = [TestSpec("a", {}, [1, 2, 2], compare="unordered"), TestSpec("b", {}, [1, 2])]
-    result = judge(spec(tests), run_fn=fake_run([outcome(0, output=[2, 1, 2]),
-                                                outcome(1, output=[2, 1])]))
+    result = judge(
+        spec(tests), run_fn=fake_run([outcome(0, output=[2, 1, 2]), outcome(1, output=[2, 1])])
+    )
     assert [t.verdict for t in result.tests] == ["AC", "WA"]
 
 
@@ -107,16 +138,20 @@ def test_checker_with_support_module_runs_in_the_worker() -> None:
         "    return support.parity(output) == expected, 'parity differs'\n"
     )
     tests = [TestSpec("odd", {}, 1, compare="checker"), TestSpec("even", {}, 0, compare="checker")]
-    result = judge(spec(tests, checker=checker, support=support),
-                   run_fn=fake_run([outcome(0, output=7), outcome(1, output=7)]))
+    result = judge(
+        spec(tests, checker=checker, support=support),
+        run_fn=fake_run([outcome(0, output=7), outcome(1, output=7)]),
+    )
     assert [t.verdict for t in result.tests] == ["AC", "WA"]
     assert result.tests[1].detail["message"] == "parity differs"
 
 
 def test_a_crashing_checker_is_a_wrong_answer_not_a_crash_of_the_grader() -> None:
     checker = "def check(input, expected, output):\n    return output['missing'] == 1\n"
-    result = judge(spec([TestSpec("a", {}, 1)], compare=Compare(mode="checker"), checker=checker),
-                   run_fn=fake_run([outcome(0, output=[1])]))
+    result = judge(
+        spec([TestSpec("a", {}, 1)], compare=Compare(mode="checker"), checker=checker),
+        run_fn=fake_run([outcome(0, output=[1])]),
+    )
     assert result.verdict == "WA"
 
 

@@ -61,8 +61,9 @@ def test_run_grades_public_tests_and_streams_each_result(tmp_path: Path) -> None
     problem = tiny_problem()
     candidate = user_with_role("cand", "candidate")
     with worker(tmp_path / "worker.log"):
-        submission = submission_create(user=candidate, problem_slug=problem.slug, code=ADD_ONE,
-                                       mode="run")
+        submission = submission_create(
+            user=candidate, problem_slug=problem.slug, code=ADD_ONE, mode="run"
+        )
         events = collect(candidate, submission.pk)
     done = events[-1]
     assert (done["verdict"], done["passed"], done["total"]) == ("AC", 2, 2)
@@ -77,8 +78,9 @@ def test_submit_shows_the_candidate_only_aggregates_and_staff_everything(tmp_pat
     candidate = user_with_role("cand", "candidate")
     interviewer = user_with_role("int", "interviewer")
     with worker(tmp_path / "worker.log"):
-        submission = submission_create(user=candidate, problem_slug=problem.slug, code=WRONG,
-                                       mode="submit")
+        submission = submission_create(
+            user=candidate, problem_slug=problem.slug, code=WRONG, mode="submit"
+        )
         candidate_events = collect(candidate, submission.pk)
         staff_events = collect(interviewer, submission.pk)
     done = candidate_events[-1]
@@ -97,10 +99,13 @@ def test_docker_down_shows_grader_unavailable_then_grades_when_it_is_back(tmp_pa
     candidate = user_with_role("cand", "candidate")
     dead_engine = f"unix://{tmp_path}/no-docker.sock"
     with worker(tmp_path / "down.log", DOCKER_HOST=dead_engine):
-        submission = submission_create(user=candidate, problem_slug=problem.slug, code=ADD_ONE,
-                                       mode="run")
-        wait_for(lambda: Submission.objects.filter(pk=submission.pk, status="retrying").exists(),
-                 what="the retrying status")
+        submission = submission_create(
+            user=candidate, problem_slug=problem.slug, code=ADD_ONE, mode="run"
+        )
+        wait_for(
+            lambda: Submission.objects.filter(pk=submission.pk, status="retrying").exists(),
+            what="the retrying status",
+        )
     stored = Submission.objects.get(pk=submission.pk)
     assert stored.message == "grader unavailable, retrying"
     assert stored.verdict == ""  # never a candidate-facing failure verdict

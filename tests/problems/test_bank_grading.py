@@ -24,8 +24,11 @@ def _grade(folder: Path, code: str) -> Judgement:
 
 
 def _failures(judgement: Judgement) -> str:
-    return ", ".join(f"{t.name}: {t.verdict} {t.detail.get('message', '')}"
-                     for t in judgement.tests if t.verdict != "AC")[:2000]
+    return ", ".join(
+        f"{t.name}: {t.verdict} {t.detail.get('message', '')}"
+        for t in judgement.tests
+        if t.verdict != "AC"
+    )[:2000]
 
 
 @pytest.mark.parametrize("folder", FOLDERS, ids=lambda p: p.name)
@@ -39,7 +42,9 @@ def test_reference_passes_and_starter_does_not(folder: Path) -> None:
 WRONG = [(folder, wrong.file) for folder in FOLDERS for wrong in package_read(folder).wrong]
 
 
-@pytest.mark.parametrize(("folder", "file"), WRONG, ids=lambda v: v.name if isinstance(v, Path) else v)
+@pytest.mark.parametrize(
+    ("folder", "file"), WRONG, ids=lambda v: v.name if isinstance(v, Path) else v
+)
 def test_known_wrong_solution_gets_its_declared_verdict(folder: Path, file: str) -> None:
     wrong = next(w for w in package_read(folder).wrong if w.file == file)
     judgement = _grade(folder, wrong.code)

@@ -50,8 +50,10 @@ def make_package(root: Path) -> Path:
     (folder / "reference.py").write_text("def solve(x):\n    return x + 1\n")
     (folder / "wrong" / "off_by_one.py").write_text("def solve(x):\n    return x + 2\n")
     public = [{"name": f"p{i}", "input": {"args": [i]}, "expected": i + 1} for i in range(3)]
-    hidden = [{"name": f"h{i}", "input": {"args": [i]}, "expected": i + 1, "tag": "edge_cases"}
-              for i in range(2)]
+    hidden = [
+        {"name": f"h{i}", "input": {"args": [i]}, "expected": i + 1, "tag": "edge_cases"}
+        for i in range(2)
+    ]
     (folder / "tests" / "public.json").write_text(json.dumps(public))
     (folder / "tests" / "hidden.json").write_text(json.dumps(hidden))
     return folder
@@ -69,23 +71,45 @@ def test_reads_a_well_formed_package(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("mutate", "file", "field"),
     [
-        (lambda f: (f / "problem.toml").write_text(TOML.replace('"Tiny"', "3")), "problem.toml", "title"),
+        (
+            lambda f: (f / "problem.toml").write_text(TOML.replace('"Tiny"', "3")),
+            "problem.toml",
+            "title",
+        ),
         (lambda f: (f / "problem.toml").write_text("slug = [\n"), "problem.toml", "file"),
-        (lambda f: (f / "tests" / "hidden.json").write_text('[{"name": "h", "input": 1, "expected": 2}]'),
-         "hidden.json", "[0].tag"),
+        (
+            lambda f: (f / "tests" / "hidden.json").write_text(
+                '[{"name": "h", "input": 1, "expected": 2}]'
+            ),
+            "hidden.json",
+            "[0].tag",
+        ),
         (lambda f: (f / "tests" / "public.json").write_text("{not json"), "public.json", "file"),
         (lambda f: (f / "reference.py").unlink(), "reference.py", "file"),
         (lambda f: (f / "reference.py").write_text("def solve(:\n"), "reference.py", "line 1"),
         (lambda f: (f / "wrong" / "off_by_one.py").unlink(), "off_by_one.py", "file"),
-        (lambda f: (f / "problem.toml").write_text(TOML.replace('"function"', '"magic"')),
-         "problem.toml", "grading.driver"),
-        (lambda f: (f / "problem.toml").write_text(TOML.replace('verdict = "WA"', 'verdict = "AC"')),
-         "problem.toml", "wrong[0].verdict"),
-        (lambda f: (f / "problem.toml").write_text(TOML.replace('"tiny"', '"other"')),
-         "problem.toml", "slug"),
+        (
+            lambda f: (f / "problem.toml").write_text(TOML.replace('"function"', '"magic"')),
+            "problem.toml",
+            "grading.driver",
+        ),
+        (
+            lambda f: (f / "problem.toml").write_text(
+                TOML.replace('verdict = "WA"', 'verdict = "AC"')
+            ),
+            "problem.toml",
+            "wrong[0].verdict",
+        ),
+        (
+            lambda f: (f / "problem.toml").write_text(TOML.replace('"tiny"', '"other"')),
+            "problem.toml",
+            "slug",
+        ),
     ],
 )
-def test_malformed_package_names_file_and_field(tmp_path: Path, mutate, file: str, field: str) -> None:
+def test_malformed_package_names_file_and_field(
+    tmp_path: Path, mutate, file: str, field: str
+) -> None:
     folder = make_package(tmp_path)
     mutate(folder)
     with pytest.raises(PackageError) as error:
@@ -102,8 +126,11 @@ def test_write_then_read_is_the_same_package(tmp_path: Path) -> None:
     assert again.tests_hash == original.tests_hash
 
 
-@pytest.mark.parametrize("folder", sorted(p for p in BANK.iterdir() if (p / "problem.toml").exists())
-                         if BANK.exists() else [], ids=lambda p: p.name)
+@pytest.mark.parametrize(
+    "folder",
+    sorted(p for p in BANK.iterdir() if (p / "problem.toml").exists()) if BANK.exists() else [],
+    ids=lambda p: p.name,
+)
 def test_every_bank_package_is_well_formed_and_complete(folder: Path, tmp_path: Path) -> None:
     package = package_read(folder)
     assert package_lint(package) == []

@@ -19,8 +19,14 @@ LIMITS = Limits()
 
 def one(image: str, pool: WarmPool | None) -> tuple[float, bool]:
     started = time.monotonic()
-    result = run(solution=SOLUTION, driver={"kind": "function", "entry": "solve"}, tests=TESTS,
-                 limits=LIMITS, image=image, pool=pool)  # fmt: skip
+    result = run(
+        solution=SOLUTION,
+        driver={"kind": "function", "entry": "solve"},
+        tests=TESTS,
+        limits=LIMITS,
+        image=image,
+        pool=pool,
+    )
     assert [o.output for o in result.outcomes] == [1, 2, 3, 4, 5]
     return (time.monotonic() - started) * 1000.0, result.cold_start
 

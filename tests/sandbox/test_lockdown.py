@@ -123,7 +123,17 @@ def test_inside_view_is_locked_down(sandbox_image: str) -> None:
     assert seen["root_mount"].startswith("ro,")
     assert "size=32768k" in seen["tmp_mount"] and "noexec" in seen["work_mount"]
     assert seen["cwd"] == "/work"
-    allowed = {"ONSITE_SANDBOX", "ONSITE_WORKDIR", "ONSITE_IDLE_SECONDS", "HOME", "LANG", "PATH",
-               "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_MAX_THREADS",
-               "HOSTNAME"}  # fmt: skip
+    allowed = {
+        "ONSITE_SANDBOX",
+        "ONSITE_WORKDIR",
+        "ONSITE_IDLE_SECONDS",
+        "HOME",
+        "LANG",
+        "PATH",
+        "OMP_NUM_THREADS",
+        "OPENBLAS_NUM_THREADS",
+        "MKL_NUM_THREADS",
+        "NUMEXPR_MAX_THREADS",
+        "HOSTNAME",
+    }
     assert set(seen["env"]) <= allowed

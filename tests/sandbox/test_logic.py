@@ -99,9 +99,15 @@ def test_normalise_limits() -> None:
 def test_classify_statuses() -> None:
     def make(**kw: object) -> str:
         args: dict[str, object] = dict(
-            reason="", status=0, res_buf=b"", cpu_ms=1.0, cpu_limit_s=1.0, wall_s=1.0,
-            oom_killed=False, out_cap=10,
-        )  # fmt: skip
+            reason="",
+            status=0,
+            res_buf=b"",
+            cpu_ms=1.0,
+            cpu_limit_s=1.0,
+            wall_s=1.0,
+            oom_killed=False,
+            out_cap=10,
+        )
         args.update(kw)
         return str(runner.classify(**args)["status"])  # type: ignore[arg-type]
 
@@ -170,8 +176,12 @@ def test_harness_refuses_to_run_outside_a_container() -> None:
     # kill(-1) on the host would be a disaster: the guard must hold even with the env marker.
     result = subprocess.run(
         [sys.executable, "-I", str(ROOT / "sandbox/harness/runner.py")],
-        input=b"", capture_output=True, env={"ONSITE_SANDBOX": "1"}, timeout=30, check=False,
-    )  # fmt: skip
+        input=b"",
+        capture_output=True,
+        env={"ONSITE_SANDBOX": "1"},
+        timeout=30,
+        check=False,
+    )
     assert result.returncode == runner.EXIT_REFUSED
     assert b"refusing" in result.stderr
 
@@ -185,8 +195,17 @@ def test_demux_and_frames() -> None:
     assert _parse_frame(b"@@other {}", prefix) is None
     assert _parse_frame(b"@@n0nce {bad", prefix) is None
     tests = [TestInput("a", 1), TestInput("b", 2)]
-    frame = {"type": "test", "index": 0, "name": "a", "status": "ok", "output": [1],
-             "time_ms": 1.5, "cpu_ms": True, "stdout": "x" * 100, "error": 3}  # fmt: skip
+    frame = {
+        "type": "test",
+        "index": 0,
+        "name": "a",
+        "status": "ok",
+        "output": [1],
+        "time_ms": 1.5,
+        "cpu_ms": True,
+        "stdout": "x" * 100,
+        "error": 3,
+    }
     outcome = _outcome_from_frame(frame, 0, tests, Limits(output_bytes=10))
     assert outcome is not None
     assert (outcome.output, outcome.cpu_ms, outcome.stdout, outcome.error) == (
@@ -218,6 +237,12 @@ def test_limits() -> None:
 
 def test_sandbox_never_imports_django() -> None:
     code = "import sys, sandbox, sandbox.image, sandbox.pool; print('django' in sys.modules)"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         cwd=ROOT, check=True, timeout=60)  # fmt: skip
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=True,
+        timeout=60,
+    )
     assert out.stdout.strip() == "False"

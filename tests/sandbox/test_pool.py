@@ -173,8 +173,9 @@ def test_harness_idle_limit_ends_a_forgotten_container(sandbox_image: str) -> No
 
     client = connect()
     spec = ContainerSpec.for_run(sandbox_image, LIMITS, gpu=False)
-    attached = start_attached(client, spec, pooled=True, deadline=time.monotonic() + 60,
-                              idle_seconds=1.0)  # fmt: skip
+    attached = start_attached(
+        client, spec, pooled=True, deadline=time.monotonic() + 60, idle_seconds=1.0
+    )
     try:
         deadline = time.monotonic() + 20
         while client.api.inspect_container(attached.container_id)["State"]["Running"]:

@@ -30,8 +30,9 @@ class Command(BaseCommand):
         if not path.is_file():
             raise CommandError(f"{path}: no such file", returncode=2)
         try:
-            judgement = grade_now(problem=problem, code=path.read_text(encoding="utf-8"),
-                                  mode=options["mode"])
+            judgement = grade_now(
+                problem=problem, code=path.read_text(encoding="utf-8"), mode=options["mode"]
+            )
         except (JudgeError, GradingError) as exc:
             raise CommandError(f"not graded: {exc}", returncode=1) from exc
         if options["json"]:

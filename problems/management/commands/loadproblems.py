@@ -28,5 +28,6 @@ class Command(BaseCommand):
             raise CommandError(f"refused, nothing loaded: {exc}") from exc
         for problem, created in loaded:
             state = "new version" if created else "unchanged"
-            self.stdout.write(f"{problem.slug}: {state} (live v{problem.live_version.number})")
+            live = problem.live_version.number if problem.live_version else "-"
+            self.stdout.write(f"{problem.slug}: {state} (live v{live})")
         self.stdout.write(f"{len(loaded)} problem(s) loaded")
