@@ -53,6 +53,13 @@ def _load() -> Any:
         return _model
 
 
+def warm_up() -> None:
+    """Load the model in the background (a session page calls this), so the first question of
+    the session does not wait seconds for it."""
+    if _model is None:
+        threading.Thread(target=_load, name="clarify-model-load", daemon=True).start()
+
+
 def embed(sentences: Sequence[str]) -> Any:
     """Unit-length embeddings, one row per sentence (a numpy array)."""
     model = _load()

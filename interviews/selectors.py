@@ -96,8 +96,9 @@ def _event_label(event: SessionEvent) -> str:
         SessionEvent.Kind.PASTE: f"Large paste ({data.get('chars', '?')} characters)",
         SessionEvent.Kind.TAB_HIDDEN: "Candidate left the tab",
         SessionEvent.Kind.TAB_VISIBLE: "Candidate came back to the tab",
-        SessionEvent.Kind.JOINED: f"{data.get('role', 'someone')} joined",
-        SessionEvent.Kind.LEFT: f"{data.get('role', 'someone')} left",
+        SessionEvent.Kind.JOINED: f"{data.get('role', 'someone')} "
+        + ("joined" if data.get("via") == "invitation" else "connected"),
+        SessionEvent.Kind.LEFT: f"{data.get('role', 'someone')} disconnected",
         SessionEvent.Kind.EDIT_REFUSED: "Edit after the deadline refused",
         SessionEvent.Kind.SETTINGS: "Interviewer editing " + (
             "on" if data.get("interviewer_can_edit") else "off"),

@@ -236,7 +236,7 @@ def session_join(*, token: str, user: Any) -> InterviewSession:
                 kind=SessionEvent.Kind.JOINED,
                 actor=user,
                 at=now,
-                data={"role": "candidate"},
+                data={"role": "candidate", "via": "invitation"},
             )
             transaction.on_commit(lambda: _schedule_expiry(session_id, deadline))
             transaction.on_commit(

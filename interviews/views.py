@@ -21,7 +21,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from frontend.markdown import markdown_render
-from interviews import selectors, services
+from interviews import matching, selectors, services
 from interviews.models import InterviewSession
 from interviews.roles import is_interviewer
 from interviews.services import SessionError
@@ -156,6 +156,8 @@ def session_detail(request: HttpRequest, session_id: int) -> HttpResponse:
     """`/sessions/<id>/`: statement, shared editor, countdown, results, questions, notes."""
     services.session_expire_if_due(session_id)
     session, role = _participant_session(request, session_id)
+    if session.status != InterviewSession.Status.FINISHED:
+        matching.warm_up()
     state = selectors.session_state(session=session, role=role)
     context = {
         "session": session,

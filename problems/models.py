@@ -11,6 +11,8 @@ from typing import Any
 
 from django.db import models
 
+from problems.jsonsafe import TaggedFloatDecoder, TaggedFloatEncoder
+
 
 class Problem(models.Model):
     class Queue(models.TextChoices):
@@ -61,8 +63,12 @@ class ProblemVersion(models.Model):
     support_code = models.TextField(blank=True)
     compare = models.JSONField()  # {"mode": ..., "float_rel": ..., "float_abs": ...}
     limits = models.JSONField()
-    public_tests = models.JSONField(default=list)
-    hidden_tests = models.JSONField(default=list)
+    public_tests = models.JSONField(
+        default=list, encoder=TaggedFloatEncoder, decoder=TaggedFloatDecoder
+    )
+    hidden_tests = models.JSONField(
+        default=list, encoder=TaggedFloatEncoder, decoder=TaggedFloatDecoder
+    )
     validation = models.CharField(
         max_length=10, choices=Validation.choices, default=Validation.PENDING
     )

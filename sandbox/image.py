@@ -2,6 +2,7 @@
 
     python -m sandbox.image ensure --flavor cpu|gpu   # build when missing, print the tag
     python -m sandbox.image tag --flavor cpu|gpu      # print the tag, build nothing
+    python -m sandbox.image prune                     # remove images of outdated recipes
 
 1. Base: ``platform/sandbox/build-base.sh`` runs ``debootstrap --variant=minbase
    --include=python3 bookworm`` and ``docker import``s the tree as ``onsite-base:<hash>``.
@@ -229,6 +230,34 @@ def ensure(flavor: str) -> str:
             client.close()
 
 
+def prune() -> list[str]:
+    """Remove onsite-sandbox/onsite-base images whose tag is no longer the recipe's.
+
+    Images still used by a container are kept (Docker refuses); returns the removed tags.
+    """
+    current = {image_tag(flavor) for flavor in FLAVORS} | {base_tag()}
+    removed: list[str] = []
+    client = _client(timeout=300)
+    try:
+        with docker_errors("cannot list images"):
+            images = client.images.list()
+        for image in images:
+            for tag in image.tags:
+                repo = tag.rsplit(":", 1)[0]
+                if repo in (IMAGE_REPO, BASE_REPO) and tag not in current:
+                    try:
+                        client.images.remove(tag)
+                    except docker.errors.APIError as exc:
+                        _say(f"kept {tag}: {exc.explanation or exc}")
+                        continue
+                    removed.append(tag)
+                    _say(f"removed {tag}")
+    finally:
+        with contextlib.suppress(Exception):
+            client.close()
+    return removed
+
+
 def main(argv: list[str] | None = None) -> int:
     """CLI entry point (see the module docstring)."""
     parser = argparse.ArgumentParser(
@@ -236,11 +265,18 @@ def main(argv: list[str] | None = None) -> int:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("command", choices=("ensure", "tag"))
+    parser.add_argument("command", choices=("ensure", "tag", "prune"))
     parser.add_argument("--flavor", choices=FLAVORS, default="cpu")
     args = parser.parse_args(argv)
     if args.command == "tag":
         print(image_tag(args.flavor))
+        return 0
+    if args.command == "prune":
+        try:
+            prune()
+        except SandboxError as exc:
+            _say(f"error: {exc}")
+            return 1
         return 0
     try:
         print(ensure(args.flavor))

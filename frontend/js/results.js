@@ -45,13 +45,11 @@ export function verdictBadge(verdict) {
   });
 }
 
-function formatValue(key, value) {
-  // Streams and messages are text; inputs and outputs are JSON values.
-  if (typeof value === "string" && key !== "input" && key !== "expected" && key !== "output") {
-    return value;
-  }
+function formatValue(value) {
+  // The grader sends each detail field as text it already serialised (and clipped): show it
+  // verbatim. Anything else is a raw JSON value, printed compactly or, when long, indented.
+  if (typeof value === "string") return value;
   try {
-    // Short values on one line; long structures indented so they can be read.
     const compact = JSON.stringify(value);
     return compact !== undefined && compact.length > 80 ? JSON.stringify(value, null, 2) : compact;
   } catch {
@@ -67,20 +65,20 @@ function formatTime(ms) {
 function detailList(detail) {
   const list = element("dl", { className: "test-detail-list" });
   const seen = new Set();
-  const add = (key, label, value) => {
+  const add = (label, value) => {
     if (value === undefined || value === "") return;
     list.append(element("dt", { text: label }));
     const dd = element("dd");
-    dd.append(element("pre", { text: formatValue(key, value) }));
+    dd.append(element("pre", { text: formatValue(value) }));
     list.append(dd);
   };
   for (const [key, label] of DETAIL_FIELDS) {
     seen.add(key);
-    add(key, label, detail[key]);
+    add(label, detail[key]);
   }
   // Fields this page does not know yet are still shown (as text), not silently dropped.
   for (const [key, value] of Object.entries(detail)) {
-    if (!seen.has(key)) add(key, key, value);
+    if (!seen.has(key)) add(key, value);
   }
   return list;
 }

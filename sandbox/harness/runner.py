@@ -50,6 +50,7 @@ SCRATCH_DIRS = ("/tmp", "/dev/shm")  # noqa: S108 (the container's own tmpfs, wi
 RESERVED_MODULES = ("solution", "_onsite_driver")
 
 _THIS_FILE = os.path.abspath(__file__)
+_IMPORTLIB_DIR = os.path.dirname(os.path.abspath(importlib.__file__ or "")) + os.sep
 # Bound early so candidate code that monkeypatches the json module cannot change how the
 # harness serialises (it could only hurt itself anyway: the parent re-validates the result).
 _dumps = json.dumps
@@ -152,8 +153,14 @@ def format_exception(exc: BaseException) -> str:
     """The traceback of ``exc`` without the harness's own frames, capped to its tail."""
     try:
         te = traceback.TracebackException.from_exception(exc, capture_locals=False)
+        # Only the candidate's (and the driver's) frames: not the harness, not importlib.
         te.stack = traceback.StackSummary.from_list(
-            [frame for frame in te.stack if os.path.abspath(frame.filename) != _THIS_FILE]
+            [
+                frame
+                for frame in te.stack
+                if os.path.abspath(frame.filename) != _THIS_FILE
+                and not frame.filename.startswith(("<frozen importlib", _IMPORTLIB_DIR))
+            ]
         )
         text = "".join(te.format())
     except BaseException:  # a hostile __str__ etc.: still say what it was
@@ -363,6 +370,16 @@ def _other_pids() -> list[int]:
         return []
 
 
+def _reap_zombies() -> None:
+    while True:
+        try:
+            pid, _status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
 def _kill_strays(timeout: float = 2.0) -> None:
     """SIGKILL every process we may signal (all but PID 1 and ourselves): daemons die here.
 
@@ -374,6 +391,7 @@ def _kill_strays(timeout: float = 2.0) -> None:
     while True:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.kill(-1, signal.SIGKILL)
+        _reap_zombies()  # orphans are ours to reap if we are PID 1 (no init)
         if not _other_pids() or time.monotonic() > deadline:
             return
         time.sleep(0.002)
@@ -507,13 +525,15 @@ def classify(
     def made(kind: str, error: str = "", exc_type: str = "", output: Any = None) -> dict[str, Any]:
         return {"status": kind, "output": output, "error": error, "exc_type": exc_type}
 
-    cpu_soft_ms = max(1, math.ceil(cpu_limit_s)) * 1000.0
+    # RLIMIT_CPU counts whole seconds (ceil of the limit); the exact, possibly fractional,
+    # limit is applied here to whatever the child used.
+    cpu_limit_ms = cpu_limit_s * 1000.0
     if reason == "output":
         return made("output", f"stdout/stderr exceeded {out_cap} bytes")
     if reason == "result":
         return made("output", "result exceeded the result cap")
     if reason == "timeout":
-        if cpu_ms >= cpu_soft_ms:
+        if cpu_ms >= cpu_limit_ms:
             return made("cpu", f"CPU time limit of {cpu_limit_s:g} s exceeded")
         return made("timeout", f"wall time limit of {wall_s:g} s exceeded")
     signalled = os.WIFSIGNALED(status)
@@ -522,14 +542,14 @@ def classify(
     if code == 0:
         message = _parse_result(res_buf)
         if message is not None:
-            if cpu_ms > cpu_soft_ms + 1000.0:  # ran on past SIGXCPU (handler) somehow
+            if cpu_ms > cpu_limit_ms:  # finished, but over the limit
                 return made("cpu", f"CPU time limit of {cpu_limit_s:g} s exceeded")
             return message
     if sig == signal.SIGXCPU:
         return made("cpu", f"CPU time limit of {cpu_limit_s:g} s exceeded")
     if oom_killed or code == CHILD_EXIT_MEMORY:
         return made("memory", "memory limit exceeded (killed by the OOM killer)")
-    if sig == signal.SIGKILL and cpu_ms >= cpu_soft_ms:
+    if sig == signal.SIGKILL and cpu_ms >= cpu_limit_ms:
         return made("cpu", f"CPU time limit of {cpu_limit_s:g} s exceeded")
     if signalled:
         try:

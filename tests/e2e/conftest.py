@@ -1,11 +1,12 @@
 """The whole platform as subprocesses, for the end-to-end tests.
 
 A module-scoped `platform` fixture starts, against a throwaway SQLite file and its own
-redis-server: migrate, loadproblems (token-bucket), seeddemo, then daphne (HTTP + websockets) and a Celery
-worker on the cpu and gpu queues. Every process runs in its own process group, so teardown
-reaches the children it forked (Celery's pool) and nothing is left running after the module:
-the worker would otherwise compete for the machine's two cores with the tests that follow.
-Process output goes to log files whose tails are shown when something fails to start.
+redis-server: migrate, loadproblems (token-bucket only), seeddemo, then daphne (HTTP and
+websockets) and a Celery worker on the cpu and gpu queues. Every process runs in its own
+process group, so teardown reaches the children it forked (Celery's pool) and nothing is left
+running after the module: the worker would otherwise compete for the machine's two cores with
+the tests that follow. Process output goes to log files whose tails are shown when something
+fails to start.
 """
 
 from __future__ import annotations

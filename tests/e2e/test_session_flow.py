@@ -17,13 +17,11 @@ import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
-if TYPE_CHECKING:
-    from conftest import Platform
+from tests.e2e.conftest import Platform
 
 pytestmark = pytest.mark.e2e
 
@@ -157,7 +155,7 @@ def test_live_session_typing_runs_questions_and_replay(pages: Pages) -> None:
     # A live clarifying question waits for the interviewer, whose answer reaches the candidate.
     candidate.fill("#question-form textarea", "Is the bucket full when it is created?")
     candidate.click("#question-form button[type=submit]")
-    expect(candidate.locator("#questions .q-waiting")).to_have_count(1)
+    expect(candidate.locator("#questions .q-waiting")).to_have_count(1, timeout=60_000)
     answer_box = interviewer.locator("#questions .answer-form textarea")
     expect(answer_box).to_have_value(re.compile("Full"), timeout=SYNC_TIMEOUT_MS)
     expect(interviewer.locator("#questions .q-match")).to_contain_text("a key question")

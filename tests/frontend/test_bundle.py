@@ -164,13 +164,18 @@ def test_run_posts_the_code_and_renders_each_test_as_it_arrives(
     expect(page.locator("#run-button")).to_be_disabled()
     expect(page.locator("#results")).to_have_attribute("data-state", "running")
 
-    ws.send(json.dumps(public_test(1, "refill", "WA", expected=[1], output=[2], stdout="dbg\n")))
+    # The grader sends detail fields as text it serialised itself: shown verbatim.
+    ws.send(json.dumps(public_test(1, "refill", "WA", input='{"init": [3, 1]}', expected="[1]",
+                                   output="[2]", stdout="dbg\n")))  # fmt: skip
     send(ws, type="done", verdict="WA", passed=1, total=2, score=0.5,
          by_tag={"correctness": [1, 2]})  # fmt: skip
 
     expect(page.locator("#result-summary")).to_contain_text("passed 1 of 2")
     expect(page.locator("tbody.test .test-name")).to_have_text(["burst", "refill"])
     expect(page.locator("tbody.test .verdict")).to_have_text(["AC", "WA"])
+    expect(page.locator("tbody.test[data-index='1'] .test-detail-list pre")).to_have_text(
+        ['{"init": [3, 1]}', "[1]", "[2]", "dbg\n"]
+    )
     expect(page.locator("#run-button")).to_be_enabled()
     assert grader.posts == [{"problem": "token-bucket", "code": "x = 1\n", "mode": "run"}]
     assert grader.csrf_headers == ["csrf-abc"]

@@ -8,7 +8,13 @@ import docker
 import pytest
 
 from sandbox import Limits, TestInput, run
-from sandbox.docker_runner import ContainerSpec, create_container, new_run_id, remove_container
+from sandbox.docker_runner import (
+    ContainerSpec,
+    create_container,
+    has_nvidia_runtime,
+    new_run_id,
+    remove_container,
+)
 
 pytestmark = pytest.mark.docker
 
@@ -137,3 +143,23 @@ def test_inside_view_is_locked_down(sandbox_image: str) -> None:
         "HOSTNAME",
     }
     assert set(seen["env"]) <= allowed
+
+
+def test_gpu_devices_only_with_the_nvidia_runtime(
+    docker_client: docker.DockerClient, sandbox_image: str
+) -> None:
+    spec = ContainerSpec.for_run(sandbox_image, LIMITS, gpu=True)
+    container_id = create_container(
+        docker_client, spec, new_run_id(), pooled=False, idle_seconds=60
+    )
+    try:
+        info = docker_client.api.inspect_container(container_id)
+    finally:
+        remove_container(docker_client, container_id)
+    requests = info["HostConfig"].get("DeviceRequests") or []
+    if has_nvidia_runtime(docker_client):
+        assert requests and requests[0]["Count"] == -1 and requests[0]["Capabilities"] == [["gpu"]]
+    else:
+        assert requests == []  # no GPU on this engine: the CPU path, no device at all
+    assert not info["HostConfig"].get("Devices")
+    assert "ONSITE_PRELOAD_TORCH=1" in info["Config"]["Env"]

@@ -124,6 +124,7 @@ def test_classify_statuses() -> None:
     assert make(status=0, res_buf=b"garbage") == "crash"
     assert make(status=runner.CHILD_EXIT_MEMORY << 8) == "memory"
     assert make(res_buf=b'{"status":"ok","output":1}', cpu_ms=2500.0) == "cpu"
+    assert make(res_buf=ok, cpu_ms=600.0, cpu_limit_s=0.5) == "cpu"  # fractional limits hold
 
 
 def test_build_header_keeps_inputs_out_of_the_header() -> None:

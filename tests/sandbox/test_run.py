@@ -396,3 +396,11 @@ def test_bad_request_is_a_value_error(sandbox_image: str) -> None:
             limits=FAST,
             image=sandbox_image,
         )
+
+
+def test_syntax_error_in_the_solution(sandbox_image: str) -> None:
+    result = run_cases(sandbox_image, "def solve(case)\n    return case\n", ["a", "b"])
+    assert [(o.status, o.exc_type) for o in result.outcomes] == [("error", "SyntaxError")] * 2
+    error = result.outcomes[0].error
+    assert "solution.py" in error and "line 1" in error
+    assert "importlib" not in error and "runner.py" not in error

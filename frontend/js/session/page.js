@@ -38,7 +38,7 @@ const FINISH_TEXT = {
 
 export function sessionPageMount(root) {
   const state = JSON.parse(document.getElementById("session-state").textContent);
-  const base = root.dataset.baseUrl;
+  const base = root.dataset.baseUrl.replace(/\/$/, "");
   const urls = {
     run: `${base}/run`,
     finish: `${base}/finish`,

@@ -143,7 +143,10 @@ export async function replayPageMount(root) {
     tick.style.left = left;
     tick.addEventListener("click", () => show(mark.t));
     track.append(tick);
-    const item = element("li", { className: `mark-item mark-${mark.kind}`, attrs: { "data-kind": mark.kind } });
+    const item = element("li", {
+      className: `mark-item item-${mark.kind}`,
+      attrs: { "data-kind": mark.kind },
+    });
     const jump = element("button", {
       className: "link-button mark-time",
       text: formatLeft(mark.t),
@@ -151,7 +154,9 @@ export async function replayPageMount(root) {
     });
     jump.addEventListener("click", () => show(mark.t));
     item.append(jump, element("span", { text: ` ${mark.label}` }));
-    if (mark.actor) item.append(element("span", { className: "mark-actor", text: ` (${mark.actor})` }));
+    if (mark.actor) {
+      item.append(element("span", { className: "mark-actor", text: ` (${mark.actor})` }));
+    }
     markList.append(item);
   }
 

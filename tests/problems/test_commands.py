@@ -1,0 +1,68 @@
+"""loadproblems (idempotent, all-or-nothing) and exportproblem (round trip)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from problems.models import Problem, ProblemVersion
+from problems.package import package_read
+from problems.services import BANK_DIR
+
+pytestmark = pytest.mark.django_db
+
+SAMPLE = ["token-bucket", "lru-cache"]
+
+
+def copy_bank(dest: Path, slugs: list[str]) -> Path:
+    for slug in slugs:
+        shutil.copytree(BANK_DIR / slug, dest / slug)
+    return dest
+
+
+def test_loading_twice_changes_nothing(tmp_path: Path) -> None:
+    bank = copy_bank(tmp_path, SAMPLE)
+    call_command("loadproblems", str(bank))
+    versions = list(ProblemVersion.objects.values_list("pk", flat=True))
+    call_command("loadproblems", str(bank))
+    assert list(ProblemVersion.objects.values_list("pk", flat=True)) == versions
+    assert set(Problem.objects.values_list("slug", flat=True)) == set(SAMPLE)
+    assert Problem.objects.filter(published=True).count() == 2
+
+
+def test_changed_hidden_tests_make_a_new_version_but_keep_the_live_one(tmp_path: Path) -> None:
+    bank = copy_bank(tmp_path, ["token-bucket"])
+    call_command("loadproblems", str(bank))
+    hidden = bank / "token-bucket" / "tests" / "hidden.json"
+    tests = json.loads(hidden.read_text())
+    tests[0]["name"] = "renamed " + tests[0]["name"]
+    hidden.write_text(json.dumps(tests))
+    call_command("loadproblems", str(bank))
+    problem = Problem.objects.get(slug="token-bucket")
+    assert problem.versions.count() == 2
+    assert problem.live_version is not None and problem.live_version.number == 1
+
+
+def test_a_malformed_package_loads_nothing_at_all(tmp_path: Path) -> None:
+    bank = copy_bank(tmp_path, SAMPLE)
+    (bank / "lru-cache" / "tests" / "public.json").write_text("[{]")
+    with pytest.raises(CommandError, match=r"lru-cache/tests/public\.json: file: invalid JSON"):
+        call_command("loadproblems", str(bank))
+    assert not Problem.objects.exists()
+
+
+def test_export_round_trips_the_package(tmp_path: Path) -> None:
+    call_command("loadproblems", str(BANK_DIR / "token-bucket"))
+    call_command("exportproblem", "token-bucket", str(tmp_path))
+    assert package_read(tmp_path / "token-bucket") == package_read(BANK_DIR / "token-bucket")
+
+
+def test_unknown_path_and_unknown_slug_are_clear_errors(tmp_path: Path) -> None:
+    with pytest.raises(CommandError, match="no such file"):
+        call_command("loadproblems", str(tmp_path / "nope"))
+    with pytest.raises(CommandError, match="unknown problem"):
+        call_command("exportproblem", "nope", str(tmp_path))

@@ -1,0 +1,5 @@
+import os
+
+
+def solve(tag, *args):
+    os.abort()

@@ -1,0 +1,8 @@
+import support as kit
+
+
+def solve(tag, *args):
+    if tag == "t0":
+        block = bytearray(16 << 30)
+        return len(block)
+    return kit.miss(tag)

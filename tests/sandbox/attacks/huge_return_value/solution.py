@@ -1,0 +1,2 @@
+def solve(tag, *args):
+    return "r" * (8 << 20)

@@ -1,0 +1,2 @@
+def solve(tag, *args):
+    raise KeyboardInterrupt

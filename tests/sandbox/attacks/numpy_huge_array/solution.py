@@ -1,0 +1,9 @@
+import numpy as np
+
+import support as kit
+
+
+def solve(tag, *args):
+    if tag == "t0":
+        return float(np.ones((1 << 15, 1 << 15)).sum())
+    return kit.miss(tag)
