@@ -14,8 +14,14 @@ from tests.factories import tiny_problem
 def test_nan_and_infinities_round_trip_through_the_database() -> None:
     version = tiny_problem().live_version
     assert version is not None
-    version.hidden_tests = [{"name": "n", "input": {"args": [[1.0, math.inf]]},
-                             "expected": [math.nan, -math.inf, {"$float": "x"}], "tag": "edge_cases"}]
+    version.hidden_tests = [
+        {
+            "name": "n",
+            "input": {"args": [[1.0, math.inf]]},
+            "expected": [math.nan, -math.inf, {"$float": "x"}],
+            "tag": "edge_cases",
+        }
+    ]
     version.save()
     stored = ProblemVersion.objects.get(pk=version.pk).hidden_tests[0]
     assert math.isnan(stored["expected"][0]) and stored["expected"][1] == -math.inf
