@@ -14,7 +14,10 @@ def _mean_wait(arrivals: list[int], service: list[int], pool: int) -> float:
 
 
 def min_pool_size(arrivals: list[int], service: list[int], target_p99_wait: int) -> int:
-    lo, hi = 1, len(arrivals)
+    n = len(arrivals)
+    lo, hi = 1, 1
+    while _mean_wait(arrivals, service, hi) > target_p99_wait:
+        lo, hi = hi + 1, min(n, hi * 2)
     while lo < hi:
         mid = (lo + hi) // 2
         if _mean_wait(arrivals, service, mid) <= target_p99_wait:
