@@ -13,6 +13,7 @@ urlpatterns = [
     path("api/docs", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path("api/", include("grading.urls")),
     path("sessions/", include("interviews.urls")),
+    path("studio/", include("problems.urls")),
     path("", include("grading.metrics_urls")),
     path("", include("frontend.urls")),
 ]

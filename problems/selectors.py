@@ -1,0 +1,95 @@
+"""Reads for the authoring studio."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+from django.db.models import Prefetch, QuerySet
+from django.shortcuts import get_object_or_404
+
+from problems import validation
+from problems.models import Problem, ProblemVersion, Regrade, RegradeItem
+from problems.services import problem_solutions
+
+# The test lists and code are the heavy part of a version; lists and tables never need them.
+_HEAVY = ("public_tests", "hidden_tests", "driver_code", "checker_code", "support_code")
+
+
+@dataclass(frozen=True)
+class VersionRow:
+    """A version as the studio lists it."""
+
+    version: ProblemVersion
+    state: str  # pending | running | passed | failed | stale
+    live: bool
+    latest: bool
+
+
+def _rows(problem: Problem, versions: list[ProblemVersion]) -> list[VersionRow]:
+    current = validation.solutions_hash(problem_solutions(problem))
+    latest = max((v.number for v in versions), default=0)
+    return [
+        VersionRow(
+            version=v,
+            state=validation.validation_state(v.validation, v.validation_report, current),
+            live=v.pk == problem.live_version_id,
+            latest=v.number == latest,
+        )
+        for v in sorted(versions, key=lambda v: -v.number)
+    ]
+
+
+def studio_problems() -> list[tuple[Problem, list[VersionRow]]]:
+    """Every problem, by title, with its versions newest first and their validation state."""
+    problems = Problem.objects.order_by("title").prefetch_related(
+        Prefetch("versions", queryset=ProblemVersion.objects.defer(*_HEAVY))
+    )
+    return [(p, _rows(p, list(p.versions.all()))) for p in problems]
+
+
+def studio_problem_get(*, slug: str) -> Problem:
+    return get_object_or_404(Problem, slug=slug)
+
+
+def studio_versions(problem: Problem) -> list[VersionRow]:
+    return _rows(problem, list(problem.versions.defer(*_HEAVY)))
+
+
+def studio_version_get(*, problem: Problem, number: int) -> ProblemVersion:
+    return get_object_or_404(
+        ProblemVersion.objects.select_related("problem"), problem=problem, number=number
+    )
+
+
+def version_latest(problem: Problem) -> ProblemVersion | None:
+    return problem.versions.order_by("-number").first()
+
+
+def tests_json(tests: list[dict[str, Any]]) -> str:
+    """A version's tests as the editor shows them: a JSON list, one test per line.
+
+    NaN and ±inf come out as Python's json writes them (NaN, Infinity), which the package
+    reader accepts back.
+    """
+    lines = [json.dumps(t, allow_nan=True, ensure_ascii=False) for t in tests]
+    return "[\n" + ",\n".join(lines) + "\n]" if lines else "[]"
+
+
+def regrade_latest(version: ProblemVersion) -> Regrade | None:
+    return version.regrades.order_by("-created_at", "-pk").first()
+
+
+def regrade_items(regrade: Regrade, *, changed_only: bool = False) -> QuerySet[RegradeItem]:
+    items = regrade.items.select_related("submission__user").order_by("-changed", "-submission_id")
+    return items.filter(changed=True) if changed_only else items
+
+
+def regrade_transitions(regrade: Regrade) -> list[tuple[str, str, int]]:
+    """How many submissions went from each old verdict to each new one (changes only)."""
+    pairs = Counter(
+        regrade.items.filter(changed=True).values_list("old_verdict", "new_verdict")
+    )
+    return [(old, new, count) for (old, new), count in pairs.most_common()]

@@ -1,0 +1,290 @@
+"""The authoring studio: thin views over problems.services and problems.selectors.
+
+Only authors and admins get in: anyone signed out is sent to log in, anyone else gets 403.
+Pages are server-rendered; htmx swaps in the statement preview and polls the panels of a
+running validation or regrade.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import wraps
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.models import User
+from django.contrib.auth.views import redirect_to_login
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET, require_POST
+
+from frontend.markdown import markdown_render
+from interviews.roles import is_author
+from problems import selectors, services
+from problems.forms import StatementForm, TestsForm
+from problems.models import Problem, ProblemVersion, Regrade
+from problems.package import PackageError
+
+View = Callable[..., HttpResponse]
+ACTIVE_VALIDATION = (ProblemVersion.Validation.PENDING, ProblemVersion.Validation.RUNNING)
+ACTIVE_REGRADE = (Regrade.Status.QUEUED, Regrade.Status.RUNNING)
+
+
+def author_required(view: View) -> View:
+    """Authors and admins only. Signed out: the login page; signed in without the role: 403."""
+
+    @wraps(view)
+    def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        if not request.user.is_authenticated:
+            return redirect_to_login(request.get_full_path())
+        if not is_author(request.user):
+            raise PermissionDenied("The studio is for problem authors.")
+        return view(request, *args, **kwargs)
+
+    return wrapper
+
+
+def _problem_url(problem: Problem) -> HttpResponseRedirect:
+    return redirect("studio:problem", slug=problem.slug)
+
+
+def _version_url(version: ProblemVersion) -> HttpResponseRedirect:
+    return redirect("studio:version", slug=version.problem.slug, number=version.number)
+
+
+@author_required
+@require_GET
+def studio_index(request: HttpRequest) -> HttpResponse:
+    """`/studio/`: every problem with its versions and their validation state."""
+    return render(request, "problems/studio/index.html", {"rows": selectors.studio_problems()})
+
+
+def _problem_page(
+    request: HttpRequest,
+    problem: Problem,
+    *,
+    statement_form: StatementForm | None = None,
+    tests_form: TestsForm | None = None,
+    status: int = 200,
+) -> HttpResponse:
+    latest = selectors.version_latest(problem)
+    if tests_form is None and latest is not None:
+        tests_form = TestsForm(
+            initial={
+                "public_tests": selectors.tests_json(latest.public_tests),
+                "hidden_tests": selectors.tests_json(latest.hidden_tests),
+                **latest.limits,
+            }
+        )
+    context = {
+        "problem": problem,
+        "versions": selectors.studio_versions(problem),
+        "latest": latest,
+        "statement_form": statement_form
+        or StatementForm(initial={"statement_md": problem.statement_md}),
+        "statement_html": markdown_render(
+            statement_form.data.get("statement_md", problem.statement_md)
+            if statement_form is not None
+            else problem.statement_md
+        ),
+        "tests_form": tests_form,
+    }
+    return render(request, "problems/studio/problem.html", context, status=status)
+
+
+@author_required
+@require_GET
+def studio_problem(request: HttpRequest, slug: str) -> HttpResponse:
+    """`/studio/<slug>/`: versions, the statement editor with preview, the tests editor."""
+    return _problem_page(request, selectors.studio_problem_get(slug=slug))
+
+
+@author_required
+@require_POST
+def statement_preview(request: HttpRequest, slug: str) -> HttpResponse:
+    """An htmx fragment: the posted Markdown as the candidate will see it (sanitised)."""
+    selectors.studio_problem_get(slug=slug)  # 404 for an unknown problem
+    form = StatementForm(request.POST)
+    source = request.POST.get("statement_md", "") if form.is_valid() else ""
+    context = {"statement_html": markdown_render(source), "errors": form.errors}
+    return render(request, "problems/studio/_preview.html", context)
+
+
+@author_required
+@require_POST
+def statement_save(request: HttpRequest, slug: str) -> HttpResponse:
+    problem = selectors.studio_problem_get(slug=slug)
+    form = StatementForm(request.POST)
+    if not form.is_valid():
+        return _problem_page(request, problem, statement_form=form, status=400)
+    try:
+        services.problem_statement_update(
+            problem=problem, statement_md=form.cleaned_data["statement_md"]
+        )
+    except services.ProblemActionError as exc:
+        form.add_error("statement_md", exc.message)
+        return _problem_page(request, problem, statement_form=form, status=400)
+    messages.success(request, "Statement saved.")
+    return _problem_page_redirect(problem, "statement")
+
+
+def _problem_page_redirect(problem: Problem, anchor: str) -> HttpResponseRedirect:
+    response = _problem_url(problem)
+    response["Location"] += f"#{anchor}"
+    return response
+
+
+@author_required
+@require_POST
+def tests_save(request: HttpRequest, slug: str) -> HttpResponse:
+    """Save edited tests (and limits) as a new version: all of it, or nothing."""
+    problem = selectors.studio_problem_get(slug=slug)
+    form = TestsForm(request.POST)
+    if not form.is_valid():
+        return _problem_page(request, problem, tests_form=form, status=400)
+    try:
+        version, created = services.version_create(
+            problem=problem,
+            public_json=form.cleaned_data["public_tests"],
+            hidden_json=form.cleaned_data["hidden_tests"],
+            limits=form.limits(),
+        )
+    except PackageError as exc:
+        form.add_package_error(exc)
+        return _problem_page(request, problem, tests_form=form, status=400)
+    except services.ProblemActionError as exc:
+        form.add_error(None, exc.message)
+        return _problem_page(request, problem, tests_form=form, status=400)
+    if created:
+        messages.success(request, f"Saved as v{version.number}. Validate it, then make it live.")
+    else:
+        messages.info(request, f"Nothing changed: v{version.number} already has these tests.")
+    return _version_url(version)
+
+
+def _version_context(version: ProblemVersion) -> dict[str, Any]:
+    problem = version.problem
+    regrade = selectors.regrade_latest(version)
+    state = services.version_validation_state(version, problem)
+    report = version.validation_report or {}
+    timing = report.get("timing") or {}
+    suggested = timing.get("suggested_limit_seconds")
+    wall, cpu = version.limits.get("test_wall_seconds"), version.limits.get("test_cpu_seconds")
+    return {
+        "problem": problem,
+        "version": version,
+        "state": state,
+        "report": report,
+        "checks": report.get("checks", []),
+        "timing": timing,
+        # Offer the suggested limit only when it would change something.
+        "limit_differs": suggested is not None and not wall == cpu == suggested,
+        "live": problem.live_version_id == version.pk,
+        "regrade": regrade,
+        "regrade_items": selectors.regrade_items(regrade) if regrade else [],
+        "transitions": selectors.regrade_transitions(regrade) if regrade else [],
+        "polling": version.validation in ACTIVE_VALIDATION
+        or (regrade is not None and regrade.status in ACTIVE_REGRADE),
+    }
+
+
+@author_required
+@require_GET
+def version_detail(request: HttpRequest, slug: str, number: int) -> HttpResponse:
+    """A version: its validation report, its regrade preview, and the actions on it."""
+    problem = selectors.studio_problem_get(slug=slug)
+    version = selectors.studio_version_get(problem=problem, number=number)
+    return render(request, "problems/studio/version.html", _version_context(version))
+
+
+@author_required
+@require_GET
+def version_panel(request: HttpRequest, slug: str, number: int) -> HttpResponse:
+    """An htmx fragment polled while a validation or regrade runs."""
+    problem = selectors.studio_problem_get(slug=slug)
+    version = selectors.studio_version_get(problem=problem, number=number)
+    return render(request, "problems/studio/_version_panel.html", _version_context(version))
+
+
+@author_required
+@require_POST
+def version_validate(request: HttpRequest, slug: str, number: int) -> HttpResponse:
+    problem = selectors.studio_problem_get(slug=slug)
+    version = selectors.studio_version_get(problem=problem, number=number)
+    if services.version_validation_request(version=version):
+        messages.info(request, f"Validating v{version.number} on the {problem.queue} queue.")
+    else:
+        messages.warning(request, f"v{version.number} is being validated already.")
+    return _version_url(version)
+
+
+@author_required
+@require_POST
+def version_regrade(request: HttpRequest, slug: str, number: int) -> HttpResponse:
+    problem = selectors.studio_problem_get(slug=slug)
+    version = selectors.studio_version_get(problem=problem, number=number)
+    user = request.user if isinstance(request.user, User) else None
+    regrade = services.version_regrade_preview(version=version, user=user)
+    messages.info(request, f"Regrading {regrade.total} past submission(s) against v{number}.")
+    return _version_url(version)
+
+
+@author_required
+@require_POST
+def version_live(request: HttpRequest, slug: str, number: int) -> HttpResponse:
+    problem = selectors.studio_problem_get(slug=slug)
+    version = selectors.studio_version_get(problem=problem, number=number)
+    try:
+        services.version_make_live(version=version)
+    except services.ProblemActionError as exc:
+        messages.error(request, exc.message)
+    else:
+        messages.success(request, f"v{version.number} is live: new submissions grade on it.")
+    return _version_url(version)
+
+
+@author_required
+@require_POST
+def version_apply_limit(request: HttpRequest, slug: str, number: int) -> HttpResponse:
+    """A new version from this one with the time limit the validation suggested."""
+    problem = selectors.studio_problem_get(slug=slug)
+    version = selectors.studio_version_get(problem=problem, number=number)
+    timing = (version.validation_report or {}).get("timing") or {}
+    seconds = timing.get("suggested_limit_seconds")
+    if not isinstance(seconds, int | float):
+        messages.error(request, "This version has no timing report to take a limit from.")
+        return _version_url(version)
+    limits = {"test_wall_seconds": float(seconds), "test_cpu_seconds": float(seconds)}
+    try:
+        new, created = services.version_create(problem=problem, base=version, limits=limits)
+    except (PackageError, services.ProblemActionError) as exc:
+        messages.error(request, str(exc))
+        return _version_url(version)
+    if created:
+        messages.success(request, f"Saved as v{new.number} with a {seconds:g} s limit.")
+    else:
+        messages.info(request, f"v{new.number} already has these tests and limits.")
+    return _version_url(new)
+
+
+@author_required
+@require_POST
+def problem_publish(request: HttpRequest, slug: str) -> HttpResponse:
+    problem = selectors.studio_problem_get(slug=slug)
+    try:
+        services.problem_publish(problem=problem)
+    except services.ProblemActionError as exc:
+        messages.error(request, exc.message)
+    else:
+        messages.success(request, f"{problem.title} is published.")
+    return _problem_url(problem)
+
+
+@author_required
+@require_POST
+def problem_unpublish(request: HttpRequest, slug: str) -> HttpResponse:
+    problem = selectors.studio_problem_get(slug=slug)
+    services.problem_unpublish(problem=problem)
+    messages.success(request, f"{problem.title} is hidden from candidates.")
+    return _problem_url(problem)
