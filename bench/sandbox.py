@@ -1,0 +1,178 @@
+"""Sandbox benchmarks, ratios measured in one run (../shared/benchmarks.md).
+
+1. Run latency of a 5-test problem: warm pool vs a cold container start (target <= 0.25x).
+2. Per-test overhead inside one run: 20 trivial tests vs 1, warm (target <= 25 ms a test).
+3. Throughput of 2 concurrent workers on 2 cores: Docker sandbox (warm pool) vs the same
+   harness as bare processes without Docker (target ratio >= 0.5).
+
+Each pair is interleaved (A B A B ...) after a warm-up; medians with min-max. The bare-process
+baseline runs the harness as PID 1 of a fresh PID namespace (`unshare`), as an unprivileged
+user, so its kill(-1) cleanup stays inside that namespace, exactly as in the container.
+
+    python -m bench sandbox
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from sandbox import Limits, TestInput, WarmPool, run
+from sandbox.docker_runner import encode_job
+from sandbox.image import ensure
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "bench" / "results"
+HARNESS = ROOT / "sandbox" / "harness" / "runner.py"
+SOLUTION = "def solve(a, b):\n    return a + b\n"
+DRIVER = {"kind": "function", "entry": "solve"}
+LIMITS = Limits()
+PAIRS = int(os.environ.get("BENCH_PAIRS", "10"))
+
+
+def tests(count: int) -> list[TestInput]:
+    return [TestInput(f"t{i}", {"args": [i, 1]}) for i in range(count)]
+
+
+def timed(fn: Callable[[], object]) -> float:
+    started = time.perf_counter()
+    fn()
+    return (time.perf_counter() - started) * 1000.0
+
+
+def summary(values: list[float]) -> dict[str, float]:
+    return {"median": statistics.median(values), "min": min(values), "max": max(values)}
+
+
+def sandbox_run(image: str, count: int, pool: WarmPool | None) -> bool:
+    result = run(solution=SOLUTION, driver=DRIVER, tests=tests(count), limits=LIMITS,
+                 image=image, pool=pool)
+    assert [o.output for o in result.outcomes] == [i + 1 for i in range(count)]
+    return result.cold_start
+
+
+def warm_run(image: str, pool: WarmPool, count: int) -> float:
+    """One run that is sure to find a warm container (the refill is not what we time)."""
+    spec = pool.prewarm(image, LIMITS)
+    pool.wait_idle(spec, 1, timeout=60)
+    started = time.perf_counter()
+    cold = sandbox_run(image, count, pool)
+    assert not cold, "expected a warm container"
+    return (time.perf_counter() - started) * 1000.0
+
+
+def latency(image: str, pool: WarmPool) -> dict[str, object]:
+    cold_ms, warm_ms = [], []
+    sandbox_run(image, 5, None)  # warm-up: page cache, image layers
+    warm_run(image, pool, 5)
+    for _ in range(PAIRS):
+        cold_ms.append(timed(lambda: sandbox_run(image, 5, None)))
+        warm_ms.append(warm_run(image, pool, 5))
+    ratios = [w / c for w, c in zip(warm_ms, cold_ms, strict=True)]
+    return {"cold_ms": cold_ms, "warm_ms": warm_ms, "ratio": summary(ratios),
+            "cold": summary(cold_ms), "warm": summary(warm_ms), "target": 0.25}
+
+
+def per_test_overhead(image: str, pool: WarmPool) -> dict[str, object]:
+    one, twenty = [], []
+    for _ in range(PAIRS):
+        one.append(warm_run(image, pool, 1))
+        twenty.append(warm_run(image, pool, 20))
+    per_test = [(t - o) / 19 for t, o in zip(twenty, one, strict=True)]
+    return {"one_ms": one, "twenty_ms": twenty, "per_test_ms": summary(per_test), "target": 25.0}
+
+
+# ------------------------------------------------------------------ bare-process baseline
+
+
+def bare_site() -> Path:
+    """numpy (as in the image) installed once for the unprivileged bare harness."""
+    site = ROOT / "var" / "bench-site"
+    if not (site / "numpy").exists():
+        subprocess.run([str(Path(os.sys.executable)), "-m", "pip", "install", "-q", "--no-deps",
+                        "--target", str(site), "numpy==2.4.6"], check=True)
+    return site
+
+
+def bare_run(site: Path, count: int) -> None:
+    workdir = Path(f"/tmp/onsite-bench-{os.getpid()}-{threading.get_ident()}")
+    workdir.mkdir(exist_ok=True)
+    workdir.chmod(0o777)
+    line, nonce = encode_job({"solution": SOLUTION, "driver": DRIVER, "modules": {},
+                              "tests": [{"name": t.name, "input": t.input} for t in tests(count)],
+                              "limits": LIMITS.harness_limits()})
+    env = {"PATH": "/usr/bin:/bin", "ONSITE_SANDBOX": "1", "ONSITE_WORKDIR": str(workdir),
+           "PYTHONPATH": str(site)}
+    argv = ["unshare", "--pid", "--fork", "--mount-proc", "setpriv", "--reuid=65534",
+            "--regid=65534", "--clear-groups", "/usr/bin/python3", str(HARNESS)]
+    done = subprocess.run(argv, input=line, capture_output=True, env=env, timeout=60, check=False)
+    frames = [x for x in done.stdout.splitlines() if x.startswith(f"@@{nonce} ".encode())]
+    assert len(frames) == count + 1, done.stderr.decode()[-500:]
+
+
+def throughput(image: str, site: Path) -> dict[str, object]:
+    """Runs per second with 2 concurrent workers, each doing `per_worker` 5-test runs."""
+    per_worker = int(os.environ.get("BENCH_THROUGHPUT_RUNS", "6"))
+    pool = WarmPool(size=2)
+    pool.prewarm(image, LIMITS)
+
+    def docker_job() -> None:
+        for _ in range(per_worker):
+            sandbox_run(image, 5, pool)
+
+    def bare_job() -> None:
+        for _ in range(per_worker):
+            bare_run(site, 5)
+
+    def rate(job: Callable[[], None]) -> float:
+        threads = [threading.Thread(target=job) for _ in range(2)]
+        started = time.perf_counter()
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        return 2 * per_worker / (time.perf_counter() - started)
+
+    docker_rates, bare_rates = [], []
+    try:
+        rate(bare_job)  # warm-up
+        for _ in range(max(3, PAIRS // 3)):
+            pool.wait_idle(pool.prewarm(image, LIMITS), 2, timeout=60)
+            docker_rates.append(rate(docker_job))
+            bare_rates.append(rate(bare_job))
+    finally:
+        pool.close()
+    ratios = [d / b for d, b in zip(docker_rates, bare_rates, strict=True)]
+    return {"docker_runs_per_s": docker_rates, "bare_runs_per_s": bare_rates,
+            "ratio": summary(ratios), "target": 0.5}
+
+
+def main() -> int:
+    image = ensure("cpu")
+    pool = WarmPool(size=1)
+    try:
+        lat = latency(image, pool)
+        over = per_test_overhead(image, pool)
+    finally:
+        pool.close()
+    thr = throughput(image, bare_site())
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / "sandbox.json").write_text(json.dumps(
+        {"latency": lat, "per_test": over, "throughput": thr}, indent=1))
+    r, c, w = lat["ratio"], lat["cold"], lat["warm"]  # type: ignore[index]
+    print(f"run latency, 5 tests: cold {c['median']:.0f} ms, warm {w['median']:.0f} ms")
+    p = over["per_test_ms"]  # type: ignore[index]
+    print(f"per-test overhead (20 vs 1 test, warm): {p['median']:.1f} ms "
+          f"[{p['min']:.1f}-{p['max']:.1f}] (target <= 25 ms)")
+    t = thr["ratio"]  # type: ignore[index]
+    print(f"throughput, 2 workers, docker/bare processes: {t['median']:.2f} "
+          f"[{t['min']:.2f}-{t['max']:.2f}] (target >= 0.5)")
+    print(f"warm/cold run latency ratio: {r['median']:.2f} [{r['min']:.2f}-{r['max']:.2f}] "
+          f"(target <= 0.25)")
+    return 0
