@@ -222,9 +222,28 @@ class _SupportContext:
 # ---------------------------------------------------------------- verdicts
 
 
+# Control bytes (NUL breaks PostgreSQL's jsonb; ANSI escapes) and bidi overrides (which make
+# text read differently from what it is) are stored and shown escaped, never raw.
+_UNSAFE = {c: f"\\x{c:02x}" for c in [*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F]}
+_UNSAFE |= {
+    c: f"\\u{c:04x}"
+    for c in [
+        *range(0x80, 0xA0),
+        *range(0x202A, 0x202F),
+        *range(0x2066, 0x206A),
+        0x200E,
+        0x200F,
+        0xFEFF,
+    ]
+}
+_UNSAFE |= {c: f"\\u{c:04x}" for c in range(0xD800, 0xE000)}  # lone surrogates
+
+
 def _clip(text: Any) -> str:
     text = text if isinstance(text, str) else _canonical(text)
-    return text if len(text) <= MAX_DETAIL_CHARS else text[:MAX_DETAIL_CHARS] + "…[truncated]"
+    if len(text) > MAX_DETAIL_CHARS:
+        text = text[:MAX_DETAIL_CHARS] + "…[truncated]"
+    return text.translate(_UNSAFE)
 
 
 def verdict_for(

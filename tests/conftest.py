@@ -7,10 +7,18 @@ import pytest
 
 @pytest.fixture(scope="session")
 def sandbox_images() -> dict[str, str]:
-    """Both sandbox images, built once (skipped when their recipe's hash already exists)."""
+    """The CPU sandbox image, built once (skipped when its recipe's hash already exists)."""
     from sandbox.image import ensure
 
-    return {flavor: ensure(flavor) for flavor in ("cpu", "gpu")}
+    return {"cpu": ensure("cpu")}
+
+
+@pytest.fixture(scope="session")
+def gpu_image() -> str:
+    """The GPU queue's image (PyTorch inside): built only for the tests that grade with it."""
+    from sandbox.image import ensure
+
+    return ensure("gpu")
 
 
 @pytest.fixture(autouse=True)
@@ -18,3 +26,5 @@ def _images_for_docker_tests(request: pytest.FixtureRequest) -> None:
     """A test marked `docker` grades for real: make sure the images it runs exist."""
     if request.node.get_closest_marker("docker"):
         request.getfixturevalue("sandbox_images")
+    if request.node.get_closest_marker("gpu_image"):
+        request.getfixturevalue("gpu_image")

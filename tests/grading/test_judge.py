@@ -161,3 +161,28 @@ def test_sandbox_failure_is_a_judge_error() -> None:
 
     with pytest.raises(JudgeError):
         judge(spec([TestSpec("a", {}, 1)]), run_fn=broken)
+
+
+def test_control_and_bidi_bytes_are_stored_escaped() -> None:
+    raw = "a\x00b\x1b[31m\u202eexe\nline\t\ud800"
+    result = judge(
+        spec([TestSpec("a", {}, 1)]),
+        run_fn=fake_run(
+            [
+                TestOutcome(
+                    index=0,
+                    name="a",
+                    status="ok",
+                    output=raw,
+                    time_ms=1.0,
+                    cpu_ms=1.0,
+                    stdout=raw,
+                    error="",
+                    exc_type="",
+                )
+            ]
+        ),
+    )
+    stdout = result.tests[0].detail["stdout"]
+    assert stdout == "a\\x00b\\x1b[31m\\u202eexe\nline\t\\ud800"
+    assert all(ch not in stdout for ch in "\x00\x1b\u202e\ud800")

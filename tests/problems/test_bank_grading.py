@@ -15,7 +15,12 @@ from problems.services import BANK_DIR, problem_load
 
 pytestmark = [pytest.mark.django_db, pytest.mark.docker, pytest.mark.slow]
 
-FOLDERS = sorted(p for p in BANK_DIR.iterdir() if (p / "problem.toml").exists())
+FOLDERS = [
+    pytest.param(
+        p, marks=[pytest.mark.gpu_image] if package_read(p).queue == "gpu" else [], id=p.name
+    )
+    for p in sorted(p for p in BANK_DIR.iterdir() if (p / "problem.toml").exists())
+]
 
 
 def _grade(folder: Path, code: str) -> Judgement:
@@ -31,7 +36,7 @@ def _failures(judgement: Judgement) -> str:
     )[:2000]
 
 
-@pytest.mark.parametrize("folder", FOLDERS, ids=lambda p: p.name)
+@pytest.mark.parametrize("folder", FOLDERS)
 def test_reference_passes_and_starter_does_not(folder: Path) -> None:
     package = package_read(folder)
     reference = _grade(folder, package.reference_code)
