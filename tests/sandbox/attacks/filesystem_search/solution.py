@@ -3,8 +3,11 @@ import time
 
 import support as kit
 
-SKIP = ("/proc", "/sys", "/dev", "/usr/local/lib/python3.11/dist-packages", "/usr/lib/python3")
-SUSPECT = ("hidden", "expected", "public.json", "problem.toml", "secret", "canary", "onsite")
+SKIP = ("/proc", "/sys", "/dev", "/usr/local/lib/python3.11/dist-packages", "/usr/lib/python3",
+        "/usr/share/zoneinfo")
+# Names of the files of a problem package, of a worker's settings and of its secrets.
+SUSPECT = ("hidden.json", "public.json", "expected", "problem.toml", "reference.py",
+           "checker.py", "secret_key", ".env", "settings.py", "onsite_planted")
 
 
 def solve(tag, *args):

@@ -2,10 +2,13 @@ import support as kit
 
 
 def stack_start():
-    with open("/proc/1/maps") as maps:
-        for line in maps:
-            if line.rstrip().endswith("[stack]"):
-                return int(line.split("-")[0], 16)
+    try:
+        with open("/proc/1/maps") as maps:
+            for line in maps:
+                if line.rstrip().endswith("[stack]"):
+                    return int(line.split("-")[0], 16)
+    except OSError:  # PID 1 is not dumpable: out of reach
+        pass
     return None
 
 
