@@ -110,7 +110,7 @@ def grade(pkg: Package, solution: types.ModuleType, test: dict[str, Any],
     except Exception as exc:  # the candidate's exception is an RE verdict, not a crash here
         return Graded(test["name"], group, test["tag"], hidden, "RE",
                       f"{type(exc).__name__}: {exc}", time.process_time() - start)
-    ok, message = pkg.checker.check(test["input"], test["expected"], output)
+    ok, message, _evidence = pkg.checker.check(test["input"], test["expected"], output)
     return Graded(test["name"], group, test["tag"], hidden, "AC" if ok else "WA", message,
                   time.process_time() - start)
 

@@ -27,6 +27,7 @@ STATUS_VERDICTS = {
     "error": "RE",
 }
 MAX_DETAIL_CHARS = 4000
+MAX_EVIDENCE_CHARS = 20000
 
 
 class JudgeError(Exception):
@@ -145,20 +146,22 @@ def _canonical(value: Any) -> str:
     return json.dumps(value, sort_keys=True, allow_nan=True)
 
 
-def compare_output(
+def compare_with_evidence(
     output: Any, test: TestSpec, compare: Compare, checker: Checker | None
-) -> tuple[bool, str]:
-    """Whether `output` is right for `test`, and a message for the author or interviewer."""
+) -> tuple[bool, str, dict[str, Any]]:
+    """Whether `output` is right for `test`, a message for the author or interviewer, and the
+    checker's evidence (if any)."""
     mode = test.compare or compare.mode
     if mode == "checker":
         if checker is None:
             raise JudgeError("problem uses a checker but has no checker code")
-        return checker.check(test.input, test.expected, output)
+        return checker.check_with_evidence(test.input, test.expected, output)
     if mode == "unordered":
         if not isinstance(output, list) or not isinstance(expected := test.expected, list):
-            return False, "expected a list"
-        return Counter(map(_canonical, output)) == Counter(map(_canonical, expected)), ""
-    return values_equal(output, test.expected, compare, tolerant=mode == "float"), ""
+            return False, "expected a list", {}
+        same = Counter(map(_canonical, output)) == Counter(map(_canonical, expected))
+        return same, "", {}
+    return values_equal(output, test.expected, compare, tolerant=mode == "float"), "", {}
 
 
 class Checker:
@@ -187,14 +190,25 @@ class Checker:
         return _SupportContext(self._support, self._lock)
 
     def check(self, input_value: Any, expected: Any, output: Any) -> tuple[bool, str]:
+        ok, message, _ = self.check_with_evidence(input_value, expected, output)
+        return ok, message
+
+    def check_with_evidence(self, input_value: Any, expected: Any,
+                            output: Any) -> tuple[bool, str, dict[str, Any]]:
+        """A checker returns a bool, (bool, message), or (bool, message, evidence), where the
+        evidence is a small JSON object the results page can plot (occupancy per step...)."""
         with self._installed_support():
             try:
                 result = self._module_obj.check(input_value, expected, output)
             except Exception as exc:  # a checker must not crash on any candidate output
-                return False, f"checker rejected the output: {exc!r}"[:MAX_DETAIL_CHARS]
-        if isinstance(result, tuple):
-            return bool(result[0]), str(result[1]) if len(result) > 1 else ""
-        return bool(result), ""
+                return False, f"checker rejected the output: {exc!r}"[:MAX_DETAIL_CHARS], {}
+        if not isinstance(result, tuple):
+            return bool(result), "", {}
+        message = str(result[1]) if len(result) > 1 else ""
+        evidence = result[2] if len(result) > 2 and isinstance(result[2], dict) else {}
+        if len(_canonical(evidence)) > MAX_EVIDENCE_CHARS:
+            evidence = {"omitted": "evidence too large"}
+        return bool(result[0]), message, evidence
 
 
 class _SupportContext:
@@ -267,9 +281,11 @@ def verdict_for(
         )
     detail |= {"stdout": _clip(outcome.stdout), "error": _clip(outcome.error)}
     if outcome.status == "ok":
-        ok, message = compare_output(outcome.output, test, compare, checker)
+        ok, message, evidence = compare_with_evidence(outcome.output, test, compare, checker)
         verdict = "AC" if ok else "WA"
-        detail |= {"output": _clip(outcome.output), "message": message}
+        detail |= {"output": _clip(outcome.output), "message": _clip(message)}
+        if evidence:
+            detail["evidence"] = evidence
     else:
         verdict = STATUS_VERDICTS.get(outcome.status, "RE")
         if outcome.status == "error" and outcome.exc_type == "MemoryError":

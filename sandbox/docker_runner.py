@@ -146,7 +146,13 @@ def create_container(
         host_config = api.create_host_config(
             network_mode="none",
             read_only=True,
-            tmpfs={"/tmp": tmpfs_options(spec), WORKDIR: tmpfs_options(spec)},  # noqa: S108
+            # /dev/shm as our own tmpfs too: Docker's shm mount has no inode cap, and empty
+            # files (no blocks, so no size limit) would eat kernel memory until the OOM killer.
+            tmpfs={
+                "/tmp": tmpfs_options(spec),  # noqa: S108
+                WORKDIR: tmpfs_options(spec),
+                "/dev/shm": tmpfs_options(spec),  # noqa: S108
+            },
             cap_drop=["ALL"],
             security_opt=["no-new-privileges"],
             pids_limit=spec.pids,
@@ -158,7 +164,12 @@ def create_container(
                 Ulimit(name="fsize", soft=file_bytes, hard=file_bytes),
                 Ulimit(name="core", soft=0, hard=0),
             ],
-            init=True,
+            # No docker-init: the harness is PID 1 itself. Signals it has no handler for are
+            # then not delivered from inside the container (a test cannot SIGKILL or SIGSTOP
+            # it), and as a non-dumpable PID 1 its memory and stdout are out of reach, where
+            # docker-init's would be writable through /proc/1/mem and /proc/1/fd/1 by any
+            # process of the same user. The harness reaps orphans itself.
+            init=False,
             log_config=LogConfig(type=LogConfig.types.NONE),
             shm_size=min(spec.tmpfs_mb, 64) * MIB,
             ipc_mode="private",
@@ -331,6 +342,11 @@ class Attached:
                 return None
             return int(result.get("StatusCode", -1))
 
+    def _oom_killed(self) -> bool:
+        with docker_errors("cannot inspect the sandbox container"):
+            state = self.client.api.inspect_container(self.container_id).get("State") or {}
+        return bool(state.get("OOMKilled"))
+
     def destroy(self) -> None:
         for closer in (self._sock, self._sock_io):
             if closer is not None:
@@ -373,6 +389,9 @@ class Attached:
                 if frame is None:
                     continue  # not ours (no nonce) or garbage
                 if frame.get("type") == "done":
+                    # Every frame before "done" that did not arrive intact is a test without
+                    # a result (not a platform fault: only code inside could garble them).
+                    self._fill(outcomes, tests, Status.CRASH, "no result for this test", emit)
                     break
                 outcome = _outcome_from_frame(frame, len(outcomes), tests, limits)
                 if outcome is not None:
@@ -396,13 +415,21 @@ class Attached:
                         f"harness failed ({HARNESS_FAULT_CODES[code]}, exit {code}): "
                         f"{self.stderr_tail()}"
                     )
-                # Killed from inside (candidate code can signal the harness: same user) or
-                # died: the remaining tests have no result.
+                # The harness cannot be signalled from inside, but the OOM killer can pick it
+                # when a test steers memory away from its own process: that test is MLE.
+                if self._oom_killed():
+                    self._fill(
+                        outcomes,
+                        tests[: len(outcomes) + 1],
+                        Status.MEMORY,
+                        "memory limit exceeded (the sandbox was OOM-killed)",
+                        emit,
+                    )
                 self._fill(
                     outcomes,
                     tests,
                     Status.CRASH,
-                    f"the sandbox ended before this test finished (exit {code})",
+                    f"not run: the sandbox ended before this test (exit {code})",
                     emit,
                 )
                 break
@@ -433,10 +460,13 @@ class Attached:
 
 
 def _parse_frame(line: bytes, prefix: bytes) -> dict[str, Any] | None:
-    if not line.startswith(prefix):
+    # The prefix may follow garbage that another process wrote to the same stream without a
+    # newline; the nonce is secret, so wherever it starts, what follows is ours.
+    start = line.find(prefix)
+    if start < 0:
         return None
     try:
-        frame = json.loads(line[len(prefix) :])
+        frame = json.loads(line[start + len(prefix) :])
     except (ValueError, RecursionError):
         return None
     return frame if isinstance(frame, dict) else None

@@ -123,11 +123,12 @@ def image_exists(client: docker.DockerClient, tag: str) -> bool:
 
 
 @contextlib.contextmanager
-def _build_lock() -> Iterator[None]:
-    """One build at a time on this machine (parallel test sessions, setup.sh)."""
+def _build_lock(name: str) -> Iterator[None]:
+    """One build of ``name`` (base, cpu, gpu) at a time on this machine (parallel test
+    sessions, setup.sh); a CPU build never waits for a GPU one. Order: flavour, then base."""
     root = build_dir()
     root.mkdir(parents=True, exist_ok=True)
-    with open(root / ".lock", "w") as handle:
+    with open(root / f".lock-{name}", "w") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
         try:
             yield
@@ -148,17 +149,20 @@ def ensure_base(client: docker.DockerClient) -> str:
     tag = base_tag()
     if image_exists(client, tag):
         return tag
-    if shutil.which("debootstrap") is None:
-        raise SandboxError("debootstrap is not installed (apt-get install debootstrap)")
-    scratch = build_dir() / f"base-{tag.split(':')[1]}"
-    scratch.mkdir(parents=True, exist_ok=True)
-    try:
-        _run(["bash", str(RECIPE / "build-base.sh"), str(scratch), tag], "base image")
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
-    if not image_exists(client, tag):
-        raise SandboxError(f"the base image {tag} was not created")
-    return tag
+    with _build_lock("base"):
+        if image_exists(client, tag):
+            return tag
+        if shutil.which("debootstrap") is None:
+            raise SandboxError("debootstrap is not installed (apt-get install debootstrap)")
+        scratch = build_dir() / f"base-{tag.split(':')[1]}"
+        scratch.mkdir(parents=True, exist_ok=True)
+        try:
+            _run(["bash", str(RECIPE / "build-base.sh"), str(scratch), tag], "base image")
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+        if not image_exists(client, tag):
+            raise SandboxError(f"the base image {tag} was not created")
+        return tag
 
 
 def _prepare_context(flavor: str, context: Path) -> None:
@@ -211,7 +215,7 @@ def ensure(flavor: str) -> str:
     try:
         if image_exists(client, tag):
             return tag
-        with _build_lock():
+        with _build_lock(flavor):
             if image_exists(client, tag):  # built meanwhile by another process
                 return tag
             base = ensure_base(client)

@@ -8,9 +8,26 @@ runs every test in a forked child and prints one ``@@<nonce> {...}`` frame per t
 Only the standard library is used (numpy is imported when present, torch only when present and
 ``ONSITE_PRELOAD_TORCH=1``) because this file is copied into a minimal image.
 
-Safety: after each test the harness sends SIGKILL to every process it may signal (``kill(-1)``).
-That is only harmless inside the container's PID namespace, so ``main`` refuses to start unless
-it runs as a non-root user, with ``ONSITE_SANDBOX=1``, as PID 1 or a child of PID 1.
+Process layout, and why::
+
+    harness (PID 1, non-dumpable)     holds the nonce (in a pipe) and the job header only
+      ├─ job parser (once)           parses the job, stores each input in a memfd, exits
+      └─ supervisor (per test)       forks the test, enforces its limits, writes its frame
+           └─ test process           RLIMIT_CPU, stdout/stderr capped, runs candidate code
+
+* PID 1 ignores signals it has no handler for when they come from inside the container, so
+  a test cannot kill or stop the harness; being non-dumpable, its memory, fds and stdout
+  (the attach stream) are out of reach of processes of the same user.
+* Every test process is forked from a harness that never held another test's input (they stay
+  in the memfd until their own test) nor any test's output (only supervisors see those), so a
+  test cannot find other tests' data by scanning the memory it inherited.
+* Before each test the working dir, /tmp, /dev/shm, /dev/mqueue and System V IPC are emptied;
+  if that fails, the remaining tests are not run (fail closed). After each test every process
+  but PID 1 is killed (``kill(-1)``), so daemons die.
+
+Safety: ``kill(-1)`` is only harmless inside the container's PID namespace, so ``main``
+refuses to start unless it runs as a non-root user, with ``ONSITE_SANDBOX=1``, as PID 1 or a
+child of PID 1.
 """
 
 from __future__ import annotations
@@ -24,7 +41,6 @@ import os
 import re
 import resource
 import select
-import shutil
 import signal
 import sys
 import time
@@ -46,7 +62,7 @@ STATUSES = ("ok", "error", "timeout", "cpu", "memory", "output", "crash")
 MAX_JOB_BYTES = 256 * 1024 * 1024
 MAX_ERROR_CHARS = 4000
 MAX_DEPTH = 100
-SCRATCH_DIRS = ("/tmp", "/dev/shm")  # noqa: S108 (the container's own tmpfs, wiped per test)
+SCRATCH_DIRS = ("/tmp", "/dev/shm", "/dev/mqueue")  # noqa: S108 (the container's own tmpfs, wiped per test)
 RESERVED_MODULES = ("solution", "_onsite_driver")
 
 _THIS_FILE = os.path.abspath(__file__)
@@ -93,8 +109,10 @@ def _norm(value: Any, depth: int, budget: list[int]) -> Any:
         raise ResultTooLarge("result has too many values")
     if depth > MAX_DEPTH:
         raise ResultTooLarge(f"result is nested deeper than {MAX_DEPTH} levels")
-    if value is None or type(value) in (bool, int, float, str):
+    if value is None or type(value) in (bool, int, float):
         return value
+    if type(value) is str:
+        return clean_text(value)
     if isinstance(value, bool):  # bool cannot be subclassed, kept for clarity
         return bool(value)
     if isinstance(value, int):
@@ -102,7 +120,7 @@ def _norm(value: Any, depth: int, budget: list[int]) -> Any:
     if isinstance(value, float):
         return float.__float__(value)
     if isinstance(value, str):
-        return str.__str__(value)
+        return clean_text(str.__str__(value))
     if isinstance(value, (list, tuple, deque, range)):
         return [_norm(item, depth + 1, budget) for item in value]
     if isinstance(value, Mapping):
@@ -129,6 +147,17 @@ def _norm(value: Any, depth: int, budget: list[int]) -> Any:
     raise UnserialisableOutput(f"output value of type {type(value).__name__} has no JSON form")
 
 
+def clean_text(text: str) -> str:
+    """``text`` as valid Unicode: lone surrogates (unencodable anywhere downstream) become '?'."""
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "replace").decode("utf-8")
+    return text
+
+
 def _norm_key(key: Any, depth: int, budget: list[int]) -> str:
     plain = _norm(key, depth + 1, budget)
     if type(plain) is str:
@@ -149,22 +178,65 @@ def encode_result(value: Any, result_bytes: int) -> str:
     return text
 
 
-def format_exception(exc: BaseException) -> str:
-    """The traceback of ``exc`` without the harness's own frames, capped to its tail."""
+MAX_CHAIN = 4
+MAX_FRAMES = 30
+MAX_MESSAGE_CHARS = 2000
+
+
+def _message(exc: BaseException) -> str:
     try:
-        te = traceback.TracebackException.from_exception(exc, capture_locals=False)
-        # Only the candidate's (and the driver's) frames: not the harness, not importlib.
-        te.stack = traceback.StackSummary.from_list(
-            [
-                frame
-                for frame in te.stack
-                if os.path.abspath(frame.filename) != _THIS_FILE
-                and not frame.filename.startswith(("<frozen importlib", _IMPORTLIB_DIR))
-            ]
+        text = str(exc)
+    except BaseException:
+        return "<unprintable>"
+    return clean_text(text[:MAX_MESSAGE_CHARS] + ("..." if len(text) > MAX_MESSAGE_CHARS else ""))
+
+
+def _own_frame(frame: traceback.FrameSummary) -> bool:
+    """A frame of the candidate's (or the driver's) code: not the harness, not importlib."""
+    name = frame.filename
+    return os.path.abspath(name) != _THIS_FILE and not name.startswith(
+        ("<frozen importlib", _IMPORTLIB_DIR)
+    )
+
+
+def format_exception(exc: BaseException) -> str:
+    """A bounded traceback of ``exc``: at most a few chained exceptions, their last frames and
+    the start of each message. Formatting must not cost more than the limits allow (a message
+    can be megabytes, a chain long, a traceback thousands of frames deep)."""
+    chain: list[BaseException] = []
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen and len(chain) < MAX_CHAIN:
+        seen.add(id(current))
+        chain.append(current)
+        cause = current.__cause__
+        current = (
+            cause if cause is not None or current.__suppress_context__ else (current.__context__)
         )
-        text = "".join(te.format())
-    except BaseException:  # a hostile __str__ etc.: still say what it was
-        text = f"{type(exc).__name__}: <unprintable exception>\n"
+    parts: list[str] = []
+    for position, item in enumerate(reversed(chain)):
+        if position:
+            parts.append("\nWhile handling the above, another exception occurred:\n\n")
+        try:
+            frames = [f for f in traceback.extract_tb(item.__traceback__) if _own_frame(f)]
+        except BaseException:
+            frames = []
+        if frames:
+            parts.append("Traceback (most recent call last):\n")
+            if len(frames) > MAX_FRAMES:
+                parts.append(f"  ... {len(frames) - MAX_FRAMES} earlier frames ...\n")
+            parts.extend(traceback.format_list(frames[-MAX_FRAMES:]))
+        name = type(item).__qualname__
+        if isinstance(item, SyntaxError):
+            try:
+                lines = traceback.format_exception_only(type(item), item)
+                parts.append(clean_text("".join(lines)[:MAX_MESSAGE_CHARS]))
+            except BaseException:
+                parts.append(f"{name}: {_message(item)}\n")
+        else:
+            message = _message(item)
+            parts.append(f"{name}: {message}\n" if message else f"{name}\n")
+    text = "".join(parts)
     if len(text) > MAX_ERROR_CHARS:
         text = "...\n" + text[-MAX_ERROR_CHARS:]
     return text
@@ -255,6 +327,7 @@ def child_main(ctx: dict[str, Any], ref: dict[str, Any], out_w: int, res_w: int,
         _prepare_child(out_w, res_w, in_r, ctx["test_cpu_seconds"])
         os.chdir(ctx["workdir"])
         sys.path.insert(0, ctx["workdir"])
+        sys.dont_write_bytecode = True  # no __pycache__ in /work (wiped anyway)
         sys.argv = ["solution"]
         result_bytes = int(ctx["result_bytes"])
         driver = ctx["driver"]
@@ -318,20 +391,101 @@ def _read_oom_kills() -> int | None:
     return None
 
 
-def _wipe_dir(path: str) -> None:
+def _wipe_dir(root: str) -> bool:
+    """Delete everything under ``root`` (not ``root`` itself); True when it ends up empty.
+
+    Walks with one directory fd at a time, relative to it (a test may leave a chain of nested
+    dirs deeper than PATH_MAX or than the fd limit), and chmods each directory before entering
+    it (a test may leave read-only ones). Every process of the test is dead by now, so nothing
+    renames or re-creates entries meanwhile.
+    """
+    flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
     try:
-        entries = os.listdir(path)
+        fd = os.open(root, flags)
+    except FileNotFoundError:
+        return True  # e.g. no /dev/mqueue in this container
     except OSError:
-        return
-    for name in entries:
-        full = os.path.join(path, name)
+        return False
+    names: list[str] = []  # the path from root to where fd is, as names
+    stuck: set[int] = set()  # inodes of dirs that would not go: never enter them again
+    try:
+        while True:
+            subdir = None
+            try:
+                entries = list(os.scandir(fd))
+            except OSError:
+                entries = []
+            for entry in entries:
+                try:
+                    if not entry.is_dir(follow_symlinks=False):
+                        os.unlink(entry.name, dir_fd=fd)
+                    elif entry.inode() not in stuck:
+                        subdir = entry.name
+                        break
+                except OSError:
+                    pass
+            if subdir is not None:
+                try:
+                    os.chmod(subdir, 0o700, dir_fd=fd)
+                    child = os.open(subdir, flags, dir_fd=fd)
+                except OSError:
+                    with contextlib.suppress(OSError):
+                        stuck.add(os.stat(subdir, dir_fd=fd, follow_symlinks=False).st_ino)
+                    continue
+                os.close(fd)
+                fd = child
+                names.append(subdir)
+                continue
+            if not names:
+                break
+            parent = os.open("..", flags, dir_fd=fd)
+            inode = os.fstat(fd).st_ino
+            os.close(fd)
+            fd = parent
+            try:
+                os.rmdir(names.pop(), dir_fd=fd)
+            except OSError:
+                stuck.add(inode)
+        return not os.listdir(fd)
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+
+
+_IPC_RMID = 0
+
+
+def _remove_sysv_ipc() -> bool:
+    """Remove System V shared memory, semaphores and message queues (they outlive processes
+    and would carry data from one test to the next); True when none is left."""
+    try:
+        import ctypes
+
+        libc: Any = ctypes.CDLL(None, use_errno=True)
+    except Exception:
+        libc = None
+    left = False
+    for kind in ("shm", "sem", "msg"):
         try:
-            if os.path.isdir(full) and not os.path.islink(full):
-                shutil.rmtree(full, ignore_errors=True)
-            else:
-                os.unlink(full)
+            with open(f"/proc/sysvipc/{kind}") as handle:
+                rows = handle.read().splitlines()[1:]
         except OSError:
-            pass
+            continue
+        for row in rows:
+            fields = row.split()
+            if len(fields) < 2:
+                continue
+            ident = int(fields[1])
+            if libc is None:
+                left = True
+            elif kind == "shm":
+                left |= libc.shmctl(ident, _IPC_RMID, None) != 0
+            elif kind == "sem":
+                left |= libc.semctl(ident, 0, _IPC_RMID) != 0
+            else:
+                left |= libc.msgctl(ident, _IPC_RMID, None) != 0
+    return not left
 
 
 def _write_file(path: str, text: str) -> None:
@@ -339,27 +493,44 @@ def _write_file(path: str, text: str) -> None:
         handle.write(text)
 
 
-def prepare_workdir(ctx: dict[str, Any]) -> None:
-    """Fresh working dir and scratch dirs for each test: nothing a test writes survives it."""
+def prepare_workdir(ctx: dict[str, Any]) -> bool:
+    """Fresh working dir, scratch dirs and IPC for each test: nothing a test leaves survives.
+
+    False when the sandbox could not be reset: the caller then fails the remaining tests
+    instead of running them in a state an earlier test controls (fail closed).
+    """
     workdir = ctx["workdir"]
-    for path in (workdir, *SCRATCH_DIRS):
-        _wipe_dir(path)
-    _write_file(os.path.join(workdir, "solution.py"), ctx["solution"])
-    for name, source in ctx["modules"].items():
-        _write_file(os.path.join(workdir, name + ".py"), source)
-    if ctx["driver"].get("kind") == "custom":
-        _write_file(os.path.join(workdir, "_onsite_driver.py"), str(ctx["driver"]["source"]))
+    clean = all([_wipe_dir(path) for path in (workdir, *SCRATCH_DIRS)])
+    clean = _remove_sysv_ipc() and clean
+    if not clean:
+        return False
+    try:
+        _write_file(os.path.join(workdir, "solution.py"), ctx["solution"])
+        for name, source in ctx["modules"].items():
+            _write_file(os.path.join(workdir, name + ".py"), source)
+        if ctx["driver"].get("kind") == "custom":
+            source = str(ctx["driver"]["source"])
+            _write_file(os.path.join(workdir, "_onsite_driver.py"), source)
+    except OSError:
+        return False
+    return True
 
 
-def _fork() -> int:
-    # A fork bomb from the previous test may still hold pids until init reaps them.
+def _fork(kill_strays: bool = True) -> int:
+    # A fork bomb from the previous test may still hold pids until they are reaped.
     for attempt in range(50):
         try:
             return os.fork()
         except BlockingIOError:
-            _kill_strays()
+            if kill_strays:
+                _kill_strays()
             time.sleep(0.02 * (attempt + 1))
     return os.fork()
+
+
+def _signal_all() -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.kill(-1, signal.SIGKILL)
 
 
 def _other_pids() -> list[int]:
@@ -419,9 +590,20 @@ def _drain(fd: int, buf: bytearray, cap: int) -> bool:
     return True
 
 
+def _not_run(message: str) -> dict[str, Any]:
+    return {
+        "status": "crash",
+        "output": None,
+        "error": message,
+        "exc_type": "",
+        "time_ms": 0.0,
+        "cpu_ms": 0.0,
+        "stdout": "",
+    }
+
+
 def run_test(ctx: dict[str, Any], ref: dict[str, Any]) -> dict[str, Any]:
-    """Run one test in a forked child and classify how it ended."""
-    prepare_workdir(ctx)
+    """Run one test in a forked child and classify how it ended (in the test's supervisor)."""
     out_r, out_w = os.pipe()
     res_r, res_w = os.pipe()
     in_r, in_w = os.pipe()
@@ -431,7 +613,7 @@ def run_test(ctx: dict[str, Any], ref: dict[str, Any]) -> dict[str, Any]:
     res_cap = int(ctx["result_bytes"]) + MAX_ERROR_CHARS * 8 + 4096
     oom_before = _read_oom_kills()
     started = time.perf_counter()
-    pid = _fork()
+    pid = _fork(kill_strays=False)
     if pid == 0:
         child_main(ctx, ref, out_w, res_w, in_r)
         os._exit(70)  # not reached
@@ -486,7 +668,7 @@ def run_test(ctx: dict[str, Any], ref: dict[str, Any]) -> dict[str, Any]:
     elapsed_ms = (time.perf_counter() - started) * 1000.0
     for fd in open_fds:
         _drain(fd, out_buf if fd == out_r else res_buf, out_cap if fd == out_r else res_cap)
-    _kill_strays()
+    _signal_all()  # the test's daemons stop writing now; PID 1 reaps and re-checks after us
     for fd in (out_r, res_r, in_w) + ((pidfd,) if pidfd is not None else ()):
         os.close(fd)
     _, status, usage = waited
@@ -502,11 +684,87 @@ def run_test(ctx: dict[str, Any], ref: dict[str, Any]) -> dict[str, Any]:
         wall_s=wall,
         oom_killed=oom_killed,
         out_cap=out_cap,
+        result_bytes=int(ctx["result_bytes"]),
     )
     outcome["time_ms"] = round(elapsed_ms, 3)
     outcome["cpu_ms"] = round(cpu_ms, 3)
     outcome["stdout"] = bytes(out_buf[:out_cap]).decode("utf-8", "replace")
     return outcome
+
+
+SUPERVISOR_SLACK_SECONDS = 5.0
+SUPERVISOR_OOM_SCORE = "500"
+
+
+def supervise(ctx: dict[str, Any], ref: dict[str, Any], index: int, nonce: Nonce) -> None:
+    """Run one test under a short-lived supervisor process that reports its frame.
+
+    The supervisor forks the test's process, collects its output and result, classifies and
+    writes the frame, then exits. So no test's output or stdout ever passes through this
+    process's memory, which every later test's process is forked from.
+    """
+    base = {"type": "test", "index": index, "name": ref["name"]}
+    if ctx.get("poisoned") or not prepare_workdir(ctx):
+        ctx["poisoned"] = True
+        message = "not run: an earlier test left the sandbox in a state it cannot be reset from"
+        nonce.write_frame({**base, **_not_run(message)})
+        return
+    oom_before = _read_oom_kills()
+    started = time.perf_counter()
+    pid = _fork()
+    if pid == 0:
+        code = 0
+        try:
+            # Preferred over PID 1 by the OOM killer (the test's own process is at 1000).
+            with contextlib.suppress(OSError), open("/proc/self/oom_score_adj", "w") as handle:
+                handle.write(SUPERVISOR_OOM_SCORE)
+            nonce.write_frame({**base, **run_test(ctx, ref)})
+        except BaseException:
+            code = EXIT_INTERNAL
+        os._exit(code)
+    limit = float(ctx["test_wall_seconds"]) + SUPERVISOR_SLACK_SECONDS
+    status = _wait_for(pid, limit)
+    if status is not None and os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0:
+        return  # the supervisor wrote the frame
+    elapsed_ms = round((time.perf_counter() - started) * 1000.0, 3)
+    if status is None:  # stopped or stuck (the test's process may SIGSTOP its parent)
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        outcome = _not_run(f"wall time limit of {ctx['test_wall_seconds']:g} s exceeded")
+        outcome["status"] = "timeout"
+    else:
+        oom_after = _read_oom_kills()
+        if oom_before is not None and oom_after is not None and oom_after > oom_before:
+            outcome = _not_run("memory limit exceeded (killed by the OOM killer)")
+            outcome["status"] = "memory"
+        else:
+            outcome = _not_run("the test's supervisor was killed (by the test's own process)")
+    outcome["time_ms"] = elapsed_ms
+    # A partial frame the supervisor left is garbage without a newline-terminated JSON; this
+    # frame starts on a new line, and a duplicate index is ignored by the worker.
+    nonce.write_frame({**base, **outcome})
+
+
+def _wait_for(pid: int, timeout: float) -> int | None:
+    """waitpid with a timeout: the exit status, or None if ``pid`` is still running."""
+    deadline = time.monotonic() + timeout
+    pidfd = _pidfd(pid)
+    try:
+        while True:
+            got, status = os.waitpid(pid, os.WNOHANG)
+            if got == pid:
+                return status
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return None
+            if pidfd is not None:
+                select.select([pidfd], [], [], remaining)
+            else:
+                time.sleep(min(remaining, 0.005))
+    finally:
+        if pidfd is not None:
+            os.close(pidfd)
 
 
 def classify(
@@ -519,6 +777,7 @@ def classify(
     wall_s: float,
     oom_killed: bool,
     out_cap: int,
+    result_bytes: int = 1_048_576,
 ) -> dict[str, Any]:
     """Map how the child ended to a protocol status (pure)."""
 
@@ -540,7 +799,7 @@ def classify(
     sig = os.WTERMSIG(status) if signalled else 0
     code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else -1
     if code == 0:
-        message = _parse_result(res_buf)
+        message = _parse_result(res_buf, result_bytes)
         if message is not None:
             if cpu_ms > cpu_limit_ms:  # finished, but over the limit
                 return made("cpu", f"CPU time limit of {cpu_limit_s:g} s exceeded")
@@ -562,8 +821,9 @@ def classify(
     return made("crash", f"process exited with code {code} without a result")
 
 
-def _parse_result(raw: bytes) -> dict[str, Any] | None:
-    """Validate the child's message: candidate code can write anything to that pipe."""
+def _parse_result(raw: bytes, result_bytes: int) -> dict[str, Any] | None:
+    """Validate the child's message: candidate code can write anything to that pipe (deep
+    nesting, giant ints, lone surrogates...), so the output is normalised once more here."""
     try:
         message = _loads(raw.decode("utf-8", "surrogatepass"))
     except (ValueError, RecursionError, UnicodeDecodeError):
@@ -575,11 +835,17 @@ def _parse_result(raw: bytes) -> dict[str, Any] | None:
         return None
     error = message.get("error", "")
     exc_type = message.get("exc_type", "")
+    output = None
+    if kind == "ok":
+        try:
+            output = normalise(message.get("output"), max_nodes=max(1000, result_bytes // 2))
+        except (ResultTooLarge, UnserialisableOutput, RecursionError):
+            return None  # our child never sends that: forged or corrupt, hence no result
     return {
         "status": kind,
-        "output": message.get("output") if kind == "ok" else None,
-        "error": error[: MAX_ERROR_CHARS * 2] if isinstance(error, str) else "",
-        "exc_type": exc_type[:200] if isinstance(exc_type, str) else "",
+        "output": output,
+        "error": clean_text(error[: MAX_ERROR_CHARS * 2]) if isinstance(error, str) else "",
+        "exc_type": clean_text(exc_type[:200]) if isinstance(exc_type, str) else "",
     }
 
 
@@ -617,7 +883,7 @@ class Nonce:
         self._w = write_fd
         self._buf = bytearray(size)
         # Preallocated so building the prefix never reallocates (a freed block would keep a copy).
-        self._prefix = bytearray(size + 3)
+        self._prefix = bytearray(size + 4)
 
     @classmethod
     def extract(cls, buf: bytearray, length: int) -> Nonce:
@@ -640,9 +906,10 @@ class Nonce:
         try:
             os.readv(self._r, [self._buf])
             _write_all(self._w, self._buf)
-            self._prefix[0:2] = b"@@"
-            self._prefix[2 : 2 + size] = self._buf
-            self._prefix[2 + size :] = b" "
+            # A leading newline ends any partial line someone else wrote to our stdout.
+            self._prefix[0:3] = b"\n@@"
+            self._prefix[3 : 3 + size] = self._buf
+            self._prefix[3 + size :] = b" "
             _write_all(1, self._prefix)  # tiny: one atomic pipe write
         finally:
             _zero(self._buf)
@@ -817,6 +1084,10 @@ def main() -> int:
     # Non-dumpable: /proc/<pid>/fd, /mem, /environ of the harness become unreachable for the
     # candidate's processes, although they run as the same user.
     _set_dumpable(0)
+    # As PID 1 of the container (no docker-init), signals the harness has no handler for are
+    # not delivered from inside the namespace: SIGKILL/SIGSTOP from a test cannot touch it.
+    # Python's default SIGINT handler would be one: ignore it (children reset it).
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     _write_all(1, b"@@ready\n")
     idle = float(os.environ.get("ONSITE_IDLE_SECONDS", "0") or 0)
     buf, length = read_job_line(idle)
@@ -830,8 +1101,8 @@ def main() -> int:
         _zero(buf)
     try:
         for index, ref in enumerate(refs):
-            outcome = run_test(ctx, ref)
-            nonce.write_frame({"type": "test", "index": index, "name": ref["name"], **outcome})
+            supervise(ctx, ref, index, nonce)
+            _kill_strays()
         nonce.write_frame({"type": "done"})
     except BrokenPipeError:
         return EXIT_INTERNAL  # the worker went away

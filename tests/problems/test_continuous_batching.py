@@ -201,11 +201,11 @@ def test_checker_forgives_a_divergence_only_at_a_near_tie(pkg: Package,
         if callback[0] == 0:
             callback[2] = flipped
 
-    ok, message = pkg.checker.check(test_input, None, forged)
+    ok, message, _ = pkg.checker.check(test_input, None, forged)
     assert not ok and "token #3" in message
 
     monkeypatch.setattr(pkg.support, "MARGIN_TOLERANCE", 1e9)  # every position a near-tie
-    ok, message = pkg.checker.check(test_input, None, forged)
+    ok, message, _ = pkg.checker.check(test_input, None, forged)
     assert ok and "forgiven" in message, message
 
 
@@ -214,7 +214,7 @@ def test_checker_rejects_a_disturbed_baseline(pkg: Package, reference: types.Mod
     output = json.loads(json.dumps(pkg.driver.run(reference, test["input"])))
     output["baseline"]["calls"] += 7
 
-    ok, message = pkg.checker.check(test["input"], None, output)
+    ok, message, _ = pkg.checker.check(test["input"], None, output)
 
     assert not ok and "baseline" in message
 
@@ -242,7 +242,7 @@ def test_driver_stops_an_engine_that_never_goes_idle(pkg: Package, drain: str) -
     solution = types.SimpleNamespace(Engine=_Runaway)
 
     output = json.loads(json.dumps(pkg.driver.run(solution, test_input)))
-    ok, message = pkg.checker.check(test_input, None, output)
+    ok, message, _ = pkg.checker.check(test_input, None, output)
 
     assert output["error"] and not ok
     assert "never got its callback" in message or "still busy" in message
@@ -255,6 +255,9 @@ def test_checker_loads_like_the_worker(reference: types.ModuleType, pkg: Package
     test = pkg.public[0]
     output = json.loads(json.dumps(pkg.driver.run(reference, test["input"])))
 
-    ok, message = checker.check(test["input"], test["expected"], output)
+    ok, message, evidence = checker.check_with_evidence(test["input"], test["expected"], output)
 
     assert ok, message
+    # The results page plots these: the engine's occupancy next to the static schedule's.
+    assert evidence["occupancy"] and evidence["baseline_occupancy"]
+    assert max(evidence["occupancy"]) <= evidence["capacity"]

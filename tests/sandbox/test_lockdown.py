@@ -44,11 +44,11 @@ def test_docker_inspect_shows_every_lockdown_item(
     assert host["NanoCpus"] == 500_000_000
     ulimits = {u["Name"]: (u["Soft"], u["Hard"]) for u in host["Ulimits"]}
     assert ulimits == {"nofile": (128, 128), "fsize": (32 << 20, 32 << 20), "core": (0, 0)}
-    assert host["Init"] is True
+    assert host["Init"] is False  # the harness is PID 1 itself (see create_container)
     assert host["LogConfig"]["Type"] == "none"
     assert host["ShmSize"] == 32 * 1024 * 1024
     assert host["IpcMode"] == "private"
-    for path in ("/tmp", "/work"):
+    for path in ("/tmp", "/work", "/dev/shm"):
         options = host["Tmpfs"][path].split(",")
         assert "size=32m" in options and "mode=1777" in options
         assert {"nosuid", "nodev", "noexec"} <= set(options)
@@ -106,7 +106,17 @@ def test_inside_view_is_locked_down(sandbox_image: str) -> None:
                 "tmp_mount": m.get("/tmp", ""), "work_mount": m.get("/work", ""),
                 "root_mount": m.get("/", ""),
                 "cwd": os.getcwd(),
+                "pid1_mem": can_open("/proc/1/mem", "rb"),
+                "pid1_stdout": can_open("/proc/1/fd/1", "w"),
+                "pid1_environ": can_open("/proc/1/environ", "rb"),
             }
+
+        def can_open(path, mode):
+            try:
+                open(path, mode).close()
+                return True
+            except OSError:
+                return False
     """
     result = run(
         solution=textwrap.dedent(solution),
@@ -129,6 +139,8 @@ def test_inside_view_is_locked_down(sandbox_image: str) -> None:
     assert seen["root_mount"].startswith("ro,")
     assert "size=32768k" in seen["tmp_mount"] and "noexec" in seen["work_mount"]
     assert seen["cwd"] == "/work"
+    # PID 1 is the non-dumpable harness: its memory, stdout and environment are out of reach.
+    assert not (seen["pid1_mem"] or seen["pid1_stdout"] or seen["pid1_environ"])
     allowed = {
         "ONSITE_SANDBOX",
         "ONSITE_WORKDIR",

@@ -168,7 +168,7 @@ def test_nonce_is_lifted_out_of_the_raw_job() -> None:
         os.close(write_fd)
     line = os.read(read_fd, 4096)
     os.close(read_fd)
-    assert line == f'@@{nonce} {{"type":"done"}}\n'.encode()
+    assert line == f'\n@@{nonce} {{"type":"done"}}\n'.encode()
     with pytest.raises(ValueError):
         runner.Nonce.extract(bytearray(b'{"x": 1, "nonce": "' + b"a" * 32 + b'"}'), 50)
 
@@ -247,3 +247,27 @@ def test_sandbox_never_imports_django() -> None:
         timeout=60,
     )
     assert out.stdout.strip() == "False"
+
+
+def test_wipe_empties_deep_and_read_only_trees(tmp_path: Path) -> None:
+    root = tmp_path / "scratch"
+    root.mkdir()
+    (root / "file").write_text("x")
+    (root / "link").symlink_to("/etc/passwd")  # removed as a link, never followed
+    locked = root / "locked" / "inner"
+    locked.mkdir(parents=True)
+    (locked / "data").write_text("x")
+    locked.chmod(0o500)
+    (root / "locked").chmod(0o500)
+    # A chain deeper than PATH_MAX, built relative to a directory fd.
+    fd = os.open(root, os.O_RDONLY)
+    for _ in range(2100):
+        os.mkdir("dd", dir_fd=fd)
+        child = os.open("dd", os.O_RDONLY, dir_fd=fd)
+        os.close(fd)
+        fd = child
+    os.close(fd)
+    assert runner._wipe_dir(str(root)) is True
+    assert os.listdir(root) == []
+    assert Path("/etc/passwd").exists()
+    assert runner._wipe_dir(str(tmp_path / "missing")) is True

@@ -344,11 +344,42 @@ def _one_torch_thread(config: dict[str, Any]) -> Iterator[None]:
         torch.set_num_threads(previous)
 
 
-def check(test_input: dict[str, Any], expected: Any, output: Any) -> tuple[bool, str]:
-    """Verdict for one test: (passed, message naming the first violating step)."""
+MAX_PLOT_STEPS = 400
+
+
+def check(test_input: dict[str, Any], expected: Any,
+          output: Any) -> tuple[bool, str, dict[str, Any]]:
+    """Verdict for one test: (passed, message naming the first violating step, evidence).
+
+    The evidence is what the results page plots: the engine's batch occupancy per step next to
+    a static-batching schedule of the same workload, and the first violating step."""
     config = support.model_config(test_input)
     with _one_torch_thread(config):
-        return _check(test_input, config, output)
+        ok, message = _check(test_input, config, output)
+    return ok, message, _evidence(test_input, output)
+
+
+def _evidence(test_input: dict[str, Any], output: Any) -> dict[str, Any]:
+    evidence: dict[str, Any] = {"group": str(test_input.get("group", "correctness")),
+                                "capacity": int(test_input.get("capacity", 0))}
+    if not isinstance(output, dict):
+        return evidence
+    occupancy = output.get("occupancy")
+    if isinstance(occupancy, list) and all(isinstance(x, int) for x in occupancy):
+        evidence["occupancy"] = occupancy[:MAX_PLOT_STEPS]
+    callbacks = output.get("callbacks")
+    specs = support.parse_requests(test_input)
+    if isinstance(callbacks, list) and specs:
+        # The static schedule of the lengths the engine produced: the baseline to compare with.
+        lengths = [0] * len(specs)
+        for item in callbacks:
+            if isinstance(item, list) and len(item) >= 3 and isinstance(item[2], list):
+                if isinstance(item[0], int) and 0 <= item[0] < len(specs):
+                    lengths[item[0]] = len(item[2])
+        arrivals = [s.arrival for s in sorted(specs, key=lambda s: s.index)]
+        static = support.simulate(lengths, arrivals, evidence["capacity"] or 1, "static")
+        evidence["baseline_occupancy"] = list(static)[:MAX_PLOT_STEPS]
+    return evidence
 
 
 def _check(test_input: dict[str, Any], config: dict[str, Any], output: Any) -> tuple[bool, str]:
@@ -372,7 +403,7 @@ def _check(test_input: dict[str, Any], config: dict[str, Any], output: Any) -> t
     if group == "work_conservation":
         _check_work_conservation(run, specs, capacity, bad)
     if bad.items:
-        return False, bad.first()
+        return False, f"first violation at step {min(step for step, _ in bad.items)}: {bad.first()}"
     known = [x or 0 for x in lengths]  # by request index; all known when nothing was flagged
     calls = len(run.calls)
     busy = sum(run.occupancy)
