@@ -255,6 +255,9 @@ def _load_module(name: str) -> Any:
 def call_driver(driver: Mapping[str, Any], test_input: Any, result_bytes: int) -> str:
     """Import the solution, run one test through the driver, return the output's JSON text."""
     kind = driver.get("kind")
+    # A custom driver (and the support module it imports) is loaded before the solution, so
+    # the solution's import-time code cannot replace the driver's file or its `run`.
+    run_custom = _load_module("_onsite_driver").run if kind == "custom" else None
     solution = _load_module("solution")
     if kind == "function":
         func = getattr(solution, str(driver["entry"]))
@@ -272,9 +275,8 @@ def call_driver(driver: Mapping[str, Any], test_input: Any, result_bytes: int) -
             plain = normalise(ret, max_nodes=budget)
             outputs.append(plain)
         return encode_result(outputs, result_bytes)
-    if kind == "custom":
-        module = _load_module("_onsite_driver")
-        return encode_result(module.run(solution, test_input), result_bytes)
+    if run_custom is not None:
+        return encode_result(run_custom(solution, test_input), result_bytes)
     raise ValueError(f"unknown driver kind {kind!r}")
 
 

@@ -88,13 +88,8 @@ SUITE_LIMITS = Limits(
 HIDDEN_INPUT_INDEX = 0  # t0 carries the hidden-input canary
 
 # Weaknesses found by this suite whose fix belongs in sandbox/ (see the report for each fix).
-FINDINGS: dict[str, str] = {
-    "replace_custom_driver": (
-        "call_driver imports the solution before the custom driver (sandbox/harness/runner.py "
-        "call_driver): the solution's import-time code rewrites /work/_onsite_driver.py, patches "
-        "the module or adds an import hook, and its code then runs as the author's driver"
-    ),
-}
+# None open: replace_custom_driver was fixed by loading the driver before the solution.
+FINDINGS: dict[str, str] = {}
 
 
 @dataclass(frozen=True)
