@@ -286,7 +286,6 @@ class Room:
     session_id: int
     doc: pycrdt.Doc[Any] = field(default_factory=pycrdt.Doc)
     seen: set[int] = field(default_factory=set)
-    users: int = 0
 
     def __post_init__(self) -> None:
         self.text = self.doc.get(TEXT_NAME, type=pycrdt.Text)

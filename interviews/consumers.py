@@ -6,19 +6,27 @@ participants and acknowledged to its sender (a JSON text frame `{"type": "ack"}`
 carry the y-sync protocol (see interviews/collab.py); text frames from the server carry JSON
 events (acks, questions, runs, the end of the session). The client sends binary frames only.
 
+Fan-out: the sockets of one process share a `LiveRoom`; an edit reaches the other sockets of
+the same process in memory, and other processes through one channel-layer message per process
+(group `session.<id>.doc`, one room channel per process). Stores are group-committed
+(`UpdateWriter`): edits arriving while a transaction is in flight share the next commit.
+
 Close codes: 4401 not logged in, 4403 not a participant (or a read-only participant trying to
 change the document), 4404 no such session, 4400 malformed message, 4413 message over the limit.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
+import weakref
 from datetime import datetime
 from typing import Any
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
+from channels.layers import get_channel_layer
 from django.conf import settings
 from django.utils import timezone
 
@@ -34,6 +42,28 @@ CLOSE_NOT_FOUND = 4404
 CLOSE_TOO_LARGE = 4413
 
 
+class LiveRoom:
+    """A session's document in this process, and the sockets open on it here.
+
+    Edits fan out to the sockets of the same process directly, in memory; other processes are
+    reached through one channel-layer channel per room (not one per socket), so each edit costs
+    one Redis message per process instead of one per participant.
+    """
+
+    def __init__(self, session_id: int) -> None:
+        self.room = collab.Room(session_id)
+        self.listeners: set[SessionDocConsumer] = set()
+        self.channel = ""
+        self.reader: asyncio.Task[None] | None = None
+        self.ready = asyncio.Event()
+
+    async def deliver(self, update: bytes, *, skip: SessionDocConsumer | None = None) -> None:
+        frame = collab.update_frame(update)
+        for listener in list(self.listeners):
+            if listener is not skip:
+                await listener.deliver_frame(frame)
+
+
 class RoomRegistry:
     """This process's documents, one per session with a socket open here.
 
@@ -42,35 +72,124 @@ class RoomRegistry:
     """
 
     def __init__(self) -> None:
-        self.rooms: dict[int, collab.Room] = {}
+        self.rooms: dict[int, LiveRoom] = {}
 
-    async def acquire(self, session_id: int) -> collab.Room:
+    async def acquire(self, session_id: int, consumer: SessionDocConsumer) -> LiveRoom:
+        live = self.rooms.get(session_id)
+        if live is None:
+            live = self.rooms[session_id] = LiveRoom(session_id)
+            layer = get_channel_layer()
+            assert layer is not None
+            live.channel = await layer.new_channel()
+            # Join before loading the log: an update stored meanwhile by another process is
+            # then either in what we load or delivered to us afterwards (applied once).
+            await layer.group_add(realtime.doc_group(session_id), live.channel)
+            live.reader = asyncio.get_running_loop().create_task(self._read(live))
+            live.ready.set()
+        await live.ready.wait()
+        live.listeners.add(consumer)
         rows = await database_sync_to_async(services.doc_updates)(session_id)
-        room = self.rooms.get(session_id)
-        if room is None:
-            room = self.rooms[session_id] = collab.Room(session_id)
         for seq, data in rows:
-            room.apply(seq, data)
-        room.users += 1
-        return room
+            live.room.apply(seq, data)
+        return live
 
-    def release(self, room: collab.Room) -> None:
-        room.users -= 1
-        if room.users <= 0 and self.rooms.get(room.session_id) is room:
-            del self.rooms[room.session_id]
+    async def _read(self, live: LiveRoom) -> None:
+        """Updates stored by other processes: apply, and hand to this process's sockets."""
+        layer = get_channel_layer()
+        assert layer is not None
+        while True:
+            message = await layer.receive(live.channel)
+            if message.get("origin") == live.channel:
+                continue  # ours: the local sockets already have it
+            try:
+                # Delivered even when already applied here (loaded from the log by a socket
+                # that joined meanwhile): the sockets that were open before still need it.
+                live.room.apply(message["seq"], message["data"])
+                await live.deliver(message["data"])
+            except Exception:  # one bad delivery must not stop the room
+                log.exception("session %s: could not deliver an update", live.room.session_id)
+
+    async def release(self, live: LiveRoom, consumer: SessionDocConsumer) -> None:
+        live.listeners.discard(consumer)
+        session_id = live.room.session_id
+        if live.listeners or self.rooms.get(session_id) is not live:
+            return
+        del self.rooms[session_id]
+        if live.reader is not None:
+            live.reader.cancel()
+        layer = get_channel_layer()
+        if layer is not None and live.channel:
+            await layer.group_discard(realtime.doc_group(session_id), live.channel)
 
     def clear(self) -> None:
         """Forget every document (what a process restart does; tests use it)."""
+        for live in self.rooms.values():
+            if live.reader is not None:
+                live.reader.cancel()
         self.rooms.clear()
 
 
 ROOMS = RoomRegistry()
 
 
+class UpdateWriter:
+    """Group commit: edits arriving while a transaction is in flight go into the next one.
+
+    Every edit is still acknowledged only after the transaction holding it has committed; what
+    changes is that many editors share one commit instead of queueing for one each (all
+    database calls of a process run on one thread, so one-commit-per-keystroke would cap the
+    whole server at a few hundred edits a second, and far fewer on a busy disk).
+    """
+
+    def __init__(self) -> None:
+        self.queue: list[tuple[tuple[int, int | None, bytes], asyncio.Future[int | None]]] = []
+        self.draining = False
+
+    async def store(self, session_id: int, author_id: int | None, data: bytes) -> int | None:
+        future: asyncio.Future[int | None] = asyncio.get_running_loop().create_future()
+        self.queue.append(((session_id, author_id, data), future))
+        if not self.draining:
+            self.draining = True
+            asyncio.get_running_loop().create_task(self._drain())
+        return await future
+
+    async def _drain(self) -> None:
+        try:
+            while self.queue:
+                batch, self.queue = self.queue, []
+                try:
+                    seqs = await database_sync_to_async(services.doc_updates_store)(
+                        [item for item, _ in batch])
+                except Exception as exc:  # each waiter sees the failure; nothing was acked
+                    for _, future in batch:
+                        if not future.done():
+                            future.set_exception(exc)
+                    continue
+                for (_, future), seq in zip(batch, seqs, strict=True):
+                    if not future.done():
+                        future.set_result(seq)
+        finally:
+            self.draining = False
+
+
+_writers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, UpdateWriter] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def update_writer() -> UpdateWriter:
+    """This event loop's writer (futures belong to one loop; tests run several loops)."""
+    loop = asyncio.get_running_loop()
+    writer = _writers.get(loop)
+    if writer is None:
+        writer = _writers[loop] = UpdateWriter()
+    return writer
+
+
 class SessionDocConsumer(AsyncWebsocketConsumer):
     """One participant's connection to the session's document."""
 
-    room: collab.Room | None = None
+    live: LiveRoom | None = None
     joined: list[str]
 
     async def connect(self) -> None:
@@ -107,7 +226,8 @@ class SessionDocConsumer(AsyncWebsocketConsumer):
         for group in groups:
             await self.channel_layer.group_add(group, self.channel_name)
             self.joined.append(group)
-        self.room = await ROOMS.acquire(self.session_id)
+        self.live = await ROOMS.acquire(self.session_id, self)
+        self.room = self.live.room
         await self.send(bytes_data=collab.sync_step1_frame(self.room.state_vector()))
         await self._group_send(realtime.QUERY_AWARENESS_TYPE, {})
         await database_sync_to_async(services.event_record)(
@@ -121,9 +241,9 @@ class SessionDocConsumer(AsyncWebsocketConsumer):
                                    {"data": collab.awareness_removal(self.awareness_clocks)})
         for group in self.joined:
             await self.channel_layer.group_discard(group, self.channel_name)
-        if self.room is not None:
-            ROOMS.release(self.room)
-            self.room = None
+        if self.live is not None:
+            await ROOMS.release(self.live, self)
+            self.live = None
             await database_sync_to_async(services.event_record)(
                 session_id=self.session_id, kind=SessionEvent.Kind.LEFT, actor=self.user,
                 data={"role": self.role})
@@ -131,7 +251,7 @@ class SessionDocConsumer(AsyncWebsocketConsumer):
     # ------------------------------------------------------------ from the client
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
-        if self.closing or self.room is None:
+        if self.closing or self.live is None:
             return  # closing, or refused at connect: nothing more is processed
         if bytes_data is None:
             size = len((text_data or "").encode("utf-8"))
@@ -155,7 +275,7 @@ class SessionDocConsumer(AsyncWebsocketConsumer):
         # query_awareness from a client: the server keeps no awareness state to answer with.
 
     async def _on_update(self, update: bytes) -> None:
-        assert self.room is not None
+        assert self.live is not None
         if update == collab.EMPTY_UPDATE:
             await self._ack()
             return
@@ -170,13 +290,18 @@ class SessionDocConsumer(AsyncWebsocketConsumer):
         if self.finished or self.deadline_passed():
             await self._refuse()
             return
-        seq = await database_sync_to_async(services.doc_update_store)(
-            session_id=self.session_id, author_id=self.user.pk, data=update)
+        seq = await update_writer().store(self.session_id, self.user.pk, update)
         if seq is None:
             await self._refuse()
             return
         inserted = self.room.apply(seq, update)
-        await self._group_send(realtime.UPDATE_TYPE, {"seq": seq, "data": update})
+        # Stored: now the other sockets of this process, the other processes, and the sender.
+        await self.live.deliver(update, skip=self)
+        await self.channel_layer.group_send(
+            realtime.doc_group(self.session_id),
+            {"type": realtime.UPDATE_TYPE, "seq": seq, "data": update,
+             "origin": self.live.channel},
+        )
         await self._ack()
         if inserted >= settings.ONSITE_PASTE_CHARS:
             await self._record_paste(inserted)
@@ -223,22 +348,25 @@ class SessionDocConsumer(AsyncWebsocketConsumer):
 
     # ------------------------------------------------------------ from the group
 
-    async def doc_update(self, event: dict[str, Any]) -> None:
-        if event["sender"] == self.channel_name or self.room is None:
+    async def deliver_frame(self, frame: bytes) -> None:
+        """An update another socket of this room stored (called by the room, not the layer)."""
+        if self.live is None or self.closing:
             return
-        self.room.apply(event["seq"], event["data"])
-        await self.send(bytes_data=collab.update_frame(event["data"]))
+        try:
+            await self.send(bytes_data=frame)
+        except Exception:  # a socket going away must not hold the sender's edit up
+            log.debug("session %s: a socket went away during delivery", self.session_id)
 
     async def doc_awareness(self, event: dict[str, Any]) -> None:
-        if event["sender"] != self.channel_name and self.room is not None:
+        if event["sender"] != self.channel_name and self.live is not None:
             await self.send(bytes_data=collab.awareness_frame(event["data"]))
 
     async def doc_query_awareness(self, event: dict[str, Any]) -> None:
-        if event["sender"] != self.channel_name and self.room is not None:
+        if event["sender"] != self.channel_name and self.live is not None:
             await self.send(bytes_data=collab.query_awareness_frame())
 
     async def session_event(self, event: dict[str, Any]) -> None:
-        if self.room is None:
+        if self.live is None:
             return
         payload = event["payload"]
         if payload.get("type") == "finished":

@@ -13,13 +13,18 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 
 EVENT_TYPE = "session.event"  # consumer method: forward a JSON payload to the page
-UPDATE_TYPE = "doc.update"  # consumer method: forward a stored Yjs update
+UPDATE_TYPE = "doc.update"  # a stored Yjs update, to each process's room channel
 AWARENESS_TYPE = "doc.awareness"  # consumer method: forward an awareness update
 QUERY_AWARENESS_TYPE = "doc.query_awareness"  # consumer method: ask the page for its awareness
 
 
 def session_group(session_id: int) -> str:
     return f"session.{session_id}"
+
+
+def doc_group(session_id: int) -> str:
+    """One member per process with the session's document open (its room channel)."""
+    return f"session.{session_id}.doc"
 
 
 def interviewer_group(session_id: int) -> str:

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, expect
+from playwright.sync_api import Browser, BrowserContext, Page, WebSocketRoute, expect
 
 from tests.e2e.conftest import Platform
 
@@ -73,6 +73,32 @@ def pages(browser: Browser, platform: Platform) -> Iterator[Pages]:
     assert opened.errors == [], f"uncaught errors in the pages: {opened.errors}"
 
 
+class NetworkSwitch:
+    """Routes a page's document socket through Playwright so a test can cut it: while "down",
+    open sockets are closed (as a dropped network would) and reconnects are refused."""
+
+    def __init__(self) -> None:
+        self.down = False
+        self.routes: list[WebSocketRoute] = []
+
+    def handle(self, route: WebSocketRoute) -> None:
+        if self.down:
+            route.close(code=1001)
+            return
+        server = route.connect_to_server()
+        self.routes.append(route)
+        self.routes.append(server)
+
+    def cut(self) -> None:
+        self.down = True
+        for route in self.routes:
+            route.close(code=1001)
+        self.routes.clear()
+
+    def restore(self) -> None:
+        self.down = False
+
+
 def editor(page: Page) -> str:
     return str(page.evaluate("window.onsiteSession.getCode()"))
 
@@ -115,6 +141,8 @@ def test_live_session_typing_runs_questions_and_replay(pages: Pages) -> None:
 
     # The candidate opens the link and joins: the clock starts on both pages.
     candidate = pages.log_in("candidate")
+    network = NetworkSwitch()
+    candidate.route_web_socket(re.compile(r"/ws/sessions/\d+/doc/$"), network.handle)
     candidate.goto(invite)
     candidate.click("#join-form button[type=submit]")
     expect(candidate).to_have_url(session_url)
@@ -136,6 +164,25 @@ def test_live_session_typing_runs_questions_and_replay(pages: Pages) -> None:
     # The interviewer's cursor is shown to the candidate under the interviewer's name.
     expect(candidate.locator(".cm-ySelectionInfo")).to_contain_text(["interviewer"],
                                                                     timeout=SYNC_TIMEOUT_MS)
+
+    # The candidate's connection drops; both keep typing; on reconnect nothing is lost.
+    network.cut()
+    expect(candidate.locator("#connection")).to_have_attribute("data-state", "offline")
+    type_at_end(candidate, "# typed while offline\n")
+    interviewer.click("#session-editor .cm-content")
+    interviewer.keyboard.press("Control+Home")
+    interviewer.keyboard.type("# meanwhile, the interviewer\n")
+    network.restore()
+    expect(candidate.locator("#connection")).to_have_attribute("data-state", "synced",
+                                                               timeout=SYNC_TIMEOUT_MS)
+    for page in (candidate, interviewer):
+        for line in ("# typed while offline", "# meanwhile, the interviewer"):
+            expect(page.locator("#session-editor .cm-content")).to_contain_text(
+                line, timeout=SYNC_TIMEOUT_MS)
+    assert editor(candidate) == editor(interviewer)
+    merged = editor(candidate)
+    assert merged.count("# typed while offline\n") == 1
+    assert merged.count("# meanwhile, the interviewer\n") == 1
 
     # A run's results appear on both pages (the candidate pastes the reference first).
     reference = (PACKAGE / "reference.py").read_text()

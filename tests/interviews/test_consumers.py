@@ -350,3 +350,35 @@ def test_a_large_paste_is_recorded_and_shown_to_the_interviewer() -> None:
     assert paste["chars"] == len("# pasted\n" * 20) and paste["by"] == "cand"
     recorded = SessionEvent.objects.get(session=session, kind="paste")
     assert recorded.data["chars"] == 180 and recorded.actor_id == candidate.pk
+
+
+def test_an_update_stored_by_another_server_process_reaches_this_ones_sockets() -> None:
+    from channels.db import database_sync_to_async
+    from channels.layers import get_channel_layer
+
+    from interviews import realtime
+
+    session, candidate, interviewer = live()
+
+    async def scenario() -> str:
+        watcher = YClient(interviewer, session.pk)
+        await watcher.connect()
+        # Another process's socket: its own document, stored, then published to the group of
+        # room channels (what that process's consumer does after storing).
+        other: pycrdt.Doc = pycrdt.Doc()
+        other.apply_update(watcher.doc.get_update())
+        other_text = other.get(collab.TEXT_NAME, type=pycrdt.Text)
+        before = other.get_state()
+        other_text += "# from another process\n"
+        update = other.get_update(before)
+        seq = await database_sync_to_async(services.doc_update_store)(
+            session_id=session.pk, author_id=candidate.pk, data=update)
+        layer = get_channel_layer()
+        assert layer is not None
+        await layer.group_send(realtime.doc_group(session.pk), {
+            "type": realtime.UPDATE_TYPE, "seq": seq, "data": update, "origin": "elsewhere"})
+        await watcher.pump(until=lambda c: "another process" in c.code)
+        await watcher.disconnect()
+        return watcher.code
+
+    assert run(scenario) == STARTER + "# from another process\n"

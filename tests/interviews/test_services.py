@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from pathlib import Path
 
 import pycrdt
 import pytest
@@ -13,6 +14,7 @@ from interviews import collab, services
 from interviews.models import DocUpdate, InterviewSession, Question, SessionEvent
 from interviews.services import SessionError
 from tests.factories import tiny_problem, user_with_role
+from tests.processes import wait_for, worker
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -284,3 +286,24 @@ def test_tab_changes_are_recorded_for_the_candidate_only() -> None:
         services.page_event_report(session_id=session.pk, user=candidate, kind="anything")
     assert list(SessionEvent.objects.filter(session=session, kind__startswith="tab")
                 .values_list("kind", "actor_id")) == [("tab_hidden", candidate.pk)]
+
+
+@pytest.mark.slow
+def test_a_real_worker_finishes_the_session_at_its_deadline_with_no_request(
+    tmp_path: Path,
+) -> None:
+    """Nobody touches the session: only the Celery task scheduled with eta = deadline runs."""
+    problem = tiny_problem()
+    candidate = user_with_role("cand", "candidate")
+    with worker(tmp_path / "worker.log"):
+        session = services.session_start_solo(candidate=candidate, problem_slug=problem.slug,
+                                              duration=timedelta(seconds=10))
+        update = append_update(session, "# last words\n")
+        services.doc_update_store(session_id=session.pk, author_id=candidate.pk, data=update)
+        wait_for(lambda: InterviewSession.objects.filter(pk=session.pk, status="finished")
+                 .exists(), timeout=90, what="the deadline task")
+    session.refresh_from_db()
+    assert session.finish_reason == "deadline" and session.finished_at is not None
+    assert session.deadline is not None and session.finished_at >= session.deadline
+    assert session.final_submission is not None
+    assert session.final_submission.code.endswith("# last words\n")
