@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import secrets
 from pathlib import Path
-from typing import Any
 
 import dj_database_url
 
@@ -120,10 +119,23 @@ LOGOUT_REDIRECT_URL = "/"
 
 REDIS_URL = env_str("REDIS_URL", "redis://127.0.0.1:6379/0")
 
+# redis-py 8 gives every connection a 5 s socket timeout by default, the same 5 s that
+# channels_redis blocks for in BZPOPMIN: an idle websocket's receive then races the socket
+# timeout, raises TimeoutError and the consumer dies. A read timeout well above the blocking pop
+# keeps idle sockets up.
 CHANNEL_LAYERS = {
     "default": {
         "BACKEND": "channels_redis.core.RedisChannelLayer",
-        "CONFIG": {"hosts": [REDIS_URL], "capacity": 1500, "expiry": 60},
+        "CONFIG": {
+            "hosts": [
+                {
+                    "address": REDIS_URL,
+                    "socket_timeout": env_float("ONSITE_CHANNEL_SOCKET_TIMEOUT", 30.0),
+                }
+            ],
+            "capacity": 1500,
+            "expiry": 60,
+        },
     }
 }
 
@@ -213,15 +225,4 @@ CELERY_BEAT_SCHEDULE["expire-interview-sessions"] = {
     "task": "interviews.tasks.sessions_expire_overdue",
     "schedule": env_float("ONSITE_SESSION_SWEEP_SECONDS", 15.0),
     "options": {"queue": "cpu", "expires": 30},
-}
-# redis-py 8 gives every connection a 5 s socket timeout by default, the same 5 s that
-# channels_redis blocks for in BZPOPMIN: an idle websocket's receive then races the socket
-# timeout, raises TimeoutError and the consumer dies (the page sees a dropped socket every few
-# seconds). A read timeout well above the blocking pop keeps idle sockets up.
-_channel_layer: dict[str, Any] = CHANNEL_LAYERS["default"]
-_channel_layer["CONFIG"] = {
-    **_channel_layer["CONFIG"],
-    "hosts": [
-        {"address": REDIS_URL, "socket_timeout": env_float("ONSITE_CHANNEL_SOCKET_TIMEOUT", 30.0)}
-    ],
 }
