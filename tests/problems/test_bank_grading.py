@@ -44,12 +44,16 @@ def test_reference_passes_and_starter_does_not(folder: Path) -> None:
     assert _grade(folder, package.starter_code).verdict != "AC"
 
 
-WRONG = [(folder, wrong.file) for folder in FOLDERS for wrong in package_read(folder).wrong]
+WRONG = [
+    pytest.param(
+        param.values[0], wrong.file, marks=param.marks, id=f"{param.values[0].name}/{wrong.file}"
+    )
+    for param in FOLDERS
+    for wrong in package_read(param.values[0]).wrong
+]
 
 
-@pytest.mark.parametrize(
-    ("folder", "file"), WRONG, ids=lambda v: v.name if isinstance(v, Path) else v
-)
+@pytest.mark.parametrize(("folder", "file"), WRONG)
 def test_known_wrong_solution_gets_its_declared_verdict(folder: Path, file: str) -> None:
     wrong = next(w for w in package_read(folder).wrong if w.file == file)
     judgement = _grade(folder, wrong.code)
