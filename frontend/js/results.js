@@ -62,9 +62,55 @@ function formatTime(ms) {
   return ms < 10 ? `${ms.toFixed(1)} ms` : `${Math.round(ms)} ms`;
 }
 
+const SVG_NS = "http://www.w3.org/2000/svg";
+
+function svg(tag, attrs = {}) {
+  const node = document.createElementNS(SVG_NS, tag);
+  for (const [name, value] of Object.entries(attrs)) node.setAttribute(name, String(value));
+  return node;
+}
+
+/** Step lines of batch occupancy per step: the engine next to a static-batching schedule. */
+export function occupancyPlot(evidence) {
+  const series = [
+    ["engine", evidence.occupancy, "plot-engine"],
+    ["static batching", evidence.baseline_occupancy, "plot-baseline"],
+  ].filter(([, values]) => Array.isArray(values) && values.length);
+  if (!series.length) return null;
+  const steps = Math.max(...series.map(([, values]) => values.length));
+  const top = Math.max(1, Number(evidence.capacity) || 0, ...series.flatMap(([, v]) => v));
+  const width = 480;
+  const height = 120;
+  const x = (i) => (i / Math.max(1, steps)) * width;
+  const y = (v) => height - (v / top) * (height - 10);
+  const figure = element("figure", { className: "occupancy-plot" });
+  const chart = svg("svg", { viewBox: `0 0 ${width} ${height}`, role: "img",
+    "aria-label": "batch occupancy per step" });
+  chart.append(svg("line", { x1: 0, y1: y(top), x2: width, y2: y(top), class: "plot-capacity" }));
+  for (const [, values, className] of series) {
+    const points = values.flatMap((v, i) => [`${x(i)},${y(v)}`, `${x(i + 1)},${y(v)}`]);
+    chart.append(svg("polyline", { points: points.join(" "), class: className, fill: "none" }));
+  }
+  figure.append(chart);
+  const caption = series.map(([name, values]) => `${name}: ${values.length} steps`).join(" · ");
+  figure.append(element("figcaption", {
+    text: `Batch occupancy per step (capacity ${evidence.capacity}) — ${caption}`,
+  }));
+  return figure;
+}
+
 function detailList(detail) {
   const list = element("dl", { className: "test-detail-list" });
-  const seen = new Set();
+  const seen = new Set(["evidence"]);
+  if (detail.evidence && typeof detail.evidence === "object") {
+    const plot = occupancyPlot(detail.evidence);
+    if (plot) {
+      list.append(element("dt", { text: "Occupancy" }));
+      const dd = element("dd");
+      dd.append(plot);
+      list.append(dd);
+    }
+  }
   const add = (label, value) => {
     if (value === undefined || value === "") return;
     list.append(element("dt", { text: label }));

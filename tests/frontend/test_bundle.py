@@ -305,3 +305,17 @@ def test_hints_are_revealed_one_at_a_time_with_htmx(page: Page) -> None:
     page.click("text=Show hint 1 of 2")
 
     expect(page.locator(".hint[data-hint='1']")).to_have_text("Hint number 1")
+
+
+def test_checker_evidence_is_plotted_as_occupancy_per_step(page: Page, grader: FakeGrader) -> None:
+    page.click("#run-button")
+    ws = wait_for_sockets(page, grader, 1)
+    evidence = {"group": "throughput", "capacity": 4, "occupancy": [4, 4, 3, 4, 2],
+                "baseline_occupancy": [4, 3, 2, 1, 4, 2, 1]}
+    ws.send(json.dumps(public_test(0, "static vs continuous", "WA", evidence=evidence,
+                                   message="throughput ratio 1.10 is below 0.7 x ideal")))  # fmt: skip
+    plot = page.locator("tbody.test[data-index='0'] .occupancy-plot")
+    expect(plot).to_have_count(1)
+    expect(plot.locator("polyline")).to_have_count(2)
+    expect(plot.locator("figcaption")).to_contain_text("engine: 5 steps")
+    expect(plot.locator("figcaption")).to_contain_text("static batching: 7 steps")
