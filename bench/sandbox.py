@@ -16,8 +16,10 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import statistics
 import subprocess
+import tempfile
 import threading
 import time
 from collections.abc import Callable
@@ -51,8 +53,9 @@ def summary(values: list[float]) -> dict[str, float]:
 
 
 def sandbox_run(image: str, count: int, pool: WarmPool | None) -> bool:
-    result = run(solution=SOLUTION, driver=DRIVER, tests=tests(count), limits=LIMITS,
-                 image=image, pool=pool)
+    result = run(
+        solution=SOLUTION, driver=DRIVER, tests=tests(count), limits=LIMITS, image=image, pool=pool
+    )
     assert [o.output for o in result.outcomes] == [i + 1 for i in range(count)]
     return result.cold_start
 
@@ -75,8 +78,14 @@ def latency(image: str, pool: WarmPool) -> dict[str, object]:
         cold_ms.append(timed(lambda: sandbox_run(image, 5, None)))
         warm_ms.append(warm_run(image, pool, 5))
     ratios = [w / c for w, c in zip(warm_ms, cold_ms, strict=True)]
-    return {"cold_ms": cold_ms, "warm_ms": warm_ms, "ratio": summary(ratios),
-            "cold": summary(cold_ms), "warm": summary(warm_ms), "target": 0.25}
+    return {
+        "cold_ms": cold_ms,
+        "warm_ms": warm_ms,
+        "ratio": summary(ratios),
+        "cold": summary(cold_ms),
+        "warm": summary(warm_ms),
+        "target": 0.25,
+    }
 
 
 def per_test_overhead(image: str, pool: WarmPool) -> dict[str, object]:
@@ -95,23 +104,59 @@ def bare_site() -> Path:
     """numpy (as in the image) installed once for the unprivileged bare harness."""
     site = ROOT / "var" / "bench-site"
     if not (site / "numpy").exists():
-        subprocess.run([str(Path(os.sys.executable)), "-m", "pip", "install", "-q", "--no-deps",
-                        "--target", str(site), "numpy==2.4.6"], check=True)
+        subprocess.run(
+            [
+                str(Path(os.sys.executable)),
+                "-m",
+                "pip",
+                "install",
+                "-q",
+                "--no-deps",
+                "--target",
+                str(site),
+                "numpy==2.4.6",
+            ],
+            check=True,
+        )
     return site
 
 
 def bare_run(site: Path, count: int) -> None:
-    workdir = Path(f"/tmp/onsite-bench-{os.getpid()}-{threading.get_ident()}")
-    workdir.mkdir(exist_ok=True)
-    workdir.chmod(0o777)
-    line, nonce = encode_job({"solution": SOLUTION, "driver": DRIVER, "modules": {},
-                              "tests": [{"name": t.name, "input": t.input} for t in tests(count)],
-                              "limits": LIMITS.harness_limits()})
-    env = {"PATH": "/usr/bin:/bin", "ONSITE_SANDBOX": "1", "ONSITE_WORKDIR": str(workdir),
-           "PYTHONPATH": str(site)}
-    argv = ["unshare", "--pid", "--fork", "--mount-proc", "setpriv", "--reuid=65534",
-            "--regid=65534", "--clear-groups", "/usr/bin/python3", str(HARNESS)]
-    done = subprocess.run(argv, input=line, capture_output=True, env=env, timeout=60, check=False)
+    workdir = Path(tempfile.mkdtemp(prefix="onsite-bench-"))
+    workdir.chmod(0o777)  # the harness runs as nobody, like in the container
+    line, nonce = encode_job(
+        {
+            "solution": SOLUTION,
+            "driver": DRIVER,
+            "modules": {},
+            "tests": [{"name": t.name, "input": t.input} for t in tests(count)],
+            "limits": LIMITS.harness_limits(),
+        }
+    )
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "ONSITE_SANDBOX": "1",
+        "ONSITE_WORKDIR": str(workdir),
+        "PYTHONPATH": str(site),
+    }
+    argv = [
+        "unshare",
+        "--pid",
+        "--fork",
+        "--mount-proc",
+        "setpriv",
+        "--reuid=65534",
+        "--regid=65534",
+        "--clear-groups",
+        "/usr/bin/python3",
+        str(HARNESS),
+    ]
+    try:
+        done = subprocess.run(
+            argv, input=line, capture_output=True, env=env, timeout=60, check=False
+        )
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
     frames = [x for x in done.stdout.splitlines() if x.startswith(f"@@{nonce} ".encode())]
     assert len(frames) == count + 1, done.stderr.decode()[-500:]
 
@@ -149,8 +194,12 @@ def throughput(image: str, site: Path) -> dict[str, object]:
     finally:
         pool.close()
     ratios = [d / b for d, b in zip(docker_rates, bare_rates, strict=True)]
-    return {"docker_runs_per_s": docker_rates, "bare_runs_per_s": bare_rates,
-            "ratio": summary(ratios), "target": 0.5}
+    return {
+        "docker_runs_per_s": docker_rates,
+        "bare_runs_per_s": bare_rates,
+        "ratio": summary(ratios),
+        "target": 0.5,
+    }
 
 
 def main() -> int:
@@ -163,16 +212,23 @@ def main() -> int:
         pool.close()
     thr = throughput(image, bare_site())
     RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / "sandbox.json").write_text(json.dumps(
-        {"latency": lat, "per_test": over, "throughput": thr}, indent=1))
+    (RESULTS / "sandbox.json").write_text(
+        json.dumps({"latency": lat, "per_test": over, "throughput": thr}, indent=1)
+    )
     r, c, w = lat["ratio"], lat["cold"], lat["warm"]  # type: ignore[index]
     print(f"run latency, 5 tests: cold {c['median']:.0f} ms, warm {w['median']:.0f} ms")
     p = over["per_test_ms"]  # type: ignore[index]
-    print(f"per-test overhead (20 vs 1 test, warm): {p['median']:.1f} ms "
-          f"[{p['min']:.1f}-{p['max']:.1f}] (target <= 25 ms)")
+    print(
+        f"per-test overhead (20 vs 1 test, warm): {p['median']:.1f} ms "
+        f"[{p['min']:.1f}-{p['max']:.1f}] (target <= 25 ms)"
+    )
     t = thr["ratio"]  # type: ignore[index]
-    print(f"throughput, 2 workers, docker/bare processes: {t['median']:.2f} "
-          f"[{t['min']:.2f}-{t['max']:.2f}] (target >= 0.5)")
-    print(f"warm/cold run latency ratio: {r['median']:.2f} [{r['min']:.2f}-{r['max']:.2f}] "
-          f"(target <= 0.25)")
+    print(
+        f"throughput, 2 workers, docker/bare processes: {t['median']:.2f} "
+        f"[{t['min']:.2f}-{t['max']:.2f}] (target >= 0.5)"
+    )
+    print(
+        f"warm/cold run latency ratio: {r['median']:.2f} [{r['min']:.2f}-{r['max']:.2f}] "
+        f"(target <= 0.25)"
+    )
     return 0
