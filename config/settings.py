@@ -226,3 +226,11 @@ CELERY_BEAT_SCHEDULE["expire-interview-sessions"] = {
     "schedule": env_float("ONSITE_SESSION_SWEEP_SECONDS", 15.0),
     "options": {"queue": "cpu", "expires": 30},
 }
+
+# Review, scoring and feedback reports (issue 7).
+# Webhooks for session.finished / session.scored: comma-separated receiver URLs.
+ONSITE_WEBHOOK_URLS = env_list("ONSITE_WEBHOOK_URLS", [])
+ONSITE_WEBHOOK_SECRET = env_str("ONSITE_WEBHOOK_SECRET", "")
+ONSITE_WEBHOOK_MAX_ATTEMPTS = env_int("ONSITE_WEBHOOK_MAX_ATTEMPTS", 6)
+ONSITE_WEBHOOK_BACKOFF_SECONDS = env_float("ONSITE_WEBHOOK_BACKOFF_SECONDS", 2.0)
+ONSITE_WEBHOOK_TIMEOUT_SECONDS = env_float("ONSITE_WEBHOOK_TIMEOUT_SECONDS", 5.0)

@@ -12,6 +12,7 @@ urlpatterns = [
     path("api/schema", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path("api/", include("grading.urls")),
+    path("api/review/", include("interviews.review.api_urls")),
     path("sessions/", include("interviews.urls")),
     path("studio/", include("problems.urls")),
     path("", include("grading.metrics_urls")),

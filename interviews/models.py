@@ -168,3 +168,132 @@ class Note(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} #{self.pk} in session {self.session_id}"
+
+
+# ---------------------------------------------------------------- review (issue 7)
+
+
+class ReviewAssignment(models.Model):
+    """An extra interviewer on a session's panel (besides `InterviewSession.interviewer`)."""
+
+    session = models.ForeignKey(InterviewSession, on_delete=models.CASCADE,
+                                related_name="review_assignments")
+    interviewer = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                                    related_name="review_assignments")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["session", "interviewer"],
+                                               name="unique_review_assignment")]
+
+    def __str__(self) -> str:
+        return f"{self.interviewer_id} reviews session {self.session_id}"
+
+
+class ReviewNote(models.Model):
+    """A private interviewer note: never shown to the candidate, nor in the shared panel."""
+
+    session = models.ForeignKey(InterviewSession, on_delete=models.CASCADE,
+                                related_name="review_notes")
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL,
+                               related_name="+")
+    text = models.TextField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+
+    def __str__(self) -> str:
+        return f"review note #{self.pk} on session {self.session_id}"
+
+
+class Scorecard(models.Model):
+    """One interviewer's rubric for one session. Editable until submitted."""
+
+    class Recommendation(models.TextChoices):
+        NONE = ""
+        STRONG_NO = "strong_no", "Strong no"
+        NO = "no", "No"
+        YES = "yes", "Yes"
+        STRONG_YES = "strong_yes", "Strong yes"
+
+    session = models.ForeignKey(InterviewSession, on_delete=models.CASCADE,
+                                related_name="scorecards")
+    interviewer = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                                    related_name="scorecards")
+    recommendation = models.CharField(max_length=10, choices=Recommendation.choices, blank=True)
+    summary = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    submitted_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        constraints = [models.UniqueConstraint(fields=["session", "interviewer"],
+                                               name="unique_scorecard")]
+
+    def __str__(self) -> str:
+        return f"scorecard of {self.interviewer_id} on session {self.session_id}"
+
+
+class CriterionScore(models.Model):
+    """A level 1-4 for one rubric criterion, a comment, and the evidence behind it.
+
+    `evidence` is a list of {"kind": "moment" | "submission" | "question", "value": int}:
+    a moment is milliseconds since the session started (a point of the replay).
+    """
+
+    scorecard = models.ForeignKey(Scorecard, on_delete=models.CASCADE, related_name="scores")
+    criterion = models.CharField(max_length=40)
+    level = models.PositiveSmallIntegerField(null=True, blank=True)
+    comment = models.TextField(blank=True)
+    evidence = models.JSONField(default=list, blank=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [models.UniqueConstraint(fields=["scorecard", "criterion"],
+                                               name="unique_criterion_score")]
+
+    def __str__(self) -> str:
+        return f"{self.criterion}={self.level} on scorecard {self.scorecard_id}"
+
+
+class ScoreRelease(models.Model):
+    """The moment the rubric outcome became visible to the candidate (one per session)."""
+
+    session = models.OneToOneField(InterviewSession, on_delete=models.CASCADE,
+                                   related_name="score_release")
+    released_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True,
+                                    on_delete=models.SET_NULL, related_name="+")
+    released_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"scores of session {self.session_id} released"
+
+
+def new_share_token() -> str:
+    """256 random bits: whoever holds the link reads the report, so it must be unguessable."""
+    return secrets.token_urlsafe(32)
+
+
+class ReportShare(models.Model):
+    """A share link to a candidate's feedback report; revoking it keeps the row for the record."""
+
+    session = models.ForeignKey(InterviewSession, on_delete=models.CASCADE,
+                                related_name="report_shares")
+    token = models.CharField(max_length=64, unique=True, default=new_share_token)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True,
+                                   on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"share of session {self.session_id}"
+
+
+# The webhook sender listens to these models; importing it here registers both the signal
+# receivers and the Celery task in every process that loads the app (web and worker alike).
+from interviews.review import webhooks as _webhooks  # noqa: E402, F401

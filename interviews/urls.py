@@ -5,11 +5,26 @@ from __future__ import annotations
 from django.urls import path
 
 from interviews import views
+from interviews.review import views as review_views
 
 app_name = "interviews"
 
 urlpatterns = [
     path("", views.session_list, name="list"),
+    path("review/", review_views.dashboard, name="review_dashboard"),
+    path("history/", review_views.history, name="history"),
+    path("shared/<str:token>/", review_views.shared_report, name="shared_report"),
+    path("shared/<str:token>/pdf", review_views.shared_report_pdf, name="shared_report_pdf"),
+    path("<int:session_id>/review/", review_views.review_page, name="review"),
+    path("<int:session_id>/review/notes", review_views.review_note, name="review_note"),
+    path("<int:session_id>/review/scorecard", review_views.scorecard_post, name="scorecard"),
+    path("<int:session_id>/review/release", review_views.release, name="release"),
+    path("<int:session_id>/review/assign", review_views.assign, name="assign"),
+    path("<int:session_id>/report/", review_views.report, name="report"),
+    path("<int:session_id>/report.pdf", review_views.report_pdf, name="report_pdf"),
+    path("<int:session_id>/report/share", review_views.share_create, name="share_create"),
+    path("<int:session_id>/report/share/<int:share_id>/revoke", review_views.share_revoke,
+         name="share_revoke"),
     path("solo/", views.session_start, name="start"),
     path("live/", views.session_schedule, name="schedule"),
     path("join/<str:token>/", views.session_join, name="join"),

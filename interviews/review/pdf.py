@@ -1,0 +1,87 @@
+"""The feedback report as a PDF, written with fpdf2 (pure Python; no browser needed).
+
+fpdf2's core fonts cover Latin-1 only: other characters are transliterated where common
+(dashes, quotes, arrows) and replaced by "?" otherwise, rather than failing the export.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import re
+from typing import Any
+
+from fpdf import FPDF
+
+log = logging.getLogger(__name__)
+
+_TRANSLIT = str.maketrans({"\u2014": "-", "\u2013": "-", "\u2018": "'", "\u2019": "'",
+                           "\u201c": '"', "\u201d": '"', "\u2192": "->", "\u2026": "...",
+                           "\u2264": "<=", "\u2265": ">=", "\u00a0": " "})
+
+
+def latin(text: Any) -> str:
+    """Text the core fonts can draw."""
+    return str(text).translate(_TRANSLIT).encode("latin-1", "replace").decode("latin-1")
+
+
+def report_pdf(data: dict[str, Any]) -> bytes:
+    """The report (as built by `selectors.report_data`) as PDF bytes."""
+    pdf = FPDF(format="A4")
+    pdf.set_auto_page_break(auto=True, margin=15)
+    pdf.add_page()
+    width = pdf.w - pdf.l_margin - pdf.r_margin
+
+    def heading(text: str) -> None:
+        pdf.ln(3)
+        pdf.set_font("Helvetica", "B", 13)
+        pdf.multi_cell(width, 7, latin(text), new_x="LMARGIN", new_y="NEXT")
+        pdf.set_font("Helvetica", "", 10)
+
+    def line(text: str) -> None:
+        pdf.multi_cell(width, 5, latin(text), new_x="LMARGIN", new_y="NEXT")
+
+    session = data["session"]
+    pdf.set_font("Helvetica", "B", 16)
+    pdf.multi_cell(width, 9, latin(f"Feedback report: {data['problem'].title}"),
+                   new_x="LMARGIN", new_y="NEXT")
+    pdf.set_font("Helvetica", "", 10)
+    line(f"Session #{session.pk} ({session.kind}), candidate {data['candidate'] or '-'}")
+    final = data["final"]
+    heading("Tests")
+    if final:
+        line(f"Final submission: {final['verdict'] or final['status']}, "
+             f"{final['passed']}/{final['total']} tests passed")
+    else:
+        line("No final submission.")
+    for test in data["public_tests"]:
+        line(f"  {test['verdict']:<4} {test['name']} ({test['time_ms']:.0f} ms)")
+    for tag, (passed, total) in data["hidden_by_tag"].items():
+        line(f"  hidden {tag}: {passed}/{total} passed")
+    heading("Rubric outcome")
+    outcome = data["outcome"]
+    if outcome:
+        line(f"Overall recommendation: {outcome['recommendation']} "
+             f"({outcome['reviewers']} reviewer(s))")
+        for row in outcome["criteria"]:
+            line(f"  {row['criterion']}: {row['level']} / 4 - {row['description']}")
+    else:
+        line("Not released yet.")
+    heading("Timeline")
+    # fpdf2 ignores (and warns about) <title> tooltips: drop them before embedding.
+    svg = re.sub(r"<title>.*?</title>", "", str(data["timeline"]["svg"]), flags=re.DOTALL)
+    try:
+        pdf.image(io.BytesIO(svg.encode("utf-8")), w=width)
+    except Exception:  # fpdf2's SVG support is partial: the list below carries the same facts
+        log.warning("timeline chart not embedded in the PDF", exc_info=True)
+    for mark in data["timeline"]["marks"]:
+        seconds = mark.t_ms // 1000
+        line(f"  {seconds // 60:02d}:{seconds % 60:02d}  {mark.label}")
+    heading("What a strong answer shows")
+    for criterion, strong in data["strong"]:
+        line(f"  [{criterion}] {strong}")
+    if data["follow_ups"]:
+        heading("Follow-up questions")
+        for question in data["follow_ups"]:
+            line(f"  - {question}")
+    return bytes(pdf.output())

@@ -1,0 +1,321 @@
+"""Reads of the review: the dashboard, a session's review page, the candidate's report and
+practice history. What a candidate may read is built apart from what a reviewer reads, so a
+reviewer-only field cannot slip into the report by accident."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import Any
+
+from django.db.models import QuerySet
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.dateparse import parse_date
+
+from grading.models import Submission
+from grading.selectors import submission_detail
+from interviews.models import DocUpdate, InterviewSession, Scorecard, ScoreRelease
+from interviews.review import access, charts
+from interviews.review.services import criteria_of, evidence_text, format_clock
+from interviews.review.suggest import (
+    RUN_KINDS,
+    hidden_by_tag,
+    ms_since_start,
+    session_signals,
+    suggestions,
+)
+
+RECOMMENDATION_VALUE = {"strong_no": 1, "no": 2, "yes": 3, "strong_yes": 4}
+RECOMMENDATION_LABEL = {v: k for k, v in RECOMMENDATION_VALUE.items()}
+
+
+@dataclass(frozen=True)
+class Filters:
+    status: str = ""
+    problem: str = ""
+    candidate: str = ""
+    date_from: date | None = None
+    date_to: date | None = None
+
+
+def filters_from(params: Any) -> Filters:
+    """Dashboard filters from a query string (bad dates are ignored, not errors)."""
+    return Filters(
+        status=str(params.get("status", "")).strip(),
+        problem=str(params.get("problem", "")).strip(),
+        candidate=str(params.get("candidate", "")).strip(),
+        date_from=_date(params.get("from")),
+        date_to=_date(params.get("to")),
+    )
+
+
+def _date(raw: Any) -> date | None:
+    try:
+        return parse_date(str(raw or ""))
+    except ValueError:
+        return None
+
+
+def dashboard_sessions(user: Any, filters: Filters) -> QuerySet[InterviewSession]:
+    """The sessions the user may review, filtered; newest first."""
+    qs = access.sessions_for_review(user)
+    if filters.status:
+        qs = qs.filter(status=filters.status)
+    if filters.problem:
+        qs = qs.filter(problem__slug=filters.problem)
+    if filters.candidate:
+        qs = qs.filter(candidate__username__icontains=filters.candidate)
+    if filters.date_from:
+        qs = qs.filter(created_at__date__gte=filters.date_from)
+    if filters.date_to:
+        qs = qs.filter(created_at__date__lte=filters.date_to)
+    return qs.order_by("-created_at")
+
+
+def session_runs(session: InterviewSession, *, staff: bool) -> list[dict[str, Any]]:
+    """Every run and submission of the session, with per-test results (hidden ones for staff)."""
+    events = (session.events.filter(kind__in=RUN_KINDS).exclude(submission=None)
+              .select_related("submission", "submission__problem").order_by("at", "id"))
+    out = []
+    for event in events:
+        assert event.submission is not None
+        detail = submission_detail(submission=event.submission, staff=staff)
+        detail["kind"] = event.kind
+        detail["at_ms"] = ms_since_start(session, event.at)
+        detail["clock"] = format_clock(detail["at_ms"])
+        out.append(detail)
+    return out
+
+
+def _rubric_rows(session: InterviewSession) -> list[dict[str, Any]]:
+    rows = []
+    for item in session.problem.rubric or []:
+        if isinstance(item, dict) and item.get("criterion"):
+            levels = [str(x) for x in item.get("levels", [])][:4]
+            rows.append({"criterion": str(item["criterion"]), "weight": item.get("weight", 1),
+                         "strong": str(item.get("strong", "")), "levels": levels})
+    return rows
+
+
+def evidence_links(session: InterviewSession, evidence: list[dict[str, Any]]) -> list[
+        tuple[str, str]]:
+    """(label, href) per evidence item: a moment opens the replay, a run or a question its
+    place on the review page."""
+    replay = reverse("interviews:replay", kwargs={"session_id": session.pk})
+    links = []
+    for item in evidence:
+        value = int(item["value"])
+        if item["kind"] == "moment":
+            links.append((f"replay {format_clock(value)}", f"{replay}#t={value}"))
+        elif item["kind"] == "submission":
+            links.append((f"run #{value}", f"#sub-{value}"))
+        else:
+            links.append((f"question #{value}", f"#q-{value}"))
+    return links
+
+
+def scorecard_view(card: Scorecard) -> dict[str, Any]:
+    scores = {s.criterion: {"level": s.level, "comment": s.comment, "evidence": s.evidence,
+                            "evidence_text": evidence_text(s.evidence),
+                            "links": evidence_links(card.session, s.evidence)}
+              for s in card.scores.all()}
+    return {"id": card.pk, "interviewer": card.interviewer.get_username(),
+            "recommendation": card.recommendation, "summary": card.summary,
+            "submitted_at": card.submitted_at, "scores": scores}
+
+
+def review_context(session: InterviewSession, user: Any) -> dict[str, Any]:
+    """Everything the review page shows to a reviewer (`access.review_role` already checked)."""
+    signals = session_signals(session)
+    criteria = criteria_of(session)
+    suggested = suggestions(signals, criteria)
+    own = Scorecard.objects.filter(session=session, interviewer=user).first()
+    own_view = scorecard_view(own) if own else None
+    rubric = []
+    for row in _rubric_rows(session):
+        mine = (own_view or {}).get("scores", {}).get(row["criterion"], {})
+        hint = suggested.get(row["criterion"])
+        rubric.append(row | {
+            "level": mine.get("level") or (hint.level if hint else None),
+            "comment": mine.get("comment", ""),
+            "evidence_text": mine.get("evidence_text", ""),
+            "suggestion": hint,
+            "level_choices": list(enumerate(row["levels"], start=1)),
+        })
+    others: list[dict[str, Any]] = []
+    others_hidden = False
+    cards = session.scorecards.exclude(interviewer=user).select_related("interviewer")
+    if access.can_see_other_scores(session, user):
+        others = [scorecard_view(c) for c in cards.exclude(submitted_at=None)]
+    else:
+        others_hidden = cards.exists()
+    questions = list(session.questions.order_by("asked_at", "id"))
+    return {
+        "session": session,
+        "role": access.review_role(session, user),
+        "can_score": access.can_score(session, user),
+        "runs": session_runs(session, staff=True),
+        "questions": [{"id": q.pk, "text": q.text, "answer": q.answer,
+                       "matched_key": q.matched_key,
+                       "clock": format_clock(ms_since_start(session, q.asked_at))}
+                      for q in questions],
+        "review_notes": list(session.review_notes.select_related("author")),
+        "panel_notes": list(session.notes.select_related("author")),
+        "signals": signals,
+        "first_pass_clock": format_clock(signals.first_pass_ms)
+        if signals.first_pass_ms is not None else "",
+        "rubric": rubric,
+        "own": own_view,
+        "others": others,
+        "others_hidden": others_hidden,
+        "recommendations": [c for c in Scorecard.Recommendation.choices if c[0]],
+        "released": ScoreRelease.objects.filter(session=session).exists(),
+        "timeline": session_timeline(session),
+    }
+
+
+# ---------------------------------------------------------------- the candidate's report
+
+
+def released_outcome(session: InterviewSession) -> dict[str, Any] | None:
+    """The mean level per criterion over submitted scorecards, once released; else None."""
+    if not ScoreRelease.objects.filter(session=session).exists():
+        return None
+    cards = list(session.scorecards.exclude(submitted_at=None).prefetch_related("scores"))
+    if not cards:
+        return None
+    rows = []
+    for row in _rubric_rows(session):
+        levels = [s.level for c in cards for s in c.scores.all()
+                  if s.criterion == row["criterion"] and s.level]
+        if not levels:
+            continue
+        mean = sum(levels) / len(levels)
+        nearest = half_up(mean)
+        anchored = row["levels"][nearest - 1] if len(row["levels"]) >= nearest else ""
+        rows.append({"criterion": row["criterion"], "level": round(mean, 1),
+                     "description": anchored, "weight": _weight(row["weight"])})
+    recs = [RECOMMENDATION_VALUE[c.recommendation] for c in cards
+            if c.recommendation in RECOMMENDATION_VALUE]
+    overall = RECOMMENDATION_LABEL[half_up(sum(recs) / len(recs))] if recs else ""
+    labels = dict(Scorecard.Recommendation.choices)
+    total_weight = sum(r["weight"] for r in rows)
+    weighted = (round(sum(r["level"] * r["weight"] for r in rows) / total_weight, 2)
+                if total_weight else None)
+    return {"criteria": rows, "recommendation": labels.get(overall, ""),
+            "reviewers": len(cards), "weighted": weighted}
+
+
+def half_up(value: float) -> int:
+    """Nearest whole number, halves up (Python's round() sends 2.5 to 2)."""
+    return math.floor(value + 0.5)
+
+
+def _weight(raw: Any) -> float:
+    """A criterion's weight from the rubric (a bad or missing one counts as 1)."""
+    try:
+        weight = float(raw)
+    except (TypeError, ValueError):
+        return 1.0
+    return weight if weight > 0 else 1.0
+
+
+def session_timeline(session: InterviewSession) -> dict[str, Any]:
+    """Edits, runs and questions in ms since the start; the chart drawn from them."""
+    start = session.started_at or session.created_at
+    end = session.finished_at or session.deadline or timezone.now()
+    duration = max(1, int((end - start).total_seconds() * 1000))
+    edits = [ms_since_start(session, t) for t in DocUpdate.objects.filter(
+        session=session, author__isnull=False).values_list("created_at", flat=True)]
+    marks: list[charts.Mark] = []
+    for event in (session.events.filter(kind__in=RUN_KINDS).exclude(submission=None)
+                  .select_related("submission")):
+        sub = event.submission
+        assert sub is not None
+        label = f"{event.get_kind_display()}: {sub.verdict or sub.status} {sub.passed}/{sub.total}"
+        marks.append(charts.Mark(ms_since_start(session, event.at), "run", label,
+                                 ok=sub.verdict == Submission.Verdict.AC))
+    for question in session.questions.all():
+        marks.append(charts.Mark(ms_since_start(session, question.asked_at), "question",
+                                 f"Question: {question.text}"))
+    marks.sort(key=lambda m: m.t_ms)
+    return {"duration_ms": duration, "edits": len(edits), "marks": marks,
+            "svg": charts.timeline_svg(duration_ms=duration, edits_ms=edits, marks=marks)}
+
+
+def report_data(session: InterviewSession) -> dict[str, Any]:
+    """The candidate feedback report: safe for the candidate and for a share link.
+
+    Hidden tests appear only as pass counts per tag; no interviewer note, comment or evidence,
+    and rubric levels only once released.
+    """
+    final = session.final_submission
+    public_tests: list[dict[str, Any]] = []
+    if final is not None:
+        public_tests = [{"name": r.name, "verdict": r.verdict, "time_ms": r.time_ms,
+                         "tag": r.tag}
+                        for r in final.results.filter(hidden=False).order_by("index")]
+    timeline = session_timeline(session)
+    return {
+        "session": session,
+        "problem": session.problem,
+        "candidate": session.candidate.get_username() if session.candidate else "",
+        "final": {"verdict": final.verdict, "passed": final.passed, "total": final.total,
+                  "status": final.status} if final else None,
+        "public_tests": public_tests,
+        "hidden_by_tag": hidden_by_tag(final.pk if final else None),
+        "outcome": released_outcome(session),
+        "timeline": timeline,
+        "questions": [{"text": q.text, "answer": q.answer,
+                       "clock": format_clock(ms_since_start(session, q.asked_at))}
+                      for q in session.questions.order_by("asked_at", "id")],
+        "strong": [(row["criterion"], row["strong"]) for row in _rubric_rows(session)
+                   if row["strong"]],
+        "follow_ups": [str(f) for f in session.problem.follow_ups or []],
+    }
+
+
+def report_public(data: dict[str, Any]) -> dict[str, Any]:
+    """The report as JSON (for the API)."""
+    session: InterviewSession = data["session"]
+    return {
+        "session": session.pk,
+        "problem": data["problem"].slug,
+        "status": session.status,
+        "candidate": data["candidate"],
+        "final": data["final"],
+        "public_tests": data["public_tests"],
+        "hidden_by_tag": {k: list(v) for k, v in data["hidden_by_tag"].items()},
+        "outcome": data["outcome"],
+        "timeline": [{"t_ms": m.t_ms, "kind": m.kind, "label": m.label, "ok": m.ok}
+                     for m in data["timeline"]["marks"]],
+        "edits": data["timeline"]["edits"],
+        "questions": data["questions"],
+        "strong": [{"criterion": c, "strong": s} for c, s in data["strong"]],
+        "follow_ups": data["follow_ups"],
+    }
+
+
+def practice_history(user: Any) -> dict[str, Any]:
+    """Every past session of a candidate with its outcome, and released levels over time."""
+    sessions = list(InterviewSession.objects.filter(candidate=user)
+                    .select_related("problem", "final_submission").order_by("-created_at"))
+    rows = []
+    points: dict[str, list[tuple[datetime, float]]] = {}
+    for session in sessions:
+        outcome = released_outcome(session)
+        when = session.started_at or session.created_at
+        if outcome:
+            for row in outcome["criteria"]:
+                points.setdefault(row["criterion"], []).append((when, float(row["level"])))
+        final = session.final_submission
+        rows.append({"session": session, "when": when,
+                     "verdict": final.verdict if final else "",
+                     "passed": final.passed if final else 0,
+                     "total": final.total if final else 0,
+                     "recommendation": outcome["recommendation"] if outcome else "",
+                     "finished": session.status == InterviewSession.Status.FINISHED})
+    return {"rows": rows, "chart": charts.scores_svg(points=points), "scored": bool(points)}
+

@@ -1,0 +1,230 @@
+"""Pages of the review: dashboard, a session's review page, the feedback report (HTML, PDF,
+share links) and the candidate's practice history.
+
+Anyone who may not see a session gets the 404 of a session that does not exist.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlencode
+
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseForbidden
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from interviews.models import InterviewSession, ReportShare
+from interviews.review import access, pdf, selectors, services
+from interviews.roles import is_author, is_interviewer
+from interviews.services import SessionError
+from problems.models import Problem
+
+
+def _session(session_id: int) -> InterviewSession:
+    return get_object_or_404(
+        InterviewSession.objects.select_related("problem", "candidate", "interviewer",
+                                                "final_submission"),
+        pk=session_id,
+    )
+
+
+def _reviewable(request: HttpRequest, session_id: int) -> InterviewSession:
+    session = _session(session_id)
+    if access.review_role(session, request.user) is None:
+        raise Http404("No such session.")
+    return session
+
+
+def _back(session_id: int, *, error: str = "", anchor: str = "") -> HttpResponse:
+    url = reverse("interviews:review", kwargs={"session_id": session_id})
+    if error:
+        url += "?" + urlencode({"error": error})
+    return redirect(url + anchor)
+
+
+@login_required
+@require_GET
+def dashboard(request: HttpRequest) -> HttpResponse:
+    """`/sessions/review/`: the sessions this reviewer may review, filtered."""
+    if not (is_interviewer(request.user) or is_author(request.user)):
+        return HttpResponseForbidden("Reviewing is for interviewers, authors and admins.")
+    filters = selectors.filters_from(request.GET)
+    context = {
+        "sessions": selectors.dashboard_sessions(request.user, filters)[:200],
+        "filters": filters,
+        "statuses": InterviewSession.Status.values,
+        "problems": Problem.objects.order_by("title").only("slug", "title"),
+    }
+    return render(request, "interviews/review/dashboard.html", context)
+
+
+@login_required
+@require_GET
+def review_page(request: HttpRequest, session_id: int) -> HttpResponse:
+    """`/sessions/<id>/review/`: runs with every test, notes, signals, the rubric form."""
+    session = _reviewable(request, session_id)
+    context = selectors.review_context(session, request.user)
+    context["error"] = request.GET.get("error", "")
+    return render(request, "interviews/review/review.html", context)
+
+
+@login_required
+@require_POST
+def review_note(request: HttpRequest, session_id: int) -> HttpResponse:
+    session = _reviewable(request, session_id)
+    try:
+        services.review_note_add(session=session, user=request.user,
+                                 text=request.POST.get("text", ""))
+    except SessionError as exc:
+        return _back(session_id, error=exc.message)
+    return _back(session_id, anchor="#review-notes")
+
+
+def _scores_from_form(session: InterviewSession, post: Any) -> dict[str, dict[str, Any]]:
+    return {c: {"level": post.get(f"level-{c}", ""), "comment": post.get(f"comment-{c}", ""),
+                "evidence": post.get(f"evidence-{c}", "")}
+            for c in services.criteria_of(session)}
+
+
+@login_required
+@require_POST
+def scorecard_post(request: HttpRequest, session_id: int) -> HttpResponse:
+    """The rubric form: save a draft, or submit (final)."""
+    session = _reviewable(request, session_id)
+    try:
+        services.scorecard_save(
+            session=session, user=request.user,
+            recommendation=request.POST.get("recommendation", ""),
+            summary=request.POST.get("summary", ""),
+            scores=_scores_from_form(session, request.POST),
+            submit=request.POST.get("action") == "submit",
+        )
+    except SessionError as exc:
+        if exc.code == "forbidden":
+            return HttpResponseForbidden(exc.message)
+        return _back(session_id, error=exc.message)
+    return _back(session_id, anchor="#scorecard")
+
+
+@login_required
+@require_POST
+def release(request: HttpRequest, session_id: int) -> HttpResponse:
+    session = _reviewable(request, session_id)
+    try:
+        services.scores_release(session=session, user=request.user)
+    except SessionError as exc:
+        return _back(session_id, error=exc.message)
+    return _back(session_id)
+
+
+@login_required
+@require_POST
+def assign(request: HttpRequest, session_id: int) -> HttpResponse:
+    session = _reviewable(request, session_id)
+    try:
+        services.reviewer_assign(session=session, user=request.user,
+                                 username=request.POST.get("username", ""))
+    except SessionError as exc:
+        if exc.code == "forbidden":
+            return HttpResponseForbidden(exc.message)
+        return _back(session_id, error=exc.message)
+    return _back(session_id)
+
+
+# ---------------------------------------------------------------- the report
+
+
+def _report_session(request: HttpRequest, session_id: int) -> InterviewSession:
+    """The finished session whose report the user may read."""
+    session = _session(session_id)
+    if access.report_role(session, request.user) is None:
+        raise Http404("No such session.")
+    if session.status != InterviewSession.Status.FINISHED:
+        raise Http404("The report exists once the session is over.")
+    return session
+
+
+def _shared_session(token: str) -> InterviewSession:
+    share = (ReportShare.objects.select_related("session").filter(
+        token=token, revoked_at__isnull=True).first())
+    if share is None or share.session.status != InterviewSession.Status.FINISHED:
+        raise Http404("No such report.")
+    return _session(share.session_id)
+
+
+def _pdf_response(session: InterviewSession) -> HttpResponse:
+    body = pdf.report_pdf(selectors.report_data(session))
+    response = HttpResponse(body, content_type="application/pdf")
+    response["Content-Disposition"] = f'inline; filename="onsite-report-{session.pk}.pdf"'
+    return response
+
+
+@login_required
+@require_GET
+def report(request: HttpRequest, session_id: int) -> HttpResponse:
+    """`/sessions/<id>/report/`: the candidate feedback report."""
+    session = _report_session(request, session_id)
+    context = selectors.report_data(session)
+    context["shares"] = [
+        {"share": s, "url": request.build_absolute_uri(
+            reverse("interviews:shared_report", kwargs={"token": s.token}))}
+        for s in session.report_shares.all()
+    ]
+    context["owner_view"] = True
+    context["pdf_url"] = reverse("interviews:report_pdf", kwargs={"session_id": session.pk})
+    return render(request, "interviews/review/report.html", context)
+
+
+@login_required
+@require_GET
+def report_pdf(request: HttpRequest, session_id: int) -> HttpResponse:
+    return _pdf_response(_report_session(request, session_id))
+
+
+@login_required
+@require_POST
+def share_create(request: HttpRequest, session_id: int) -> HttpResponse:
+    session = _report_session(request, session_id)
+    services.share_create(session=session, user=request.user)
+    return redirect(reverse("interviews:report", kwargs={"session_id": session_id}) + "#share")
+
+
+@login_required
+@require_POST
+def share_revoke(request: HttpRequest, session_id: int, share_id: int) -> HttpResponse:
+    session = _report_session(request, session_id)
+    try:
+        services.share_revoke(session=session, user=request.user, share_id=share_id)
+    except SessionError as exc:
+        raise Http404(exc.message) from exc
+    return redirect(reverse("interviews:report", kwargs={"session_id": session_id}) + "#share")
+
+
+@require_GET
+def shared_report(request: HttpRequest, token: str) -> HttpResponse:
+    """A share link: anyone holding the token reads the report, until it is revoked."""
+    session = _shared_session(token)
+    context = selectors.report_data(session)
+    context["owner_view"] = False
+    context["pdf_url"] = reverse("interviews:shared_report_pdf", kwargs={"token": token})
+    response = render(request, "interviews/review/report.html", context)
+    # The token is in the URL: keep it out of Referer headers sent to other sites.
+    response["Referrer-Policy"] = "no-referrer"
+    return response
+
+
+@require_GET
+def shared_report_pdf(request: HttpRequest, token: str) -> HttpResponse:
+    response = _pdf_response(_shared_session(token))
+    response["Referrer-Policy"] = "no-referrer"
+    return response
+
+
+@login_required
+@require_GET
+def history(request: HttpRequest) -> HttpResponse:
+    """`/sessions/history/`: the user's past sessions as a candidate, levels over time."""
+    return render(request, "interviews/review/history.html",
+                  selectors.practice_history(request.user))

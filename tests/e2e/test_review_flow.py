@@ -1,0 +1,136 @@
+"""End to end: review in Debian's chromium.
+
+The interviewer schedules a live session, the candidate joins and ends it (the server submits
+the final code); the interviewer replays the session, scores every rubric criterion with
+evidence (a moment of the timeline and the final submission), submits and releases; the
+candidate opens the feedback report and its PDF. Everything is real (daphne, Redis, the Celery
+worker, the Docker sandbox): `platform` and `browser` come from tests/e2e/conftest.py.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+import pytest
+from playwright.sync_api import Browser, BrowserContext, Page, expect
+
+from tests.e2e.conftest import Platform
+
+pytestmark = pytest.mark.e2e
+
+TIMEOUT_MS = 60_000
+
+
+class People:
+    def __init__(self, browser: Browser, platform: Platform) -> None:
+        self.browser, self.platform = browser, platform
+        self.contexts: list[BrowserContext] = []
+        self.errors: list[str] = []
+
+    def log_in(self, username: str) -> Page:
+        context = self.browser.new_context(base_url=self.platform.base_url,
+                                           viewport={"width": 1400, "height": 1000})
+        self.contexts.append(context)
+        page = context.new_page()
+        page.on("pageerror", lambda error: self.errors.append(f"{username}: {error}"))
+        page.goto("/accounts/login/?next=/sessions/")
+        page.fill("input[name=username]", username)
+        page.fill("input[name=password]", self.platform.password)
+        page.click("form.login-form button[type=submit]")
+        expect(page).to_have_url(self.platform.base_url + "/sessions/")
+        return page
+
+
+@pytest.fixture
+def people(browser: Browser, platform: Platform) -> Iterator[People]:
+    opened = People(browser, platform)
+    yield opened
+    for context in opened.contexts:
+        context.close()
+    assert opened.errors == [], f"uncaught errors in the pages: {opened.errors}"
+
+
+def clock(ms: int) -> str:
+    return f"{ms // 60000:02d}:{ms // 1000 % 60:02d}"
+
+
+def test_interviewer_scores_with_evidence_and_the_candidate_reads_the_report(
+    people: People,
+) -> None:
+    interviewer = people.log_in("interviewer")
+    interviewer.select_option("#live-form select[name=problem]", "token-bucket")
+    interviewer.fill("#live-form input[name=minutes]", "30")
+    interviewer.fill("#live-form input[name=candidate]", "candidate")
+    interviewer.click("#live-form button[type=submit]")
+    expect(interviewer).to_have_url(re.compile(r"/sessions/\d+/$"))
+    session_url = interviewer.url
+    session_path = re.sub(r"^https?://[^/]+", "", session_url)
+    invite = interviewer.input_value("#invite-url")
+
+    candidate = people.log_in("candidate")
+    candidate.goto(invite)
+    candidate.click("#join-form button[type=submit]")
+    expect(candidate).to_have_url(session_url)
+    expect(candidate.locator("#session")).to_have_attribute("data-status", "active",
+                                                            timeout=TIMEOUT_MS)
+    # The page wires its buttons when it is ready: a click before that does nothing.
+    expect(candidate.locator("#session")).to_have_attribute("data-ready", "true",
+                                                            timeout=TIMEOUT_MS)
+    candidate.once("dialog", lambda dialog: dialog.accept())
+    candidate.click("#finish-button")
+    expect(candidate.locator("#session")).to_have_attribute("data-status", "finished",
+                                                            timeout=TIMEOUT_MS)
+
+    # The interviewer replays the session to the end.
+    interviewer.goto(session_path + "replay/")
+    expect(interviewer.locator("#replay")).to_have_attribute("data-ready", "true",
+                                                             timeout=TIMEOUT_MS)
+    interviewer.select_option("#replay-speed", "32")
+    interviewer.click("#replay-play")
+    expect(interviewer.locator("#replay")).to_have_attribute("data-playing", "false",
+                                                             timeout=TIMEOUT_MS)
+
+    # From the dashboard to the review page; evidence: a timeline moment and the final run.
+    interviewer.goto("/sessions/review/?status=finished")
+    interviewer.click(f'a.review-link[href="{session_path}review/"]')
+    expect(interviewer.locator("#scorecard-form")).to_be_visible()
+    run_id = (interviewer.locator(".review-run").last.get_attribute("id") or "").removeprefix(
+        "sub-")
+    assert run_id.isdigit()
+    moment = int(interviewer.locator(".timeline-marks li").last.get_attribute("data-t") or "0")
+    criteria = interviewer.locator("fieldset.criterion")
+    names = [criteria.nth(i).get_attribute("data-criterion") for i in range(criteria.count())]
+    assert "correctness" in names
+    for name in names:
+        interviewer.check(f'fieldset.criterion[data-criterion="{name}"] input[value="3"]')
+    # Evidence is cited from the timeline and the runs into the field last focused.
+    interviewer.focus('input[name="evidence-correctness"]')
+    interviewer.locator(".timeline-marks li").last.locator("button.cite").click()
+    interviewer.locator(f"#sub-{run_id} button.cite").click()
+    expect(interviewer.locator('input[name="evidence-correctness"]')).to_have_value(
+        f"t={clock(moment)}, sub={run_id}")
+    interviewer.fill('textarea[name="comment-correctness"]', "INTERVIEWER-ONLY comment")
+    interviewer.select_option("select[name=recommendation]", "yes")
+    interviewer.click("#scorecard-submit")
+    expect(interviewer.locator("#scorecard-submitted")).to_contain_text("yes")
+    expect(interviewer.locator("#scorecard")).to_contain_text(f"t={clock(moment)}, sub={run_id}")
+    links = interviewer.locator("#scorecard a.evidence-link")
+    expect(links).to_have_count(2)
+    assert links.first.get_attribute("href") == f"{session_path}replay/#t={moment // 1000 * 1000}"
+    assert links.last.get_attribute("href") == f"#sub-{run_id}"
+    interviewer.click("#release-button")
+    expect(interviewer.locator("#released")).to_be_visible()
+    interviewer.screenshot(path="/tmp/onsite-e2e-review.png", full_page=True)
+
+    # The candidate's report: released outcome, aggregates only, the PDF.
+    candidate.goto(session_path + "report/")
+    expect(candidate.locator("#report-recommendation")).to_have_text("Yes")
+    expect(candidate.locator("#report-outcome")).to_contain_text("correctness: 3.0 / 4")
+    expect(candidate.locator("#report-timeline svg")).to_have_count(1)
+    assert "INTERVIEWER-ONLY" not in candidate.content()
+    pdf_href = candidate.get_attribute("#report-pdf", "href") or ""
+    response = candidate.request.get(pdf_href)
+    assert response.status == 200 and response.headers["content-type"] == "application/pdf"
+    assert response.body().startswith(b"%PDF-")
+    candidate.screenshot(path="/tmp/onsite-e2e-report.png", full_page=True)

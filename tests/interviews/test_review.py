@@ -1,0 +1,409 @@
+"""Review: scorecards with evidence, suggestions, independent scoring, release, reports,
+share links, practice history (Django's test client, real database).
+
+`build_world` is shared with test_permissions.py and test_review_webhooks.py.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import timedelta
+
+import pytest
+from django.contrib.auth.models import User
+from django.test import Client
+from django.utils import timezone
+
+from grading.models import Submission, TestResult
+from interviews.models import (
+    DocUpdate,
+    InterviewSession,
+    Question,
+    ReviewNote,
+    Scorecard,
+    SessionEvent,
+)
+from interviews.review import charts, services, suggest
+from interviews.review.selectors import practice_history
+from interviews.services import SessionError
+from tests.factories import tiny_problem, user_with_role
+
+pytestmark = pytest.mark.django_db
+
+SECRET_INPUT = "SECRET-HIDDEN-INPUT-7731"
+PRIVATE_NOTE = "PRIVATE-INTERVIEWER-NOTE-55"
+RUBRIC = [
+    {"criterion": "correctness", "weight": 3, "strong": "STRONG-CORRECTNESS",
+     "levels": ["1: broken", "2: basic", "3: solid", "4: flawless"]},
+    {"criterion": "edge_cases", "weight": 2, "strong": "STRONG-EDGES",
+     "levels": ["1: none", "2: some", "3: most", "4: all"]},
+    {"criterion": "clarifying_questions", "weight": 1, "strong": "STRONG-QUESTIONS",
+     "levels": ["1: none", "2: one", "3: most", "4: all key ones"]},
+]
+CLARIFICATIONS = [
+    {"question": "Is x ever negative?", "answer": "Yes.", "key": True},
+    {"question": "How large is x?", "answer": "64-bit.", "key": True},
+    {"question": "Which Python?", "answer": "3.11.", "key": False},
+]
+
+
+@dataclass
+class World:
+    session: InterviewSession
+    owner: User
+    other: User
+    assigned: User
+    unassigned: User
+    author: User
+    admin: User
+    run: Submission
+    passing: Submission
+    final: Submission
+    question: Question
+
+    def users(self) -> dict[str, User | None]:
+        return {"anonymous": None, "other_candidate": self.other, "owner": self.owner,
+                "unassigned_interviewer": self.unassigned,
+                "assigned_interviewer": self.assigned, "author": self.author,
+                "admin": self.admin}
+
+
+def _submission(world_user: User, problem: object, mode: str, verdict: str,
+                results: list[tuple[str, bool, str, str]]) -> Submission:
+    sub = Submission.objects.create(
+        user=world_user, problem=problem, version=problem.live_version,  # type: ignore[attr-defined]
+        mode=mode, code="def solve(x):\n    return x + 1\n", status="done", verdict=verdict,
+        passed=sum(v == "AC" for _, _, _, v in results), total=len(results))
+    for index, (name, hidden, tag, verdict_) in enumerate(results):
+        TestResult.objects.create(submission=sub, index=index, name=name, hidden=hidden, tag=tag,
+                                  verdict=verdict_, detail={"input": SECRET_INPUT if hidden
+                                                            else "public input"})
+    return sub
+
+
+def build_world() -> World:
+    """A finished live session with runs, a key question, edits, and a private note."""
+    problem = tiny_problem()
+    problem.rubric = RUBRIC
+    problem.clarifications = CLARIFICATIONS
+    problem.follow_ups = ["FOLLOW-UP: what if x is a float?"]
+    problem.save()
+    owner = user_with_role("owner", "candidate")
+    other = user_with_role("other", "candidate")
+    assigned = user_with_role("assigned", "interviewer")
+    unassigned = user_with_role("unassigned", "interviewer")
+    author = user_with_role("author", "author")
+    admin = user_with_role("admin", admin=True)
+    start = timezone.now() - timedelta(minutes=30)
+    session = InterviewSession.objects.create(
+        problem=problem, candidate=owner, interviewer=assigned, kind="live", status="finished",
+        duration=timedelta(minutes=30), started_at=start,
+        deadline=start + timedelta(minutes=30), finished_at=start + timedelta(minutes=25),
+        finish_reason="candidate")
+    public = [("public 0", False, "correctness", "AC"), ("public 1", False, "correctness", "AC")]
+    run = _submission(owner, problem, "run", "WA", [("public 0", False, "correctness", "WA"),
+                                                    ("public 1", False, "correctness", "AC")])
+    passing = _submission(owner, problem, "run", "AC", public)
+    final = _submission(owner, problem, "submit", "WA", [
+        *public, ("secret 0", True, "correctness", "AC"), ("secret 1", True, "edge_cases", "WA"),
+        ("secret 2", True, "correctness", "AC")])
+    for minutes, kind, sub in ((5, "run", run), (10, "run", passing),
+                               (25, "final_submit", final)):
+        SessionEvent.objects.create(session=session, kind=kind, actor=owner, submission=sub,
+                                    at=start + timedelta(minutes=minutes))
+    SessionEvent.objects.create(session=session, kind="finished", at=start + timedelta(minutes=25))
+    session.final_submission = final
+    session.save()
+    question = Question.objects.create(
+        session=session, asked_by=owner, text="Can x be negative?", answer="Yes.",
+        asked_at=start + timedelta(minutes=2), answer_source="interviewer", matched_index=0,
+        matched_key=True)
+    for minutes in (1, 3, 4, 12):
+        DocUpdate.objects.create(session=session, author=owner, data=b"x",
+                                 created_at=start + timedelta(minutes=minutes))
+    ReviewNote.objects.create(session=session, author=assigned, text=PRIVATE_NOTE)
+    return World(session, owner, other, assigned, unassigned, author, admin, run, passing,
+                 final, question)
+
+
+def client_for(user: User | None) -> Client:
+    client = Client()
+    if user is not None:
+        client.force_login(user)
+    return client
+
+
+def full_scores(level: int = 3, evidence: str = "") -> dict[str, dict[str, object]]:
+    return {row["criterion"]: {"level": level, "comment": f"c-{row['criterion']}",
+                               "evidence": evidence} for row in RUBRIC}
+
+
+# ---------------------------------------------------------------- signals and suggestions
+
+
+def test_signals_read_hidden_pass_rates_key_questions_and_first_pass() -> None:
+    world = build_world()
+    signals = suggest.session_signals(world.session)
+    assert signals.hidden_by_tag == {"correctness": (2, 2), "edge_cases": (0, 1)}
+    assert [(k.index, k.asked, k.question_id) for k in signals.key_questions] == [
+        (0, True, world.question.pk), (1, False, None)]
+    assert signals.key_questions[0].at_ms == 120_000
+    assert signals.first_pass_ms == 600_000 and signals.first_pass_submission == world.passing.pk
+    assert signals.hints_used is None  # sessions record no hint events yet
+
+    hints = suggest.suggestions(signals, [r["criterion"] for r in RUBRIC])
+    assert hints["correctness"].level == 4 and hints["edge_cases"].level == 1
+    assert hints["clarifying_questions"].level == 2  # one key question of two
+
+
+def test_the_review_page_prefills_suggestions_the_interviewer_can_override() -> None:
+    world = build_world()
+    client = client_for(world.assigned)
+    page = client.get(f"/sessions/{world.session.pk}/review/").content.decode()
+    checked = re.findall(r'name="level-(\w+)" value="(\d)" checked', page)
+    assert ("correctness", "4") in checked and ("edge_cases", "1") in checked
+    # Reviewers see every test, hidden ones with their inputs, and the private notes.
+    assert "secret 1" in page and SECRET_INPUT in page and PRIVATE_NOTE in page
+    assert f'href="/sessions/{world.session.pk}/replay/"' in page
+
+    scores = {"recommendation": "yes", "summary": "ok", "action": "save"}
+    for row in RUBRIC:
+        scores[f"level-{row['criterion']}"] = "2"
+        evidence = f"t=02:00, sub={world.passing.pk}, q={world.question.pk}"
+        scores[f"evidence-{row['criterion']}"] = evidence
+    assert client.post(f"/sessions/{world.session.pk}/review/scorecard", scores).status_code == 302
+    card = Scorecard.objects.get(session=world.session, interviewer=world.assigned)
+    correctness = card.scores.get(criterion="correctness")
+    assert correctness.level == 2  # the interviewer's choice wins over the suggested 4
+    assert correctness.evidence == [{"kind": "moment", "value": 120_000},
+                                    {"kind": "submission", "value": world.passing.pk},
+                                    {"kind": "question", "value": world.question.pk}]
+    assert card.submitted_at is None
+    page = client.get(f"/sessions/{world.session.pk}/review/").content.decode()
+    assert f"t=02:00, sub={world.passing.pk}, q={world.question.pk}" in page
+
+
+def test_evidence_must_point_into_this_session() -> None:
+    world = build_world()
+    foreign = _submission(world.other, world.session.problem, "run", "AC", [])
+    for bad in (f"sub={foreign.pk}", "q=999999", "t=59:00", "t=aa", "line=3"):
+        with pytest.raises(SessionError) as caught:
+            services.scorecard_save(session=world.session, user=world.assigned,
+                                    recommendation="", summary="",
+                                    scores=full_scores(evidence=bad), submit=False)
+        assert caught.value.code == "bad_evidence", bad
+
+
+def test_submitting_needs_every_level_and_a_recommendation_and_then_locks() -> None:
+    world = build_world()
+    scores = full_scores()
+    scores["edge_cases"]["level"] = ""
+    with pytest.raises(SessionError, match="edge_cases"):
+        services.scorecard_save(session=world.session, user=world.assigned, recommendation="yes",
+                                summary="", scores=scores, submit=True)
+    with pytest.raises(SessionError, match="recommendation"):
+        services.scorecard_save(session=world.session, user=world.assigned, recommendation="",
+                                summary="", scores=full_scores(), submit=True)
+    services.scorecard_save(session=world.session, user=world.assigned, recommendation="yes",
+                            summary="", scores=full_scores(), submit=True)
+    with pytest.raises(SessionError) as caught:
+        services.scorecard_save(session=world.session, user=world.assigned, recommendation="no",
+                                summary="", scores=full_scores(1), submit=False)
+    assert caught.value.code == "submitted"
+
+
+def test_authors_read_but_do_not_score() -> None:
+    world = build_world()
+    with pytest.raises(SessionError) as caught:
+        services.scorecard_save(session=world.session, user=world.author, recommendation="yes",
+                                summary="", scores=full_scores(), submit=False)
+    assert caught.value.code == "forbidden"
+    page = client_for(world.author).get(f"/sessions/{world.session.pk}/review/").content.decode()
+    assert "scorecard-form" not in page and 'class="link-button cite"' not in page
+    assert PRIVATE_NOTE in page  # authors read everything
+
+
+def test_each_interviewer_sees_the_others_scores_only_after_submitting() -> None:
+    world = build_world()
+    second = user_with_role("second", "interviewer")
+    services.reviewer_assign(session=world.session, user=world.admin, username="second")
+    services.scorecard_save(session=world.session, user=world.assigned,
+                            recommendation="strong_yes", summary="",
+                            scores=full_scores(4), submit=True)
+    client = client_for(second)
+    page = client.get(f"/sessions/{world.session.pk}/review/").content.decode()
+    assert 'id="others-hidden"' in page and "c-correctness" not in page
+    api = client.get(f"/api/review/sessions/{world.session.pk}/scores").json()
+    assert api["others"] == [] and api["others_hidden"] is True
+
+    services.scorecard_save(session=world.session, user=second, recommendation="no",
+                            summary="", scores=full_scores(2), submit=True)
+    page = client.get(f"/sessions/{world.session.pk}/review/").content.decode()
+    assert "others-hidden" not in page and "c-correctness" in page
+    api = client.get(f"/api/review/sessions/{world.session.pk}/scores").json()
+    assert [c["interviewer"] for c in api["others"]] == ["assigned"]
+    # The author never scores: sees both.
+    api = client_for(world.author).get(f"/api/review/sessions/{world.session.pk}/scores").json()
+    assert sorted(c["interviewer"] for c in api["others"]) == ["assigned", "second"]
+
+
+def test_only_staff_assign_and_only_interviewers_can_be_assigned() -> None:
+    world = build_world()
+    with pytest.raises(SessionError) as caught:
+        services.reviewer_assign(session=world.session, user=world.assigned, username="unassigned")
+    assert caught.value.code == "forbidden"
+    with pytest.raises(SessionError):
+        services.reviewer_assign(session=world.session, user=world.author, username="other")
+    services.reviewer_assign(session=world.session, user=world.author, username="unassigned")
+    assert client_for(world.unassigned).get(
+        f"/sessions/{world.session.pk}/review/").status_code == 200
+
+
+# ---------------------------------------------------------------- dashboard
+
+
+def test_the_dashboard_filters_by_status_problem_candidate_and_dates() -> None:
+    world = build_world()
+    other_problem = tiny_problem("other-problem")
+    InterviewSession.objects.create(problem=other_problem, candidate=world.other,
+                                    interviewer=world.assigned, kind="live", status="scheduled",
+                                    duration=timedelta(minutes=30))
+    client = client_for(world.assigned)
+
+    def listed(query: str) -> list[int]:
+        page = client.get("/sessions/review/" + query).content.decode()
+        return [int(x) for x in re.findall(r'<tr data-session="(\d+)"', page)]
+
+    assert len(listed("")) == 2
+    assert listed("?status=finished") == [world.session.pk]
+    assert listed("?problem=add-one") == [world.session.pk]
+    assert listed("?candidate=own") == [world.session.pk]
+    today = timezone.now().date()
+    assert len(listed(f"?from={today}&to={today}")) == 2
+    assert listed(f"?from={today + timedelta(days=1)}") == []
+    assert len(listed("?from=not-a-date")) == 2
+    assert f'href="/sessions/{world.session.pk}/review/"' in client.get(
+        "/sessions/review/").content.decode()
+
+
+# ---------------------------------------------------------------- report
+
+
+def test_the_report_shows_hidden_tests_only_as_aggregates_and_scores_once_released() -> None:
+    world = build_world()
+    client = client_for(world.owner)
+    page = client.get(f"/sessions/{world.session.pk}/report/").content.decode()
+    assert "secret 1" not in page and SECRET_INPUT not in page and PRIVATE_NOTE not in page
+    assert 'data-tag="edge_cases"' in page and "0/1 passed" in page and "2/2 passed" in page
+    assert 'id="report-unreleased"' in page
+    assert "STRONG-CORRECTNESS" in page and "FOLLOW-UP: what if x is a float?" in page
+    assert "<svg" in page and 'class="run"' in page and 'class="question"' in page
+
+    services.scorecard_save(session=world.session, user=world.assigned, recommendation="yes",
+                            summary="SUMMARY-PRIVATE", scores=full_scores(3), submit=True)
+    page = client.get(f"/sessions/{world.session.pk}/report/").content.decode()
+    assert 'id="report-unreleased"' in page and "3.0 / 4" not in page  # submitted, not released
+    with pytest.raises(SessionError):
+        services.scores_release(session=world.session, user=world.owner)
+    services.scores_release(session=world.session, user=world.assigned)
+    page = client.get(f"/sessions/{world.session.pk}/report/").content.decode()
+    assert "correctness: 3.0 / 4 — 3: solid" in page
+    assert 'id="report-weighted">3.0<' in page
+    assert 'id="report-recommendation">Yes<' in page
+    assert "c-correctness" not in page and "SUMMARY-PRIVATE" not in page  # comments stay private
+
+
+def test_the_pdf_export_is_a_pdf_with_the_report() -> None:
+    world = build_world()
+    response = client_for(world.owner).get(f"/sessions/{world.session.pk}/report.pdf")
+    assert response.status_code == 200 and response["Content-Type"] == "application/pdf"
+    assert response.content.startswith(b"%PDF-")
+    assert b"secret 1" not in response.content  # hidden test names never reach the PDF
+
+
+def test_share_links_are_unguessable_and_revocable() -> None:
+    world = build_world()
+    client = client_for(world.owner)
+    response = client.post(f"/sessions/{world.session.pk}/report/share")
+    assert response.status_code == 302
+    share = world.session.report_shares.get()
+    assert len(share.token) >= 43  # 256 bits, URL-safe base64
+    anonymous = Client()
+    assert anonymous.get(f"/sessions/shared/{share.token}/").status_code == 200
+    pdf = anonymous.get(f"/sessions/shared/{share.token}/pdf")
+    assert pdf.status_code == 200 and pdf.content.startswith(b"%PDF-")
+    assert anonymous.get(f"/sessions/shared/{share.token}x/").status_code == 404
+    assert client_for(world.other).post(
+        f"/sessions/{world.session.pk}/report/share/{share.pk}/revoke").status_code == 404
+    client.post(f"/sessions/{world.session.pk}/report/share/{share.pk}/revoke")
+    assert anonymous.get(f"/sessions/shared/{share.token}/").status_code == 404
+    assert anonymous.get(f"/sessions/shared/{share.token}/pdf").status_code == 404
+
+
+def test_no_report_before_the_session_is_over() -> None:
+    world = build_world()
+    world.session.status = "active"
+    world.session.save()
+    assert client_for(world.owner).get(
+        f"/sessions/{world.session.pk}/report/").status_code == 404
+
+
+def test_timeline_text_is_escaped_in_the_svg() -> None:
+    svg = charts.timeline_svg(duration_ms=1000, edits_ms=[10],
+                              marks=[charts.Mark(5, "question", "<script>alert(1)</script>")])
+    assert "<script>" not in svg and "&lt;script&gt;" in svg
+
+
+# ---------------------------------------------------------------- practice history
+
+
+def test_practice_history_lists_sessions_and_charts_released_levels() -> None:
+    world = build_world()
+    services.scorecard_save(session=world.session, user=world.assigned, recommendation="yes",
+                            summary="", scores=full_scores(3), submit=True)
+    history = practice_history(world.owner)
+    assert [r["session"].pk for r in history["rows"]] == [world.session.pk]
+    assert history["scored"] is False  # not released yet
+    services.scores_release(session=world.session, user=world.assigned)
+    page = client_for(world.owner).get("/sessions/history/").content.decode()
+    assert f'href="/sessions/{world.session.pk}/report/"' in page
+    assert 'data-criterion="edge_cases"' in page and "WA 4/5" in page
+    assert client_for(world.other).get("/sessions/history/").content.decode().count(
+        "<tr data-session") == 0
+
+
+def test_submitted_evidence_links_to_the_replay_the_run_and_the_question() -> None:
+    world = build_world()
+    evidence = f"t=02:00, sub={world.passing.pk}, q={world.question.pk}"
+    services.scorecard_save(session=world.session, user=world.assigned, recommendation="yes",
+                            summary="", scores=full_scores(3, evidence), submit=True)
+    page = client_for(world.assigned).get(f"/sessions/{world.session.pk}/review/").content.decode()
+    sid = world.session.pk
+    assert f'class="evidence-link" href="/sessions/{sid}/replay/#t=120000"' in page
+    assert f'class="evidence-link" href="#sub-{world.passing.pk}"' in page
+    assert f'class="evidence-link" href="#q-{world.question.pk}"' in page
+    assert f'id="sub-{world.passing.pk}"' in page and f'id="q-{world.question.pk}"' in page
+
+
+def test_the_outcome_averages_reviewers_per_criterion_weighted_by_the_rubric() -> None:
+    world = build_world()
+    second = user_with_role("second", "interviewer")
+    services.reviewer_assign(session=world.session, user=world.admin, username="second")
+    low = full_scores(1)
+    low["correctness"]["level"] = 4
+    services.scorecard_save(session=world.session, user=world.assigned, recommendation="strong_yes",
+                            summary="", scores=full_scores(4), submit=True)
+    services.scorecard_save(session=world.session, user=second, recommendation="no",
+                            summary="", scores=low, submit=True)
+    services.scores_release(session=world.session, user=world.author)
+    from interviews.review.selectors import released_outcome
+
+    outcome = released_outcome(world.session)
+    assert outcome is not None
+    levels = {row["criterion"]: row["level"] for row in outcome["criteria"]}
+    assert levels == {"correctness": 4.0, "edge_cases": 2.5, "clarifying_questions": 2.5}
+    described = {row["criterion"]: row["description"] for row in outcome["criteria"]}
+    assert described["edge_cases"] == "3: most"  # 2.5 is read as 3, halves up
+    assert outcome["weighted"] == round((4 * 3 + 2.5 * 2 + 2.5 * 1) / 6, 2)
+    assert outcome["recommendation"] == "Yes"  # mean of strong yes (4) and no (2) is yes (3)

@@ -1,0 +1,149 @@
+"""Webhooks against a real HTTP server on 127.0.0.1: signed bodies, retries with backoff,
+session.finished and session.scored. Celery runs the task in this process (eager), retries
+included, so the receiver sees every attempt."""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+from django.utils import timezone
+
+from config.celery import app
+from interviews.models import SessionEvent
+from interviews.review import services, webhooks
+from tests.interviews.test_review import build_world, full_scores
+from tests.processes import wait_for, worker
+
+pytestmark = pytest.mark.django_db
+
+SECRET = "whsec-test-1234"
+
+
+@dataclass
+class Receiver:
+    url: str
+    fail_first: int = 0
+    received: list[tuple[dict[str, str], bytes]] = field(default_factory=list)
+
+
+@pytest.fixture
+def receiver() -> Iterator[Receiver]:
+    state = Receiver(url="")
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            body = self.rfile.read(int(self.headers["Content-Length"]))
+            state.received.append(({k.lower(): v for k, v in self.headers.items()}, body))
+            status = 500 if len(state.received) <= state.fail_first else 204
+            self.send_response(status)
+            self.end_headers()
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    state.url = f"http://127.0.0.1:{server.server_address[1]}/hook"
+    yield state
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture
+def hooks(settings: Any, receiver: Receiver) -> Iterator[Receiver]:
+    settings.ONSITE_WEBHOOK_URLS = [receiver.url]
+    settings.ONSITE_WEBHOOK_SECRET = SECRET
+    settings.ONSITE_WEBHOOK_MAX_ATTEMPTS = 4
+    settings.ONSITE_WEBHOOK_BACKOFF_SECONDS = 0.01
+    eager = app.conf.task_always_eager
+    app.conf.task_always_eager = True
+    yield receiver
+    app.conf.task_always_eager = eager
+
+
+def test_backoff_doubles() -> None:
+    assert [webhooks.backoff_seconds(n) / webhooks.backoff_seconds(0) for n in range(4)] == [
+        1, 2, 4, 8]
+
+
+def test_a_failing_receiver_gets_retries_of_the_same_signed_delivery(hooks: Receiver) -> None:
+    hooks.fail_first = 2
+    body = webhooks.webhook_body("session.finished", {"session": 1})
+    webhooks.webhook_deliver.apply(args=[hooks.url, body, "session.finished", "d-1"])
+    assert len(hooks.received) == 3
+    for headers, raw in hooks.received:
+        assert raw == body.encode()
+        assert headers["x-onsite-delivery"] == "d-1"
+        assert webhooks.verify(raw, SECRET, headers["x-onsite-signature"])
+        assert not webhooks.verify(raw, "wrong-secret", headers["x-onsite-signature"])
+
+
+def test_delivery_gives_up_after_the_attempt_budget(hooks: Receiver) -> None:
+    hooks.fail_first = 100
+    body = webhooks.webhook_body("session.scored", {"session": 1})
+    result = webhooks.webhook_deliver.apply(args=[hooks.url, body, "session.scored", "d-2"])
+    assert result.failed()
+    assert len(hooks.received) == 4
+
+
+def test_finishing_a_session_sends_session_finished(
+    hooks: Receiver, django_capture_on_commit_callbacks: Any
+) -> None:
+    world = build_world()
+    hooks.received.clear()  # build_world writes a FINISHED event of its own
+    with django_capture_on_commit_callbacks(execute=True):
+        SessionEvent.objects.create(session=world.session, kind="finished", at=timezone.now())
+    (headers, raw), = hooks.received
+    payload = json.loads(raw)
+    assert headers["x-onsite-event"] == "session.finished"
+    assert payload["event"] == "session.finished"
+    assert payload["data"]["session"] == world.session.pk
+    assert payload["data"]["final_submission"] == world.final.pk
+    assert webhooks.verify(raw, SECRET, headers["x-onsite-signature"])
+
+
+def test_submitting_a_scorecard_sends_session_scored(
+    hooks: Receiver, django_capture_on_commit_callbacks: Any
+) -> None:
+    world = build_world()
+    hooks.received.clear()
+    with django_capture_on_commit_callbacks(execute=True):
+        services.scorecard_save(session=world.session, user=world.assigned, recommendation="no",
+                                summary="", scores=full_scores(2), submit=False)
+    assert hooks.received == []  # a draft is not a score
+    with django_capture_on_commit_callbacks(execute=True):
+        services.scorecard_save(session=world.session, user=world.assigned, recommendation="yes",
+                                summary="", scores=full_scores(3), submit=True)
+    (headers, raw), = hooks.received
+    data = json.loads(raw)["data"]
+    assert headers["x-onsite-event"] == "session.scored"
+    assert data["interviewer"] == "assigned" and data["recommendation"] == "yes"
+    assert data["scores"] == {"correctness": 3, "edge_cases": 3, "clarifying_questions": 3}
+
+
+@pytest.mark.slow
+def test_a_real_worker_retries_through_the_broker_until_the_receiver_accepts(
+    receiver: Receiver, tmp_path: Any
+) -> None:
+    """No eager mode: the task goes through Redis to a Celery worker process, and each retry
+    goes back through the broker with its backoff countdown."""
+    receiver.fail_first = 2
+    queue = f"webhooks-test-{os.getpid()}"
+    body = webhooks.webhook_body("session.finished", {"session": 42})
+    with worker(tmp_path / "worker.log", queues=queue, ONSITE_WEBHOOK_SECRET=SECRET,
+                ONSITE_WEBHOOK_BACKOFF_SECONDS="0.2", ONSITE_WEBHOOK_MAX_ATTEMPTS="5"):
+        webhooks.webhook_deliver.apply_async(
+            args=[receiver.url, body, "session.finished", "d-real"], queue=queue)
+        wait_for(lambda: len(receiver.received) >= 3, timeout=90, what="three attempts")
+    assert len(receiver.received) == 3
+    for headers, raw in receiver.received:
+        assert raw == body.encode() and headers["x-onsite-delivery"] == "d-real"
+        assert webhooks.verify(raw, SECRET, headers["x-onsite-signature"])
