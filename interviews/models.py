@@ -293,7 +293,3 @@ class ReportShare(models.Model):
     def __str__(self) -> str:
         return f"share of session {self.session_id}"
 
-
-# The webhook sender listens to these models; importing it here registers both the signal
-# receivers and the Celery task in every process that loads the app (web and worker alike).
-from interviews.review import webhooks as _webhooks  # noqa: E402, F401

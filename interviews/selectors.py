@@ -11,7 +11,6 @@ from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from interviews.models import DocUpdate, InterviewSession, Note, Question, SessionEvent
-from interviews.roles import is_interviewer
 from interviews.services import (
     note_public,
     question_for_interviewer,
@@ -50,8 +49,10 @@ def sessions_of(user: Any) -> QuerySet[InterviewSession]:
 
 
 def can_replay(session: InterviewSession, user: Any) -> bool:
-    """Participants, and interviewers reviewing any session (solo ones have no interviewer)."""
-    return session_role(session, user) is not None or is_interviewer(user)
+    """Participants, interviewers assigned to review the session, authors and admins."""
+    from interviews.review.access import review_role
+
+    return session_role(session, user) is not None or review_role(session, user) is not None
 
 
 def session_state(*, session: InterviewSession, role: str) -> dict[str, Any]:

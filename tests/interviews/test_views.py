@@ -11,7 +11,7 @@ import pytest
 from django.test import Client
 
 from interviews import collab, services
-from interviews.models import InterviewSession
+from interviews.models import InterviewSession, ReviewAssignment
 from tests.factories import tiny_problem, user_with_role
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -146,8 +146,12 @@ def test_replay_data_rebuilds_the_document_and_marks_the_timeline() -> None:
     assert all(isinstance(u["t"], int) for u in data["updates"])
     assert b'id="replay"' in client.get(f"/sessions/{session.pk}/replay/").content
 
-    # Interviewers may review any session; other candidates may not.
-    interviewer = client_for(user_with_role("int", "interviewer"))
-    assert interviewer.get(f"/sessions/{session.pk}/replay/data").status_code == 200
+    # Interviewers assigned to review the session may replay it; unassigned ones and other
+    # candidates may not.
+    assigned = user_with_role("int", "interviewer")
+    ReviewAssignment.objects.create(session=session, interviewer=assigned)
+    assert client_for(assigned).get(f"/sessions/{session.pk}/replay/data").status_code == 200
+    unassigned = client_for(user_with_role("int2", "interviewer"))
+    assert unassigned.get(f"/sessions/{session.pk}/replay/data").status_code == 404
     stranger = client_for(user_with_role("other", "candidate"))
     assert stranger.get(f"/sessions/{session.pk}/replay/data").status_code == 404
