@@ -229,6 +229,10 @@ def test_live_session_typing_runs_questions_and_replay(pages: Pages) -> None:
     replay.click("#replay-play")
     expect(replay.locator("#replay")).to_have_attribute("data-playing", "false", timeout=60_000)
     assert replay.evaluate("window.onsiteReplay.code()") == final_code
+    # A deep link to a moment (what evidence links use) opens the replay there.
+    replay.goto(session_url + "replay/#t=0")
+    expect(replay.locator("#replay")).to_have_attribute("data-position", "0")
+    assert replay.evaluate("window.onsiteReplay.code()") == starter
     replay.screenshot(path="/tmp/onsite-e2e-session-replay.png", full_page=True)
 
 

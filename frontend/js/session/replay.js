@@ -160,7 +160,13 @@ export async function replayPageMount(root) {
     markList.append(item);
   }
 
-  show(duration);
+  // A link to a moment (#t=<ms>, as the review page's evidence links make) opens there.
+  const linked = /^#t=(\d+)$/.exec(window.location.hash);
+  show(linked ? Number(linked[1]) : duration);
+  window.addEventListener("hashchange", () => {
+    const moment = /^#t=(\d+)$/.exec(window.location.hash);
+    if (moment) show(Number(moment[1]));
+  });
   root.dataset.ready = "true";
   window.onsiteReplay = {
     seek: show,
