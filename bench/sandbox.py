@@ -1,6 +1,8 @@
 """Sandbox benchmarks, ratios measured in one run (../shared/benchmarks.md).
 
-1. Run latency of a 5-test problem: warm pool vs a cold container start (target <= 0.25x).
+1. Run latency of a 5-test problem: warm pool vs a cold `docker run` of the same locked-down
+   container (target <= 0.25x); the SDK's own cold start (create + attach + start) is reported
+   beside it.
 2. Per-test overhead inside one run: 20 trivial tests vs 1, warm (target <= 25 ms a test).
 3. Throughput of 2 concurrent workers on 2 cores: Docker sandbox (warm pool) vs the same
    harness as bare processes without Docker (target ratio >= 0.5).
@@ -70,19 +72,82 @@ def warm_run(image: str, pool: WarmPool, count: int) -> float:
     return (time.perf_counter() - started) * 1000.0
 
 
+def docker_run_cli(image: str, count: int) -> None:
+    """The baseline: one `docker run --rm -i` per submission, same lock-down, job on stdin."""
+    line, nonce = encode_job(
+        {
+            "solution": SOLUTION,
+            "driver": DRIVER,
+            "modules": {},
+            "tests": [{"name": t.name, "input": t.input} for t in tests(count)],
+            "limits": LIMITS.harness_limits(),
+        }
+    )
+    tmpfs = "rw,exec,size=64m,nr_inodes=4096,mode=1777"
+    argv = [
+        "docker",
+        "run",
+        "--rm",
+        "-i",
+        "--network",
+        "none",
+        "--read-only",
+        "--tmpfs",
+        f"/tmp:{tmpfs}",
+        "--tmpfs",
+        f"/work:{tmpfs}",
+        "--cap-drop",
+        "ALL",
+        "--security-opt",
+        "no-new-privileges",
+        "--pids-limit",
+        "64",
+        "--memory",
+        "256m",
+        "--memory-swap",
+        "256m",
+        "--cpus",
+        "1",
+        "--ulimit",
+        "nofile=256:256",
+        "--ulimit",
+        "core=0",
+        "--user",
+        "65534:65534",
+        "--log-driver",
+        "none",
+        "-e",
+        "ONSITE_SANDBOX=1",
+        "-e",
+        "ONSITE_WORKDIR=/work",
+        "-w",
+        "/work",
+        image,
+    ]
+    done = subprocess.run(argv, input=line, capture_output=True, timeout=60, check=False)
+    frames = [x for x in done.stdout.splitlines() if f"@@{nonce} ".encode() in x]
+    assert len(frames) == count + 1, done.stderr.decode()[-500:]
+
+
 def latency(image: str, pool: WarmPool) -> dict[str, object]:
-    cold_ms, warm_ms = [], []
-    sandbox_run(image, 5, None)  # warm-up: page cache, image layers
+    cli_ms, sdk_ms, warm_ms = [], [], []
+    docker_run_cli(image, 5)  # warm-up: page cache, image layers
+    sandbox_run(image, 5, None)
     warm_run(image, pool, 5)
     for _ in range(PAIRS):
-        cold_ms.append(timed(lambda: sandbox_run(image, 5, None)))
+        cli_ms.append(timed(lambda: docker_run_cli(image, 5)))
         warm_ms.append(warm_run(image, pool, 5))
-    ratios = [w / c for w, c in zip(warm_ms, cold_ms, strict=True)]
+        sdk_ms.append(timed(lambda: sandbox_run(image, 5, None)))
+    ratios = [w / c for w, c in zip(warm_ms, cli_ms, strict=True)]
+    sdk_ratios = [w / c for w, c in zip(warm_ms, sdk_ms, strict=True)]
     return {
-        "cold_ms": cold_ms,
+        "docker_run_ms": cli_ms,
+        "sdk_cold_ms": sdk_ms,
         "warm_ms": warm_ms,
         "ratio": summary(ratios),
-        "cold": summary(cold_ms),
+        "ratio_vs_sdk_cold": summary(sdk_ratios),
+        "cold": summary(cli_ms),
+        "sdk_cold": summary(sdk_ms),
         "warm": summary(warm_ms),
         "target": 0.25,
     }
@@ -216,7 +281,12 @@ def main() -> int:
         json.dumps({"latency": lat, "per_test": over, "throughput": thr}, indent=1)
     )
     r, c, w = lat["ratio"], lat["cold"], lat["warm"]  # type: ignore[index]
-    print(f"run latency, 5 tests: cold {c['median']:.0f} ms, warm {w['median']:.0f} ms")
+    k, rk = lat["sdk_cold"], lat["ratio_vs_sdk_cold"]  # type: ignore[index]
+    print(
+        f"run latency, 5 tests: cold docker run {c['median']:.0f} ms, SDK cold start "
+        f"{k['median']:.0f} ms, warm pool {w['median']:.0f} ms"
+    )
+    print(f"warm/SDK-cold ratio: {rk['median']:.2f} [{rk['min']:.2f}-{rk['max']:.2f}]")
     p = over["per_test_ms"]  # type: ignore[index]
     print(
         f"per-test overhead (20 vs 1 test, warm): {p['median']:.1f} ms "

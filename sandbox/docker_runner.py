@@ -347,12 +347,16 @@ class Attached:
             state = self.client.api.inspect_container(self.container_id).get("State") or {}
         return bool(state.get("OOMKilled"))
 
-    def destroy(self) -> None:
+    def close_socket(self) -> None:
+        """Close the attach socket: the harness sees stdin EOF and the container ends."""
         for closer in (self._sock, self._sock_io):
             if closer is not None:
                 with contextlib.suppress(OSError):
                     closer.close()
         self._sock = None
+
+    def destroy(self) -> None:
+        self.close_socket()
         remove_container(self.client, self.container_id)
 
     # -- the run ----------------------------------------------------------------------------

@@ -85,7 +85,10 @@ def run(
         run_id = attached.run_id
     finally:
         if attached is not None:
-            attached.destroy()
+            if cold or pool is None:
+                attached.destroy()
+            else:
+                pool.retire(attached)  # removed in the background, off the run's latency
         if client is not None:
             with contextlib.suppress(Exception):
                 client.close()

@@ -14,6 +14,7 @@ import atexit
 import contextlib
 import logging
 import os
+import queue
 import threading
 import time
 from typing import Any
@@ -72,6 +73,8 @@ class WarmPool:
         # A pool belongs to the process that made it: after fork (Celery prefork) the refill
         # thread is gone and the sockets are shared, so a child must not use its parent's pool.
         self._pid = os.getpid()
+        self._retired: queue.Queue[Attached] = queue.Queue()
+        self._remover: threading.Thread | None = None
 
     # -- public -----------------------------------------------------------------------------
 
@@ -127,6 +130,43 @@ class WarmPool:
                 self._cond.wait(remaining)
             return True
 
+    def retire(self, attached: Attached) -> None:
+        """Hand back a container that served its one run: removed in the background.
+
+        Its attach socket closes at once (the harness sees EOF and, as PID 1, ends the
+        container with everything in it); only the slow part, Docker removing the stopped
+        container, happens off the run's path. `drain()` waits for it; the reaper covers a
+        process that dies before the removal ran."""
+        attached.close_socket()
+        if self._closed or os.getpid() != self._pid:
+            attached.destroy()
+            return
+        with self._cond:
+            if self._remover is None or not self._remover.is_alive():
+                self._remover = threading.Thread(target=self._remove_loop, daemon=True,
+                                                 name="sandbox-pool-remover")
+                self._remover.start()
+        self._retired.put(attached)
+
+    def drain(self, timeout: float = 30.0) -> bool:
+        """Wait until every retired container has been removed (False on timeout)."""
+        deadline = time.monotonic() + timeout
+        while self._retired.unfinished_tasks:
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.02)
+        return True
+
+    def _remove_loop(self) -> None:
+        while True:
+            attached = self._retired.get()
+            try:
+                attached.destroy()
+            except Exception:  # the reaper removes whatever this could not
+                log.exception("sandbox pool could not remove a retired container")
+            finally:
+                self._retired.task_done()
+
     def close(self) -> None:
         """Stop refilling and remove every idle container of this pool."""
         with self._cond:
@@ -142,6 +182,7 @@ class WarmPool:
         if os.getpid() == self._pid:
             for attached in idle:
                 attached.destroy()
+            self.drain()
         if self._client is not None and os.getpid() == self._pid:
             with contextlib.suppress(Exception):
                 self._client.close()

@@ -60,7 +60,8 @@ def test_warm_hit_uses_a_prestarted_container_once(
     assert result.cold_start is False
     assert [o.output for o in result.outcomes] == [0, 2, 4]
     assert result.run_id == info["Config"]["Labels"][LABEL_RUN]
-    assert not exists(docker_client, warm_id)  # used once, then destroyed
+    assert pool.drain()  # the used container is removed in the background...
+    assert not exists(docker_client, warm_id)  # ...used once, then destroyed
     assert pool.hits == 1
 
     # The pool refills in the background with a new container.
