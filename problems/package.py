@@ -124,8 +124,8 @@ class Package:
         """Identifies the graded behaviour: tests, driver, checker, support and limits."""
         digest = hashlib.sha256()
         payload = {
-            "public": [_test_dict(t) for t in self.public_tests],
-            "hidden": [_test_dict(t) for t in self.hidden_tests],
+            "public": [test_as_json(t) for t in self.public_tests],
+            "hidden": [test_as_json(t) for t in self.hidden_tests],
             "driver": self.driver_code,
             "checker": self.checker_code,
             "support": self.support_code,
@@ -136,7 +136,8 @@ class Package:
         return digest.hexdigest()[:16]
 
 
-def _test_dict(test: TestCase) -> dict[str, Any]:
+def test_as_json(test: TestCase) -> dict[str, Any]:
+    """A test as stored in tests/*.json and in the database."""
     out: dict[str, Any] = {
         "name": test.name,
         "input": test.input,
@@ -451,7 +452,7 @@ def package_write(package: Package, root: Path | str) -> Path:
         ("public.json", package.public_tests),
         ("hidden.json", package.hidden_tests),
     ):
-        body = json.dumps([_test_dict(t) for t in tests], indent=1, allow_nan=True)
+        body = json.dumps([test_as_json(t) for t in tests], indent=1, allow_nan=True)
         (folder / "tests" / name).write_text(body + "\n", encoding="utf-8")
     return folder
 

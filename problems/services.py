@@ -34,19 +34,13 @@ from problems.package import (
     package_lint,
     package_read,
     package_write,
+    test_as_json,
 )
 from sandbox import SandboxError
 from sandbox.django_adapter import sandbox_limits
 
 log = logging.getLogger(__name__)
 BANK_DIR = Path(__file__).resolve().parent / "bank"
-
-
-def _test_json(test: TestCase) -> dict[str, Any]:
-    out = {"name": test.name, "input": test.input, "expected": test.expected, "tag": test.tag}
-    if test.compare:
-        out["compare"] = test.compare
-    return out
 
 
 def _problem_fields(package: Package) -> dict[str, Any]:
@@ -81,8 +75,8 @@ def _version_fields(package: Package) -> dict[str, Any]:
             "float_abs": grading.float_abs,
         },
         "limits": asdict(package.limits),
-        "public_tests": [_test_json(t) for t in package.public_tests],
-        "hidden_tests": [_test_json(t) for t in package.hidden_tests],
+        "public_tests": [test_as_json(t) for t in package.public_tests],
+        "hidden_tests": [test_as_json(t) for t in package.hidden_tests],
     }
 
 

@@ -3,6 +3,7 @@
 // Every result reaches the caller as a websocket-shaped event ({type: "status" | "test" |
 // "progress" | "done", ...}, see docs/architecture.md), whether it came over the socket or,
 // when the socket cannot be kept, from polling GET /api/submissions/<id>.
+import { csrfToken } from "./dom.js";
 
 export const MAX_CODE_BYTES = 64 * 1024;
 
@@ -17,16 +18,6 @@ const POLL_INTERVAL_MS = 1500;
 const POLL_MAX_ATTEMPTS = 400;
 
 export class GraderError extends Error {}
-
-/** The CSRF token: the `csrftoken` cookie, else the form token the page rendered. */
-function csrfToken() {
-  for (const part of document.cookie.split(";")) {
-    const [name, ...rest] = part.trim().split("=");
-    if (name === "csrftoken") return decodeURIComponent(rest.join("="));
-  }
-  const input = document.querySelector("input[name=csrfmiddlewaretoken]");
-  return input ? input.value : "";
-}
 
 async function errorDetail(response) {
   try {

@@ -1,5 +1,6 @@
 // The results panel. Everything that came from the grader or the candidate's program is put in
 // the page with textContent, never innerHTML: output, names and errors are data, not markup.
+import { element } from "./dom.js";
 
 const VERDICT_TITLES = {
   AC: "Accepted",
@@ -26,14 +27,6 @@ const STATUS_TEXT = {
   done: "Done.",
   failed: "Grading failed.",
 };
-
-function element(tag, { className, text, attrs } = {}) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = String(text);
-  for (const [name, value] of Object.entries(attrs || {})) node.setAttribute(name, value);
-  return node;
-}
 
 /** A verdict badge; unknown verdicts still render, as plain text, so nothing is dropped. */
 export function verdictBadge(verdict) {

@@ -1,15 +1,7 @@
 // Small JSON helpers for the session endpoints (same-origin, CSRF-protected POSTs).
+import { csrfToken } from "../dom.js";
 
 export class ApiError extends Error {}
-
-function csrfToken() {
-  for (const part of document.cookie.split(";")) {
-    const [name, ...rest] = part.trim().split("=");
-    if (name === "csrftoken") return decodeURIComponent(rest.join("="));
-  }
-  const input = document.querySelector("input[name=csrfmiddlewaretoken]");
-  return input ? input.value : "";
-}
 
 /** POSTs `body` as JSON; resolves the JSON answer or throws ApiError with the server's reason. */
 export async function postJson(url, body = {}, { keepalive = false } = {}) {

@@ -1,14 +1,7 @@
 // The side panel: clarifying questions, tradeoffs/notes, and (for the interviewer) activity.
 // Everything typed by a person is put in the page with textContent, never as markup.
 import { ApiError, postJson } from "./api.js";
-
-function element(tag, { className, text, attrs } = {}) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = String(text);
-  for (const [name, value] of Object.entries(attrs || {})) node.setAttribute(name, value);
-  return node;
-}
+import { element } from "../dom.js";
 
 function clock(iso) {
   const date = new Date(iso);

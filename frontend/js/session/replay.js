@@ -15,6 +15,7 @@ import * as Y from "yjs";
 
 import { getJson } from "./api.js";
 import { formatLeft } from "./timer.js";
+import { element } from "../dom.js";
 
 const CHECKPOINT_EVERY = 200;
 const TICK_MS = 50;
@@ -68,14 +69,6 @@ export class DocumentTimeline {
     }
     return this.doc.getText("code").toString();
   }
-}
-
-function element(tag, { className, text, attrs } = {}) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = String(text);
-  for (const [name, value] of Object.entries(attrs || {})) node.setAttribute(name, value);
-  return node;
 }
 
 export async function replayPageMount(root) {

@@ -1,0 +1,20 @@
+// Small DOM helpers shared by every bundle. Text goes in with textContent, never as markup.
+
+/** A new element with an optional class, text and attributes. */
+export function element(tag, { className, text, attrs } = {}) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined) node.textContent = String(text);
+  for (const [name, value] of Object.entries(attrs || {})) node.setAttribute(name, value);
+  return node;
+}
+
+/** The CSRF token: the `csrftoken` cookie, else the form token the page rendered. */
+export function csrfToken() {
+  for (const part of document.cookie.split(";")) {
+    const [name, ...rest] = part.trim().split("=");
+    if (name === "csrftoken") return decodeURIComponent(rest.join("="));
+  }
+  const input = document.querySelector("input[name=csrfmiddlewaretoken]");
+  return input ? input.value : "";
+}
