@@ -93,7 +93,7 @@ def docker_run_cli(image: str, count: int) -> None:
         "none",
         "--read-only",
         "--tmpfs",
-        f"/tmp:{tmpfs}",
+        f"/tmp:{tmpfs}",  # noqa: S108 - the container's own /tmp, a capped tmpfs
         "--tmpfs",
         f"/work:{tmpfs}",
         "--cap-drop",
