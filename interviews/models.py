@@ -100,6 +100,7 @@ class SessionEvent(models.Model):
         EDIT_REFUSED = "edit_refused"
         SETTINGS = "settings"
         FINISHED = "finished"
+        HINT = "hint"
 
     session = models.ForeignKey(InterviewSession, on_delete=models.CASCADE, related_name="events")
     kind = models.CharField(max_length=16, choices=Kind.choices)

@@ -104,6 +104,7 @@ def _event_label(event: SessionEvent) -> str:
         SessionEvent.Kind.SETTINGS: "Interviewer editing " + (
             "on" if data.get("interviewer_can_edit") else "off"),
         SessionEvent.Kind.FINISHED: f"Finished ({data.get('reason', '')})",
+        SessionEvent.Kind.HINT: f"Hint {data.get('number', '?')} opened",
     }
     return labels.get(str(event.kind), str(event.kind))
 

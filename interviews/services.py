@@ -477,6 +477,38 @@ def page_event_report(*, session_id: int, user: Any, kind: str) -> SessionEvent 
     return event
 
 
+# ---------------------------------------------------------------- hints
+
+
+def hints_revealed(session: InterviewSession) -> list[str]:
+    """The problem's hints the candidate has opened so far, in order."""
+    shown = session.events.filter(kind=SessionEvent.Kind.HINT).count()
+    return list(session.problem.hints)[:shown]
+
+
+def session_hint_reveal(*, session_id: int, user: Any) -> tuple[int, str] | None:
+    """Open the candidate's next hint and record it (hints used are a rubric signal).
+
+    Returns (its number, its text), or None when every hint is already open."""
+    session, role = _participant(session_id, user)
+    if role != "candidate":
+        raise SessionError("not_candidate", "only the candidate opens hints")
+    _require_active(session)
+    with transaction.atomic():
+        # Lock the session row: two quick clicks must not record the same hint twice.
+        InterviewSession.objects.select_for_update().filter(pk=session_id).first()
+        hints = list(session.problem.hints)
+        shown = session.events.filter(kind=SessionEvent.Kind.HINT).count()
+        if shown >= len(hints):
+            return None
+        event = event_record(session_id=session_id, kind=SessionEvent.Kind.HINT, actor=user,
+                             data={"number": shown + 1})
+    realtime.broadcast_interviewer(
+        session_id, {"type": "event", "kind": "hint", "at": event.at.isoformat()}
+    )
+    return shown + 1, hints[shown]
+
+
 # ---------------------------------------------------------------- questions and notes
 
 

@@ -36,6 +36,7 @@ urlpatterns = [
     path("<int:session_id>/questions/<int:question_id>/answer", views.question_answer,
          name="answer"),
     path("<int:session_id>/notes", views.note_add, name="notes"),
+    path("<int:session_id>/hints", views.hint_reveal, name="hint"),
     path("<int:session_id>/events", views.page_event, name="events"),
     path("<int:session_id>/settings", views.session_settings, name="settings"),
     path("<int:session_id>/replay/", views.session_replay, name="replay"),

@@ -164,6 +164,8 @@ def session_detail(request: HttpRequest, session_id: int) -> HttpResponse:
         "role": role,
         "state": state,
         "statement_html": markdown_render(session.problem.statement_md),
+        "hints_shown": services.hints_revealed(session),
+        "hints_total": len(session.problem.hints),
         "invite_url": request.build_absolute_uri(
             reverse("interviews:join", kwargs={"token": session.invite_token}))
         if role == "interviewer" and session.invite_token else "",
@@ -271,6 +273,20 @@ def page_event(request: HttpRequest, session_id: int) -> JsonResponse:
     except SessionError as exc:
         return _error(exc)
     return JsonResponse({"recorded": event is not None})
+
+
+@login_required
+@require_POST
+def hint_reveal(request: HttpRequest, session_id: int) -> HttpResponse:
+    """htmx: the candidate's next hint as a list item (recorded for the review)."""
+    try:
+        revealed = services.session_hint_reveal(session_id=session_id, user=request.user)
+    except SessionError as exc:
+        return _error(exc)
+    if revealed is None:
+        return HttpResponse("", status=204)
+    number, text = revealed
+    return render(request, "interviews/_hint.html", {"number": number, "text": text})
 
 
 @login_required

@@ -30,7 +30,7 @@ class KeyQuestion:
 class Signals:
     hidden_by_tag: dict[str, tuple[int, int]] = field(default_factory=dict)
     key_questions: tuple[KeyQuestion, ...] = ()
-    hints_used: int | None = None  # None: the session records no hint events
+    hints_used: int = 0  # hints the candidate opened during the session
     first_pass_ms: int | None = None
     first_pass_submission: int | None = None
 
@@ -74,14 +74,14 @@ def session_signals(session: InterviewSession) -> Signals:
             at_ms=ms_since_start(session, first.asked_at) if first else None,
             question_id=first.pk if first else None,
         ))
-    hint_events = session.events.filter(kind="hint").count()
+    hint_events = session.events.filter(kind=SessionEvent.Kind.HINT).count()
     first_pass = (session.events.filter(kind__in=RUN_KINDS,
                                         submission__verdict=Submission.Verdict.AC)
                   .order_by("at", "id").first())
     return Signals(
         hidden_by_tag=hidden_by_tag(session.final_submission_id),
         key_questions=tuple(keys),
-        hints_used=hint_events or None,
+        hints_used=hint_events,
         first_pass_ms=ms_since_start(session, first_pass.at) if first_pass else None,
         first_pass_submission=first_pass.submission_id if first_pass else None,
     )

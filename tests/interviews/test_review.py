@@ -150,7 +150,7 @@ def test_signals_read_hidden_pass_rates_key_questions_and_first_pass() -> None:
         (0, True, world.question.pk), (1, False, None)]
     assert signals.key_questions[0].at_ms == 120_000
     assert signals.first_pass_ms == 600_000 and signals.first_pass_submission == world.passing.pk
-    assert signals.hints_used is None  # sessions record no hint events yet
+    assert signals.hints_used == 0  # no hint was opened in this session
 
     hints = suggest.suggestions(signals, [r["criterion"] for r in RUBRIC])
     assert hints["correctness"].level == 4 and hints["edge_cases"].level == 1

@@ -307,3 +307,23 @@ def test_a_real_worker_finishes_the_session_at_its_deadline_with_no_request(
     assert session.deadline is not None and session.finished_at >= session.deadline
     assert session.final_submission is not None
     assert session.final_submission.code.endswith("# last words\n")
+
+
+def test_hints_open_one_at_a_time_are_recorded_and_feed_the_review_signal() -> None:
+    from interviews.models import SessionEvent
+    from interviews.review.suggest import session_signals
+
+    problem = tiny_problem()
+    problem.hints = ["Think about time.", "Clamp at capacity."]
+    problem.save()
+    candidate = user_with_role("cand", "candidate")
+    session = services.session_start_solo(candidate=candidate, problem_slug=problem.slug,
+                                          duration=timedelta(minutes=10))
+    assert services.session_hint_reveal(session_id=session.pk, user=candidate) == (
+        1, "Think about time.")
+    assert services.session_hint_reveal(session_id=session.pk, user=candidate) == (
+        2, "Clamp at capacity.")
+    assert services.session_hint_reveal(session_id=session.pk, user=candidate) is None
+    assert services.hints_revealed(session) == problem.hints
+    assert session.events.filter(kind=SessionEvent.Kind.HINT).count() == 2
+    assert session_signals(session).hints_used == 2

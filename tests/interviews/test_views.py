@@ -155,3 +155,22 @@ def test_replay_data_rebuilds_the_document_and_marks_the_timeline() -> None:
     assert unassigned.get(f"/sessions/{session.pk}/replay/data").status_code == 404
     stranger = client_for(user_with_role("other", "candidate"))
     assert stranger.get(f"/sessions/{session.pk}/replay/data").status_code == 404
+
+
+def test_hint_button_reveals_the_next_hint_for_the_candidate_only() -> None:
+    problem = tiny_problem()
+    problem.hints = ["First hint.", "Second hint."]
+    problem.save()
+    candidate = user_with_role("cand", "candidate")
+    session = services.session_start_solo(candidate=candidate, problem_slug=problem.slug,
+                                          duration=timedelta(minutes=10))
+    client = client_for(candidate)
+    page = client.get(f"/sessions/{session.pk}/").content.decode()
+    assert 'id="hint-button"' in page and "First hint." not in page
+    response = client.post(f"/sessions/{session.pk}/hints")
+    assert response.status_code == 200 and "First hint." in response.content.decode()
+    assert "First hint." in client.get(f"/sessions/{session.pk}/").content.decode()
+    assert client.post(f"/sessions/{session.pk}/hints").status_code == 200
+    assert client.post(f"/sessions/{session.pk}/hints").status_code == 204
+    stranger = client_for(user_with_role("other", "candidate"))
+    assert stranger.post(f"/sessions/{session.pk}/hints").status_code in (403, 404)

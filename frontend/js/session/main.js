@@ -1,7 +1,12 @@
 // Entry point of the session bundle (static/frontend/session.js): the live or solo session
 // page (#session) and the interviewer's replay page (#replay).
+import htmx from "htmx.org";
+
 import { sessionPageMount } from "./page.js";
 import { replayPageMount } from "./replay.js";
+
+// htmx drives the server-rendered hint reveal on the session page.
+window.htmx = htmx;
 
 function mount() {
   const session = document.getElementById("session");
