@@ -51,6 +51,7 @@ class TestSpec:
     tag: str = "correctness"
     hidden: bool = False
     compare: str | None = None
+    group: str | None = None
 
 
 @dataclass(frozen=True)
@@ -77,6 +78,7 @@ class TestVerdict:
     tag: str
     hidden: bool
     detail: Mapping[str, Any] = field(default_factory=dict)
+    group: str | None = None
 
 
 @dataclass(frozen=True)
@@ -87,6 +89,7 @@ class Judgement:
     score: float
     by_tag: Mapping[str, tuple[int, int]]
     tests: tuple[TestVerdict, ...]
+    by_group: Mapping[str, tuple[int, int]] = field(default_factory=dict)
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -193,8 +196,9 @@ class Checker:
         ok, message, _ = self.check_with_evidence(input_value, expected, output)
         return ok, message
 
-    def check_with_evidence(self, input_value: Any, expected: Any,
-                            output: Any) -> tuple[bool, str, dict[str, Any]]:
+    def check_with_evidence(
+        self, input_value: Any, expected: Any, output: Any
+    ) -> tuple[bool, str, dict[str, Any]]:
         """A checker returns a bool, (bool, message), or (bool, message, evidence), where the
         evidence is a small JSON object the results page can plot (occupancy per step...)."""
         with self._installed_support():
@@ -278,6 +282,7 @@ def verdict_for(
             test.tag,
             test.hidden,
             detail | {"message": "no result: the program ended before this test"},
+            test.group,
         )
     detail |= {"stdout": _clip(outcome.stdout), "error": _clip(outcome.error)}
     if outcome.status == "ok":
@@ -292,7 +297,14 @@ def verdict_for(
             verdict = "MLE"
         detail["message"] = _status_message(outcome)
     return TestVerdict(
-        index, test.name, verdict, round(outcome.time_ms, 2), test.tag, test.hidden, detail
+        index,
+        test.name,
+        verdict,
+        round(outcome.time_ms, 2),
+        test.tag,
+        test.hidden,
+        detail,
+        test.group,
     )
 
 
@@ -308,12 +320,22 @@ def _status_message(outcome: TestOutcome) -> str:
     return messages.get(outcome.status, outcome.status)
 
 
-def judgement_from(verdicts: Sequence[TestVerdict]) -> Judgement:
-    by_tag: dict[str, list[int]] = {}
+def _pass_counts(
+    verdicts: Sequence[TestVerdict], label: Callable[[TestVerdict], str | None]
+) -> dict[str, tuple[int, int]]:
+    """(passed, total) per label, in order of first appearance; unlabelled tests are skipped."""
+    counts: dict[str, list[int]] = {}
     for v in verdicts:
-        counts = by_tag.setdefault(v.tag, [0, 0])
-        counts[0] += v.verdict == "AC"
-        counts[1] += 1
+        key = label(v)
+        if key:
+            pair = counts.setdefault(key, [0, 0])
+            pair[0] += v.verdict == "AC"
+            pair[1] += 1
+    return {key: (c[0], c[1]) for key, c in counts.items()}
+
+
+def judgement_from(verdicts: Sequence[TestVerdict]) -> Judgement:
+    verdicts = sorted(verdicts, key=lambda v: v.index)
     passed = sum(v.verdict == "AC" for v in verdicts)
     total = len(verdicts)
     return Judgement(
@@ -321,8 +343,9 @@ def judgement_from(verdicts: Sequence[TestVerdict]) -> Judgement:
         passed=passed,
         total=total,
         score=round(passed / total, 4) if total else 0.0,
-        by_tag={tag: (c[0], c[1]) for tag, c in by_tag.items()},
-        tests=tuple(sorted(verdicts, key=lambda v: v.index)),
+        by_tag=_pass_counts(verdicts, lambda v: v.tag),
+        tests=tuple(verdicts),
+        by_group=_pass_counts(verdicts, lambda v: v.group),
     )
 
 

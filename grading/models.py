@@ -49,6 +49,7 @@ class Submission(models.Model):
     total = models.PositiveIntegerField(default=0)
     score = models.FloatField(default=0.0)
     by_tag = models.JSONField(default=dict, blank=True)
+    by_group = models.JSONField(default=dict, blank=True)
     attempts = models.PositiveIntegerField(default=0)
     # Who holds the grading right now: a claim token plus a lease, so a redelivered task can
     # take over from a worker that died, and a slow worker cannot overwrite the new result.
@@ -78,6 +79,7 @@ class TestResult(models.Model):
     name = models.CharField(max_length=200)
     hidden = models.BooleanField(default=False)
     tag = models.CharField(max_length=20, default="correctness")
+    group = models.CharField(max_length=60, blank=True)
     verdict = models.CharField(max_length=3, choices=Submission.Verdict.choices)
     time_ms = models.FloatField(default=0.0)
     detail = models.JSONField(default=dict, blank=True)  # input/expected/output/stdout/error

@@ -32,7 +32,7 @@ def test_event(verdict: TestVerdict, *, staff: bool) -> dict[str, Any]:
         "tag": verdict.tag,
     }
     if staff or not verdict.hidden:
-        event |= {"name": verdict.name, "detail": dict(verdict.detail)}
+        event |= {"name": verdict.name, "detail": dict(verdict.detail), "group": verdict.group}
     return event
 
 

@@ -94,6 +94,7 @@ def submission_detail(*, submission: Submission, staff: bool) -> dict[str, Any]:
         "total": submission.total,
         "score": submission.score,
         "by_tag": submission.by_tag,
+        "by_group": submission.by_group,
         "created_at": submission.created_at.isoformat(),
         "tests": tests,
     }

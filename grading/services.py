@@ -45,6 +45,7 @@ def grade_spec_for(*, version: ProblemVersion, code: str, mode: str) -> GradeSpe
             tag=t.get("tag", "correctness"),
             hidden=t["hidden"],
             compare=t.get("compare"),
+            group=t.get("group"),
         )
         for t in version.tests_for(mode)
     ]
@@ -82,9 +83,7 @@ def _validate_code(code: str) -> None:
         raise GradingError("too_large", f"code is {size} bytes; the limit is {limit} bytes")
 
 
-def submission_create(
-    *, user: User, problem_slug: str, code: str, mode: str
-) -> Submission:
+def submission_create(*, user: User, problem_slug: str, code: str, mode: str) -> Submission:
     """Store a submission and queue its grading once the transaction commits."""
     if mode not in Submission.Mode.values:
         raise GradingError("bad_mode", f"mode must be one of {', '.join(Submission.Mode.values)}")
@@ -165,6 +164,7 @@ def _record_test(submission_id: int, verdict: TestVerdict, *, done: int, total: 
             "name": verdict.name,
             "hidden": verdict.hidden,
             "tag": verdict.tag,
+            "group": verdict.group or "",
             "verdict": verdict.verdict,
             "time_ms": verdict.time_ms,
             "detail": dict(verdict.detail),
@@ -181,6 +181,7 @@ def done_event(submission: Submission) -> dict[str, Any]:
         "total": submission.total,
         "score": submission.score,
         "by_tag": submission.by_tag,
+        "by_group": submission.by_group,
     }
 
 
@@ -197,6 +198,7 @@ def _finish(submission_id: int, token: uuid.UUID, judgement: Judgement) -> bool:
         total=judgement.total,
         score=judgement.score,
         by_tag={tag: list(counts) for tag, counts in judgement.by_tag.items()},
+        by_group={group: list(counts) for group, counts in judgement.by_group.items()},
         finished_at=timezone.now(),
         claim_token=None,
         lease_until=None,

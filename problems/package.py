@@ -69,6 +69,9 @@ class TestCase:
     tag: str
     hidden: bool
     compare: str | None = None
+    # A finer label than the tag ("capacity", "work conservation"): candidates see hidden tests
+    # only as pass counts per tag and per group.
+    group: str | None = None
 
 
 @dataclass(frozen=True)
@@ -146,6 +149,8 @@ def test_as_json(test: TestCase) -> dict[str, Any]:
     }
     if test.compare:
         out["compare"] = test.compare
+    if test.group:
+        out["group"] = test.group
     return out
 
 
@@ -267,7 +272,10 @@ def _read_tests(path: Path, *, hidden: bool, minimum: int) -> tuple[TestCase, ..
         compare = item.get("compare")
         if compare is not None:
             _choice(compare, COMPARES, path, f"{where}compare")
-        tests.append(TestCase(name, item["input"], item["expected"], tag, hidden, compare))
+        group = item.get("group")
+        if group is not None and not (isinstance(group, str) and 0 < len(group) <= 60):
+            raise PackageError(path, f"{where}group", "must be a short string")
+        tests.append(TestCase(name, item["input"], item["expected"], tag, hidden, compare, group))
     return tuple(tests)
 
 

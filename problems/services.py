@@ -131,7 +131,15 @@ def problem_to_package(*, problem: Problem, version: ProblemVersion | None = Non
 
     def tests(raw: list[dict[str, Any]], hidden: bool) -> tuple[TestCase, ...]:
         return tuple(
-            TestCase(t["name"], t["input"], t["expected"], t["tag"], hidden, t.get("compare"))
+            TestCase(
+                t["name"],
+                t["input"],
+                t["expected"],
+                t["tag"],
+                hidden,
+                t.get("compare"),
+                t.get("group"),
+            )
             for t in raw
         )
 
@@ -292,9 +300,7 @@ def version_validation_request(*, version: ProblemVersion) -> bool:
     with transaction.atomic():
         reset = (
             ProblemVersion.objects.filter(pk=version.pk)
-            .exclude(
-                validation=ProblemVersion.Validation.RUNNING, validation_started_at__gte=stale
-            )
+            .exclude(validation=ProblemVersion.Validation.RUNNING, validation_started_at__gte=stale)
             .update(validation=ProblemVersion.Validation.PENDING, validation_started_at=None)
         )
         if reset:
@@ -376,9 +382,7 @@ def _validation_run(version: ProblemVersion, token: datetime, *, final_attempt: 
                 timing = validation.timing_calibrate(judgement, version.limits)
     except JudgeError as exc:
         return _validation_fault(version, token, str(exc), final_attempt=final_attempt)
-    lint = validation.lint_check(
-        package_lint(problem_to_package(problem=problem, version=version))
-    )
+    lint = validation.lint_check(package_lint(problem_to_package(problem=problem, version=version)))
     report = validation.report_build(
         version_number=version.number,
         checks=checks,
@@ -421,8 +425,8 @@ def version_make_live(*, version: ProblemVersion) -> Problem:
     New submissions grade against it; past ones keep pointing at the version that graded them.
     """
     with transaction.atomic():
-        version = ProblemVersion.objects.select_for_update().select_related("problem").get(
-            pk=version.pk
+        version = (
+            ProblemVersion.objects.select_for_update().select_related("problem").get(pk=version.pk)
         )
         state = version_validation_state(version)
         if state != ProblemVersion.Validation.PASSED:

@@ -243,7 +243,7 @@ export class ResultsPanel {
     this.progress.textContent = `Hidden tests: ${done} of ${total} finished`;
   }
 
-  onDone({ verdict, passed, total, score, by_tag: byTag }) {
+  onDone({ verdict, passed, total, score, by_tag: byTag, by_group: byGroup }) {
     this.root.dataset.state = "done";
     this.setStatus(STATUS_TEXT.done);
     const line = element("p", { className: "summary-line" });
@@ -260,6 +260,21 @@ export class ResultsPanel {
         const item = element("li", { attrs: { "data-tag": tag } });
         item.append(element("span", { className: "tag-name", text: tag.replace(/_/g, " ") }));
         item.append(document.createTextNode(`: passed ${tagPassed} of ${tagTotal}`));
+        list.append(item);
+      }
+      parts.push(list);
+    }
+    // Finer groups (e.g. "capacity", "work conservation"), in the author's order.
+    const groups = Object.entries(byGroup || {});
+    if (groups.length) {
+      const list = element("ul", { className: "by-group" });
+      for (const [group, [groupPassed, groupTotal]] of groups) {
+        const item = element("li", {
+          className: groupPassed === groupTotal ? "group-pass" : "group-fail",
+          attrs: { "data-group": group },
+        });
+        item.append(element("span", { className: "tag-name", text: group }));
+        item.append(document.createTextNode(`: passed ${groupPassed} of ${groupTotal}`));
         list.append(item);
       }
       parts.push(list);

@@ -319,3 +319,13 @@ def test_checker_evidence_is_plotted_as_occupancy_per_step(page: Page, grader: F
     expect(plot.locator("polyline")).to_have_count(2)
     expect(plot.locator("figcaption")).to_contain_text("engine: 5 steps")
     expect(plot.locator("figcaption")).to_contain_text("static batching: 7 steps")
+
+
+def test_done_lists_pass_counts_per_group(page: Page, grader: FakeGrader) -> None:
+    page.click("#submit-button")
+    ws = wait_for_sockets(page, grader, 1)
+    send(ws, type="done", verdict="WA", passed=5, total=7, score=0.71,
+         by_tag={"correctness": [3, 4], "performance": [2, 3]},
+         by_group={"capacity": [2, 2], "work conservation": [1, 3]})  # fmt: skip
+    groups = page.locator("#result-summary .by-group li")
+    expect(groups).to_have_text(["capacity: passed 2 of 2", "work conservation: passed 1 of 3"])

@@ -186,3 +186,20 @@ def test_control_and_bidi_bytes_are_stored_escaped() -> None:
     stdout = result.tests[0].detail["stdout"]
     assert stdout == "a\\x00b\\x1b[31m\\u202eexe\nline\t\\ud800"
     assert all(ch not in stdout for ch in "\x00\x1b\u202e\ud800")
+
+
+def test_pass_counts_per_group_in_the_authors_order() -> None:
+    tests = [
+        TestSpec("a", {}, 1, group="capacity"),
+        TestSpec("b", {}, 1, group="throughput"),
+        TestSpec("c", {}, 1, group="capacity"),
+        TestSpec("d", {}, 1),
+    ]
+    result = judge(
+        spec(tests),
+        run_fn=fake_run(
+            [outcome(0, output=1), outcome(1, output=0), outcome(2, output=0), outcome(3, output=1)]
+        ),
+    )
+    assert result.by_group == {"capacity": (1, 2), "throughput": (0, 1)}
+    assert result.by_tag == {"correctness": (2, 4)}
