@@ -60,6 +60,8 @@ def start_redis(url: str) -> subprocess.Popen[bytes] | None:
             "yes",
             "--save",
             "",
+            "--loglevel",
+            "warning",
         ],
     )
     for _ in range(100):
