@@ -44,6 +44,19 @@ def tests(count: int) -> list[TestInput]:
     return [TestInput(f"t{i}", {"args": [i, 1]}) for i in range(count)]
 
 
+def job_line(count: int) -> tuple[bytes, str]:
+    """The harness's job for `count` trivial tests, as the worker sends it, and its nonce."""
+    return encode_job(
+        {
+            "solution": SOLUTION,
+            "driver": DRIVER,
+            "modules": {},
+            "tests": [{"name": t.name, "input": t.input} for t in tests(count)],
+            "limits": LIMITS.harness_limits(),
+        }
+    )
+
+
 def timed(fn: Callable[[], object]) -> float:
     started = time.perf_counter()
     fn()
@@ -74,15 +87,7 @@ def warm_run(image: str, pool: WarmPool, count: int) -> float:
 
 def docker_run_cli(image: str, count: int) -> None:
     """The baseline: one `docker run --rm -i` per submission, same lock-down, job on stdin."""
-    line, nonce = encode_job(
-        {
-            "solution": SOLUTION,
-            "driver": DRIVER,
-            "modules": {},
-            "tests": [{"name": t.name, "input": t.input} for t in tests(count)],
-            "limits": LIMITS.harness_limits(),
-        }
-    )
+    line, nonce = job_line(count)
     tmpfs = "rw,exec,size=64m,nr_inodes=4096,mode=1777"
     argv = [
         "docker",
@@ -189,15 +194,7 @@ def bare_site() -> Path:
 def bare_run(site: Path, count: int) -> None:
     workdir = Path(tempfile.mkdtemp(prefix="onsite-bench-"))
     workdir.chmod(0o777)  # the harness runs as nobody, like in the container
-    line, nonce = encode_job(
-        {
-            "solution": SOLUTION,
-            "driver": DRIVER,
-            "modules": {},
-            "tests": [{"name": t.name, "input": t.input} for t in tests(count)],
-            "limits": LIMITS.harness_limits(),
-        }
-    )
+    line, nonce = job_line(count)
     env = {
         "PATH": "/usr/bin:/bin",
         "ONSITE_SANDBOX": "1",
