@@ -179,6 +179,8 @@ def _replay(inp: dict[str, Any], out: Any) -> str | None:
 
 def check(inp: dict[str, Any], expected: Any, output: Any) -> tuple[bool, str]:
     """Grade one test: invariants first (first violation named), then the reference's log."""
+    if isinstance(output, dict) and output.get("error"):
+        return False, str(output["error"])[:500]
     if "generate" in inp:
         if output == expected:
             return True, ""

@@ -18,6 +18,42 @@ import random
 from typing import Any
 
 _KEYS = ("step", "decode", "prefill", "finished", "tokens_used")
+# A correct scheduler does work in every step while an accepted request is unfinished (an
+# oversize prompt is rejected, so the head of the queue always fits an empty step). This many
+# idle steps in a row with requests pending means it will never finish: stop it, deterministically,
+# before its growing log turns a livelock into a race between the time and memory limits.
+MAX_IDLE_STEPS = 3
+
+
+class _Livelock(BaseException):
+    """Raised out of the candidate's step(); a BaseException so `except Exception` can't eat it."""
+
+
+class _Watch:
+    """Wraps the scheduler's step() to follow pending requests and stop a livelock."""
+
+    def __init__(self, sched: Any) -> None:
+        self.pending: set[str] = set()
+        self.idle = 0
+        self._step = sched.step
+        sched.step = self.step
+
+    def accepted(self, rid: str) -> None:
+        self.pending.add(rid)
+
+    def step(self) -> Any:
+        raw = self._step()
+        rec = _record(raw)
+        if isinstance(rec, dict):
+            finished = rec.get("finished")
+            if isinstance(finished, list):
+                self.pending.difference_update(x for x in finished if isinstance(x, str))
+            busy = bool(rec.get("decode")) or bool(rec.get("prefill"))
+            self.idle = self.idle + 1 if self.pending and not busy else 0
+            if self.idle >= MAX_IDLE_STEPS:
+                raise _Livelock(f"step {rec.get('step')}: {self.idle} steps in a row did no work "
+                                f"while {len(self.pending)} accepted request(s) were unfinished")
+        return raw
 
 
 def generate(spec: dict[str, Any]) -> list[list[Any]]:
@@ -51,21 +87,28 @@ def _record(raw: Any) -> Any:
 
 
 def _drive(solution: Any, budget: int, max_running: int, arrivals: list[list[Any]]
-           ) -> tuple[list[str], list[Any]]:
+           ) -> tuple[list[str], list[Any], str]:
+    """Run the trace; returns (rejected ids, step log, error: "" or why it was stopped)."""
     sched = solution.Scheduler(budget, max_running)
+    watch = _Watch(sched)
     by_step: dict[int, list[list[Any]]] = {}
     for item in arrivals:
         by_step.setdefault(item[0], []).append(item)
     last = max(by_step) if by_step else -1
     rejected: list[str] = []
     log: list[Any] = []
-    for t in range(last + 1):
-        for _, rid, prompt_len, max_new in by_step.get(t, []):
-            if sched.add(rid, prompt_len, max_new) is False:
-                rejected.append(rid)
-        log.append(_record(sched.step()))
-    log.extend(_record(r) for r in sched.run_until_done())
-    return rejected, log
+    try:
+        for t in range(last + 1):
+            for _, rid, prompt_len, max_new in by_step.get(t, []):
+                if sched.add(rid, prompt_len, max_new) is False:
+                    rejected.append(rid)
+                else:
+                    watch.accepted(rid)
+            log.append(_record(sched.step()))
+        log.extend(_record(r) for r in sched.run_until_done())
+    except _Livelock as stuck:
+        return rejected, log, f"the scheduler never finishes: {stuck}"
+    return rejected, log, ""
 
 
 def _digest(rejected: list[str], log: list[Any]) -> dict[str, Any]:
@@ -84,8 +127,11 @@ def _digest(rejected: list[str], log: list[Any]) -> dict[str, Any]:
 def run(solution: Any, inp: dict[str, Any]) -> Any:
     """Entry point called by the harness."""
     if "generate" in inp:
-        rejected, log = _drive(solution, inp["token_budget"], inp["max_running"],
-                               generate(inp["generate"]))
-        return _digest(rejected, log)
-    rejected, log = _drive(solution, inp["token_budget"], inp["max_running"], inp["arrivals"])
+        rejected, log, error = _drive(solution, inp["token_budget"], inp["max_running"],
+                                      generate(inp["generate"]))
+        return {"error": error} if error else _digest(rejected, log)
+    rejected, log, error = _drive(solution, inp["token_budget"], inp["max_running"],
+                                  inp["arrivals"])
+    if error:
+        return {"rejected": rejected, "log": log, "error": error}
     return {"rejected": rejected, "log": log}

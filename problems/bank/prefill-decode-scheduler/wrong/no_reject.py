@@ -1,5 +1,6 @@
-"""Wrong (TLE): accepts every request, so a prompt longer than the budget sits at the
-head of the queue forever and run_until_done() never returns.
+"""Wrong (WA): accepts every request, so a prompt longer than the budget sits at the
+head of the queue forever and run_until_done() never returns (the grader stops it once steps
+stop doing work).
 """
 
 from __future__ import annotations
