@@ -46,8 +46,10 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "drf_spectacular",
     "channels",
+    "core",
     "problems",
     "grading",
+    "studio",
     "interviews",
     "frontend",
 ]
@@ -176,11 +178,11 @@ ONSITE_GRADE_MAX_ATTEMPTS = env_int("ONSITE_GRADE_MAX_ATTEMPTS", 8)
 ONSITE_GRADE_RETRY_BASE_SECONDS = env_float("ONSITE_GRADE_RETRY_BASE_SECONDS", 2.0)
 # A submission left queued or running longer than this is handed out again by the sweeper.
 ONSITE_STALE_SUBMISSION_SECONDS = env_int("ONSITE_STALE_SUBMISSION_SECONDS", 120)
-# A grading claim lasts the run's wall limit plus this margin; past it, another worker may take
-# the submission over (its first worker is presumed dead).
-ONSITE_LEASE_MARGIN_SECONDS = env_int("ONSITE_LEASE_MARGIN_SECONDS", 60)
+# A job's claim (grading, validation, regrade) lasts this long and is renewed by a heartbeat
+# while it runs; once it runs out another worker may take the job over (the first is dead).
+ONSITE_LEASE_SECONDS = env_float("ONSITE_LEASE_SECONDS", 15.0)
 
-# --- Sandbox (read only through sandbox/django_adapter.py) ---
+# --- Sandbox (read only through grading/sandboxing.py) ---
 ONSITE_SANDBOX_IMAGE_CPU = env_str("ONSITE_SANDBOX_IMAGE_CPU", "")
 ONSITE_SANDBOX_IMAGE_GPU = env_str("ONSITE_SANDBOX_IMAGE_GPU", "")
 ONSITE_SANDBOX_POOL_SIZE = env_int("ONSITE_SANDBOX_POOL_SIZE", 2)

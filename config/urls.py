@@ -14,7 +14,7 @@ urlpatterns = [
     path("api/", include("grading.urls")),
     path("api/review/", include("interviews.review.api_urls")),
     path("sessions/", include("interviews.urls")),
-    path("studio/", include("problems.urls")),
+    path("studio/", include("studio.urls")),
     path("", include("grading.metrics_urls")),
     path("", include("frontend.urls")),
 ]

@@ -6,7 +6,7 @@ from typing import Any
 
 from django.http import HttpRequest
 
-from interviews.roles import is_author, is_interviewer
+from core.roles import is_author, is_interviewer
 
 
 def roles(request: HttpRequest) -> dict[str, Any]:

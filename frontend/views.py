@@ -7,7 +7,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
-from frontend.markdown import markdown_render
+from core.markdown import markdown_render
 from frontend.selectors import problem_get_visible, problem_list_published
 
 

@@ -12,9 +12,9 @@ from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
+from core.roles import can_see_hidden_tests
 from grading import selectors
 from grading.services import GradingError, submission_create
-from interviews.roles import can_see_hidden_tests
 
 ERROR_STATUS = {"unknown_problem": status.HTTP_404_NOT_FOUND}
 

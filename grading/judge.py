@@ -15,9 +15,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.verdicts import worst as worst_verdict
 from sandbox import Limits, SandboxError, TestInput, TestOutcome, run
 
-VERDICT_PRIORITY = ("IE", "TLE", "MLE", "OLE", "RE", "WA", "AC")  # worst first
 STATUS_VERDICTS = {
     "timeout": "TLE",
     "cpu": "TLE",
@@ -31,7 +31,15 @@ MAX_EVIDENCE_CHARS = 20000
 
 
 class JudgeError(Exception):
-    """The grader itself failed (sandbox down, broken checker): the verdict would be IE."""
+    """The grader itself failed (sandbox down, broken checker): the verdict would be IE.
+
+    `platform` is True when the sandbox (Docker, the image, the harness) failed, a fault a
+    later attempt may get past; False when the problem's own code (checker, driver) is broken.
+    """
+
+    def __init__(self, message: str, *, platform: bool = False) -> None:
+        super().__init__(message)
+        self.platform = platform
 
 
 @dataclass(frozen=True)
@@ -101,13 +109,6 @@ class Judgement:
                 {"name": t.name, "verdict": t.verdict, "time_ms": t.time_ms} for t in self.tests
             ],
         }
-
-
-def worst_verdict(verdicts: Sequence[str]) -> str:
-    """The verdict shown for a set of tests; an empty set is an internal error."""
-    if not verdicts:
-        return "IE"
-    return min(verdicts, key=VERDICT_PRIORITY.index)
 
 
 # ---------------------------------------------------------------- comparison
@@ -382,7 +383,7 @@ def judge(
             modules=modules,
         )
     except SandboxError as exc:
-        raise JudgeError(f"sandbox failed: {exc}") from exc
+        raise JudgeError(f"sandbox failed: {exc}", platform=True) from exc
     for outcome in getattr(result, "outcomes", ()):
         handle(outcome)  # outcomes already streamed are skipped as duplicates
     for index, test in enumerate(spec.tests):

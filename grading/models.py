@@ -7,6 +7,7 @@ import uuid
 from django.conf import settings
 from django.db import models
 
+from core import verdicts
 from problems.models import Problem, ProblemVersion
 
 
@@ -22,14 +23,8 @@ class Submission(models.Model):
         DONE = "done"
         FAILED = "failed"  # gave up after the retry budget: shown as a platform fault (IE)
 
-    class Verdict(models.TextChoices):
-        AC = "AC"
-        WA = "WA"
-        TLE = "TLE"
-        MLE = "MLE"
-        OLE = "OLE"
-        RE = "RE"
-        IE = "IE"
+    # The vocabulary of core.verdicts (the functional API, so the list is written once).
+    Verdict = models.TextChoices("Verdict", verdicts.CHOICES)  # type: ignore[call-overload]
 
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="submissions"

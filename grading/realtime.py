@@ -9,9 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
-
+from core.realtime import send_event
 from grading.judge import TestVerdict
 
 EVENT_TYPE = "submission.event"  # the consumer method that forwards a payload
@@ -37,14 +35,11 @@ def test_event(verdict: TestVerdict, *, staff: bool) -> dict[str, Any]:
 
 
 def _send(group: str, payload: dict[str, Any]) -> None:
-    layer = get_channel_layer()
-    if layer is None:
-        return
-    async_to_sync(layer.group_send)(group, {"type": EVENT_TYPE, "payload": payload})
+    send_event(group, payload, handler=EVENT_TYPE)
 
 
 def broadcast(submission_id: int, payload: dict[str, Any]) -> None:
-    """An event every audience may see (status, done)."""
+    """An event every audience may see (status, done). Best effort: see core.realtime."""
     for staff in (False, True):
         _send(submission_group(submission_id, staff=staff), payload)
 

@@ -7,10 +7,10 @@ from typing import Any
 
 from django.db.models import QuerySet
 
+from core.roles import can_see_hidden_tests
 from grading import realtime
 from grading.judge import TestVerdict
 from grading.models import Submission, TestResult
-from interviews.roles import can_see_hidden_tests
 
 
 @dataclass(frozen=True)

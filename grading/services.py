@@ -3,33 +3,26 @@
 from __future__ import annotations
 
 import logging
-import uuid
-from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
-from django.db.models import F, Q
 from django.utils import timezone
 
-from grading import realtime
+from core.errors import ApplicationError
+from grading import jobs, realtime
 from grading.judge import Compare, GradeSpec, JudgeError, Judgement, TestSpec, TestVerdict, judge
 from grading.models import Submission, TestResult
+from grading.sandboxing import run_budget_seconds, sandbox_gpu, sandbox_image, sandbox_limits
 from problems.models import Problem, ProblemVersion
-from sandbox.django_adapter import sandbox_gpu, sandbox_image, sandbox_limits
 
 log = logging.getLogger(__name__)
 UNAVAILABLE = "grader unavailable, retrying"
 
 
-class GradingError(Exception):
-    """A request the grading layer refuses; `code` says why (too_large, unknown_problem...)."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
+class GradingError(ApplicationError):
+    """A request the grading layer refuses (too_large, unknown_problem, bad_mode...)."""
 
 
 # ---------------------------------------------------------------- specs
@@ -99,61 +92,42 @@ def submission_create(*, user: User, problem_slug: str, code: str, mode: str) ->
     return submission
 
 
+SUBMISSIONS = jobs.JobTable(
+    model=Submission,
+    status_field="status",
+    waiting=(Submission.Status.QUEUED, Submission.Status.RETRYING),
+    running=Submission.Status.RUNNING,
+    retrying=Submission.Status.RETRYING,
+    failed=Submission.Status.FAILED,
+)
+NOT_CHARGED = "the grader is unavailable; this run was not charged"
+
+
+def submission_budget_seconds(submission: Submission) -> float:
+    """The longest grading `submission` may take (its tests at their wall limits)."""
+    version = submission.version
+    return run_budget_seconds(version.limits, len(version.tests_for(submission.mode)))
+
+
 def submission_enqueue(*, submission: Submission, countdown: float = 0) -> None:
     """Hand the submission to the queue of its problem. A broker outage loses nothing:
     the submission stays queued in the database and the sweeper hands it out again."""
     from grading.tasks import grade_submission
 
-    Submission.objects.filter(pk=submission.pk).update(enqueued_at=timezone.now())
     try:
         grade_submission.apply_async(
             args=[submission.pk],
             queue=submission.problem.queue,
             countdown=countdown,
-            **_task_time_limits(submission.version),
+            **jobs.task_time_limits(submission_budget_seconds(submission)),
         )
     except Exception:  # kombu/redis raise many types; the sweeper retries all of them
         log.exception("could not enqueue submission %s; the sweeper will retry", submission.pk)
-
-
-def _task_time_limits(version: ProblemVersion) -> dict[str, float]:
-    """Celery's limits sit above the sandbox's own wall limit, never below it."""
-    wall = sandbox_limits(version.limits).total_wall_seconds(len(version.tests_for("submit")))
-    return {"soft_time_limit": wall + 30, "time_limit": wall + 60}
+        return
+    SUBMISSIONS.mark_enqueued(submission.pk)
 
 
 # ---------------------------------------------------------------- grade
-
-
-def _claim(submission_id: int) -> uuid.UUID | None:
-    """Take the submission for grading with one conditional UPDATE.
-
-    The race it prevents: the same task delivered twice (a redelivery after a worker died, or
-    the sweeper's re-enqueue) must grade once. Only a queued/retrying submission, or a running
-    one whose holder's lease expired (its worker died), can be claimed.
-    """
-    now = timezone.now()
-    token = uuid.uuid4()
-    submission = Submission.objects.select_related("version").get(pk=submission_id)
-    wall = sandbox_limits(submission.version.limits).total_wall_seconds(
-        len(submission.version.tests_for(submission.mode))
-    )
-    claimed = (
-        Submission.objects.filter(pk=submission_id)
-        .filter(
-            Q(status__in=[Submission.Status.QUEUED, Submission.Status.RETRYING])
-            | Q(status=Submission.Status.RUNNING, lease_until__lt=now)
-        )
-        .update(
-            status=Submission.Status.RUNNING,
-            claim_token=token,
-            lease_until=now + timedelta(seconds=wall + settings.ONSITE_LEASE_MARGIN_SECONDS),
-            started_at=now,
-            message="",
-            attempts=F("attempts") + 1,
-        )
-    )
-    return token if claimed == 1 else None
 
 
 def _record_test(submission_id: int, verdict: TestVerdict, *, done: int, total: int) -> None:
@@ -189,9 +163,10 @@ def status_event(submission: Submission) -> dict[str, Any]:
     return {"type": "status", "status": submission.status, "message": submission.message}
 
 
-def _finish(submission_id: int, token: uuid.UUID, judgement: Judgement) -> bool:
+def _finish(claim: jobs.Claim, judgement: Judgement) -> bool:
     """Store the result unless another worker took the submission over meanwhile."""
-    updated = Submission.objects.filter(pk=submission_id, claim_token=token).update(
+    return SUBMISSIONS.finish(
+        claim,
         status=Submission.Status.DONE,
         verdict=judgement.verdict,
         passed=judgement.passed,
@@ -200,43 +175,32 @@ def _finish(submission_id: int, token: uuid.UUID, judgement: Judgement) -> bool:
         by_tag={tag: list(counts) for tag, counts in judgement.by_tag.items()},
         by_group={group: list(counts) for group, counts in judgement.by_group.items()},
         finished_at=timezone.now(),
-        claim_token=None,
-        lease_until=None,
         message="",
     )
-    return updated == 1
 
 
-def _release_for_retry(submission_id: int, token: uuid.UUID, error: str) -> str:
-    """Put the submission back after a platform fault; give up (IE) past the retry budget."""
+def _gave_up_fields() -> dict[str, Any]:
+    return {"verdict": Submission.Verdict.IE, "message": NOT_CHARGED, "finished_at": timezone.now()}
+
+
+def _announce(submission_id: int) -> None:
+    """Tell every audience the stored state (and the verdict, once there is one)."""
     submission = Submission.objects.get(pk=submission_id)
-    out_of_attempts = submission.attempts >= settings.ONSITE_GRADE_MAX_ATTEMPTS
-    fields: dict[str, Any] = {"claim_token": None, "lease_until": None}
-    if out_of_attempts:
-        fields |= {
-            "status": Submission.Status.FAILED,
-            "verdict": Submission.Verdict.IE,
-            "message": "the grader is unavailable; this run was not charged",
-            "finished_at": timezone.now(),
-        }
-    else:
-        fields |= {"status": Submission.Status.RETRYING, "message": UNAVAILABLE}
-    Submission.objects.filter(pk=submission_id, claim_token=token).update(**fields)
-    log.warning(
-        "submission %s: platform fault (%s), %s",
-        submission_id,
-        error,
-        "gave up" if out_of_attempts else "will retry",
-    )
-    return "failed" if out_of_attempts else "retry"
+    realtime.broadcast(submission_id, status_event(submission))
+    if submission.status in (Submission.Status.DONE, Submission.Status.FAILED):
+        realtime.broadcast(submission_id, done_event(submission))
 
 
-def submission_grade(*, submission_id: int) -> str:
-    """Grade one submission. Returns "done", "skipped" (someone else has it), "retry" or
-    "failed" (platform fault past the retry budget)."""
-    token = _claim(submission_id)
-    if token is None:
-        return "skipped"
+def submission_grade(*, submission_id: int) -> jobs.Outcome:
+    """Grade one submission: DONE, SKIPPED (finished or gone), BUSY (a live worker has it),
+    RETRY (platform fault) or FAILED (past the attempt cap: IE, never charged)."""
+    claim = SUBMISSIONS.claim(submission_id, started_at=timezone.now(), message="")
+    if claim is jobs.Outcome.FAILED:
+        if SUBMISSIONS.give_up(submission_id, **_gave_up_fields()):
+            _announce(submission_id)
+        return jobs.Outcome.FAILED
+    if not isinstance(claim, jobs.Claim):
+        return claim
     submission = Submission.objects.select_related("version__problem").get(pk=submission_id)
     # A worker that died mid-grade may have left partial results: start clean.
     TestResult.objects.filter(submission_id=submission_id).delete()
@@ -250,41 +214,32 @@ def submission_grade(*, submission_id: int) -> str:
         _record_test(submission_id, verdict, done=finished, total=len(spec.tests))
 
     try:
-        judgement = judge(spec, on_verdict=on_verdict)
-    except JudgeError as exc:
-        outcome = _release_for_retry(submission_id, token, str(exc))
-        submission.refresh_from_db()
-        realtime.broadcast(submission_id, status_event(submission))
-        if outcome == "failed":
-            realtime.broadcast(submission_id, done_event(submission))
+        with SUBMISSIONS.heartbeat(claim):
+            judgement = judge(spec, on_verdict=on_verdict)
+    except Exception as exc:
+        # A platform fault (JudgeError) or a bug while judging: never the candidate's
+        # fault, never left running. Retried with backoff, IE past the attempt cap.
+        if not isinstance(exc, JudgeError):
+            log.exception("submission %s: unexpected error while judging", submission_id)
+        outcome = SUBMISSIONS.release(
+            claim,
+            error=repr(exc),
+            retry_fields={"message": UNAVAILABLE},
+            failed_fields=_gave_up_fields(),
+        )
+        _announce(submission_id)
         return outcome
-    if _finish(submission_id, token, judgement):
-        submission.refresh_from_db()
-        realtime.broadcast(submission_id, status_event(submission))
-        realtime.broadcast(submission_id, done_event(submission))
-    return "done"
-
-
-def retry_countdown(attempts: int) -> float:
-    """Exponential backoff for a grader outage: base, 2×base, 4×base… capped at 5 minutes."""
-    base: float = settings.ONSITE_GRADE_RETRY_BASE_SECONDS
-    return float(min(300.0, base * 2 ** max(0, attempts - 1)))
+    if _finish(claim, judgement):
+        _announce(submission_id)
+    return jobs.Outcome.DONE
 
 
 def submissions_requeue_stale() -> int:
-    """Hand out again what the queue may have lost (broker restart, worker death).
-
-    Grading claims are idempotent, so a duplicate message is harmless: it is skipped.
-    """
-    now = timezone.now()
-    stale = now - timedelta(seconds=settings.ONSITE_STALE_SUBMISSION_SECONDS)
-    candidates = Submission.objects.filter(
-        Q(status__in=[Submission.Status.QUEUED, Submission.Status.RETRYING], enqueued_at__lt=stale)
-        | Q(status=Submission.Status.QUEUED, enqueued_at__isnull=True)
-        | Q(status=Submission.Status.RUNNING, lease_until__lt=now)
-    ).select_related("problem", "version")
+    """Hand out again what the queue may have lost (broker restart, worker death, a publish
+    that failed while the broker was down). Claims are idempotent: a duplicate is skipped."""
+    stale = SUBMISSIONS.stale(stale_after_seconds=settings.ONSITE_STALE_SUBMISSION_SECONDS)
     count = 0
-    for submission in candidates:
+    for submission in stale.select_related("problem", "version"):
         submission_enqueue(submission=submission)
         count += 1
     return count

@@ -4,18 +4,28 @@ from __future__ import annotations
 
 from celery import Task, shared_task
 
-from grading.models import Submission
-from grading.services import retry_countdown, submission_grade, submissions_requeue_stale
+from grading import jobs
+from grading.services import SUBMISSIONS, submission_grade, submissions_requeue_stale
+
+
+def job_outcome(task: Task, outcome: jobs.Outcome, table: jobs.JobTable, pk: int) -> str:
+    """What every job task does with an attempt's outcome: retry with backoff after a platform
+    fault, come back once a live holder's lease may have run out, else report it."""
+    if outcome is jobs.Outcome.RETRY:
+        attempts = table.model._default_manager.values_list("attempts", flat=True).get(pk=pk)
+        raise task.retry(countdown=jobs.retry_countdown(attempts))
+    if outcome is jobs.Outcome.BUSY:
+        # A redelivered message while the first worker still holds the lease: if that worker
+        # is dead its lease runs out within one lease period, and this attempt takes over.
+        raise task.retry(countdown=table.busy_countdown(pk))
+    return str(outcome)
 
 
 @shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=None)
 def grade_submission(self: Task, submission_id: int) -> str:
-    """Grade one submission; on a platform fault, retry later with backoff."""
+    """Grade one submission (the attempt cap lives in the database, see grading.jobs)."""
     outcome = submission_grade(submission_id=submission_id)
-    if outcome == "retry":
-        attempts = Submission.objects.values_list("attempts", flat=True).get(pk=submission_id)
-        raise self.retry(countdown=retry_countdown(attempts))
-    return outcome
+    return job_outcome(self, outcome, SUBMISSIONS, submission_id)
 
 
 @shared_task(ignore_result=True)

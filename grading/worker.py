@@ -23,8 +23,8 @@ POOL_STATS_TTL_SECONDS = 300
 @worker_process_init.connect
 def _start_pool(**kwargs: Any) -> None:
     """Each prefork child gets its own pool, warmed for the problems' most common shape."""
+    from grading.sandboxing import sandbox_image, sandbox_limits
     from sandbox import configure_default_pool
-    from sandbox.django_adapter import sandbox_image, sandbox_limits
 
     size = settings.ONSITE_SANDBOX_POOL_SIZE
     pool = configure_default_pool(size) if size > 0 else None

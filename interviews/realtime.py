@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
+from core.realtime import send_event
 
 EVENT_TYPE = "session.event"  # consumer method: forward a JSON payload to the page
 UPDATE_TYPE = "doc.update"  # a stored Yjs update, to each process's room channel
@@ -31,18 +30,11 @@ def interviewer_group(session_id: int) -> str:
     return f"session.{session_id}.interviewer"
 
 
-def _send(group: str, payload: dict[str, Any]) -> None:
-    layer = get_channel_layer()
-    if layer is None:
-        return
-    async_to_sync(layer.group_send)(group, {"type": EVENT_TYPE, "payload": payload})
-
-
 def broadcast(session_id: int, payload: dict[str, Any]) -> None:
     """A JSON event for every participant of the session (from synchronous code)."""
-    _send(session_group(session_id), payload)
+    send_event(session_group(session_id), payload, handler=EVENT_TYPE)
 
 
 def broadcast_interviewer(session_id: int, payload: dict[str, Any]) -> None:
     """A JSON event for the interviewer only."""
-    _send(interviewer_group(session_id), payload)
+    send_event(interviewer_group(session_id), payload, handler=EVENT_TYPE)

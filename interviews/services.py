@@ -18,6 +18,8 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from core.errors import ApplicationError
+from core.roles import AUTHOR, CANDIDATE, INTERVIEWER, ROLES, is_interviewer
 from grading.models import Submission
 from grading.services import GradingError, submission_create
 from interviews import collab, matching, realtime
@@ -29,7 +31,6 @@ from interviews.models import (
     SessionEvent,
     new_invite_token,
 )
-from interviews.roles import AUTHOR, CANDIDATE, INTERVIEWER, ROLES, is_interviewer
 from problems.models import Problem
 
 log = logging.getLogger(__name__)
@@ -67,13 +68,8 @@ def demo_users_ensure(*, password: str) -> dict[str, User]:
     return users
 
 
-class SessionError(Exception):
-    """A request about a session the server refuses; `code` says why."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
+class SessionError(ApplicationError):
+    """A session action the rules refuse (not_found, forbidden, not_active...)."""
 
 
 # ---------------------------------------------------------------- roles

@@ -20,10 +20,10 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from frontend.markdown import markdown_render
+from core.markdown import markdown_render
+from core.roles import is_interviewer
 from interviews import matching, selectors, services
 from interviews.models import InterviewSession
-from interviews.roles import is_interviewer
 from interviews.services import SessionError
 from problems.models import Problem
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.conf import settings
 from django.db import models
 
 from problems.jsonsafe import TaggedFloatDecoder, TaggedFloatEncoder
@@ -74,10 +73,14 @@ class ProblemVersion(models.Model):
         max_length=10, choices=Validation.choices, default=Validation.PENDING
     )
     validation_report = models.JSONField(default=dict, blank=True)
-    # When the running validation was claimed: a claim older than the validation's own time
-    # budget belongs to a worker that died, and may be taken over.
+    # When the running validation was claimed (shown in its report).
     validation_started_at = models.DateTimeField(null=True, blank=True)
     validated_at = models.DateTimeField(null=True, blank=True)
+    # The validation job's bookkeeping (grading.jobs: claim, lease, attempts, hand-out time).
+    attempts = models.PositiveIntegerField(default=0)
+    claim_token = models.UUIDField(null=True, blank=True)
+    lease_until = models.DateTimeField(null=True, blank=True)
+    enqueued_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -95,65 +98,3 @@ class ProblemVersion(models.Model):
         if mode == "run":
             return public
         return public + [dict(t, hidden=True) for t in self.hidden_tests]
-
-
-class Regrade(models.Model):
-    """A preview: past submit-mode submissions of a problem graded again against `version`.
-
-    Nothing about the submissions changes; each item records old verdict -> new verdict so the
-    author can see what making `version` live would do before doing it.
-    """
-
-    class Status(models.TextChoices):
-        QUEUED = "queued"
-        RUNNING = "running"
-        DONE = "done"
-        FAILED = "failed"
-
-    version = models.ForeignKey(ProblemVersion, on_delete=models.CASCADE, related_name="regrades")
-    requested_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
-    message = models.CharField(max_length=300, blank=True)
-    total = models.PositiveIntegerField(default=0)
-    done = models.PositiveIntegerField(default=0)
-    changed = models.PositiveIntegerField(default=0)
-    created_at = models.DateTimeField(auto_now_add=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
-
-    class Meta:
-        ordering = ["-created_at", "-pk"]
-
-    def __str__(self) -> str:
-        return f"regrade #{self.pk} of {self.version} ({self.status})"
-
-
-class RegradeItem(models.Model):
-    """One submission in a regrade preview: what it got then, what it would get now."""
-
-    regrade = models.ForeignKey(Regrade, on_delete=models.CASCADE, related_name="items")
-    submission = models.ForeignKey(
-        "grading.Submission", on_delete=models.CASCADE, related_name="+"
-    )
-    old_version_number = models.PositiveIntegerField()
-    old_verdict = models.CharField(max_length=3, blank=True)
-    old_passed = models.PositiveIntegerField(default=0)
-    old_total = models.PositiveIntegerField(default=0)
-    new_verdict = models.CharField(max_length=3)
-    new_passed = models.PositiveIntegerField(default=0)
-    new_total = models.PositiveIntegerField(default=0)
-    changed = models.BooleanField(default=False)
-    message = models.CharField(max_length=300, blank=True)
-
-    class Meta:
-        ordering = ["regrade", "submission"]
-        constraints = [
-            models.UniqueConstraint(
-                fields=["regrade", "submission"], name="unique_regrade_submission"
-            ),
-        ]
-
-    def __str__(self) -> str:
-        return f"#{self.submission_id}: {self.old_verdict} -> {self.new_verdict}"

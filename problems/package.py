@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-VERDICTS = ("AC", "WA", "TLE", "MLE", "OLE", "RE", "IE")
+from core.verdicts import PRIORITY as VERDICTS
+
 TAGS = ("correctness", "edge_cases", "performance")
 COMPARES = ("exact", "float", "unordered", "checker")
 DRIVERS = ("function", "ops", "custom")

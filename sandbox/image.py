@@ -1,13 +1,13 @@
-"""Build the sandbox images from the recipe in platform/sandbox/ (tags are recipe hashes).
+"""Build the sandbox images from the recipe in sandbox/recipe/ (tags are recipe hashes).
 
     python -m sandbox.image ensure --flavor cpu|gpu   # build when missing, print the tag
     python -m sandbox.image tag --flavor cpu|gpu      # print the tag, build nothing
     python -m sandbox.image prune                     # remove images of outdated recipes
 
-1. Base: ``platform/sandbox/build-base.sh`` runs ``debootstrap --variant=minbase
+1. Base: ``sandbox/recipe/build-base.sh`` runs ``debootstrap --variant=minbase
    --include=python3 bookworm`` and ``docker import``s the tree as ``onsite-base:<hash>``.
 2. Flavour: the pinned wheels of ``requirements-<flavor>.txt`` are unpacked on the host with
-   ``pip install --no-deps --target``, then ``platform/sandbox/Dockerfile`` layers them and the
+   ``pip install --no-deps --target``, then ``sandbox/recipe/Dockerfile`` layers them and the
    harness on the base (built with ``--network none``).
 
 A tag hashes everything its image is made of (Dockerfile, requirements, harness sources, base
@@ -35,7 +35,7 @@ from sandbox.docker_runner import docker_errors
 from sandbox.types import SandboxError
 
 REPO = Path(__file__).resolve().parent.parent
-RECIPE = REPO / "platform" / "sandbox"
+RECIPE = Path(__file__).resolve().parent / "recipe"
 HARNESS = Path(__file__).resolve().parent / "harness"
 FLAVORS = ("cpu", "gpu")
 BASE_REPO = "onsite-base"

@@ -14,8 +14,8 @@ from typing import Any
 
 from django.db.models import Q, QuerySet
 
+from core.roles import is_admin, is_author, is_interviewer
 from interviews.models import InterviewSession, ReviewAssignment, Scorecard
-from interviews.roles import is_admin, is_author, is_interviewer
 
 STAFF = "staff"
 ASSIGNED = "assigned"

@@ -14,10 +14,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from core.roles import is_author, is_interviewer
 from interviews.models import InterviewSession, Scorecard
 from interviews.review import access, selectors, services
 from interviews.review.suggest import session_signals, signals_public, suggestions
-from interviews.roles import is_author, is_interviewer
 from interviews.services import SessionError
 
 ERROR = inline_serializer("ReviewError", {"detail": serializers.CharField()})

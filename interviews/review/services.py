@@ -10,6 +10,7 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
+from core.roles import is_interviewer
 from interviews.models import (
     CriterionScore,
     InterviewSession,
@@ -22,7 +23,6 @@ from interviews.models import (
     SessionEvent,
 )
 from interviews.review import access, webhooks
-from interviews.roles import is_interviewer
 from interviews.services import SessionError
 
 MAX_NOTE_CHARS = 4000

@@ -15,9 +15,9 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
+from core.roles import is_author, is_interviewer
 from interviews.models import InterviewSession, ReportShare
 from interviews.review import access, pdf, selectors, services
-from interviews.roles import is_author, is_interviewer
 from interviews.services import SessionError
 from problems.models import Problem
 

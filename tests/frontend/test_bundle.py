@@ -18,7 +18,7 @@ import pytest
 from django.template.loader import render_to_string
 from playwright.sync_api import Browser, Page, Request, Route, WebSocketRoute, expect
 
-from frontend.markdown import markdown_render
+from core.markdown import markdown_render
 from problems.models import Problem
 
 pytestmark = pytest.mark.e2e

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from frontend.markdown import html_sanitize, markdown_render
+from core.markdown import html_sanitize, markdown_render
 
 
 def test_script_tags_and_their_content_are_removed() -> None:

@@ -21,7 +21,7 @@ SLOW_ADD_ONE = "import time\n\ndef solve(x):\n    time.sleep(1.2)\n    return x 
 # Short clocks so a dead worker's claim expires within seconds, and the sweeper runs often.
 FAST_RECOVERY = {
     "ONSITE_SANDBOX_STARTUP_MARGIN_SECONDS": "4",
-    "ONSITE_LEASE_MARGIN_SECONDS": "1",
+    "ONSITE_LEASE_SECONDS": "3",
     "ONSITE_VISIBILITY_TIMEOUT_SECONDS": "6",
     "ONSITE_SWEEP_INTERVAL_SECONDS": "2",
     "ONSITE_STALE_SUBMISSION_SECONDS": "3",

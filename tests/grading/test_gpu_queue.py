@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from grading.models import Submission
+from grading.sandboxing import sandbox_gpu, sandbox_image
 from grading.services import submission_create
 from problems.models import Problem
 from problems.services import BANK_DIR, problem_load_folder
-from sandbox.django_adapter import sandbox_gpu, sandbox_image
 from tests.factories import user_with_role
 from tests.processes import wait_for, worker
 

@@ -1,4 +1,4 @@
-"""The one place where the sandbox library meets Django settings."""
+"""The one place where the sandbox library meets Django settings and problem limits."""
 
 from __future__ import annotations
 
@@ -8,24 +8,33 @@ from typing import Any
 
 from django.conf import settings
 
+from problems.package import Limits as ProblemLimits
 from sandbox import Limits
 from sandbox.image import image_tag
 
 
 def sandbox_limits(raw: Mapping[str, Any]) -> Limits:
-    """A problem version's stored limits as the library's Limits."""
+    """A problem version's stored limits as the library's Limits; what a version does not
+    set takes the package format's default (problems.package.Limits, the one place)."""
+    declared = ProblemLimits(**{k: raw[k] for k in ProblemLimits.__dataclass_fields__ if k in raw})
     return Limits(
-        test_wall_seconds=float(raw.get("test_wall_seconds", 2.0)),
-        test_cpu_seconds=float(raw.get("test_cpu_seconds", 2.0)),
-        memory_mb=int(raw.get("memory_mb", 256)),
-        output_bytes=int(raw.get("output_bytes", 65536)),
+        test_wall_seconds=float(declared.test_wall_seconds),
+        test_cpu_seconds=float(declared.test_cpu_seconds),
+        memory_mb=int(declared.memory_mb),
+        output_bytes=int(declared.output_bytes),
         startup_margin_seconds=settings.ONSITE_SANDBOX_STARTUP_MARGIN_SECONDS,
     )
 
 
+def run_budget_seconds(raw_limits: Mapping[str, Any], n_tests: int) -> float:
+    """The longest one run of `n_tests` may take (the worker's deadline for it); the formula
+    itself is the sandbox library's, so the harness and the worker agree."""
+    return sandbox_limits(raw_limits).total_wall_seconds(n_tests)
+
+
 @cache
 def sandbox_image(queue: str) -> str:
-    """The image for a queue: configured, or the one the recipe in platform/sandbox builds."""
+    """The image for a queue: configured, or the one the recipe in sandbox/recipe builds."""
     configured: str = getattr(settings, f"ONSITE_SANDBOX_IMAGE_{queue.upper()}", "")
     return configured or image_tag(flavor=queue)
 

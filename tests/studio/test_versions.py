@@ -12,11 +12,12 @@ import pytest
 from django.contrib.auth.models import User
 
 from grading.models import Submission
-from problems import validation
-from problems.models import Problem, ProblemVersion, Regrade
+from problems.models import Problem, ProblemVersion
 from problems.package import PackageError
-from problems.selectors import regrade_transitions
-from problems.services import (
+from studio import validation
+from studio.models import Regrade
+from studio.selectors import regrade_transitions
+from studio.services import (
     ProblemActionError,
     problem_solutions,
     regrade_run,

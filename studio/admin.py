@@ -4,8 +4,9 @@ from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from problems.models import Problem, ProblemVersion, Regrade, RegradeItem
-from problems.services import version_validation_request, version_validation_state
+from problems.models import Problem, ProblemVersion
+from studio.models import Regrade, RegradeItem
+from studio.services import version_validation_request, version_validation_state
 
 
 def _queue_validations(

@@ -14,9 +14,10 @@ from django.test import Client
 from django.utils import timezone
 
 from grading.models import Submission
-from problems import validation
-from problems.models import Problem, ProblemVersion, Regrade, RegradeItem
-from problems.services import problem_solutions
+from problems.models import Problem, ProblemVersion
+from studio import validation
+from studio.models import Regrade, RegradeItem
+from studio.services import problem_solutions
 from tests.factories import ADD_ONE, tiny_problem, user_with_role
 
 pytestmark = pytest.mark.django_db

@@ -10,12 +10,11 @@ import pytest
 from django.utils import timezone
 
 from grading.judge import TestVerdict, judgement_from
-from problems import validation
 from problems.models import Problem, ProblemVersion
-from problems.services import (
-    BANK_DIR,
+from problems.services import BANK_DIR, problem_load_folder
+from studio import validation
+from studio.services import (
     ProblemActionError,
-    problem_load_folder,
     problem_publish,
     problem_solutions,
     version_is_validated,

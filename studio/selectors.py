@@ -10,9 +10,10 @@ from typing import Any
 from django.db.models import Prefetch, QuerySet
 from django.shortcuts import get_object_or_404
 
-from problems import validation
-from problems.models import Problem, ProblemVersion, Regrade, RegradeItem
-from problems.services import problem_solutions
+from problems.models import Problem, ProblemVersion
+from studio import validation
+from studio.models import Regrade, RegradeItem
+from studio.services import problem_solutions
 
 # The test lists and code are the heavy part of a version; lists and tables never need them.
 _HEAVY = ("public_tests", "hidden_tests", "driver_code", "checker_code", "support_code")

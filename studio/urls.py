@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from problems import views
+from studio import views
 
 app_name = "studio"
 

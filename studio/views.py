@@ -1,4 +1,4 @@
-"""The authoring studio: thin views over problems.services and problems.selectors.
+"""The authoring studio: thin views over problems.services and studio.selectors.
 
 Only authors and admins get in: anyone signed out is sent to log in, anyone else gets 403.
 Pages are server-rendered; htmx swaps in the statement preview and polls the panels of a
@@ -19,12 +19,13 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
-from frontend.markdown import markdown_render
-from interviews.roles import is_author
-from problems import selectors, services
-from problems.forms import StatementForm, TestsForm
-from problems.models import Problem, ProblemVersion, Regrade
+from core.markdown import markdown_render
+from core.roles import is_author
+from problems.models import Problem, ProblemVersion
 from problems.package import PackageError
+from studio import selectors, services
+from studio.forms import StatementForm, TestsForm
+from studio.models import Regrade
 
 View = Callable[..., HttpResponse]
 ACTIVE_VALIDATION = (ProblemVersion.Validation.PENDING, ProblemVersion.Validation.RUNNING)
@@ -57,7 +58,7 @@ def _version_url(version: ProblemVersion) -> HttpResponseRedirect:
 @require_GET
 def studio_index(request: HttpRequest) -> HttpResponse:
     """`/studio/`: every problem with its versions and their validation state."""
-    return render(request, "problems/studio/index.html", {"rows": selectors.studio_problems()})
+    return render(request, "studio/index.html", {"rows": selectors.studio_problems()})
 
 
 def _problem_page(
@@ -90,7 +91,7 @@ def _problem_page(
         ),
         "tests_form": tests_form,
     }
-    return render(request, "problems/studio/problem.html", context, status=status)
+    return render(request, "studio/problem.html", context, status=status)
 
 
 @author_required
@@ -108,7 +109,7 @@ def statement_preview(request: HttpRequest, slug: str) -> HttpResponse:
     form = StatementForm(request.POST)
     source = request.POST.get("statement_md", "") if form.is_valid() else ""
     context = {"statement_html": markdown_render(source), "errors": form.errors}
-    return render(request, "problems/studio/_preview.html", context)
+    return render(request, "studio/_preview.html", context)
 
 
 @author_required
@@ -195,7 +196,7 @@ def version_detail(request: HttpRequest, slug: str, number: int) -> HttpResponse
     """A version: its validation report, its regrade preview, and the actions on it."""
     problem = selectors.studio_problem_get(slug=slug)
     version = selectors.studio_version_get(problem=problem, number=number)
-    return render(request, "problems/studio/version.html", _version_context(version))
+    return render(request, "studio/version.html", _version_context(version))
 
 
 @author_required
@@ -204,7 +205,7 @@ def version_panel(request: HttpRequest, slug: str, number: int) -> HttpResponse:
     """An htmx fragment polled while a validation or regrade runs."""
     problem = selectors.studio_problem_get(slug=slug)
     version = selectors.studio_version_get(problem=problem, number=number)
-    return render(request, "problems/studio/_version_panel.html", _version_context(version))
+    return render(request, "studio/_version_panel.html", _version_context(version))
 
 
 @author_required

@@ -1,0 +1,224 @@
+"""One lifecycle for every background job: claim with a lease, renew it while working, finish
+only while holding the claim, release for retry with backoff, give up past the attempt cap.
+
+Submissions, problem validations and regrade previews all run through it. A job is a row with
+a status field and the four bookkeeping fields `attempts`, `claim_token`, `lease_until` and
+`enqueued_at`. Leases are short and renewed by a heartbeat while the job runs, so a worker
+that dies (SIGKILL, a lost host) gives its job up within one lease, not one whole time budget.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import uuid
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import timedelta
+from enum import StrEnum
+from typing import Any
+
+from django.conf import settings
+from django.db import close_old_connections, connection, models
+from django.db.models import F, Q
+from django.utils import timezone
+
+log = logging.getLogger(__name__)
+
+
+class Outcome(StrEnum):
+    """What one attempt at a job came to; a Celery task acts on it."""
+
+    DONE = "done"  # finished, its result stored
+    SKIPPED = "skipped"  # nothing to do: finished already, or gone
+    BUSY = "busy"  # another live worker holds it: try again once its lease may have run out
+    RETRY = "retry"  # released after a platform fault: try again with backoff
+    FAILED = "failed"  # gave up past the attempt cap (IE for a submission, never charged)
+
+
+@dataclass(frozen=True)
+class Claim:
+    pk: int
+    token: uuid.UUID
+    attempt: int
+
+
+def lease_seconds() -> float:
+    return float(settings.ONSITE_LEASE_SECONDS)
+
+
+def max_attempts() -> int:
+    return int(settings.ONSITE_GRADE_MAX_ATTEMPTS)
+
+
+def retry_countdown(attempts: int) -> float:
+    """Exponential backoff after a platform fault: base, 2×base, 4×base… capped at 5 minutes."""
+    base: float = settings.ONSITE_GRADE_RETRY_BASE_SECONDS
+    return float(min(300.0, base * 2 ** max(0, attempts - 1)))
+
+
+def task_time_limits(budget_seconds: float) -> dict[str, float]:
+    """Celery's soft and hard limits for a job whose work may take `budget_seconds`: above
+    the sandbox's own deadline, never below it."""
+    return {"soft_time_limit": budget_seconds + 30, "time_limit": budget_seconds + 60}
+
+
+@dataclass(frozen=True)
+class JobTable:
+    """How one model stores its jobs: the status field and which of its values mean what."""
+
+    model: type[models.Model]
+    status_field: str
+    waiting: tuple[str, ...]  # may be claimed: queued, or released for a retry
+    running: str
+    retrying: str  # where a released job waits for its next attempt
+    failed: str
+
+    def _rows(self, pk: int) -> models.QuerySet[Any]:
+        return self.model._default_manager.filter(pk=pk)
+
+    def claim(self, pk: int, **fields: Any) -> Claim | Outcome:
+        """Take job `pk` with one conditional UPDATE, or say why not.
+
+        The race it prevents: the same job delivered twice (a redelivery after a worker died,
+        the sweeper's re-enqueue) must run once. A waiting job, or a running one whose lease
+        ran out (its worker died), can be claimed, and only below the attempt cap; a job at
+        the cap is given up here, so none is retried forever.
+        """
+        now = timezone.now()
+        token = uuid.uuid4()
+        claimable = Q(**{f"{self.status_field}__in": self.waiting}) | Q(
+            **{self.status_field: self.running, "lease_until__lt": now}
+        )
+        claimed = (
+            self._rows(pk)
+            .filter(claimable, attempts__lt=max_attempts())
+            .update(
+                **{self.status_field: self.running},
+                claim_token=token,
+                lease_until=now + timedelta(seconds=lease_seconds()),
+                attempts=F("attempts") + 1,
+                **fields,
+            )
+        )
+        if claimed == 1:
+            attempt = self._rows(pk).values_list("attempts", flat=True).get()
+            return Claim(pk=pk, token=token, attempt=attempt)
+        row = self._rows(pk).values(self.status_field, "lease_until", "attempts").first()
+        if row is None:
+            return Outcome.SKIPPED
+        status, lease_until = row[self.status_field], row["lease_until"]
+        if status == self.running and (lease_until is None or lease_until >= now):
+            return Outcome.BUSY  # a live holder (or one from before leases: never taken over)
+        if status in self.waiting or status == self.running:
+            return Outcome.FAILED  # at the cap: the caller gives it up
+        return Outcome.SKIPPED
+
+    def busy_countdown(self, pk: int) -> float:
+        """Seconds until the current holder's lease runs out (at least one)."""
+        lease_until = self._rows(pk).values_list("lease_until", flat=True).first()
+        if lease_until is None:
+            return 1.0
+        return max(1.0, (lease_until - timezone.now()).total_seconds() + 1.0)
+
+    def renew(self, claim: Claim) -> bool:
+        """Extend the lease; False when the claim was lost (another worker took over)."""
+        until = timezone.now() + timedelta(seconds=lease_seconds())
+        return self._rows(claim.pk).filter(claim_token=claim.token).update(lease_until=until) == 1
+
+    def finish(self, claim: Claim, **fields: Any) -> bool:
+        """Store the result, only while holding the claim: a worker that was taken over (its
+        lease ran out) must not overwrite the newer run's result."""
+        updated = (
+            self._rows(claim.pk)
+            .filter(claim_token=claim.token)
+            .update(claim_token=None, lease_until=None, **fields)
+        )
+        return updated == 1
+
+    def release(
+        self,
+        claim: Claim,
+        *,
+        error: str,
+        retry_fields: Mapping[str, Any] | None = None,
+        failed_fields: Mapping[str, Any] | None = None,
+    ) -> Outcome:
+        """Put the job back after a platform fault, or give it up past the attempt cap."""
+        give_up = claim.attempt >= max_attempts()
+        fields: dict[str, Any] = (
+            {self.status_field: self.failed, **(failed_fields or {})}
+            if give_up
+            else {self.status_field: self.retrying, **(retry_fields or {})}
+        )
+        self.finish(claim, **fields)
+        log.warning(
+            "%s %s: platform fault (%s), %s",
+            self.model.__name__,
+            claim.pk,
+            error,
+            "gave up" if give_up else "will retry",
+        )
+        return Outcome.FAILED if give_up else Outcome.RETRY
+
+    def give_up(self, pk: int, **fields: Any) -> bool:
+        """Fail a job that reached the attempt cap without a live holder."""
+        now = timezone.now()
+        stuck = Q(**{f"{self.status_field}__in": self.waiting}) | Q(
+            **{self.status_field: self.running, "lease_until__lt": now}
+        )
+        return (
+            self._rows(pk)
+            .filter(stuck, attempts__gte=max_attempts())
+            .update(
+                **{self.status_field: self.failed},
+                claim_token=None,
+                lease_until=None,
+                **fields,
+            )
+            == 1
+        )
+
+    def stale(self, *, stale_after_seconds: float) -> models.QuerySet[Any]:
+        """Jobs the queue may have lost: waiting and never handed out (or too long ago), or
+        running under a lease that ran out (a dead worker)."""
+        now = timezone.now()
+        old = now - timedelta(seconds=stale_after_seconds)
+        waiting = Q(**{f"{self.status_field}__in": self.waiting})
+        return self.model._default_manager.filter(
+            (waiting & (Q(enqueued_at__isnull=True) | Q(enqueued_at__lt=old)))
+            | Q(**{self.status_field: self.running, "lease_until__lt": now})
+        )
+
+    def mark_enqueued(self, pk: int) -> None:
+        """Called once the broker accepted the job's message (never before: a failed publish
+        leaves `enqueued_at` empty, and the sweeper hands the job out at its next pass)."""
+        self._rows(pk).update(enqueued_at=timezone.now())
+
+    @contextmanager
+    def heartbeat(self, claim: Claim) -> Iterator[None]:
+        """Renew the claim's lease every third of a lease while the block runs."""
+        stop = threading.Event()
+        interval = max(0.5, lease_seconds() / 3)
+
+        def beat() -> None:
+            try:
+                while not stop.wait(interval):
+                    try:
+                        if not self.renew(claim):
+                            log.warning("%s %s: claim lost", self.model.__name__, claim.pk)
+                            return
+                    except Exception:  # a database hiccup: try again at the next beat
+                        log.warning("lease renewal failed", exc_info=True)
+            finally:
+                close_old_connections()
+                connection.close()
+
+        thread = threading.Thread(target=beat, name=f"lease-{claim.pk}", daemon=True)
+        thread.start()
+        try:
+            yield
+        finally:
+            stop.set()
+            thread.join(timeout=interval + 5)

@@ -1,0 +1,1 @@
+"""The authoring studio: views, forms, validation and regrade services and tasks, the admin."""
