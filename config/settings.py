@@ -225,7 +225,7 @@ ONSITE_CLARIFY_THRESHOLD = env_float("ONSITE_CLARIFY_THRESHOLD", 0.45)
 ONSITE_CLARIFY_MODEL_DIR = env_str("ONSITE_CLARIFY_MODEL_DIR", "")
 CELERY_BEAT_SCHEDULE["expire-interview-sessions"] = {
     "task": "interviews.tasks.sessions_expire_overdue",
-    "schedule": env_float("ONSITE_SESSION_SWEEP_SECONDS", 15.0),
+    "schedule": env_float("ONSITE_SESSION_SWEEP_SECONDS", 5.0),
     "options": {"queue": "cpu", "expires": 30},
 }
 

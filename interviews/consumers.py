@@ -203,7 +203,6 @@ class SessionDocConsumer(AsyncWebsocketConsumer):
         if user is None or not user.is_authenticated:
             await self._close(CLOSE_UNAUTHENTICATED)
             return
-        await database_sync_to_async(services.session_expire_if_due)(self.session_id)
         access = await database_sync_to_async(selectors.doc_access)(
             user=user, session_id=self.session_id)
         if access is None:
@@ -308,8 +307,8 @@ class SessionDocConsumer(AsyncWebsocketConsumer):
 
     async def _refuse(self) -> None:
         """An edit the session does not take (over, or not started): never stored; the page
-        learns why. Past the deadline, this is also where the session gets finished if the
-        deadline task has not done it yet."""
+        learns why. An edit is a write: past the deadline it drives the session clock
+        (services.session_expire_if_due) as the beat does, so the final code is this one."""
         finished_now = await database_sync_to_async(services.session_expire_if_due)(
             self.session_id)
         status = await database_sync_to_async(services.session_status)(self.session_id)

@@ -38,7 +38,7 @@ def doc_access(*, user: Any, session_id: int) -> DocAccess | None:
         return None
     role = session_role(session, user) or ""
     return DocAccess(role=role, can_edit=role_can_edit(session, role or None),
-                     status=session.status, deadline=session.deadline,
+                     status=session.status_now(), deadline=session.deadline,
                      name=user.get_username() if role else "")
 
 
@@ -65,9 +65,9 @@ def session_state(*, session: InterviewSession, role: str) -> dict[str, Any]:
     return {
         "id": session.pk,
         "kind": session.kind,
-        "status": session.status,
+        "status": session.status_now(),
         "role": role,
-        "can_edit": role_can_edit(session, role) and session.status == "active",
+        "can_edit": role_can_edit(session, role) and session.status_now() == "active",
         "interviewer_can_edit": session.interviewer_can_edit,
         "deadline": session.deadline.isoformat() if session.deadline else None,
         "started_at": session.started_at.isoformat() if session.started_at else None,

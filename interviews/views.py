@@ -154,7 +154,6 @@ def session_join(request: HttpRequest, token: str) -> HttpResponse:
 @require_GET
 def session_detail(request: HttpRequest, session_id: int) -> HttpResponse:
     """`/sessions/<id>/`: statement, shared editor, countdown, results, questions, notes."""
-    services.session_expire_if_due(session_id)
     session, role = _participant_session(request, session_id)
     if session.status != InterviewSession.Status.FINISHED:
         matching.warm_up()
@@ -190,7 +189,6 @@ def session_replay(request: HttpRequest, session_id: int) -> HttpResponse:
 @login_required
 @require_GET
 def session_state(request: HttpRequest, session_id: int) -> JsonResponse:
-    services.session_expire_if_due(session_id)
     session, role = _participant_session(request, session_id)
     return JsonResponse(selectors.session_state(session=session, role=role))
 
@@ -198,7 +196,6 @@ def session_state(request: HttpRequest, session_id: int) -> JsonResponse:
 @login_required
 @require_GET
 def replay_data(request: HttpRequest, session_id: int) -> JsonResponse:
-    services.session_expire_if_due(session_id)
     session = get_object_or_404(InterviewSession.objects.select_related("problem"),
                                 pk=session_id)
     if not selectors.can_replay(session, request.user):

@@ -292,10 +292,10 @@ def test_tab_changes_are_recorded_for_the_candidate_only() -> None:
 def test_a_real_worker_finishes_the_session_at_its_deadline_with_no_request(
     tmp_path: Path,
 ) -> None:
-    """Nobody touches the session: only the Celery task scheduled with eta = deadline runs."""
+    """Nobody touches the session: only the session clock (the worker's beat) runs."""
     problem = tiny_problem()
     candidate = user_with_role("cand", "candidate")
-    with worker(tmp_path / "worker.log"):
+    with worker(tmp_path / "worker.log", beat=True):
         session = services.session_start_solo(candidate=candidate, problem_slug=problem.slug,
                                               duration=timedelta(seconds=10))
         update = append_update(session, "# last words\n")

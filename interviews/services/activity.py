@@ -1,0 +1,130 @@
+"""Runs, timeline events and hints inside a session."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from grading.models import Submission
+from grading.services import GradingError, submission_create
+from interviews import realtime
+from interviews.models import (
+    InterviewSession,
+    SessionEvent,
+)
+from interviews.services.documents import session_code
+from interviews.services.sessions import SessionError, _participant, _require_active
+
+log = logging.getLogger(__name__)
+Kind = InterviewSession.Kind
+Status = InterviewSession.Status
+
+
+# ---------------------------------------------------------------- runs
+
+
+def session_run(*, session_id: int, user: Any, mode: str) -> Submission:
+    """Run (public tests) or submit (every test) the document's current code.
+
+    The code is the server's copy, not the page's: what is graded is what the replay shows.
+    The submission belongs to the candidate whoever clicked, so both sides may follow it.
+    """
+    session, role = _participant(session_id, user)
+    _require_active(session)
+    if session.candidate is None:
+        raise SessionError("not_active", "the session has no candidate yet")
+    if mode not in Submission.Mode.values:
+        raise SessionError("bad_mode", "mode must be run or submit")
+    try:
+        submission = submission_create(
+            user=session.candidate,
+            problem_slug=session.problem.slug,
+            code=session_code(session_id),
+            mode=mode,
+        )
+    except GradingError as exc:
+        raise SessionError(exc.code, exc.message) from exc
+    kind = SessionEvent.Kind.RUN if mode == Submission.Mode.RUN else SessionEvent.Kind.SUBMIT
+    SessionEvent.objects.create(
+        session=session,
+        kind=kind,
+        actor=user,
+        at=submission.created_at,
+        submission=submission,
+        data={"role": role},
+    )
+    realtime.broadcast(
+        session_id,
+        {
+            "type": "submission",
+            "id": submission.pk,
+            "mode": mode,
+            "by": user.get_username(),
+            "role": role,
+        },
+    )
+    return submission
+
+
+# ---------------------------------------------------------------- timeline events
+
+
+def event_record(
+    *, session_id: int, kind: str, actor: Any = None, data: dict[str, Any] | None = None
+) -> SessionEvent:
+    return SessionEvent.objects.create(
+        session_id=session_id, kind=kind, actor=actor, at=timezone.now(), data=data or {}
+    )
+
+
+def page_event_report(*, session_id: int, user: Any, kind: str) -> SessionEvent | None:
+    """What only the page knows: the candidate's tab hidden or visible again."""
+    if kind not in (SessionEvent.Kind.TAB_HIDDEN, SessionEvent.Kind.TAB_VISIBLE):
+        raise SessionError("bad_event", "unknown event")
+    session, role = _participant(session_id, user)
+    if role != "candidate" or session.status != Status.ACTIVE:
+        return None  # the interviewer's own tab is nobody's business
+    event = event_record(session_id=session_id, kind=kind, actor=user)
+    realtime.broadcast_interviewer(
+        session_id, {"type": "event", "kind": kind, "at": event.at.isoformat()}
+    )
+    return event
+
+
+# ---------------------------------------------------------------- hints
+
+
+def hints_revealed(session: InterviewSession) -> list[str]:
+    """The problem's hints the candidate has opened so far, in order."""
+    shown = session.events.filter(kind=SessionEvent.Kind.HINT).count()
+    return list(session.problem.hints)[:shown]
+
+
+def session_hint_reveal(*, session_id: int, user: Any) -> tuple[int, str] | None:
+    """Open the candidate's next hint and record it (hints used are a rubric signal).
+
+    Returns (its number, its text), or None when every hint is already open."""
+    session, role = _participant(session_id, user)
+    if role != "candidate":
+        raise SessionError("not_candidate", "only the candidate opens hints")
+    _require_active(session)
+    with transaction.atomic():
+        # Lock the session row: two quick clicks must not record the same hint twice.
+        InterviewSession.objects.select_for_update().filter(pk=session_id).first()
+        hints = list(session.problem.hints)
+        shown = session.events.filter(kind=SessionEvent.Kind.HINT).count()
+        if shown >= len(hints):
+            return None
+        event = event_record(
+            session_id=session_id,
+            kind=SessionEvent.Kind.HINT,
+            actor=user,
+            data={"number": shown + 1},
+        )
+    realtime.broadcast_interviewer(
+        session_id, {"type": "event", "kind": "hint", "at": event.at.isoformat()}
+    )
+    return shown + 1, hints[shown]

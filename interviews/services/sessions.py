@@ -1,0 +1,332 @@
+"""Demo accounts and the life of a session: roles, start, join, finish, the clock.
+
+Time is kept by the server: a session's deadline is fixed when it starts. The session clock
+(`session_expire_if_due`, driven by the beat every ONSITE_SESSION_SWEEP_SECONDS and by any
+write that arrives past the deadline) finishes it and submits the last stored code; readers
+derive the status from the deadline and never write. An edit after the deadline is refused and
+never stored."""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth.models import Group, User
+from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from core.errors import ApplicationError
+from core.roles import AUTHOR, CANDIDATE, INTERVIEWER, ROLES, is_interviewer
+from grading.models import Submission
+from grading.services import GradingError, submission_create
+from interviews import collab, realtime
+from interviews.models import (
+    DocUpdate,
+    InterviewSession,
+    SessionEvent,
+    new_invite_token,
+)
+from interviews.services.documents import session_code
+from problems.models import Problem
+
+log = logging.getLogger(__name__)
+MIN_DURATION = timedelta(seconds=10)
+Kind = InterviewSession.Kind
+Status = InterviewSession.Status
+
+
+@transaction.atomic
+def demo_users_ensure(*, password: str) -> dict[str, User]:
+    """Create (or reset the password of) one account per role plus an admin."""
+    groups = {name: Group.objects.get_or_create(name=name)[0] for name in ROLES}
+    users: dict[str, User] = {}
+    specs = [
+        ("candidate", [CANDIDATE], False),
+        ("interviewer", [INTERVIEWER], False),
+        ("author", [AUTHOR], False),
+        ("admin", [INTERVIEWER, AUTHOR], True),
+    ]
+    for username, roles, superuser in specs:
+        user, _ = User.objects.get_or_create(username=username)
+        user.is_staff = user.is_superuser = superuser
+        user.set_password(password)
+        user.save()
+        user.groups.set([groups[r] for r in roles])
+        users[username] = user
+    return users
+
+
+class SessionError(ApplicationError):
+    """A session action the rules refuse (not_found, forbidden, not_active...)."""
+
+
+# ---------------------------------------------------------------- roles
+
+
+def session_role(session: InterviewSession, user: Any) -> str | None:
+    """ "candidate", "interviewer", or None for someone who is not a participant."""
+    if user is None or not getattr(user, "is_authenticated", False):
+        return None
+    if session.candidate_id is not None and session.candidate_id == user.pk:
+        return "candidate"
+    if session.interviewer_id is not None and session.interviewer_id == user.pk:
+        return "interviewer"
+    return None
+
+
+def role_can_edit(session: InterviewSession, role: str | None) -> bool:
+    """Who may type in the document (while the session is active)."""
+    return role == "candidate" or (role == "interviewer" and session.interviewer_can_edit)
+
+
+def _participant(session_id: int, user: Any) -> tuple[InterviewSession, str]:
+    session = InterviewSession.objects.select_related("problem").filter(pk=session_id).first()
+    if session is None:
+        raise SessionError("not_found", "no such session")
+    role = session_role(session, user)
+    if role is None:
+        raise SessionError("not_participant", "you are not a participant of this session")
+    return session, role
+
+
+# ---------------------------------------------------------------- start
+
+
+def _problem(slug: str) -> Problem:
+    problem = Problem.objects.filter(slug=slug, published=True).first()
+    if problem is None or problem.live_version_id is None:
+        raise SessionError("unknown_problem", f"no published problem {slug!r}")
+    return problem
+
+
+def _check_duration(duration: timedelta) -> None:
+    longest = timedelta(minutes=settings.ONSITE_SESSION_MAX_MINUTES)
+    if not MIN_DURATION <= duration <= longest:
+        raise SessionError(
+            "bad_duration",
+            f"the duration must be between {MIN_DURATION.seconds} s and {longest} long",
+        )
+
+
+def _store_starter(session: InterviewSession) -> None:
+    DocUpdate.objects.create(
+        session=session,
+        author=None,
+        created_at=timezone.now(),
+        data=collab.initial_update(session.problem.starter_code),
+    )
+
+
+def _start_clock(session: InterviewSession, now: datetime) -> None:
+    """Start a saved session's clock and schedule its end once the transaction commits."""
+    session.status = Status.ACTIVE
+    session.started_at = now
+    session.deadline = now + session.duration
+    session.save(update_fields=["status", "started_at", "deadline"])
+
+
+def session_start_solo(
+    *, candidate: Any, problem_slug: str, duration: timedelta
+) -> InterviewSession:
+    """Start a solo session now: the clock runs from this moment."""
+    problem = _problem(problem_slug)
+    _check_duration(duration)
+    with transaction.atomic():
+        session = InterviewSession(
+            problem=problem, candidate=candidate, kind=Kind.SOLO, duration=duration
+        )
+        session.save()  # the id first: the expiry task is scheduled with it
+        _start_clock(session, timezone.now())
+        _store_starter(session)
+    return session
+
+
+def session_schedule_live(
+    *,
+    interviewer: Any,
+    problem_slug: str,
+    duration: timedelta,
+    candidate: Any = None,
+    interviewer_can_edit: bool = False,
+) -> InterviewSession:
+    """Schedule a live session; the clock starts when the candidate joins by its link."""
+    if not is_interviewer(interviewer):
+        raise SessionError("forbidden", "only interviewers schedule live sessions")
+    if candidate is not None and candidate.pk == interviewer.pk:
+        raise SessionError("bad_candidate", "the interviewer cannot be the candidate")
+    problem = _problem(problem_slug)
+    _check_duration(duration)
+    with transaction.atomic():
+        session = InterviewSession.objects.create(
+            problem=problem,
+            candidate=candidate,
+            interviewer=interviewer,
+            kind=Kind.LIVE,
+            duration=duration,
+            interviewer_can_edit=interviewer_can_edit,
+            invite_token=new_invite_token(),
+        )
+        _store_starter(session)
+    return session
+
+
+def session_join(*, token: str, user: Any) -> InterviewSession:
+    """The candidate opens the invitation: the session starts (once) and is theirs."""
+    if not token:
+        raise SessionError("not_found", "no such invitation")
+    with transaction.atomic():
+        session = (
+            InterviewSession.objects.select_for_update()
+            .filter(invite_token=token, kind=Kind.LIVE)
+            .first()
+        )
+        if session is None:
+            raise SessionError("not_found", "no such invitation")
+        if session.interviewer_id == user.pk:
+            return session  # the interviewer checking the link: nothing starts
+        if session.candidate_id is not None and session.candidate_id != user.pk:
+            raise SessionError("forbidden", "this invitation is for another candidate")
+        if session.status == Status.SCHEDULED:
+            # Conditional: of two people claiming the same link at once, one wins.
+            now = timezone.now()
+            claimed = InterviewSession.objects.filter(
+                Q(candidate__isnull=True) | Q(candidate=user),
+                pk=session.pk,
+                status=Status.SCHEDULED,
+            ).update(
+                candidate=user,
+                status=Status.ACTIVE,
+                started_at=now,
+                deadline=now + session.duration,
+            )
+            if claimed != 1:
+                raise SessionError("forbidden", "this invitation was already used")
+            session.refresh_from_db()
+            deadline, session_id = session.deadline, session.pk
+            assert deadline is not None
+            SessionEvent.objects.create(
+                session=session,
+                kind=SessionEvent.Kind.JOINED,
+                actor=user,
+                at=now,
+                data={"role": "candidate", "via": "invitation"},
+            )
+            transaction.on_commit(
+                lambda: realtime.broadcast(
+                    session_id,
+                    {
+                        "type": "started",
+                        "deadline": deadline.isoformat(),
+                        "candidate": user.get_username(),
+                    },
+                )
+            )
+    return session
+
+
+# ---------------------------------------------------------------- finish
+
+
+def session_finish(*, session_id: int, reason: str, by: Any = None) -> InterviewSession:
+    """Finish an active session and submit its last stored code. Idempotent: the second
+    caller (the deadline task racing a page load, say) finds it finished and does nothing."""
+    return _finish(session_id, reason, by)[0]
+
+
+def _finish(session_id: int, reason: str, by: Any) -> tuple[InterviewSession, bool]:
+    """The session, and whether this call is the one that finished it."""
+    now = timezone.now()
+    with transaction.atomic():
+        finished = InterviewSession.objects.filter(pk=session_id, status=Status.ACTIVE).update(
+            status=Status.FINISHED, finished_at=now, finish_reason=reason
+        )
+        session = InterviewSession.objects.select_related("problem", "candidate").get(pk=session_id)
+        if finished != 1:
+            return session, False
+        code = session_code(session_id)
+        submission: Submission | None = None
+        error = ""
+        if session.candidate is not None:
+            try:
+                submission = submission_create(
+                    user=session.candidate,
+                    problem_slug=session.problem.slug,
+                    code=code,
+                    mode=Submission.Mode.SUBMIT,
+                )
+            except GradingError as exc:
+                error = exc.message
+        SessionEvent.objects.create(
+            session=session,
+            kind=SessionEvent.Kind.FINAL_SUBMIT,
+            actor=by,
+            at=now,
+            submission=submission,
+            data={"reason": reason, "error": error},
+        )
+        SessionEvent.objects.create(
+            session=session,
+            kind=SessionEvent.Kind.FINISHED,
+            actor=by,
+            at=now,
+            data={"reason": reason},
+        )
+        session.final_submission = submission
+        session.save(update_fields=["final_submission"])
+        payload = {
+            "type": "finished",
+            "reason": reason,
+            "finished_at": now.isoformat(),
+            "submission": submission.pk if submission else None,
+            "error": error,
+        }
+        transaction.on_commit(lambda: realtime.broadcast(session_id, payload))
+    return session, True
+
+
+def session_finish_by(*, session_id: int, user: Any) -> InterviewSession:
+    """A participant ends the session early (the final code is submitted as at the deadline)."""
+    session, role = _participant(session_id, user)
+    if session.status != Status.ACTIVE:
+        raise SessionError("not_active", "the session is not running")
+    reason = (
+        InterviewSession.FinishReason.CANDIDATE
+        if role == "candidate"
+        else InterviewSession.FinishReason.INTERVIEWER
+    )
+    return session_finish(session_id=session_id, reason=reason, by=user)
+
+
+def session_expire_if_due(session_id: int) -> bool:
+    """Finish the session if its deadline has passed; whether this call finished it."""
+    due = InterviewSession.objects.filter(
+        pk=session_id, status=Status.ACTIVE, deadline__lte=timezone.now()
+    ).exists()
+    if not due:
+        return False
+    return _finish(session_id, InterviewSession.FinishReason.DEADLINE, None)[1]
+
+
+def sessions_expire_overdue() -> int:
+    """Finish every active session past its deadline: the session clock's beat (interviews.tasks
+    runs it every ONSITE_SESSION_SWEEP_SECONDS). Readers derive the status meanwhile."""
+    overdue = InterviewSession.objects.filter(status=Status.ACTIVE, deadline__lte=timezone.now())
+    return sum(session_expire_if_due(pk) for pk in overdue.values_list("pk", flat=True))
+
+
+def _require_active(session: InterviewSession) -> None:
+    """For writes (runs, questions, notes): one past the deadline drives the session clock
+    itself, so the refusal and the final submission agree."""
+    if session_expire_if_due(session.pk):
+        session.refresh_from_db()
+    status = session.status_now()
+    if status != Status.ACTIVE:
+        raise SessionError(
+            "not_active",
+            "time is up: the session is over"
+            if status == Status.FINISHED
+            else "the session has not started",
+        )
