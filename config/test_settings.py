@@ -7,6 +7,11 @@ from config.settings import *  # noqa: F403
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 ONSITE_SANDBOX_POOL_SIZE = 0
 ONSITE_GRADE_RETRY_BASE_SECONDS = 0.5
+# Unit tests match questions lexically (instant); tests/interviews/test_matching.py and the
+# browser flows use the real model (see their settings), as every deployment does.
+ONSITE_CLARIFY_EMBEDDER = os.environ.get(
+    "ONSITE_CLARIFY_EMBEDDER", "interviews.matching.lexical_embed"
+)
 REST_FRAMEWORK = {**REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {"submissions": "10000/min"}}  # noqa: F405
 
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):  # noqa: F405

@@ -1,9 +1,11 @@
-"""Template context every page needs: which sections the user's roles open."""
+"""Template context every page needs: which sections the user's roles open, and the server
+limits the page's scripts check before sending (read from settings, never a second copy)."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.http import HttpRequest
 
 from core.roles import is_author, is_interviewer
@@ -12,3 +14,7 @@ from core.roles import is_author, is_interviewer
 def roles(request: HttpRequest) -> dict[str, Any]:
     user = request.user
     return {"user_is_author": is_author(user), "user_is_interviewer": is_interviewer(user)}
+
+
+def limits(request: HttpRequest) -> dict[str, Any]:
+    return {"max_code_bytes": settings.ONSITE_MAX_CODE_BYTES}

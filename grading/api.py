@@ -6,17 +6,16 @@ from typing import Any
 
 from django.contrib.auth.models import User
 from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
-from rest_framework import serializers, status
+from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
+from core.errors import error_status
 from core.roles import can_see_hidden_tests
 from grading import selectors
 from grading.services import GradingError, submission_create
-
-ERROR_STATUS = {"unknown_problem": status.HTTP_404_NOT_FOUND}
 
 
 class SubmissionIn(serializers.Serializer[Any]):
@@ -71,7 +70,7 @@ class SubmissionListView(APIView):
                 mode=incoming.validated_data["mode"],
             )
         except GradingError as exc:
-            return Response({"detail": exc.message}, status=ERROR_STATUS.get(exc.code, 400))
+            return Response({"detail": exc.message}, status=error_status(exc))
         return Response({"id": submission.pk, "status": submission.status}, status=201)
 
 

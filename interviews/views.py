@@ -20,6 +20,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from core.errors import error_json
 from core.markdown import markdown_render
 from core.roles import is_interviewer
 from interviews import matching, selectors, services
@@ -27,14 +28,10 @@ from interviews.models import InterviewSession
 from interviews.services import SessionError
 from problems.models import Problem
 
-# A non-participant gets the same 404 as for a session that does not exist: no existence leak.
-ERROR_STATUS = {"not_found": 404, "not_participant": 404, "forbidden": 403, "not_active": 409,
-                "unknown_problem": 404}
-
 
 def _error(exc: SessionError) -> JsonResponse:
-    return JsonResponse({"detail": exc.message, "code": exc.code},
-                        status=ERROR_STATUS.get(exc.code, 400))
+    # A non-participant gets the same 404 as a missing session (core.errors): no existence leak.
+    return error_json(exc)
 
 
 def _body(request: HttpRequest) -> dict[str, Any]:

@@ -42,6 +42,7 @@ def alive(pid: int) -> bool:
     return stat.exists() and stat.read_text().split()[2] != "Z"
 
 
+@pytest.mark.slow
 def test_run_prints_the_url_serves_and_ctrl_c_stops_everything(tmp_path: Path) -> None:
     port, redis_port = free_port(), free_port()
     env = dict(

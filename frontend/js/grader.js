@@ -5,7 +5,11 @@
 // when the socket cannot be kept, from polling GET /api/submissions/<id>.
 import { csrfToken } from "./dom.js";
 
-export const MAX_CODE_BYTES = 64 * 1024;
+// The server's cap on code size, from settings through the page (base.html): one place.
+export function maxCodeBytes() {
+  const value = Number(document.body?.dataset.maxCodeBytes);
+  return Number.isFinite(value) && value > 0 ? value : Infinity;
+}
 
 // Close codes the server uses to refuse a socket: retrying cannot help with these.
 const CLOSE_REASONS = {
@@ -31,8 +35,9 @@ async function errorDetail(response) {
 
 /** Creates a submission and returns its id. Throws GraderError with a message to show. */
 export async function submissionCreate({ apiUrl, slug, code, mode }) {
-  if (new TextEncoder().encode(code).length > MAX_CODE_BYTES) {
-    throw new GraderError("Your code is over 64 KB; shorten it before running.");
+  const limit = maxCodeBytes();
+  if (new TextEncoder().encode(code).length > limit) {
+    throw new GraderError(`Your code is over ${Math.floor(limit / 1024)} KB; shorten it before running.`);
   }
   let response;
   try {

@@ -14,6 +14,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from core.errors import error_status
 from core.roles import is_author, is_interviewer
 from interviews.models import InterviewSession, Scorecard
 from interviews.review import access, selectors, services
@@ -74,7 +75,6 @@ class ScorecardIn(serializers.Serializer[Any]):
 REPORT = inline_serializer("ReviewReport", {"session": serializers.IntegerField(),
                                             "outcome": serializers.DictField(allow_null=True),
                                             "hidden_by_tag": serializers.DictField()})
-STATUS = {"not_found": 404, "forbidden": 403}
 
 
 def session_summary(session: InterviewSession) -> dict[str, Any]:
@@ -190,7 +190,7 @@ class ReviewScoresView(APIView):
                 submit=data.get("submit", False),
             )
         except SessionError as exc:
-            return Response({"detail": exc.message}, status=STATUS.get(exc.code, 400))
+            return Response({"detail": exc.message}, status=error_status(exc))
         return self.get(request, session_id)
 
 

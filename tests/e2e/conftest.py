@@ -1,11 +1,12 @@
 """The whole platform as subprocesses, for the end-to-end tests.
 
-A module-scoped `platform` fixture starts, against a throwaway SQLite file and its own
+A session-scoped `platform` fixture (started once per test run, on first use) starts, against
+a throwaway SQLite file and its own
 redis-server: migrate, loadproblems (token-bucket only), seeddemo, then daphne (HTTP and
 websockets) and a Celery worker on the cpu and gpu queues. Every process runs in its own
 process group, so teardown reaches the children it forked (Celery's pool) and nothing is left
-running after the module: the worker would otherwise compete for the machine's two cores with
-the tests that follow. Process output goes to log files whose tails are shown when something
+running after the run. The browser modules run back to back (tests/e2e/), so the idle worker
+does not compete with other tests for the machine's two cores. Process output goes to log files whose tails are shown when something
 fails to start.
 """
 
@@ -135,7 +136,7 @@ def http_ready(url: str) -> bool:
         return False
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def platform(
     tmp_path_factory: pytest.TempPathFactory, sandbox_images: dict[str, str]
 ) -> Iterator[Platform]:

@@ -16,9 +16,11 @@ from typing import Any
 
 import pytest
 from django.template.loader import render_to_string
+from django.test import RequestFactory
 from playwright.sync_api import Browser, Page, Request, Route, WebSocketRoute, expect
 
 from core.markdown import markdown_render
+from frontend.context_processors import limits
 from problems.models import Problem
 
 pytestmark = pytest.mark.e2e
@@ -112,6 +114,7 @@ def problem_page_html() -> str:
         "problem": problem,
         "statement_html": markdown_render(problem.statement_md),
         "hint_count": 2,
+        **limits(RequestFactory().get("/")),  # what the context processor gives every page
     }
     return render_to_string("frontend/problem_detail.html", context)
 

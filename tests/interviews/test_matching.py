@@ -8,6 +8,12 @@ import pytest
 
 from interviews import matching
 
+
+@pytest.fixture(autouse=True)
+def _the_real_model(settings: pytest.FixtureRequest) -> None:
+    """These tests are about the model itself: no lexical stand-in (config/test_settings.py)."""
+    settings.ONSITE_CLARIFY_EMBEDDER = ""  # type: ignore[attr-defined]
+
 CANNED = [
     {"question": "Does the bucket start full or empty?", "answer": "Full.", "key": True},
     {"question": "Can `now` go backwards?", "answer": "Treat it as no time passing.",

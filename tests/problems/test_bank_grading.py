@@ -3,7 +3,9 @@ does not, and each known-wrong solution gets exactly the verdict its package dec
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -36,25 +38,37 @@ def _failures(judgement: Judgement) -> str:
     )[:2000]
 
 
-@pytest.mark.parametrize("folder", FOLDERS)
-def test_reference_passes_and_starter_does_not(folder: Path) -> None:
+@pytest.fixture(scope="module", autouse=True)
+def _warm_pool() -> Iterator[None]:
+    """One warm container per problem shape: each problem's solutions are graded back to back
+    (below), so all but the first start warm."""
+    from sandbox import configure_default_pool
+
+    configure_default_pool(1)
+    yield
+    configure_default_pool(0)
+
+
+def _cases() -> list[Any]:
+    """Per problem, in a row: the reference, the starter, then each known-wrong solution."""
+    cases = []
+    for param in FOLDERS:
+        folder = param.values[0]
+        for role in ("reference", "starter", *(w.file for w in package_read(folder).wrong)):
+            cases.append(pytest.param(folder, role, marks=param.marks, id=f"{folder.name}/{role}"))
+    return cases
+
+
+@pytest.mark.parametrize(("folder", "role"), _cases())
+def test_bank_solution_gets_its_verdict(folder: Path, role: str) -> None:
+    """The reference gets AC, the starter does not, each wrong solution its declared verdict."""
     package = package_read(folder)
-    reference = _grade(folder, package.reference_code)
-    assert reference.verdict == "AC", _failures(reference)
-    assert _grade(folder, package.starter_code).verdict != "AC"
-
-
-WRONG = [
-    pytest.param(
-        param.values[0], wrong.file, marks=param.marks, id=f"{param.values[0].name}/{wrong.file}"
-    )
-    for param in FOLDERS
-    for wrong in package_read(param.values[0]).wrong
-]
-
-
-@pytest.mark.parametrize(("folder", "file"), WRONG)
-def test_known_wrong_solution_gets_its_declared_verdict(folder: Path, file: str) -> None:
-    wrong = next(w for w in package_read(folder).wrong if w.file == file)
-    judgement = _grade(folder, wrong.code)
-    assert judgement.verdict == wrong.verdict, _failures(judgement)
+    if role == "reference":
+        reference = _grade(folder, package.reference_code)
+        assert reference.verdict == "AC", _failures(reference)
+    elif role == "starter":
+        assert _grade(folder, package.starter_code).verdict != "AC"
+    else:
+        wrong = next(w for w in package.wrong if w.file == role)
+        judgement = _grade(folder, wrong.code)
+        assert judgement.verdict == wrong.verdict, _failures(judgement)
