@@ -6,8 +6,8 @@ redis-server: migrate, loadproblems (token-bucket only), seeddemo, then daphne (
 websockets) and a Celery worker on the cpu and gpu queues. Every process runs in its own
 process group, so teardown reaches the children it forked (Celery's pool) and nothing is left
 running after the run. The browser modules run back to back (tests/e2e/), so the idle worker
-does not compete with other tests for the machine's two cores. Process output goes to log files whose tails are shown when something
-fails to start.
+does not compete with other tests for the machine's two cores. Process output goes to log
+files whose tails are shown when something fails to start.
 """
 
 from __future__ import annotations
