@@ -83,18 +83,15 @@ def submission_detail(*, submission: Submission, staff: bool) -> dict[str, Any]:
     if not staff:
         # Hidden results are aggregated for candidates: only by_tag and totals tell about them.
         tests = [t for t in tests if not t["hidden"]]
+    from grading.services import verdict_summary
+
     return {
         "id": submission.pk,
         "problem": submission.problem.slug,
         "mode": submission.mode,
         "status": submission.status,
         "message": submission.message,
-        "verdict": submission.verdict,
-        "passed": submission.passed,
-        "total": submission.total,
-        "score": submission.score,
-        "by_tag": submission.by_tag,
-        "by_group": submission.by_group,
+        **verdict_summary(submission),
         "created_at": submission.created_at.isoformat(),
         "tests": tests,
     }

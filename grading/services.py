@@ -147,9 +147,9 @@ def _record_test(submission_id: int, verdict: TestVerdict, *, done: int, total: 
     realtime.broadcast_test(submission_id, verdict, done=done, total=total)
 
 
-def done_event(submission: Submission) -> dict[str, Any]:
+def verdict_summary(submission: Submission) -> dict[str, Any]:
+    """What every audience may know of a graded submission: verdict, counts, per tag/group."""
     return {
-        "type": "done",
         "verdict": submission.verdict,
         "passed": submission.passed,
         "total": submission.total,
@@ -157,6 +157,10 @@ def done_event(submission: Submission) -> dict[str, Any]:
         "by_tag": submission.by_tag,
         "by_group": submission.by_group,
     }
+
+
+def done_event(submission: Submission) -> dict[str, Any]:
+    return {"type": "done", **verdict_summary(submission)}
 
 
 def status_event(submission: Submission) -> dict[str, Any]:

@@ -59,16 +59,28 @@ def start_redis(port: int | None = None) -> tuple[str, subprocess.Popen[bytes]]:
 _REDIS_PROC: subprocess.Popen[bytes] | None = None
 
 
-def restart_redis() -> None:
-    """Kill the suite's Redis (losing everything it held: no persistence) and start it again
-    on the same port. Only possible when this plugin started it."""
-    global _REDIS_PROC
+def _redis_port() -> int:
+    return int(os.environ["ONSITE_TEST_REDIS_URL"].rsplit(":", 1)[1].split("/")[0])
+
+
+def stop_redis() -> None:
+    """Kill the suite's Redis (losing everything it held: no persistence). Only possible when
+    this plugin started it; `start_redis_again` brings it back on the same port."""
     if _REDIS_PROC is None:
         raise RuntimeError("the suite's Redis was given (ONSITE_TEST_REDIS_URL), not started")
-    port = int(os.environ["ONSITE_TEST_REDIS_URL"].rsplit(":", 1)[1].split("/")[0])
     _REDIS_PROC.kill()
     _REDIS_PROC.wait()
-    _, _REDIS_PROC = start_redis(port)
+
+
+def start_redis_again() -> None:
+    global _REDIS_PROC
+    _, _REDIS_PROC = start_redis(_redis_port())
+
+
+def restart_redis() -> None:
+    """Kill the suite's Redis and start it again at once on the same port."""
+    stop_redis()
+    start_redis_again()
 
 
 if not os.environ.get("ONSITE_TEST_REDIS_URL"):
