@@ -51,7 +51,7 @@ def job_line(count: int) -> tuple[bytes, str]:
             "solution": SOLUTION,
             "driver": DRIVER,
             "modules": {},
-            "tests": [{"name": t.name, "input": t.input} for t in tests(count)],
+            "inputs": [t.input for t in tests(count)],
             "limits": LIMITS.harness_limits(),
         }
     )
