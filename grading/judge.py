@@ -103,6 +103,16 @@ class Judgement:
         }
 
 
+def time_limits(raw: Mapping[str, Any]) -> dict[str, float]:
+    """What a statement shows of a version's stored limits: the CPU limit of each test (every
+    process of the test counts) and the wall-clock backstop the sandbox derives from it."""
+    limits = Limits(
+        test_wall_seconds=float(raw.get("test_wall_seconds", 2.0)),
+        test_cpu_seconds=float(raw.get("test_cpu_seconds", 2.0)),
+    )
+    return {"cpu_seconds": limits.test_cpu_seconds, "wall_seconds": limits.test_backstop_seconds}
+
+
 def worst_verdict(verdicts: Sequence[str]) -> str:
     """The verdict shown for a set of tests; an empty set is an internal error."""
     if not verdicts:
