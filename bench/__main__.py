@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 import sys
 
-BENCHMARKS = ("sandbox", "batching", "sessions")
+BENCHMARKS = ("sandbox", "batching", "sessions", "stability")
 
 
 def main(argv: list[str]) -> int:

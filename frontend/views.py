@@ -9,6 +9,7 @@ from django.views.decorators.http import require_GET
 
 from core.markdown import markdown_render
 from frontend.selectors import problem_get_visible, problem_list_published
+from grading.sandboxing import statement_time_limits
 
 
 @require_GET
@@ -26,6 +27,9 @@ def problem_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "problem": problem,
         "statement_html": markdown_render(problem.statement_md),
         "hint_count": len(problem.hints),
+        "time_limits": (
+            statement_time_limits(problem.live_version.limits) if problem.live_version else None
+        ),
     }
     return render(request, "frontend/problem_detail.html", context)
 

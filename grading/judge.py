@@ -119,35 +119,76 @@ def _is_number(value: Any) -> bool:
 
 
 def _numbers_equal(a: float, b: float, compare: Compare, tolerant: bool) -> bool:
+    """Total on every JSON number: ints of any size, NaN, infinities (never raises).
+
+    ``math.isclose`` converts ints to float, which overflows past ~309 digits; an int that has
+    no float form is compared exactly instead (Python compares int with float exactly).
+    """
     if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
         return True
-    if tolerant:
+    if not tolerant:
+        return bool(a == b)
+    try:
         return math.isclose(a, b, rel_tol=compare.float_rel, abs_tol=compare.float_abs)
-    return a == b
+    except (OverflowError, TypeError, ValueError):
+        return bool(a == b)
+
+
+def _plain(value: Any) -> Any:
+    """``value`` as exact builtin JSON types, so no subclass ``__eq__`` takes part."""
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, int):
+        return int.__int__(value)
+    if isinstance(value, float):
+        return float.__float__(value)
+    if isinstance(value, str):
+        return str.__str__(value)
+    return value
 
 
 def values_equal(output: Any, expected: Any, compare: Compare, *, tolerant: bool = False) -> bool:
-    """Structural equality of JSON values; numbers within tolerance when `tolerant`."""
-    if _is_number(output) and _is_number(expected):
-        return _numbers_equal(output, expected, compare, tolerant)
-    if type(output) is not type(expected):
-        return False
-    if isinstance(expected, list):
-        return len(output) == len(expected) and all(
-            values_equal(o, e, compare, tolerant=tolerant)
-            for o, e in zip(output, expected, strict=True)
-        )
-    if isinstance(expected, dict):
-        return output.keys() == expected.keys() and all(
-            values_equal(output[k], expected[k], compare, tolerant=tolerant) for k in expected
-        )
-    return bool(output == expected)
+    """Structural equality of JSON values; numbers within tolerance when `tolerant`.
+
+    Total: iterative (no recursion limit however deep the output), exact types only, and every
+    leaf comparison is one that cannot raise, so any JSON value gets an answer.
+    """
+    stack: list[tuple[Any, Any]] = [(output, expected)]
+    while stack:
+        out, exp = stack.pop()
+        out, exp = _plain(out), _plain(exp)
+        if _is_number(out) and _is_number(exp):
+            if not _numbers_equal(out, exp, compare, tolerant):
+                return False
+            continue
+        if type(out) is not type(exp):
+            return False
+        if isinstance(exp, list):
+            if len(out) != len(exp):
+                return False
+            stack.extend(zip(out, exp, strict=True))
+        elif isinstance(exp, dict):
+            if out.keys() != exp.keys():
+                return False
+            stack.extend((out[key], exp[key]) for key in exp)
+        elif exp is None or isinstance(exp, (str, bool)):
+            if out != exp:
+                return False
+        else:  # not a JSON type at all (only a caller bug can bring one here)
+            return False
+    return True
 
 
 def _canonical(value: Any) -> str:
+    """A stable text of a JSON value, for counting (unordered lists) and size checks. Total:
+    a value json cannot write (nested too deep, an int past Python's digit limit) gets its
+    type and ``id`` instead, so it equals nothing but itself."""
     import json
 
-    return json.dumps(value, sort_keys=True, allow_nan=True)
+    try:
+        return json.dumps(value, sort_keys=True, allow_nan=True)
+    except (ValueError, TypeError, RecursionError):
+        return f"<unwritable {type(value).__name__} {id(value)}>"
 
 
 def compare_with_evidence(
@@ -356,7 +397,29 @@ def judge(
     on_verdict: Callable[[TestVerdict], None] | None = None,
     run_fn: Callable[..., Any] = run,
 ) -> Judgement:
-    """Grade `spec.solution` on `spec.tests`. Raises JudgeError on a platform fault."""
+    """Grade `spec.solution` on `spec.tests`. Raises JudgeError on a platform fault.
+
+    Candidate behaviour never raises: every output gets a verdict. Anything else that goes
+    wrong while judging (the sandbox, a callback, a bug here) is a platform fault and surfaces
+    as ``JudgeError``, so the caller releases the submission for a retry instead of leaving
+    it running.
+    """
+    try:
+        return _judge(spec, on_verdict=on_verdict, run_fn=run_fn)
+    except JudgeError:
+        raise
+    except SandboxError as exc:
+        raise JudgeError(f"sandbox failed: {exc}", platform=True) from exc
+    except Exception as exc:
+        raise JudgeError(f"grading failed: {type(exc).__name__}: {exc}"[:2000]) from exc
+
+
+def _judge(
+    spec: GradeSpec,
+    *,
+    on_verdict: Callable[[TestVerdict], None] | None,
+    run_fn: Callable[..., Any],
+) -> Judgement:
     checker = Checker(spec.checker_code, spec.support_code) if spec.checker_code else None
     by_index: dict[int, TestVerdict] = {}
 
@@ -371,19 +434,16 @@ def judge(
             on_verdict(verdict)
 
     modules = {"support": spec.support_code} if spec.support_code else None
-    try:
-        result = run_fn(
-            solution=spec.solution,
-            driver=dict(spec.driver),
-            tests=[TestInput(name=t.name, input=t.input) for t in spec.tests],
-            limits=spec.limits,
-            image=spec.image,
-            gpu=spec.gpu,
-            on_outcome=handle,
-            modules=modules,
-        )
-    except SandboxError as exc:
-        raise JudgeError(f"sandbox failed: {exc}", platform=True) from exc
+    result = run_fn(
+        solution=spec.solution,
+        driver=dict(spec.driver),
+        tests=[TestInput(name=t.name, input=t.input) for t in spec.tests],
+        limits=spec.limits,
+        image=spec.image,
+        gpu=spec.gpu,
+        on_outcome=handle,
+        modules=modules,
+    )
     for outcome in getattr(result, "outcomes", ()):
         handle(outcome)  # outcomes already streamed are skipped as duplicates
     for index, test in enumerate(spec.tests):

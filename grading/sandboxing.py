@@ -26,6 +26,13 @@ def sandbox_limits(raw: Mapping[str, Any]) -> Limits:
     )
 
 
+def statement_time_limits(raw_limits: Mapping[str, Any]) -> dict[str, float]:
+    """What a statement shows of a version's limits: the CPU limit of each test (every
+    process of the test counts) and the wall-clock backstop the sandbox derives from it."""
+    limits = sandbox_limits(raw_limits)
+    return {"cpu_seconds": limits.test_cpu_seconds, "wall_seconds": limits.test_backstop_seconds}
+
+
 def run_budget_seconds(raw_limits: Mapping[str, Any], n_tests: int) -> float:
     """The longest one run of `n_tests` may take (the worker's deadline for it); the formula
     itself is the sandbox library's, so the harness and the worker agree."""

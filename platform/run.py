@@ -2,17 +2,21 @@
 
 Run by `make run` after the build steps. Starts Redis when none answers at REDIS_URL (on this
 machine only), then a Celery worker per queue (cpu with the sweeper's beat, gpu one at a time)
-and the ASGI server, and prints the URL.
+and the ASGI server, and prints the URL. It supervises them: a child that exits is started again
+with backoff (Redis with the same data directory and append-only file), and the log says so;
+Ctrl-C (or SIGTERM) stops every one of them.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -33,8 +37,62 @@ def redis_answers(url: str) -> bool:
         return False
 
 
-def start_redis(url: str) -> subprocess.Popen[bytes] | None:
-    """A Redis of our own when none answers at a local REDIS_URL; None when one answers."""
+@dataclass
+class Child:
+    """One supervised process: restarted with backoff whenever it exits (until we stop)."""
+
+    name: str
+    argv: list[str]
+    proc: subprocess.Popen[bytes] | None = None
+    restarts: int = 0
+    started_at: float = 0.0
+    restart_at: float | None = None
+
+    def start(self) -> None:
+        self.proc = spawn(self.name, self.argv)
+        self.started_at = time.monotonic()
+        self.restart_at = None
+
+    def exited(self) -> int | None:
+        return None if self.proc is None else self.proc.poll()
+
+
+# Backoff between restarts of one child: 0.5 s, 1 s, 2 s… capped; a child that stayed up for
+# STABLE_SECONDS starts again from the base (a crash loop backs off, a rare crash does not).
+RESTART_BASE_SECONDS = 0.5
+RESTART_MAX_SECONDS = 30.0
+STABLE_SECONDS = 60.0
+
+
+def restart_delay(child: Child, now: float) -> float:
+    if now - child.started_at >= STABLE_SECONDS:
+        child.restarts = 0
+    delay = min(RESTART_MAX_SECONDS, RESTART_BASE_SECONDS * 2**child.restarts)
+    child.restarts += 1
+    return delay
+
+
+def supervise_once(children: list[Child], now: float) -> None:
+    """Schedule a restart for each child that exited; restart those whose delay is over."""
+    for child in children:
+        code = child.exited()
+        if code is not None and child.restart_at is None:
+            delay = restart_delay(child, now)
+            child.restart_at = now + delay
+            print(
+                f"[run] {child.name} exited (code {code}); restarting it in {delay:g} s "
+                f"(restart {child.restarts})",
+                flush=True,
+            )
+        if child.restart_at is not None and now >= child.restart_at:
+            child.start()
+            if child.name == "redis":
+                print("[run] redis restarted with the same data directory and AOF", flush=True)
+
+
+def redis_argv(url: str) -> list[str] | None:
+    """The argv of a Redis of our own when none answers at a local REDIS_URL; None when one
+    answers (then it is someone else's to run, and not supervised here)."""
     if redis_answers(url):
         print(f"[run] using the Redis at {url}", flush=True)
         return None
@@ -46,27 +104,29 @@ def start_redis(url: str) -> subprocess.Popen[bytes] | None:
     data = VAR / "redis"
     data.mkdir(parents=True, exist_ok=True)
     # Append-only persistence: queued submissions survive a Redis restart.
-    proc = spawn(
-        "redis",
-        [
-            "redis-server",
-            "--port",
-            str(parsed.port or 6379),
-            "--bind",
-            "127.0.0.1",
-            "--dir",
-            str(data),
-            "--appendonly",
-            "yes",
-            "--save",
-            "",
-            "--loglevel",
-            "warning",
-        ],
-    )
+    return [
+        "redis-server",
+        "--port",
+        str(parsed.port or 6379),
+        "--bind",
+        "127.0.0.1",
+        "--dir",
+        str(data),
+        "--appendonly",
+        "yes",
+        "--save",
+        "",
+        "--loglevel",
+        "warning",
+    ]
+
+
+def wait_for_redis(url: str, child: Child) -> None:
     for _ in range(100):
         if redis_answers(url):
-            return proc
+            return
+        if child.exited() is not None:
+            break
         time.sleep(0.1)
     sys.exit("[run] redis-server did not start")
 
@@ -80,24 +140,29 @@ def spawn(name: str, argv: list[str]) -> subprocess.Popen[bytes]:
 def stop(children: list[subprocess.Popen[bytes]]) -> None:
     for child in children:
         if child.poll() is None:
-            os.killpg(child.pid, signal.SIGTERM)
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(child.pid, signal.SIGTERM)
     deadline = time.monotonic() + 15
     for child in children:
         try:
             child.wait(timeout=max(0.1, deadline - time.monotonic()))
         except subprocess.TimeoutExpired:
-            os.killpg(child.pid, signal.SIGKILL)
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(child.pid, signal.SIGKILL)
             child.wait()
 
 
 def main() -> int:
-    children: list[subprocess.Popen[bytes]] = []
-    redis_proc = start_redis(REDIS_URL)
-    if redis_proc is not None:
-        children.append(redis_proc)
+    children: list[Child] = []
+    argv = redis_argv(REDIS_URL)
+    if argv is not None:
+        redis_child = Child("redis", argv)
+        redis_child.start()
+        children.append(redis_child)
+        wait_for_redis(REDIS_URL, redis_child)
     celery = [str(BIN / "celery"), "-A", "config", "worker", "--loglevel", "INFO"]
     children.append(
-        spawn(
+        Child(
             "worker-cpu",
             [
                 *celery,
@@ -114,11 +179,14 @@ def main() -> int:
         )
     )
     children.append(
-        spawn("worker-gpu", [*celery, "-Q", "gpu", "-n", "gpu@%h", "--concurrency", "1"])
+        Child("worker-gpu", [*celery, "-Q", "gpu", "-n", "gpu@%h", "--concurrency", "1"])
     )
     children.append(
-        spawn("web", [str(BIN / "daphne"), "-b", HOST, "-p", str(PORT), "config.asgi:application"])
+        Child("web", [str(BIN / "daphne"), "-b", HOST, "-p", str(PORT), "config.asgi:application"])
     )
+    for child in children:
+        if child.proc is None:
+            child.start()
     stopping = False
 
     def on_signal(signum: int, frame: object) -> None:
@@ -129,20 +197,12 @@ def main() -> int:
     signal.signal(signal.SIGTERM, on_signal)
     time.sleep(1.0)
     print(f"\n[run] Onsite is up: http://{HOST}:{PORT}/  (Ctrl-C stops everything)\n", flush=True)
-    code = 0
     while not stopping:
-        for child in children:
-            if child.poll() is not None:
-                print(
-                    f"[run] a process exited ({child.args[0]}, code {child.returncode}); stopping",
-                    flush=True,
-                )
-                stopping, code = True, 1
-                break
-        time.sleep(0.5)
+        supervise_once(children, time.monotonic())
+        time.sleep(0.2)
     print("[run] stopping…", flush=True)
-    stop(children)
-    return code
+    stop([child.proc for child in children if child.proc is not None])
+    return 0
 
 
 if __name__ == "__main__":

@@ -60,7 +60,8 @@ def run(
         "solution": solution,
         "driver": dict(driver),
         "modules": dict(modules or {}),
-        "tests": [{"name": t.name, "input": t.input} for t in tests],
+        # Inputs only, addressed by index: test names stay in the worker.
+        "inputs": [t.input for t in tests],
         "limits": limits.harness_limits(),
     }
     line, nonce = encode_job(job)  # before any container exists: bad inputs cost nothing

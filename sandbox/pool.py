@@ -143,8 +143,9 @@ class WarmPool:
             return
         with self._cond:
             if self._remover is None or not self._remover.is_alive():
-                self._remover = threading.Thread(target=self._remove_loop, daemon=True,
-                                                 name="sandbox-pool-remover")
+                self._remover = threading.Thread(
+                    target=self._remove_loop, daemon=True, name="sandbox-pool-remover"
+                )
                 self._remover.start()
         self._retired.put(attached)
 

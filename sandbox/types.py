@@ -9,8 +9,16 @@ from typing import Any
 
 Driver = dict  # {"kind": "function"|"ops", "entry": ...} or {"kind": "custom", "source": ...}
 
-# Slack per test on top of its wall limit, for the fork, the kill and the frame (worker side).
-PER_TEST_SLACK_SECONDS = 0.5
+# TLE is decided on CPU time (every process of a test, from the container's cgroup). The wall
+# limit is only a backstop for programs that block or sleep, derived from the CPU limit and
+# generous, so that load (other sandboxes sharing the cores) cannot turn a correct program's
+# CPU-bound run into a wall-clock TLE: backstop = max(author's wall, FACTOR * cpu + EXTRA).
+WALL_BACKSTOP_FACTOR = 3.0
+WALL_BACKSTOP_EXTRA_SECONDS = 2.0
+# Slack per test on top of its wall backstop: the wipe before it, the fork, the kill and the
+# frame. One formula (Limits.test_budget_seconds) gives both the harness's bound on each test
+# and the worker's deadline, so a test that stops or starves its supervisor costs only itself.
+PER_TEST_SLACK_SECONDS = 1.0
 
 
 class SandboxError(Exception):
@@ -71,15 +79,27 @@ class Limits:
         if self.nofile < 32:
             raise ValueError("Limits.nofile must be at least 32")
 
+    @property
+    def test_backstop_seconds(self) -> float:
+        """The wall-clock backstop of one test (blocked or sleeping programs), from its CPU
+        limit; ``test_wall_seconds`` is a floor the author may raise it to."""
+        derived = WALL_BACKSTOP_FACTOR * self.test_cpu_seconds + WALL_BACKSTOP_EXTRA_SECONDS
+        return round(max(self.test_wall_seconds, derived), 3)
+
+    @property
+    def test_budget_seconds(self) -> float:
+        """Wall time one test may take from the harness's start of it to its frame."""
+        return round(self.test_backstop_seconds + PER_TEST_SLACK_SECONDS, 3)
+
     def total_wall_seconds(self, test_count: int) -> float:
         """Wall limit of a whole run of ``test_count`` tests, enforced from the worker side."""
-        per_test = self.test_wall_seconds + PER_TEST_SLACK_SECONDS
-        return self.startup_margin_seconds + max(0, test_count) * per_test
+        return self.startup_margin_seconds + max(0, test_count) * self.test_budget_seconds
 
     def harness_limits(self) -> dict[str, Any]:
         """The per-test limits the harness enforces, as sent in the job."""
         return {
-            "test_wall_seconds": self.test_wall_seconds,
+            "test_wall_seconds": self.test_backstop_seconds,
+            "test_budget_seconds": self.test_budget_seconds,
             "test_cpu_seconds": self.test_cpu_seconds,
             "output_bytes": self.output_bytes,
             "result_bytes": self.result_bytes,

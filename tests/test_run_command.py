@@ -1,8 +1,11 @@
 """`make run`'s last step, platform/run.py: starts Redis (when none answers), the workers and
-the ASGI server, prints the URL, and stops every process it started on Ctrl-C."""
+the ASGI server, prints the URL, restarts a child that exits (Redis with its data), and stops
+every process it started on Ctrl-C."""
 
 from __future__ import annotations
 
+import contextlib
+import importlib.util
 import os
 import signal
 import subprocess
@@ -10,8 +13,10 @@ import sys
 import time
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 import pytest
+import redis
 
 from tests.processes import ROOT
 from tests.services import free_port
@@ -40,6 +45,33 @@ def alive(pid: int) -> bool:
         return False
     stat = Path(f"/proc/{pid}/stat")
     return stat.exists() and stat.read_text().split()[2] != "Z"
+
+
+def redis_server_pid(parent: int) -> int:
+    for pid in descendants(parent):
+        with contextlib.suppress(OSError):
+            if Path(f"/proc/{pid}/cmdline").read_bytes().startswith(b"redis-server"):
+                return pid
+    raise AssertionError("no redis-server under run.py")
+
+
+def test_restarts_back_off_and_a_stable_child_starts_again_from_the_base() -> None:
+    run = load_run_module()
+    child = run.Child("redis", ["redis-server"], started_at=0.0)
+    assert [run.restart_delay(child, 1.0) for _ in range(8)] == [
+        0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 30.0, 30.0
+    ]  # fmt: skip
+    child.started_at = 100.0
+    assert run.restart_delay(child, 100.0 + run.STABLE_SECONDS) == 0.5
+
+
+def load_run_module() -> Any:
+    spec = importlib.util.spec_from_file_location("onsite_run", ROOT / "platform" / "run.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["onsite_run"] = module  # dataclasses looks the module up by name
+    spec.loader.exec_module(module)
+    return module
 
 
 @pytest.mark.slow
@@ -82,6 +114,24 @@ def test_run_prints_the_url_serves_and_ctrl_c_stops_everything(tmp_path: Path) -
         assert status == 200
         started = descendants(proc.pid)
         assert len(started) >= 4  # redis, two workers (with their pool children), daphne
+        # A Redis crash: restarted with the same data directory and append-only file.
+        client = redis.Redis(port=redis_port, socket_timeout=2)
+        client.set("onsite-run-test", "kept")
+        redis_pid = redis_server_pid(proc.pid)
+        os.kill(redis_pid, signal.SIGKILL)  # the redis-server our run.py started
+        deadline = time.monotonic() + 30
+        value = None
+        while time.monotonic() < deadline and value is None:
+            try:
+                value = client.get("onsite-run-test")
+            except redis.RedisError:
+                time.sleep(0.2)
+        text = Path(log.name).read_text()
+        assert value == b"kept", text[-2000:]
+        assert "redis exited (code -9); restarting it in 0.5 s" in text
+        assert "redis restarted with the same data directory and AOF" in text
+        assert redis_server_pid(proc.pid) != redis_pid
+        started = descendants(proc.pid)
     finally:
         proc.send_signal(signal.SIGINT)
         proc.wait(timeout=60)

@@ -42,6 +42,7 @@ import re
 import resource
 import select
 import signal
+import struct
 import sys
 import time
 import traceback
@@ -54,6 +55,7 @@ EXIT_BAD_JOB = 2
 EXIT_INTERNAL = 3
 EXIT_REFUSED = 4
 EXIT_IDLE = 5
+EXIT_NO_MEMFD = 6
 # Exit code a child uses when it hit MemoryError and could not even report it.
 CHILD_EXIT_MEMORY = 71
 
@@ -140,10 +142,24 @@ def _norm(value: Any, depth: int, budget: list[int]) -> Any:
     if top in ("numpy", "pandas", "torch"):
         if top == "pandas" and hasattr(value, "to_dict") and not hasattr(value, "tolist"):
             return _norm(value.to_dict(orient="list"), depth + 1, budget)  # DataFrame
-        if hasattr(value, "tolist"):
-            return _norm(value.tolist(), depth + 1, budget)
-        if hasattr(value, "item"):
-            return _norm(value.item(), depth + 1, budget)
+        for method in ("tolist", "item"):
+            if hasattr(value, method):
+                plain = getattr(value, method)()
+                if _top_module(plain) == top:  # e.g. np.longdouble: item() returns itself
+                    return _scalar(plain)
+                return _norm(plain, depth + 1, budget)
+    raise UnserialisableOutput(f"output value of type {type(value).__name__} has no JSON form")
+
+
+def _scalar(value: Any) -> Any:
+    """A library scalar that has no Python form of its own (np.longdouble, np.clongdouble...)
+    as the nearest JSON number; UnserialisableOutput when it is not a real number."""
+    import numbers
+
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, numbers.Real):
+        return float(value)
     raise UnserialisableOutput(f"output value of type {type(value).__name__} has no JSON form")
 
 
@@ -167,15 +183,14 @@ def _norm_key(key: Any, depth: int, budget: list[int]) -> str:
 
 
 def encode_result(value: Any, result_bytes: int) -> str:
-    """Normalise and serialise ``value``; raise ``ResultTooLarge`` above ``result_bytes``."""
+    """Normalise and serialise ``value``; raise ``ResultTooLarge`` past the node or depth
+    bounds. A text over ``result_bytes`` is returned as it is: its supervisor sees the size
+    on the pipe and decides the status itself (output limit), whatever the child claims."""
     plain = normalise(value, max_nodes=max(1000, result_bytes // 2))
     try:
-        text = _dumps(plain, allow_nan=True, separators=(",", ":"))
+        return _dumps(plain, allow_nan=True, separators=(",", ":"))
     except ValueError as exc:  # e.g. an int with more digits than int->str allows
         raise ResultTooLarge(str(exc)) from None
-    if len(text) > result_bytes:
-        raise ResultTooLarge(f"result is {len(text)} bytes, over the {result_bytes}-byte cap")
-    return text
 
 
 MAX_CHAIN = 4
@@ -312,20 +327,25 @@ def _prepare_child(out_w: int, res_w: int, in_r: int, cpu_seconds: float) -> Non
         signal.signal(sig, signal.SIG_DFL)
 
 
-def load_input(ctx: Mapping[str, Any], ref: Mapping[str, Any]) -> Any:
-    """This test's input: read from the inputs memfd (or inline when memfd was unavailable)."""
-    if "input" in ref:
-        return ref["input"]
-    data = os.pread(ctx["inputs_fd"], int(ref["length"]), int(ref["offset"]))
+# The inputs memfd starts with a table of (offset, length) per test, 16 bytes each, then the
+# inputs. Only the process of test ``i`` reads entry ``i``: no process ever holds another
+# test's position, size or input in its memory.
+_ENTRY = struct.Struct("<QQ")
+
+
+def load_input(inputs_fd: int, index: int) -> Any:
+    """Test ``index``'s input, read from the inputs memfd."""
+    offset, length = _ENTRY.unpack(os.pread(inputs_fd, _ENTRY.size, index * _ENTRY.size))
+    data = os.pread(inputs_fd, length, offset)
     return _loads(data.decode("utf-8", "surrogatepass"))
 
 
-def child_main(ctx: dict[str, Any], ref: dict[str, Any], out_w: int, res_w: int, in_r: int) -> None:
+def child_main(ctx: dict[str, Any], index: int, out_w: int, res_w: int, in_r: int) -> None:
     """Body of the forked child; never returns."""
     code = 0
     try:
         # Read the input while the memfd is still open; _prepare_child closes it.
-        test_input = load_input(ctx, ref)
+        test_input = load_input(ctx["inputs_fd"], index)
         _prepare_child(out_w, res_w, in_r, ctx["test_cpu_seconds"])
         os.chdir(ctx["workdir"])
         sys.path.insert(0, ctx["workdir"])
@@ -339,9 +359,13 @@ def child_main(ctx: dict[str, Any], ref: dict[str, Any], out_w: int, res_w: int,
                 "output_json": call_driver(driver, test_input, result_bytes),
             }
         except MemoryError:
-            message = {"status": "memory", "error": "MemoryError", "exc_type": "MemoryError"}
+            message = {"status": "error", "error": "MemoryError", "exc_type": "MemoryError"}
         except ResultTooLarge as exc:  # the candidate's own RecursionError stays an error
-            message = {"status": "output", "error": str(exc)[:MAX_ERROR_CHARS]}
+            message = {
+                "status": "error",
+                "error": f"the result cannot be returned: {exc}"[:MAX_ERROR_CHARS],
+                "exc_type": "ResultTooLarge",
+            }
         except BaseException as exc:  # SystemExit, KeyboardInterrupt... are the candidate's too
             message = {
                 "status": "error",
@@ -604,20 +628,90 @@ def _not_run(message: str) -> dict[str, Any]:
     }
 
 
-def run_test(ctx: dict[str, Any], ref: dict[str, Any]) -> dict[str, Any]:
-    """Run one test in a forked child and classify how it ended (in the test's supervisor)."""
+class CpuMeter:
+    """CPU time of every process in the container, from its cgroup (v1 cpuacct, then v2).
+
+    A test's CPU time is the container's usage over the test minus its supervisor's own:
+    PID 1 sleeps meanwhile, so what is left is the test process, its children, and any
+    process it forked and never reaped (which ``wait4`` and ``RLIMIT_CPU`` do not count).
+    """
+
+    PATHS = (
+        ("/sys/fs/cgroup/cpuacct/cpuacct.usage", ""),  # v1: nanoseconds
+        ("/sys/fs/cgroup/cpu,cpuacct/cpuacct.usage", ""),
+        ("/sys/fs/cgroup/cpu.stat", "usage_usec"),  # v2: microseconds
+    )
+
+    def __init__(self) -> None:
+        self.path, self.key = "", ""
+        for path, key in self.PATHS:
+            self.path, self.key = path, key
+            if self._usage_ms() is not None:
+                return
+        self.path = ""
+
+    @property
+    def available(self) -> bool:
+        return bool(self.path)
+
+    def _usage_ms(self) -> float | None:
+        try:
+            with open(self.path, "rb") as handle:
+                text = handle.read().decode("ascii")
+        except (OSError, ValueError):
+            return None
+        try:
+            if not self.key:
+                return int(text) / 1e6
+            for line in text.splitlines():
+                name, _, value = line.partition(" ")
+                if name == self.key:
+                    return int(value) / 1e3
+        except ValueError:
+            return None
+        return None
+
+    def start(self) -> None:
+        self._start = self._usage_ms() or 0.0
+        self._own_start = self._own_ms()
+
+    @staticmethod
+    def _own_ms() -> float:
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        return (usage.ru_utime + usage.ru_stime) * 1000.0
+
+    def used_ms(self) -> float:
+        """CPU milliseconds the container used since ``start``, less this process's own."""
+        now = self._usage_ms()
+        if now is None:
+            return 0.0
+        return max(0.0, now - self._start - (self._own_ms() - self._own_start))
+
+
+# How often a running test's CPU time is sampled: a test is killed at most this late.
+CPU_POLL_SECONDS = 0.02
+
+
+def run_test(ctx: dict[str, Any], index: int, deadline: float) -> dict[str, Any]:
+    """Run one test in a forked child and classify how it ended (in the test's supervisor).
+
+    The test ends at its wall backstop or at ``deadline`` (monotonic), whichever is first,
+    and as soon as its processes together used more CPU than its limit."""
     out_r, out_w = os.pipe()
     res_r, res_w = os.pipe()
     in_r, in_w = os.pipe()
     wall = float(ctx["test_wall_seconds"])
     cpu_limit = float(ctx["test_cpu_seconds"])
+    cpu_limit_ms = cpu_limit * 1000.0
     out_cap = int(ctx["output_bytes"])
     res_cap = int(ctx["result_bytes"]) + MAX_ERROR_CHARS * 8 + 4096
     oom_before = _read_oom_kills()
-    started = time.perf_counter()
+    meter = CpuMeter()
+    meter.start()
+    started = time.monotonic()
     pid = _fork(kill_strays=False)
     if pid == 0:
-        child_main(ctx, ref, out_w, res_w, in_r)
+        child_main(ctx, index, out_w, res_w, in_r)
         os._exit(70)  # not reached
     for fd in (out_w, res_w, in_r):
         os.close(fd)
@@ -634,13 +728,18 @@ def run_test(ctx: dict[str, Any], ref: dict[str, Any]) -> dict[str, Any]:
         poller.register(fd, select.POLLIN)
     if pidfd is not None:
         poller.register(pidfd, select.POLLIN)
-    deadline = started + wall
+    ends = min(started + wall, deadline)
     while True:
-        remaining = deadline - time.perf_counter()
+        remaining = ends - time.monotonic()
         if remaining <= 0:
             reason = "timeout"
             break
+        if meter.available and meter.used_ms() > cpu_limit_ms:
+            reason = "cpu"
+            break
         tick = remaining if pidfd is not None else min(remaining, 0.01)
+        if meter.available:
+            tick = min(tick, CPU_POLL_SECONDS)
         events = poller.poll(max(1, int(tick * 1000)))
         for fd, _event in events:
             if fd == pidfd:
@@ -667,14 +766,16 @@ def run_test(ctx: dict[str, Any], ref: dict[str, Any]) -> dict[str, Any]:
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
         waited = os.wait4(pid, 0)
-    elapsed_ms = (time.perf_counter() - started) * 1000.0
+    elapsed_ms = (time.monotonic() - started) * 1000.0
     for fd in open_fds:
         _drain(fd, out_buf if fd == out_r else res_buf, out_cap if fd == out_r else res_cap)
-    _signal_all()  # the test's daemons stop writing now; PID 1 reaps and re-checks after us
+    _signal_all()  # the test's daemons stop now; PID 1 reaps and re-checks after us
     for fd in (out_r, res_r, in_w) + ((pidfd,) if pidfd is not None else ()):
         os.close(fd)
     _, status, usage = waited
-    cpu_ms = (usage.ru_utime + usage.ru_stime) * 1000.0
+    # Every process of the test, reaped or not; wait4's rusage only where no cgroup is readable.
+    rusage_ms = (usage.ru_utime + usage.ru_stime) * 1000.0
+    cpu_ms = meter.used_ms() if meter.available else rusage_ms
     oom_after = _read_oom_kills()
     oom_killed = oom_before is not None and oom_after is not None and oom_after > oom_before
     outcome = classify(
@@ -694,25 +795,31 @@ def run_test(ctx: dict[str, Any], ref: dict[str, Any]) -> dict[str, Any]:
     return outcome
 
 
-SUPERVISOR_SLACK_SECONDS = 5.0
+# Of a test's budget (worker and harness share one formula: Limits.test_budget_seconds), the
+# last part is kept for ending it: the supervisor stops the test this long before the budget
+# ends, PID 1 stops a stuck supervisor half as long before, then kills strays and writes.
+END_RESERVE_SECONDS = 0.5
 SUPERVISOR_OOM_SCORE = "500"
 
 
-def supervise(ctx: dict[str, Any], ref: dict[str, Any], index: int, nonce: Nonce) -> None:
+def supervise(ctx: dict[str, Any], index: int, nonce: Nonce) -> None:
     """Run one test under a short-lived supervisor process that reports its frame.
 
     The supervisor forks the test's process, collects its output and result, classifies and
     writes the frame, then exits. So no test's output or stdout ever passes through this
-    process's memory, which every later test's process is forked from.
+    process's memory, which every later test's process is forked from. Whatever the test does
+    to its supervisor (stop it, trace it, starve it), this returns within the test's budget.
     """
-    base = {"type": "test", "index": index, "name": ref["name"]}
+    began = time.monotonic()
+    deadline = began + float(ctx["test_budget_seconds"])
+    base = {"type": "test", "index": index}
     if ctx.get("poisoned") or not prepare_workdir(ctx):
         ctx["poisoned"] = True
         message = "not run: an earlier test left the sandbox in a state it cannot be reset from"
         nonce.write_frame({**base, **_not_run(message)})
         return
     oom_before = _read_oom_kills()
-    started = time.perf_counter()
+    started = time.monotonic()
     pid = _fork()
     if pid == 0:
         code = 0
@@ -720,15 +827,15 @@ def supervise(ctx: dict[str, Any], ref: dict[str, Any], index: int, nonce: Nonce
             # Preferred over PID 1 by the OOM killer (the test's own process is at 1000).
             with contextlib.suppress(OSError), open("/proc/self/oom_score_adj", "w") as handle:
                 handle.write(SUPERVISOR_OOM_SCORE)
-            nonce.write_frame({**base, **run_test(ctx, ref)})
+            nonce.write_frame({**base, **run_test(ctx, index, deadline - END_RESERVE_SECONDS)})
         except BaseException:
             code = EXIT_INTERNAL
         os._exit(code)
-    limit = float(ctx["test_wall_seconds"]) + SUPERVISOR_SLACK_SECONDS
-    status = _wait_for(pid, limit)
+    status = _wait_for(pid, max(0.0, deadline - END_RESERVE_SECONDS / 2 - time.monotonic()))
     if status is not None and os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0:
+        _kill_strays(timeout=max(0.05, deadline - time.monotonic()))
         return  # the supervisor wrote the frame
-    elapsed_ms = round((time.perf_counter() - started) * 1000.0, 3)
+    elapsed_ms = round((time.monotonic() - started) * 1000.0, 3)
     if status is None:  # stopped or stuck (the test's process may SIGSTOP its parent)
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
@@ -743,6 +850,7 @@ def supervise(ctx: dict[str, Any], ref: dict[str, Any], index: int, nonce: Nonce
         else:
             outcome = _not_run("the test's supervisor was killed (by the test's own process)")
     outcome["time_ms"] = elapsed_ms
+    _kill_strays(timeout=max(0.05, deadline - time.monotonic()))
     # A partial frame the supervisor left is garbage without a newline-terminated JSON; this
     # frame starts on a new line, and a duplicate index is ignored by the worker.
     nonce.write_frame({**base, **outcome})
@@ -793,6 +901,8 @@ def classify(
         return made("output", f"stdout/stderr exceeded {out_cap} bytes")
     if reason == "result":
         return made("output", "result exceeded the result cap")
+    if reason == "cpu":
+        return made("cpu", f"CPU time limit of {cpu_limit_s:g} s exceeded (all its processes)")
     if reason == "timeout":
         if cpu_ms >= cpu_limit_ms:
             return made("cpu", f"CPU time limit of {cpu_limit_s:g} s exceeded")
@@ -833,7 +943,9 @@ def _parse_result(raw: bytes, result_bytes: int) -> dict[str, Any] | None:
     if not isinstance(message, dict):
         return None
     kind = message.get("status")
-    if kind not in ("ok", "error", "memory", "output"):
+    # Only these two come from the test process; every other status (cpu, timeout, memory,
+    # output, crash) is decided by the supervisor from what it observed.
+    if kind not in ("ok", "error"):
         return None
     error = message.get("error", "")
     exc_type = message.get("exc_type", "")
@@ -957,12 +1069,13 @@ def read_job_line(idle_seconds: float) -> tuple[bytearray, int]:
             return buf, newline
 
 
-def build_header(raw: bytes, inputs_fd: int | None) -> dict[str, Any]:
+def build_header(raw: bytes, inputs_fd: int) -> dict[str, Any]:
     """Parse and validate the job text; store each test's input in ``inputs_fd``.
 
     Runs in a short-lived parser child: the parent only ever holds this header (solution,
-    driver, limits, test names and where each input lies), never the parsed inputs, so a test's
-    child cannot find the other (hidden) tests' inputs anywhere in its memory.
+    driver, limits and the number of tests), never an input, a size or where one lies, so no
+    test's process can find another test's data anywhere in its memory. Tests have no names
+    here: the worker addresses them by index and keeps their names to itself.
     """
     job = _loads(raw.decode("utf-8"))
     if not isinstance(job, dict):
@@ -983,28 +1096,25 @@ def build_header(raw: bytes, inputs_fd: int | None) -> dict[str, Any]:
         for k, v in modules.items()
     ):
         raise ValueError("modules must map identifiers to sources")
-    tests = job.get("tests")
-    if not isinstance(tests, list) or not all(
-        isinstance(t, dict) and isinstance(t.get("name"), str) for t in tests
-    ):
-        raise ValueError("tests must be a list of {name, input}")
+    inputs = job.get("inputs")
+    if not isinstance(inputs, list):
+        raise ValueError("inputs must be a list (one input per test)")
     limits = job.get("limits")
     if not isinstance(limits, dict):
         raise ValueError("limits must be an object")
-    refs: list[dict[str, Any]] = []
-    offset = 0
-    for test in tests:
-        if inputs_fd is None:
-            refs.append({"name": test["name"], "input": test.get("input")})
-            continue
-        data = _dumps(test.get("input"), allow_nan=True).encode("utf-8", "surrogatepass")
-        _write_all(inputs_fd, data)
-        refs.append({"name": test["name"], "offset": offset, "length": len(data)})
+    offset = _ENTRY.size * len(inputs)
+    table = bytearray()
+    for item in inputs:
+        data = _dumps(item, allow_nan=True).encode("utf-8", "surrogatepass")
+        os.pwrite(inputs_fd, data, offset)
+        table += _ENTRY.pack(offset, len(data))
         offset += len(data)
+    os.pwrite(inputs_fd, bytes(table), 0)
     wall = float(limits.get("test_wall_seconds", 2.0))
     cpu = float(limits.get("test_cpu_seconds", 2.0))
-    if not (wall > 0 and cpu > 0):
-        raise ValueError("time limits must be positive")
+    budget = float(limits.get("test_budget_seconds", wall + 1.0))
+    if not (wall > 0 and cpu > 0 and budget >= wall):
+        raise ValueError("time limits must be positive, the budget at least the wall limit")
     ctx: dict[str, Any] = {
         "solution": solution,
         "driver": driver,
@@ -1012,18 +1122,27 @@ def build_header(raw: bytes, inputs_fd: int | None) -> dict[str, Any]:
         "workdir": os.environ.get("ONSITE_WORKDIR", "/work"),
         "test_wall_seconds": wall,
         "test_cpu_seconds": cpu,
+        "test_budget_seconds": budget,
         "output_bytes": int(limits.get("output_bytes", 65536)),
         "result_bytes": int(limits.get("result_bytes", 1_048_576)),
+        "preload": preload_names(solution, driver, modules),
     }
-    return {"ctx": ctx, "tests": refs}
+    return {"ctx": ctx, "count": len(inputs)}
 
 
-def parse_job(buf: bytearray, length: int) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """Parse the job in a forked parser child; returns (run context, test references)."""
+class NoMemfd(Exception):
+    """memfd_create is unavailable: inputs would have to stay in the harness's memory."""
+
+
+def parse_job(buf: bytearray, length: int) -> tuple[dict[str, Any], int]:
+    """Parse the job in a forked parser child; returns (run context, number of tests).
+
+    Without ``memfd_create`` the run fails closed (NoMemfd): the inputs would otherwise have
+    to sit in memory every test's process inherits."""
     try:
-        inputs_fd: int | None = os.memfd_create("onsite-inputs", 0)
-    except (AttributeError, OSError):
-        inputs_fd = None  # inputs then travel inline (weaker isolation, still correct)
+        inputs_fd = os.memfd_create("onsite-inputs", 0)
+    except (AttributeError, OSError) as exc:
+        raise NoMemfd(str(exc)) from None
     read_fd, write_fd = os.pipe()
     pid = os.fork()
     if pid == 0:
@@ -1055,16 +1174,33 @@ def parse_job(buf: bytearray, length: int) -> tuple[dict[str, Any], list[dict[st
         raise ValueError(header["error"])
     ctx: dict[str, Any] = header["ctx"]
     ctx["inputs_fd"] = inputs_fd
-    return ctx, header["tests"]
+    return ctx, int(header["count"])
 
 
-def _preload() -> None:
+# Libraries worth importing once in the harness, before tests fork, when the problem's code
+# uses them: each would otherwise be imported inside every test's time (torch: ~1.2 s).
+PRELOADABLE = ("numpy", "pandas", "torch")
+_IMPORT_RE = re.compile(r"^[ \t]*(?:import|from)[ \t]+(numpy|pandas|torch)\b", re.MULTILINE)
+
+
+def preload_names(
+    solution: str, driver: Mapping[str, Any], modules: Mapping[str, str]
+) -> list[str]:
+    """The PRELOADABLE libraries the driver, its modules or the solution import."""
+    sources = [solution, str(driver.get("source", "")), *modules.values()]
+    found = {match.group(1) for text in sources for match in _IMPORT_RE.finditer(text)}
+    return [name for name in PRELOADABLE if name in found]
+
+
+def _preload(names: tuple[str, ...] | list[str] = ()) -> None:
     """Import heavy libraries once in the parent so every forked test starts with them."""
-    with contextlib.suppress(Exception):
-        import numpy  # noqa: F401
+    wanted = ["numpy", *names]
     if os.environ.get("ONSITE_PRELOAD_TORCH") == "1":
-        with contextlib.suppress(Exception):
-            import torch  # noqa: F401
+        wanted.append("torch")
+    for name in wanted:
+        if name in PRELOADABLE and name not in sys.modules:
+            with contextlib.suppress(Exception):
+                importlib.import_module(name)
 
 
 def _safe_to_run() -> bool:
@@ -1095,16 +1231,19 @@ def main() -> int:
     buf, length = read_job_line(idle)
     try:
         nonce = Nonce.extract(buf, length)
-        ctx, refs = parse_job(buf, length)
+        ctx, count = parse_job(buf, length)
+    except NoMemfd as exc:
+        sys.stderr.write(f"harness: memfd_create is unavailable ({exc}): refusing to run\n")
+        return EXIT_NO_MEMFD
     except ValueError as exc:
         sys.stderr.write(f"harness: bad job: {exc}\n")
         return EXIT_BAD_JOB
     finally:
         _zero(buf)
+    _preload(ctx["preload"])
     try:
-        for index, ref in enumerate(refs):
-            supervise(ctx, ref, index, nonce)
-            _kill_strays()
+        for index in range(count):
+            supervise(ctx, index, nonce)
         nonce.write_frame({"type": "done"})
     except BrokenPipeError:
         return EXIT_INTERNAL  # the worker went away

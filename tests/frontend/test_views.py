@@ -10,7 +10,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
-from problems.models import Problem
+from problems.models import Problem, ProblemVersion
 
 pytestmark = pytest.mark.django_db
 
@@ -164,3 +164,22 @@ def test_logout_is_a_post_that_returns_to_the_list(candidate_client: Client) -> 
 
     assert response.status_code == 302
     assert candidate_client.get("/problems/token-bucket/").status_code == 302
+
+
+def test_problem_page_shows_the_cpu_limit_and_the_wall_backstop_derived_from_it(
+    candidate_client: Client,
+) -> None:
+    problem = problem_make()
+    assert "time-limits" not in candidate_client.get("/problems/token-bucket/").content.decode()
+    problem.live_version = ProblemVersion.objects.create(
+        problem=problem,
+        number=1,
+        tests_hash="x",
+        driver={"kind": "ops", "entry": "TokenBucket"},
+        compare={"mode": "exact"},
+        limits={"test_wall_seconds": 1.5, "test_cpu_seconds": 1.5},
+    )
+    problem.save()
+    html = candidate_client.get("/problems/token-bucket/").content.decode()
+    assert "1.5 s of CPU time" in html
+    assert "after 6.5 s of wall-clock time" in html  # 3 x 1.5 + 2: a backstop, not the limit

@@ -8,6 +8,7 @@ tests/grading/test_pipeline.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -55,7 +56,7 @@ def spec(
     )
 
 
-def fake_run(outcomes: list[TestOutcome]):
+def fake_run(outcomes: list[TestOutcome]) -> Callable[..., None]:
     def run(**kwargs: Any) -> None:
         for item in outcomes:
             kwargs["on_outcome"](item)
@@ -203,3 +204,70 @@ def test_pass_counts_per_group_in_the_authors_order() -> None:
     )
     assert result.by_group == {"capacity": (1, 2), "throughput": (0, 1)}
     assert result.by_tag == {"correctness": (2, 4)}
+
+
+def _deep(levels: int) -> Any:
+    value: Any = 1
+    for _ in range(levels):
+        value = [value]
+    return value
+
+
+class _LyingInt(int):
+    def __eq__(self, other: object) -> bool:
+        return True
+
+    __hash__ = int.__hash__
+
+
+HUGE = 10**400  # valid JSON, passes the harness, has no float form
+
+
+@pytest.mark.parametrize(
+    ("output", "expected", "mode", "verdict"),
+    [
+        (HUGE, 1.5, "float", "WA"),  # math.isclose would raise OverflowError
+        (1.5, HUGE, "float", "WA"),
+        (HUGE, HUGE, "float", "AC"),
+        ([HUGE, -HUGE], [HUGE, -HUGE], "float", "AC"),
+        (1_000_001, 1_000_000, "float", "AC"),  # ints keep the relative tolerance
+        (math.inf, math.inf, "float", "AC"),
+        (math.inf, -math.inf, "float", "WA"),
+        (math.inf, HUGE, "float", "WA"),
+        (math.nan, 1.0, "float", "WA"),
+        ([math.nan], [math.nan], "exact", "AC"),
+        (_deep(100_000), [[1]], "exact", "WA"),  # deeper than Python's recursion limit
+        (_deep(100_000), _deep(100_000), "exact", "AC"),
+        (_deep(5_000), [1, 2], "unordered", "WA"),  # json.dumps would raise RecursionError
+        ([_deep(5_000), HUGE], [HUGE, _deep(5_000)], "unordered", "WA"),
+        ([HUGE, 1], [1, HUGE], "unordered", "AC"),
+        (_LyingInt(5), 4, "exact", "WA"),  # a subclass's __eq__ takes no part
+        (True, 1, "float", "WA"),
+        ({"a": [HUGE]}, {"a": [1.0]}, "float", "WA"),
+    ],
+)
+def test_comparison_is_total_on_any_json_the_container_can_return(
+    output: Any, expected: Any, mode: str, verdict: str
+) -> None:
+    result = judge(
+        spec([TestSpec("a", {}, expected)], compare=Compare(mode=mode)),
+        run_fn=fake_run([outcome(0, output=output)]),
+    )
+    assert result.tests[0].verdict == verdict
+
+
+def test_an_unexpected_exception_while_judging_is_a_platform_fault() -> None:
+    def broken_callback(verdict: Any) -> None:
+        raise ConnectionError("redis is down")
+
+    def broken_run(**kwargs: Any) -> None:
+        raise RuntimeError("bug in the runner")
+
+    with pytest.raises(JudgeError, match="ConnectionError"):
+        judge(
+            spec([TestSpec("a", {}, 1)]),
+            on_verdict=broken_callback,
+            run_fn=fake_run([outcome(0, output=1)]),
+        )
+    with pytest.raises(JudgeError, match="RuntimeError"):
+        judge(spec([TestSpec("a", {}, 1)]), run_fn=broken_run)

@@ -369,17 +369,18 @@ def check_honest_passes(
 def check_expected_never_sent(
     recorder: SandboxRecorder, spec: GradeSpec, canaries: Canaries
 ) -> list[str]:
-    """I5: the job holds each test's name and input, nothing else; no expected value at all."""
+    """I5: the job holds each test's input by index, nothing else (no name, no expected
+    value): names stay in the worker."""
     problems: list[str] = []
     if not recorder.jobs:
         problems.append("I5: no job was recorded (cannot show that expected values stay out)")
-    want = [{"name": t.name, "input": t.input} for t in spec.tests]
+    want = [t.input for t in spec.tests]
     for job in recorder.jobs:
-        tests = job.get("tests")
-        if tests != json.loads(json.dumps(want)):
-            problems.append(
-                f"I5: the job's tests are not exactly names and inputs: {tests!r}"[:300]
-            )
+        inputs = job.get("inputs")
+        if inputs != json.loads(json.dumps(want)) or "tests" in job:
+            problems.append(f"I5: the job's tests are not exactly the inputs: {inputs!r}"[:300])
+        if _has_key(job, "name"):
+            problems.append("I5: the job names its tests (names stay in the worker)")
         if _has_key(job, "expected"):
             problems.append("I5: the job has an 'expected' key")
         text = json.dumps(job)

@@ -1,10 +1,12 @@
 """The adversarial suite: every program under attacks/ is graded for real, then I1–I6 are checked.
 
 One folder per attack (DMOJ-style): ``solution.py`` (``solve(tag, *args)``), ``expect.toml``
-(``class``, the acceptable ``verdict`` list, ``description``; optional ``[limits]`` overrides
-and ``[run] mode = "concurrent" | "kill_worker"``), optionally ``input.json`` (extra args
-per test: ``{"t0": [...], "t1": [...], "t2": [...]}``) and optionally ``driver.py`` (the
-attack is then graded through that custom driver instead of the function driver).
+(``class``, the acceptable ``verdict`` list, ``description``; optional ``[limits]`` overrides,
+``[run] mode = "concurrent" | "kill_worker"``, ``compare = "float" | "unordered"`` and
+``tests = [[...], [...], [...]]``, the acceptable verdicts of t0, t1 and t2 one by one),
+optionally ``input.json`` (extra args per test: ``{"t0": [...], "t1": [...], "t2": [...]}``)
+and optionally ``driver.py`` (the attack is then graded through that custom driver instead
+of the function driver).
 ``attacks/support_kit.py`` is sent with every attack as the module ``support``.
 
 Inverted tests (CMS-style): each attack is graded by ``grading.judge.judge`` on three tests
@@ -104,6 +106,8 @@ class Attack:
     mode: str = "single"
     copies: int = 1
     driver_source: str | None = None
+    compare: str = "exact"
+    per_test: tuple[frozenset[str], ...] = ()
 
 
 def load_attack(folder: Path) -> Attack:
@@ -123,6 +127,16 @@ def load_attack(folder: Path) -> Attack:
     mode = run_options.get("mode", "single")
     if mode not in MODES:
         raise ValueError(f"{folder.name}: run.mode must be one of {MODES}")
+    compare = expect.get("compare", "exact")
+    if compare not in ("exact", "float", "unordered"):
+        raise ValueError(f"{folder.name}: compare must be exact, float or unordered")
+    per_test = expect.get("tests", [])
+    if not (
+        isinstance(per_test, list)
+        and len(per_test) in (0, 3)
+        and all(isinstance(v, list) and set(v) <= set(VERDICTS) - {"AC", "IE"} for v in per_test)
+    ):
+        raise ValueError(f"{folder.name}: tests lists the verdicts allowed for t0, t1 and t2")
     extra: dict[str, list[Any]] = {}
     if (folder / "input.json").exists():
         extra = json.loads((folder / "input.json").read_text())
@@ -141,6 +155,8 @@ def load_attack(folder: Path) -> Attack:
         driver_source=(
             (folder / "driver.py").read_text() if (folder / "driver.py").exists() else None
         ),
+        compare=compare,
+        per_test=tuple(frozenset(v) for v in per_test),
     )
 
 
@@ -181,7 +197,7 @@ def attack_spec(attack: Attack, canaries: Canaries, image: str) -> GradeSpec:
         driver=driver,
         tests=tests,
         limits=attack.limits,
-        compare=Compare(),
+        compare=Compare(mode=attack.compare),
         image=image,
         support_code=KIT.read_text(),
     )
@@ -312,6 +328,11 @@ def verdict_problems(attack: Attack, graded: Graded, outcomes: list[TestOutcome]
             detail = f": {error}" if verdict == "IE" else ""
             problems.append(f"verdict {verdict}, expected one of {sorted(attack.verdicts)}{detail}")
     for judgement in graded.judgements:
+        for test, allowed in zip(judgement.tests, attack.per_test, strict=False):
+            if test.verdict not in allowed:
+                problems.append(
+                    f"test {test.name}: {test.verdict}, expected one of {sorted(allowed)}"
+                )
         for test in judgement.tests:
             if test.verdict == "AC":
                 problems.append(f"test {test.name} passed: its canary was stolen or forged")

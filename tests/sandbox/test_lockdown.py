@@ -10,6 +10,7 @@ import pytest
 from sandbox import Limits, TestInput, run
 from sandbox.docker_runner import (
     ContainerSpec,
+    configured_runtime,
     create_container,
     has_nvidia_runtime,
     new_run_id,
@@ -45,6 +46,7 @@ def test_docker_inspect_shows_every_lockdown_item(
     ulimits = {u["Name"]: (u["Soft"], u["Hard"]) for u in host["Ulimits"]}
     assert ulimits == {"nofile": (128, 128), "fsize": (32 << 20, 32 << 20), "core": (0, 0)}
     assert host["Init"] is False  # the harness is PID 1 itself (see create_container)
+    assert host["Runtime"] == configured_runtime()  # runc unless ONSITE_SANDBOX_RUNTIME says
     assert host["LogConfig"]["Type"] == "none"
     assert host["ShmSize"] == 32 * 1024 * 1024
     assert host["IpcMode"] == "private"
