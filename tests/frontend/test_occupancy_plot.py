@@ -23,7 +23,8 @@ pytestmark = pytest.mark.e2e
 
 
 def test_engine_oracle_and_static_schedules_are_plotted_with_axes_and_a_legend(
-    page: Page, grader: FakeGrader
+    page: Page,  # noqa: F811 - the fixture imported above
+    grader: FakeGrader,  # noqa: F811
 ) -> None:
     page.click("#run-button")
     ws = wait_for_sockets(page, grader, 1)
@@ -49,7 +50,8 @@ def test_engine_oracle_and_static_schedules_are_plotted_with_axes_and_a_legend(
 
 
 def test_groups_give_the_only_summary_and_the_verdict_names_the_failing_group(
-    page: Page, grader: FakeGrader
+    page: Page,  # noqa: F811 - the fixture imported above
+    grader: FakeGrader,  # noqa: F811
 ) -> None:
     page.click("#submit-button")
     ws = wait_for_sockets(page, grader, 1)
