@@ -513,6 +513,7 @@ def _check_random(test_input: dict[str, Any], config: dict[str, Any],
         for run in runs:
             if isinstance(run, dict):
                 run.setdefault("device", output.get("device"))
+                run.setdefault("environment", output.get("environment"))
     largest: tuple[int, dict[str, Any]] = (-1, {})
     requests = calls = 0
     for number, (workload, run) in enumerate(zip(workloads, runs, strict=True), start=1):
@@ -571,6 +572,9 @@ def _evidence(test_input: dict[str, Any], specs: list[support.RequestSpec], run:
                                 "capacity": capacity}
     if first_step is not None:
         evidence["first_violation_step"] = first_step
+    env = output.get("environment") if isinstance(output, dict) else None
+    if isinstance(env, dict):  # where the sandbox ran the model (device, torch, CUDA)
+        evidence["environment"] = {str(k): str(v) for k, v in env.items()}
     occupancy = output.get("occupancy") if isinstance(output, dict) else None
     if isinstance(occupancy, list) and all(isinstance(x, int) for x in occupancy):
         evidence["occupancy"] = occupancy[:MAX_PLOT_STEPS]
@@ -622,6 +626,7 @@ def _check_one(test_input: dict[str, Any], config: dict[str, Any],
         return False, bad.first(), _evidence(test_input, specs, run, output, lengths, sched,
                                               first)
     evidence = _evidence(test_input, specs, run, output, lengths, sched, None)
+    evidence["near_ties_forgiven"] = forgiven
     known = [x or 0 for x in lengths]  # by request index; all known when nothing was flagged
     calls = len(run.calls)
     busy = sum(run.occupancy)

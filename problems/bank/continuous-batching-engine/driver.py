@@ -201,9 +201,13 @@ def _max_steps(specs: list[support.RequestSpec]) -> int:
 
 
 def drive(engine_cls: Any, model: Any, specs: list[support.RequestSpec], capacity: int,
-          drain: str = "step") -> dict[str, Any]:
-    """Run one engine class over the workload and return the record (see module docstring)."""
+          drain: str = "step", timings: bool = False) -> dict[str, Any]:
+    """Run one engine class over the workload and return the record (see module docstring);
+    with `timings`, also "step_end_s": seconds from the start of the run to the end of each
+    step (for latency figures in bench/ and platform/gpu/)."""
     rec = _Recorder(model, specs, _max_steps(specs))
+    step_end: list[float] = []
+    start = time.perf_counter()
     engine = engine_cls(rec.model_next, capacity)
     original_step = engine.step
 
@@ -215,6 +219,8 @@ def drive(engine_cls: Any, model: Any, specs: list[support.RequestSpec], capacit
             return result
         finally:
             rec.end_step()
+            if timings:
+                step_end.append(time.perf_counter() - start)
 
     def submit(spec: support.RequestSpec) -> None:
         rec.submitted(spec.index)
@@ -229,7 +235,7 @@ def drive(engine_cls: Any, model: Any, specs: list[support.RequestSpec], capacit
         instrumented = False
     error = None
     queue = deque(s for s in specs if s.after is None)
-    start = time.perf_counter()
+    start = time.perf_counter()  # again: construction is not part of the run
     try:
         while True:
             while queue and queue[0].arrival <= rec.steps:
@@ -246,8 +252,9 @@ def drive(engine_cls: Any, model: Any, specs: list[support.RequestSpec], capacit
         error = (f"the engine was still busy after {rec.max_steps} steps, more than any "
                  "correct schedule of this workload needs")
     wall = time.perf_counter() - start
+    extra = {"step_end_s": [round(t, 6) for t in step_end]} if timings else {}
     return {
-        "steps": rec.steps, "calls": rec.calls, "occupancy": rec.occupancy,
+        **extra, "steps": rec.steps, "calls": rec.calls, "occupancy": rec.occupancy,
         "stray_calls": rec.stray_calls, "callbacks": rec.callbacks, "returns": rec.returns,
         "mutated": rec.mutated(), "generated": rec.generated, "error": error,
         "wall_s": round(wall, 6),
@@ -307,6 +314,19 @@ def _warm_up(model: Any) -> None:
     model([[0, 1, 2]])
 
 
+def environment(model: Any) -> dict[str, Any]:
+    """Where the model ran: device, its name, and the torch and CUDA versions (torch tier)."""
+    env: dict[str, Any] = {"device": model.device}
+    if getattr(model, "tier", "") == "torch":
+        import torch
+
+        env["torch"] = torch.__version__
+        env["cuda"] = torch.version.cuda
+        if str(model.device).startswith("cuda"):
+            env["device_name"] = torch.cuda.get_device_name(0)
+    return env
+
+
 def run(solution: Any, test_input: dict[str, Any]) -> dict[str, Any]:
     """Entry point called by the harness: drive the candidate's Engine over the test input."""
     config = support.model_config(test_input)
@@ -322,11 +342,13 @@ def run(solution: Any, test_input: dict[str, Any]) -> dict[str, Any]:
             specs = support.parse_requests(workload)
             runs.append(drive(solution.Engine, model, specs, int(workload["capacity"]),
                               str(workload.get("drain", "step"))))
-        return {"runs": runs, "device": model.device, "baseline": None}
+        return {"runs": runs, "device": model.device, "environment": environment(model),
+                "baseline": None}
     specs = support.parse_requests(test_input)
     capacity = int(test_input["capacity"])
     out = drive(solution.Engine, model, specs, capacity, str(test_input.get("drain", "step")))
     out["device"] = model.device
+    out["environment"] = environment(model)
     out["baseline"] = None
     if test_input.get("group") == "throughput" or test_input.get("baseline"):
         base = drive(StaticBatchingEngine, model, specs, capacity)
