@@ -24,7 +24,7 @@ import time
 import types
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +60,7 @@ class Graded:
     verdict: str  # AC | WA | RE
     message: str
     seconds: float
+    evidence: dict[str, Any] = field(default_factory=dict)
 
 
 def _exec_module(name: str, path: Path) -> types.ModuleType:
@@ -110,9 +111,9 @@ def grade(pkg: Package, solution: types.ModuleType, test: dict[str, Any],
     except Exception as exc:  # the candidate's exception is an RE verdict, not a crash here
         return Graded(test["name"], group, test["tag"], hidden, "RE",
                       f"{type(exc).__name__}: {exc}", time.process_time() - start)
-    ok, message, _evidence = pkg.checker.check(test["input"], test["expected"], output)
+    ok, message, evidence = pkg.checker.check(test["input"], test["expected"], output)
     return Graded(test["name"], group, test["tag"], hidden, "AC" if ok else "WA", message,
-                  time.process_time() - start)
+                  time.process_time() - start, evidence)
 
 
 def grade_all(pkg: Package, solution: types.ModuleType, *, public: bool = True,
@@ -130,45 +131,109 @@ def grade_all(pkg: Package, solution: types.ModuleType, *, public: bool = True,
 # ------------------------------------------------------------------------------------ measuring
 
 
-def workload(capacity: int) -> dict[str, Any]:
-    """The benchmark input at one capacity: 6 batches' worth of requests, geometric lengths."""
+def workload(capacity: int, model: dict[str, Any] | None = None,
+             batches: int = 6) -> dict[str, Any]:
+    """The benchmark input at one capacity: `batches` batches' worth of requests, geometric
+    lengths; `model` overrides the PyTorch model's config (e.g. {"d_model": 1024, "layers": 8,
+    "heads": 16} so a forward pass is not launch-bound on a big GPU)."""
     return {
         "capacity": capacity, "group": "throughput",
-        "model": {"tier": "torch", "seed": 3},
-        "generate": {"seed": 1000 + capacity, "n": 6 * capacity, "prompt_len": [3, 8],
+        "model": {"tier": "torch", "seed": 3, **(model or {})},
+        "generate": {"seed": 1000 + capacity, "n": batches * capacity, "prompt_len": [3, 8],
                      "mean_tokens": 12, "max_cap": 64},
     }
 
 
-def measure(pkg: Package, capacity: int, pairs: int, device: str) -> dict[str, Any]:
-    """Calls and interleaved wall-clock samples for the reference vs the static baseline."""
+def _percentile(values: list[float], p: float) -> float:
+    """Nearest rank."""
+    ordered = sorted(values)
+    return ordered[max(0, -(-len(ordered) * p // 100) - 1)] if ordered else 0.0
+
+
+def _latency(record: dict[str, Any], specs: list[Any]) -> dict[str, float]:
+    """Per-request latency: steps from submission to the callback's step (inclusive), and
+    seconds from the start of the submission step to the end of the callback's step."""
+    ends = record.get("step_end_s") or []
+    steps, seconds = [], []
+    for index, step, *_rest in record["callbacks"]:
+        arrival = specs[index].arrival
+        steps.append(step - arrival + 1)
+        if ends and step < len(ends):
+            begin = ends[arrival - 1] if arrival > 0 and arrival - 1 < len(ends) else 0.0
+            seconds.append(ends[step] - begin)
+    return {"latency_steps_p50": _percentile(steps, 50),
+            "latency_steps_p99": _percentile(steps, 99),
+            "latency_s_p50": _percentile(seconds, 50), "latency_s_p99": _percentile(seconds, 99)}
+
+
+def _idle_slot_steps(record: dict[str, Any], capacity: int) -> int:
+    """Slot-steps that did no useful work over the run's model calls: empty slots, and the dead
+    rows of finished requests that static batching keeps decoding (the driver puts those down
+    to no request, -1). Continuous batching has them only in the final drain."""
+    return sum(capacity - sum(1 for o in owners if o >= 0) for _step, owners in record["calls"])
+
+
+def measure(pkg: Package, capacity: int, pairs: int, device: str,
+            model: dict[str, Any] | None = None, batches: int = 6) -> dict[str, Any]:
+    """Calls and interleaved wall-clock samples for the reference vs the static baseline, with
+    the oracle's call count, idle slot-steps, request latency, peak GPU memory (CUDA) and the
+    checker's verdict on one continuous run (near-tie divergences it forgave, device vs CPU)."""
     support, driver = pkg.support, pkg.driver
     reference = load_solution(pkg.root / "reference.py")
-    test_input = workload(capacity)
-    model = support.build_model(support.model_config(test_input), device=device)
+    test_input = workload(capacity, model, batches)
+    config = support.model_config(test_input)
+    net = support.build_model(config, device=device)
     specs = support.parse_requests(test_input)
     lengths = [s.max_tokens for s in specs]  # no stop conditions: lengths are max_tokens
     arrivals = [s.arrival for s in specs]
     ideal = support.ideal_ratio(lengths, arrivals, capacity)
+    cuda = str(net.device).startswith("cuda")
+    torch = None
+    if cuda:
+        import torch
     samples: list[dict[str, float]] = []
     calls: dict[str, int] = {}
+    records: dict[str, dict[str, Any]] = {}
+    peak = 0
     for pair in range(pairs + 1):  # pair 0 is the warm-up, not kept
         sample: dict[str, float] = {}
         for name, engine in (("static", driver.StaticBatchingEngine),
                              ("continuous", reference.Engine)):
-            record = driver.drive(engine, model, specs, capacity)
+            if torch is not None:
+                torch.cuda.synchronize()
+                torch.cuda.reset_peak_memory_stats()
+            record = driver.drive(engine, net, specs, capacity, timings=True)
+            if torch is not None:
+                torch.cuda.synchronize()
+                peak = max(peak, int(torch.cuda.max_memory_allocated()))
             calls[name] = len(record["calls"])
+            records[name] = record
             sample[f"{name}_wall_s"] = record["wall_s"]
         sample["ratio"] = sample["static_wall_s"] / sample["continuous_wall_s"]
         if pair:
             samples.append(sample)
+    cont_record = dict(records["continuous"], device=str(net.device), baseline=None)
+    output = json.loads(json.dumps(cont_record))
+    base = records["static"]
+    output["baseline"] = {"calls": len(base["calls"]), "steps": base["steps"],
+                          "wall_s": base["wall_s"],
+                          "lengths": [len(t or []) for t in _lengths_by_index(base, len(specs))]}
+    ok, message, evidence = pkg.checker.check(test_input, None, output)
     ratios = [s["ratio"] for s in samples]
     tokens = sum(lengths)
     return {
-        "capacity": capacity, "requests": len(specs), "tokens": tokens, "device": device,
+        "capacity": capacity, "requests": len(specs), "tokens": tokens, "device": str(net.device),
+        "model": {k: config[k] for k in ("d_model", "layers", "heads", "vocab")},
         "ideal_ratio": ideal, "static_calls": calls["static"],
         "continuous_calls": calls["continuous"],
+        "oracle_calls": support.model_calls(lengths, arrivals, capacity, "continuous"),
         "calls_ratio": calls["static"] / calls["continuous"],
+        "idle_slot_steps": {name: _idle_slot_steps(records[name], capacity)
+                            for name in ("static", "continuous")},
+        "latency": {name: _latency(records[name], specs) for name in ("static", "continuous")},
+        "peak_gpu_memory_mb": round(peak / 2**20, 1) if cuda else None,
+        "checker": {"ok": ok, "near_ties_forgiven": evidence.get("near_ties_forgiven", 0),
+                    "message": message[:300]},
         "wall_ratio_median": statistics.median(ratios), "wall_ratio_min": min(ratios),
         "wall_ratio_max": max(ratios),
         "continuous_tokens_per_s_median": statistics.median(
@@ -179,19 +244,35 @@ def measure(pkg: Package, capacity: int, pairs: int, device: str) -> dict[str, A
     }
 
 
+def _lengths_by_index(record: dict[str, Any], n: int) -> list[list[int] | None]:
+    out: list[list[int] | None] = [None] * n
+    for index, _step, tokens, *_rest in record["callbacks"]:
+        out[index] = tokens
+    return out
+
+
 def summary_lines(figures: list[dict[str, Any]]) -> list[str]:
     """One line per figure; the last one is the headline (largest B, model-call ratio)."""
     lines = []
     for fig in figures:
         b = fig["capacity"]
+        lat = fig["latency"]["continuous"]
         lines.append(f"B={b} model calls: static {fig['static_calls']} / continuous "
-                     f"{fig['continuous_calls']} = {fig['calls_ratio']:.2f}x "
-                     f"(ideal {fig['ideal_ratio']:.2f}x for these {fig['requests']} lengths)")
+                     f"{fig['continuous_calls']} (oracle {fig['oracle_calls']}) = "
+                     f"{fig['calls_ratio']:.2f}x (ideal {fig['ideal_ratio']:.2f}x for these "
+                     f"{fig['requests']} lengths); idle slot-steps static "
+                     f"{fig['idle_slot_steps']['static']}, continuous "
+                     f"{fig['idle_slot_steps']['continuous']}")
         lines.append(f"B={b} wall-clock tokens/s on {fig['device']}: continuous/static "
                      f"median {fig['wall_ratio_median']:.2f}x (min {fig['wall_ratio_min']:.2f}, "
                      f"max {fig['wall_ratio_max']:.2f}; {len(fig['samples'])} interleaved pairs; "
                      f"{fig['continuous_tokens_per_s_median']:.0f} vs "
-                     f"{fig['static_tokens_per_s_median']:.0f} tokens/s)")
+                     f"{fig['static_tokens_per_s_median']:.0f} tokens/s); continuous latency "
+                     f"p50 {lat['latency_steps_p50']:.0f} / p99 {lat['latency_steps_p99']:.0f} "
+                     f"steps; checker {'ok' if fig['checker']['ok'] else 'FAILED'}, "
+                     f"{fig['checker']['near_ties_forgiven']} near-tie(s) forgiven"
+                     + (f"; peak GPU memory {fig['peak_gpu_memory_mb']} MB"
+                        if fig["peak_gpu_memory_mb"] is not None else ""))
     top = figures[-1]
     lines.append(f"headline: continuous batching makes {top['calls_ratio']:.2f}x fewer model "
                  f"calls than static at B={top['capacity']} (ideal {top['ideal_ratio']:.2f}x), "

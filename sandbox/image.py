@@ -69,9 +69,42 @@ def base_tag() -> str:
     return f"{BASE_REPO}:{_digest((RECIPE / 'build-base.sh').read_bytes())}"
 
 
+CUDA_ENV = "ONSITE_SANDBOX_CUDA"  # 1/0 forces the gpu image's CUDA torch on/off
+# The CUDA wheels (nvidia-*, triton) are tagged for older manylinux baselines than torch's.
+CUDA_PLATFORM_TAGS = [
+    arg for tag in ("manylinux_2_27_x86_64", "manylinux_2_25_x86_64", "manylinux_2_18_x86_64",
+                    "manylinux_2_17_x86_64", "manylinux2010_x86_64", "manylinux_2_12_x86_64",
+                    "manylinux1_x86_64", "manylinux_2_5_x86_64")
+    for arg in ("--platform", tag)
+]
+
+
+def host_has_nvidia_gpu() -> bool:
+    """Whether the gpu image carries a CUDA build of torch: ``ONSITE_SANDBOX_CUDA=1``/``0``
+    decides; otherwise yes only when ``nvidia-smi -L`` on this host lists a GPU. Without one
+    the image keeps the CPU torch (a CUDA build is several GB nothing here could use)."""
+    forced = os.environ.get(CUDA_ENV, "").strip().lower()
+    if forced in ("1", "true", "yes", "on"):
+        return True
+    if forced in ("0", "false", "no", "off"):
+        return False
+    smi = shutil.which("nvidia-smi")
+    if smi is None:
+        return False
+    try:
+        listed = subprocess.run([smi, "-L"], capture_output=True, text=True, timeout=30,
+                                check=False)  # fmt: skip
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return listed.returncode == 0 and "GPU" in listed.stdout
+
+
 def requirements_file(flavor: str) -> Path:
+    """The pinned requirements of a flavour; the gpu flavour on an NVIDIA host: the CUDA ones."""
     if flavor not in FLAVORS:
         raise ValueError(f"flavor must be one of {FLAVORS}, got {flavor!r}")
+    if flavor == "gpu" and host_has_nvidia_gpu():
+        return RECIPE / "requirements-gpu-cuda.txt"
     return RECIPE / f"requirements-{flavor}.txt"
 
 
@@ -171,11 +204,13 @@ def _prepare_context(flavor: str, context: Path) -> None:
         shutil.rmtree(context)
     site = context / "site"
     site.mkdir(parents=True)
+    requirements = requirements_file(flavor)
     _run(
         [
             sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
             "--no-deps", "--only-binary=:all:", "--no-compile", *PYTHON_TAGS,
-            "--target", str(site), "-r", str(requirements_file(flavor)),
+            *(CUDA_PLATFORM_TAGS if requirements.name.endswith("-cuda.txt") else []),
+            "--target", str(site), "-r", str(requirements),
         ],
         f"wheels ({flavor})",
     )  # fmt: skip

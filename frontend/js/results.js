@@ -63,31 +63,106 @@ function svg(tag, attrs = {}) {
   return node;
 }
 
-/** Step lines of batch occupancy per step: the engine next to a static-batching schedule. */
+// [legend name, evidence key, class, colour]. The colours are SVG presentation attributes, so
+// the stylesheet's rules for these classes still win where it has them.
+const PLOT_SERIES = [
+  ["engine", "occupancy", "plot-engine", "#2563eb"],
+  ["statement's schedule", "oracle_occupancy", "plot-oracle", "#059669"],
+  ["static batching", "baseline_occupancy", "plot-baseline", "#d97706"],
+];
+const VIOLATION_COLOUR = "#dc2626";
+
+function swatch(colour) {
+  return element("span", { className: "plot-swatch", attrs: {
+    style: `display:inline-block;width:0.8em;height:0.8em;margin-right:0.3em;background:${colour}`,
+  } });
+}
+
+/** One panel: batch occupancy per step as a step line, with both axes labelled. */
+function occupancyPanel(name, values, className, colour, steps, top, violation) {
+  const width = 480;
+  const height = 96;
+  const left = 28;
+  const bottom = 18;
+  const plotW = width - left - 4;
+  const plotH = height - bottom - 6;
+  const x = (i) => left + (i / Math.max(1, steps)) * plotW;
+  const y = (v) => 6 + plotH - (v / top) * plotH;
+  const chart = svg("svg", { viewBox: `0 0 ${width} ${height}`, role: "img",
+    "aria-label": `${name}: batch occupancy per step`, class: "occupancy-panel" });
+  const axis = { class: "plot-axis", stroke: "#6b7280", "stroke-width": 1 };
+  chart.append(svg("line", { x1: left, y1: y(0), x2: left + plotW, y2: y(0), ...axis }));
+  chart.append(svg("line", { x1: left, y1: y(0), x2: left, y2: y(top), ...axis }));
+  chart.append(svg("line", { x1: left, y1: y(top), x2: left + plotW, y2: y(top),
+    class: "plot-capacity" }));
+  const label = (text, attrs) => {
+    const node = svg("text", { class: "plot-label", "font-size": 10, fill: "#4b5563", ...attrs });
+    node.textContent = text;
+    chart.append(node);
+  };
+  label(String(top), { x: left - 4, y: y(top) + 4, "text-anchor": "end" });
+  label("0", { x: left - 4, y: y(0) + 4, "text-anchor": "end" });
+  const tick = Math.max(1, Math.ceil(steps / 8));
+  for (let i = 0; i <= steps; i += tick) {
+    label(String(i), { x: x(i), y: height - 4, "text-anchor": "middle" });
+  }
+  if (Number.isInteger(violation) && violation >= 0 && violation <= steps) {
+    chart.append(svg("line", { x1: x(violation), y1: y(0), x2: x(violation), y2: y(top),
+      class: "plot-violation", stroke: VIOLATION_COLOUR, "stroke-width": 1.5 }));
+  }
+  const points = values.flatMap((v, i) => [`${x(i)},${y(v)}`, `${x(i + 1)},${y(v)}`]);
+  chart.append(svg("polyline", { points: points.join(" "), class: className, fill: "none",
+    stroke: colour, "stroke-width": 2 }));
+  const panel = element("div", { className: "occupancy-row" });
+  panel.append(element("div", { className: "plot-name", text: name }));
+  panel.append(chart);
+  return panel;
+}
+
+/** Batch occupancy per step: the engine's schedule above the statement's (the checker's
+ *  oracle) and static batching's, on one step axis (x: step, y: sequences in the model call,
+ *  0 to capacity), the first violating step marked; then per-request latency figures. */
 export function occupancyPlot(evidence) {
-  const series = [
-    ["engine", evidence.occupancy, "plot-engine"],
-    ["static batching", evidence.baseline_occupancy, "plot-baseline"],
-  ].filter(([, values]) => Array.isArray(values) && values.length);
+  const series = PLOT_SERIES
+    .map(([name, key, className, colour]) => [name, evidence[key], className, colour])
+    .filter(([, values]) => Array.isArray(values) && values.length);
   if (!series.length) return null;
   const steps = Math.max(...series.map(([, values]) => values.length));
   const top = Math.max(1, Number(evidence.capacity) || 0, ...series.flatMap(([, v]) => v));
-  const width = 480;
-  const height = 120;
-  const x = (i) => (i / Math.max(1, steps)) * width;
-  const y = (v) => height - (v / top) * (height - 10);
+  const violation = evidence.first_violation_step;
   const figure = element("figure", { className: "occupancy-plot" });
-  const chart = svg("svg", { viewBox: `0 0 ${width} ${height}`, role: "img",
-    "aria-label": "batch occupancy per step" });
-  chart.append(svg("line", { x1: 0, y1: y(top), x2: width, y2: y(top), class: "plot-capacity" }));
-  for (const [, values, className] of series) {
-    const points = values.flatMap((v, i) => [`${x(i)},${y(v)}`, `${x(i + 1)},${y(v)}`]);
-    chart.append(svg("polyline", { points: points.join(" "), class: className, fill: "none" }));
+  const legend = element("ul", { className: "plot-legend", attrs: {
+    style: "list-style:none;display:flex;gap:1em;padding:0;margin:0 0 0.25em" } });
+  for (const [name, , className, colour] of series) {
+    const item = element("li", { className });
+    item.append(swatch(colour));
+    item.append(document.createTextNode(name));
+    legend.append(item);
   }
-  figure.append(chart);
+  if (Number.isInteger(violation)) {
+    const item = element("li", { className: "plot-violation" });
+    item.append(swatch(VIOLATION_COLOUR));
+    item.append(document.createTextNode(`first violation (step ${violation})`));
+    legend.append(item);
+  }
+  figure.append(legend);
+  for (const [name, values, className, colour] of series) {
+    figure.append(occupancyPanel(name, values, className, colour, steps, top, violation));
+  }
+  const latency = evidence.latency;
+  if (latency && typeof latency === "object") {
+    const parts = [["queue wait", latency.queue_wait], ["completion step", latency.completion_step]]
+      .filter(([, v]) => v && v.p50 !== undefined)
+      .map(([label, v]) => `${label} p50 ${v.p50}, p99 ${v.p99} steps`);
+    if (parts.length) {
+      const text = `Per request: ${parts.join(" · ")}`;
+      figure.append(element("p", { className: "plot-latency", text }));
+    }
+  }
   const caption = series.map(([name, values]) => `${name}: ${values.length} steps`).join(" · ");
+  const axes = `x: step, y: sequences in the model call, capacity ${evidence.capacity}`;
   figure.append(element("figcaption", {
-    text: `Batch occupancy per step (capacity ${evidence.capacity}) — ${caption}`,
+    text: `Batch occupancy per step (${axes}) — ${caption}`,
   }));
   return figure;
 }
@@ -253,20 +328,15 @@ export class ResultsPanel {
       line.append(element("span", { className: "score", text: ` (score ${score.toFixed(2)})` }));
     }
     const parts = [line];
-    const tags = Object.entries(byTag || {});
-    if (tags.length) {
-      const list = element("ul", { className: "by-tag" });
-      for (const [tag, [tagPassed, tagTotal]] of tags.sort(([a], [b]) => a.localeCompare(b))) {
-        const item = element("li", { attrs: { "data-tag": tag } });
-        item.append(element("span", { className: "tag-name", text: tag.replace(/_/g, " ") }));
-        item.append(document.createTextNode(`: passed ${tagPassed} of ${tagTotal}`));
-        list.append(item);
-      }
-      parts.push(list);
-    }
-    // Finer groups (e.g. "capacity", "work conservation"), in the author's order.
+    // One summary: per group when the problem has groups (the verdict names the first failing
+    // one), else per tag. Two lists that count the same tests differently would disagree.
     const groups = Object.entries(byGroup || {});
     if (groups.length) {
+      const failing = groups.find(([, [groupPassed, groupTotal]]) => groupPassed < groupTotal);
+      if (failing && verdict !== "AC") {
+        line.append(element("span", { className: "failing-group",
+          text: ` — ${verdict} in ${failing[0]}` }));
+      }
       const list = element("ul", { className: "by-group" });
       for (const [group, [groupPassed, groupTotal]] of groups) {
         const item = element("li", {
@@ -278,6 +348,18 @@ export class ResultsPanel {
         list.append(item);
       }
       parts.push(list);
+    } else {
+      const tags = Object.entries(byTag || {});
+      if (tags.length) {
+        const list = element("ul", { className: "by-tag" });
+        for (const [tag, [tagPassed, tagTotal]] of tags.sort(([a], [b]) => a.localeCompare(b))) {
+          const item = element("li", { attrs: { "data-tag": tag } });
+          item.append(element("span", { className: "tag-name", text: tag.replace(/_/g, " ") }));
+          item.append(document.createTextNode(`: passed ${tagPassed} of ${tagTotal}`));
+          list.append(item);
+        }
+        parts.push(list);
+      }
     }
     this.summary.replaceChildren(...parts);
   }

@@ -1,19 +1,28 @@
 """Checker for continuous-batching-engine (runs in the worker; the driver's output is data).
 
 The driver records every model call (which requests were in the batch, at which step), every
-callback, and the tokens the model really produced for each request. This checker recomputes
-the truth itself and reports the FIRST violating step:
+callback (its step, its tokens, whether the list changed afterwards), every step() result, and
+the tokens the model really produced for each request. This checker recomputes the truth itself
+and reports the FIRST violating step, in every test:
 
-* every group: model calls only inside step(), at most one per step, never empty, never more
-  than `capacity`; every sequence in a batch is the prompt + generated tokens of an unfinished
-  request; an admitted request is decoded at every step until it ends; its tokens equal a
-  sequential reference decode (one request at a time, computed here with support.py's model),
-  it ends at the earliest of max_tokens / stop token / stop sequence (generated tokens only),
-  and its callback fires exactly once with exactly those tokens;
-* work_conservation: no step leaves a slot idle while a submitted request waits; FIFO admission;
+* model calls only inside step(), at most one per step, never empty, never more than
+  `capacity`; every sequence in a batch is the prompt + generated tokens of an unfinished
+  request; each request's tokens equal a sequential reference decode (one request at a time,
+  computed here with support.py's model), it ends at the earliest of max_tokens / stop token /
+  stop sequence (generated tokens only), and its callback fires exactly once with exactly those
+  tokens;
+* the oracle: from those output lengths, the schedule the statement prescribes (FIFO admission
+  at the start of each step, max_tokens == 0 ending in its turn without a slot, one call per
+  step with every active request, each callback in the step its request ends; _oracle). Every
+  step's batch membership (as a set), every callback's step and every step() result must equal
+  it; the first difference is named with the rule it breaks (FIFO, work conservation, decoded
+  after its end, callback timing, ...);
 * throughput: static-batching model calls / the engine's model calls >= 0.7 x the ideal ratio
-  (static / continuous for the same output lengths at the same capacity); a failure also names
-  the first step that left a slot idle while a request waited.
+  (static / continuous for the same output lengths at the same capacity), a cross-check with
+  wall-clock figures.
+
+A randomised test ("random" in the input) is many small workloads expanded from a seed by
+support.expand_workloads; each is checked as above and the first failing one is reported.
 
 PyTorch tier: a token that differs from the reference is forgiven only where the reference's
 top-2 logit margin is below support.MARGIN_TOLERANCE (float32 rounding differs with batch
@@ -27,9 +36,10 @@ import hashlib
 import itertools
 import json
 import marshal
+import math
 import sys
 import types
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Iterator
 from typing import Any
 
@@ -106,9 +116,16 @@ class _Run:
         if len(self.generated) != n:
             raise ValueError("the record does not cover every request")
         self.callbacks: list[list[tuple[int, list[int] | None, bool]]] = [[] for _ in range(n)]
-        for index, step, tokens, id_ok in output["callbacks"]:
+        self.callback_rank: dict[int, int] = {}  # index -> position of its first callback
+        self.outside_step: list[tuple[int, int]] = []  # callbacks made outside step()
+        for rank, (index, step, tokens, id_ok, *inside) in enumerate(output["callbacks"]):
             toks = None if tokens is None else [int(t) for t in tokens]
+            if inside and not inside[0]:
+                self.outside_step.append((int(index), int(step)))
             self.callbacks[int(index)].append((int(step), toks, bool(id_ok)))
+            self.callback_rank.setdefault(int(index), rank)
+        self.returns = [bool(r) for r in output.get("returns", [])]
+        self.mutated = [(int(i), int(s)) for i, s in output.get("mutated", [])]
         self.error = output.get("error")
         self.wall_s = float(output.get("wall_s") or 0.0)
         self.baseline = output.get("baseline")
@@ -216,8 +233,9 @@ def _expected_length(spec: support.RequestSpec, gen: list[int], config: dict[str
 
 
 def _check_request(spec: support.RequestSpec, run: _Run, config: dict[str, Any],
-                   bad: _Violations) -> tuple[int | None, bool]:
-    """Tokens, stop rule and exactly-once callback of one request; returns its checked length."""
+                   bad: _Violations) -> tuple[int | None, bool, str]:
+    """Tokens, stop rule and exactly-once callback of one request; returns its checked length,
+    whether a near-tie was forgiven, and why it ends there."""
     gen = run.generated[spec.index]
     steps = run.appearances[spec.index]
     calls = run.callbacks[spec.index]
@@ -236,7 +254,7 @@ def _check_request(spec: support.RequestSpec, run: _Run, config: dict[str, Any],
         at = steps[-1] if steps else max(end, spec.arrival)
         bad.add(at, f"step {at}: request {rid!r} never got its callback ({len(gen)} token(s) "
                     f"generated, {last})")
-        return length, forgiven
+        return length, forgiven, why
     if len(calls) > 1:
         bad.add(calls[1][0], f"step {calls[1][0]}: callback for {rid!r} called again "
                              f"({len(calls)} times in all)")
@@ -244,7 +262,7 @@ def _check_request(spec: support.RequestSpec, run: _Run, config: dict[str, Any],
     if not id_ok:
         bad.add(step, f"step {step}: callback for {rid!r} received a different request_id")
     if length is None and not forgiven:
-        return None, forgiven
+        return None, forgiven, why
     if length is None or len(gen) < length:
         need = f"it should have run to {length} tokens ({why})" if length is not None else \
             "no stop condition was met"
@@ -252,7 +270,7 @@ def _check_request(spec: support.RequestSpec, run: _Run, config: dict[str, Any],
     elif tokens != gen[:length]:
         bad.add(step, f"step {step}: callback for {rid!r} delivered {_short(tokens)}, but the "
                       f"model generated {_short(gen[:length])} for it")
-    return length, forgiven
+    return length, forgiven, why
 
 
 def _short(tokens: list[int] | None) -> str:
@@ -261,38 +279,160 @@ def _short(tokens: list[int] | None) -> str:
     return str(tokens) if len(tokens) <= 12 else f"{tokens[:12]}... ({len(tokens)} tokens)"
 
 
-def _check_work_conservation(run: _Run, specs: list[support.RequestSpec], capacity: int,
-                             bad: _Violations) -> None:
-    admitted: dict[int, int | None] = {}
+# ------------------------------------------------------------------------------------ oracle
+
+
+class _Schedule:
+    """The schedule the statement prescribes for known output lengths (all by request index)."""
+
+    def __init__(self) -> None:
+        self.batches: list[frozenset[int]] = []  # per step: who is in the model call
+        self.returns: list[bool] = []  # per step: what step() returns
+        self.submitted: dict[int, int] = {}  # step before (or in) which each was submitted
+        self.admitted: dict[int, int] = {}
+        self.ended: dict[int, int] = {}  # the step each request is called back in
+        self.fifo: list[int] = []  # submission order
+
+
+def _oracle(specs: list[support.RequestSpec], lengths: list[int], capacity: int,
+            callback_rank: dict[int, int]) -> _Schedule:
+    """Replay the statement's rules. Before step s the grader submits the requests arriving at
+    s; the step returns False (doing nothing) if nothing is active or waiting, else admits from
+    the front of the queue into free slots (a max_tokens == 0 request ends in its turn, without
+    a slot), makes one model call with every active request and calls back, in this step, those
+    that reach their length. A callback's submit() joins the queue at once. Requests ending in
+    one step may be called back in any order: the engine's order (`callback_rank`) orders the
+    requests their callbacks submit. `specs` are in submission order (support.parse_requests)."""
+    sched = _Schedule()
+    children: dict[int, list[int]] = {}
     for spec in specs:
-        seen = run.appearances[spec.index]
-        if seen:
-            admitted[spec.index] = seen[0]
-        elif run.callbacks[spec.index]:
-            admitted[spec.index] = run.callbacks[spec.index][0][0]
-        else:
-            admitted[spec.index] = None
-    for step in range(run.steps):
-        waiting = [s for s in specs if s.arrival <= step
-                   and (admitted[s.index] is None or admitted[s.index] > step)]  # type: ignore[operator]
-        busy = run.occupancy[step] if step < len(run.occupancy) else 0
-        if waiting and busy < capacity:
-            oldest = waiting[0]
-            bad.add(step, f"step {step}: only {busy} of {capacity} slots were busy while "
-                          f"{len(waiting)} request(s) waited (oldest {oldest.rid!r}, submitted "
-                          f"before step {oldest.arrival})")
-            break
-    decoding = [s for s in specs if s.max_tokens > 0]  # max_tokens 0 may end at submit()
-    for later_pos, later in enumerate(decoding):
-        got = admitted[later.index]
-        if got is None:
+        if spec.after is not None:
+            children.setdefault(spec.after, []).append(spec.index)
+    arrivals = deque(s for s in specs if s.after is None)
+    waiting: deque[int] = deque()
+    active: dict[int, int] = {}  # request -> tokens generated
+
+    def enqueue(index: int, step: int) -> None:
+        sched.submitted[index] = step
+        sched.fifo.append(index)
+        waiting.append(index)
+
+    def end(index: int, step: int) -> None:
+        sched.ended[index] = step
+        for child in children.get(index, ()):
+            enqueue(child, step)
+
+    step = 0
+    while True:
+        while arrivals and arrivals[0].arrival <= step:
+            enqueue(arrivals.popleft().index, step)
+        busy = bool(active or waiting)
+        sched.returns.append(busy)
+        if not busy:
+            sched.batches.append(frozenset())
+            if not arrivals:
+                return sched
+            step += 1
             continue
-        for earlier in decoding[:later_pos]:
-            first = admitted[earlier.index]
-            if first is None or first > got:
-                bad.add(got, f"step {got}: request {later.rid!r} was admitted before "
-                             f"{earlier.rid!r}, which was submitted earlier (FIFO)")
-                return
+        while waiting and len(active) < capacity:
+            index = waiting.popleft()
+            sched.admitted[index] = step
+            if lengths[index] <= 0:
+                end(index, step)
+            else:
+                active[index] = 0
+        sched.batches.append(frozenset(active))
+        done = []
+        for index in active:
+            active[index] += 1
+            if active[index] >= lengths[index]:
+                done.append(index)
+        for index in sorted(done, key=lambda i: (callback_rank.get(i, len(specs)), i)):
+            del active[index]
+            end(index, step)
+        step += 1
+
+
+def _names(indices: frozenset[int] | set[int], specs: dict[int, support.RequestSpec],
+           fifo: dict[int, int]) -> str:
+    ordered = sorted(indices, key=lambda i: (fifo.get(i, len(fifo)), i))
+    shown = [specs[i].rid for i in ordered[:12]]
+    return "{" + ", ".join(shown) + (f", ... ({len(ordered)})" if len(ordered) > 12 else "") + "}"
+
+
+def _batch_rule(step: int, got: set[int], want: frozenset[int], sched: _Schedule,
+                specs: dict[int, support.RequestSpec], fifo: dict[int, int]) -> str:
+    """The rule a batch that differs from the schedule's breaks, as a sentence."""
+    def first(indices: set[int]) -> int | None:
+        return min(indices, key=lambda i: (fifo.get(i, len(fifo)), i)) if indices else None
+
+    x, m = first(got - want), first(set(want) - got)
+    if x is not None:
+        rx = specs[x].rid
+        if specs[x].max_tokens <= 0:
+            return (f"max_tokens=0 at step {step}: {rx!r} is in the batch (it ends in its FIFO "
+                    "turn without a slot)")
+        ended = sched.ended.get(x, step)
+        if ended < step:
+            return f"decoded after its end at step {step}: {rx!r} ended at step {ended}"
+        if m is not None and fifo.get(x, 0) > fifo.get(m, 0):
+            return f"FIFO violated at step {step}: admitted {rx!r}, expected {specs[m].rid!r}"
+        return (f"admitted too early at step {step}: {rx!r} (the schedule admits it at step "
+                f"{sched.admitted.get(x, '-')})")
+    assert m is not None
+    rm = specs[m].rid
+    admitted = sched.admitted.get(m, step)
+    if admitted == step:
+        return (f"work conservation broken at step {step}: a slot was idle while {rm!r} waited "
+                "(free slots are filled from the queue at the start of every step)")
+    return f"left out of the batch at step {step}: {rm!r} was active since step {admitted}"
+
+
+def _compare_schedule(run: _Run, specs: list[support.RequestSpec], sched: _Schedule,
+                      reasons: dict[int, str], bad: _Violations) -> None:
+    """Every step's batch (as a set), every step() result and every callback's step against
+    the oracle; the first difference of each kind is named."""
+    by_index = {s.index: s for s in specs}
+    fifo = {index: pos for pos, index in enumerate(sched.fifo)}
+    actual: dict[int, set[int]] = {}
+    for step, owners in run.calls:
+        actual.setdefault(step, set()).update(o for o in owners if o >= 0)
+    for step in range(max(len(sched.batches), run.steps)):
+        want = sched.batches[step] if step < len(sched.batches) else frozenset()
+        got = actual.get(step, set())
+        if got != want:
+            bad.add(step, f"{_batch_rule(step, got, want, sched, by_index, fifo)}; the batch "
+                          f"was {_names(got, by_index, fifo)}, the statement's schedule has "
+                          f"{_names(want, by_index, fifo)}")
+            break  # everything after follows from the first difference
+    late = []
+    for spec in specs:
+        calls = run.callbacks[spec.index]
+        want_step = sched.ended.get(spec.index)
+        if calls and want_step is not None and calls[0][0] != want_step:
+            late.append((min(calls[0][0], want_step), spec, calls[0][0], want_step))
+    if late:
+        at, spec, got_step, want_step = min(late, key=lambda item: item[0])
+        rule = ("a max_tokens=0 request is called back in its FIFO turn, without a slot"
+                if spec.max_tokens <= 0 else "a callback fires in the step its request ends")
+        bad.add(at, f"callback timing wrong at step {at}: {spec.rid!r} was called back at step "
+                    f"{got_step}, expected step {want_step}, when it ends "
+                    f"({reasons.get(spec.index, '?')}; {rule})")
+    for step, (got_r, want_r) in enumerate(zip(run.returns, sched.returns, strict=False)):
+        if got_r != want_r:
+            state = "a request was active or waiting" if want_r else "nothing was active or waiting"
+            bad.add(step, f"step() result wrong at step {step}: it returned {got_r} while {state}"
+                          " (True exactly when there is work at the start of the call)")
+            break
+    for index, step in run.outside_step[:1]:
+        bad.add(step, f"callback outside step() before step {step}: {by_index[index].rid!r} was "
+                      "called back outside step() (callbacks fire inside step(), in the step "
+                      "their request ends)")
+    for index, step in run.mutated:
+        bad.add(step, f"callback list changed at step {step}: the list passed to "
+                      f"{by_index[index].rid!r}'s callback was modified after the call (the "
+                      "grader keeps every delivered list and compares it at the end of the run;"
+                      " the list belongs to the caller)")
 
 
 def _throughput(run: _Run, specs: list[support.RequestSpec], lengths: list[int],
@@ -352,71 +492,150 @@ def check(test_input: dict[str, Any], expected: Any,
     """Verdict for one test: (passed, message naming the first violating step, evidence).
 
     The evidence is what the results page plots: the engine's batch occupancy per step next to
-    a static-batching schedule of the same workload, and the first violating step."""
+    the oracle's schedule and a static-batching schedule of the same workload, per-request
+    queue wait and completion step (p50/p99), and the first violating step. A randomised test
+    reports its first failing workload (or, when all pass, its largest)."""
     config = support.model_config(test_input)
     with _one_torch_thread(config):
-        ok, message = _check(test_input, config, output)
-    return ok, message, _evidence(test_input, output)
+        if "random" not in test_input:
+            return _check_one(test_input, config, output)
+        return _check_random(test_input, config, output)
 
 
-def _evidence(test_input: dict[str, Any], output: Any) -> dict[str, Any]:
+def _check_random(test_input: dict[str, Any], config: dict[str, Any],
+                  output: Any) -> tuple[bool, str, dict[str, Any]]:
+    workloads = support.expand_workloads(test_input)
+    runs = output.get("runs") if isinstance(output, dict) else None
+    group = str(test_input.get("group", "correctness"))
+    if not isinstance(runs, list) or len(runs) != len(workloads):
+        return False, "malformed driver record: not one run per workload", {"group": group}
+    if isinstance(output, dict):
+        for run in runs:
+            if isinstance(run, dict):
+                run.setdefault("device", output.get("device"))
+                run.setdefault("environment", output.get("environment"))
+    largest: tuple[int, dict[str, Any]] = (-1, {})
+    requests = calls = 0
+    for number, (workload, run) in enumerate(zip(workloads, runs, strict=True), start=1):
+        ok, message, evidence = _check_one(workload, config, run)
+        n = len(workload["requests"])
+        if not ok:
+            evidence["workload"] = number
+            return False, (f"workload {number} of {len(workloads)} (B={workload['capacity']}, "
+                           f"{n} requests, drain {workload['drain']}): {message}"), evidence
+        requests += n
+        calls += len(run["calls"])
+        if n > largest[0]:
+            largest = (n, evidence)
+    capacities = sorted({int(w["capacity"]) for w in workloads})
+    evidence = largest[1]
+    return True, (f"ok: {len(workloads)} workloads (B in {capacities}), {requests} requests, "
+                  f"{calls} model calls, every step and callback as the statement's schedule"
+                  ), evidence
+
+
+def _percentiles(values: list[int]) -> dict[str, int]:
+    """Nearest-rank p50 and p99."""
+    if not values:
+        return {}
+    ordered = sorted(values)
+    def rank(p: float) -> int:
+        return ordered[max(0, math.ceil(p * len(ordered)) - 1)]
+    return {"p50": rank(0.50), "p99": rank(0.99)}
+
+
+def _latency(run: _Run, specs: list[support.RequestSpec]) -> dict[str, dict[str, int]]:
+    """Per-request queue wait (admission step - submission step) and completion step (the step
+    of the callback), from the engine's record."""
+    submitted: dict[int, int] = {}
+    waits, completions = [], []
+    for spec in specs:  # submission order: a parent comes before the request it submits
+        if spec.after is None:
+            submitted[spec.index] = spec.arrival
+        elif run.callbacks[spec.after]:
+            submitted[spec.index] = run.callbacks[spec.after][0][0]
+        calls = run.callbacks[spec.index]
+        if spec.index not in submitted or not calls:
+            continue
+        seen = run.appearances[spec.index]
+        admitted = seen[0] if seen else calls[0][0]
+        waits.append(admitted - submitted[spec.index])
+        completions.append(calls[0][0])
+    return {"queue_wait": _percentiles(waits), "completion_step": _percentiles(completions)}
+
+
+def _evidence(test_input: dict[str, Any], specs: list[support.RequestSpec], run: _Run | None,
+              output: Any, lengths: list[int | None], sched: _Schedule | None,
+              first_step: int | None) -> dict[str, Any]:
+    capacity = int(test_input.get("capacity", 0))
     evidence: dict[str, Any] = {"group": str(test_input.get("group", "correctness")),
-                                "capacity": int(test_input.get("capacity", 0))}
-    if not isinstance(output, dict):
-        return evidence
-    occupancy = output.get("occupancy")
+                                "capacity": capacity}
+    if first_step is not None:
+        evidence["first_violation_step"] = first_step
+    env = output.get("environment") if isinstance(output, dict) else None
+    if isinstance(env, dict):  # where the sandbox ran the model (device, torch, CUDA)
+        evidence["environment"] = {str(k): str(v) for k, v in env.items()}
+    occupancy = output.get("occupancy") if isinstance(output, dict) else None
     if isinstance(occupancy, list) and all(isinstance(x, int) for x in occupancy):
         evidence["occupancy"] = occupancy[:MAX_PLOT_STEPS]
-    callbacks = output.get("callbacks")
-    specs = support.parse_requests(test_input)
-    if isinstance(callbacks, list) and specs:
-        # The static schedule of the lengths the engine produced: the baseline to compare with.
-        lengths = [0] * len(specs)
-        for item in callbacks:
-            if isinstance(item, list) and len(item) >= 3 and isinstance(item[2], list):
-                if isinstance(item[0], int) and 0 <= item[0] < len(specs):
-                    lengths[item[0]] = len(item[2])
-        arrivals = [s.arrival for s in sorted(specs, key=lambda s: s.index)]
-        static = support.simulate(lengths, arrivals, evidence["capacity"] or 1, "static")
-        evidence["baseline_occupancy"] = list(static)[:MAX_PLOT_STEPS]
+    if sched is not None:
+        evidence["oracle_occupancy"] = [len(b) for b in sched.batches][:MAX_PLOT_STEPS]
+    if run is None or not specs:
+        return evidence
+    # The static schedule of the true lengths (or, where unknown, the delivered ones).
+    static_lengths = [0] * len(specs)
+    for spec in specs:
+        known = lengths[spec.index]
+        delivered = run.callbacks[spec.index][0][1] if run.callbacks[spec.index] else None
+        static_lengths[spec.index] = known if known is not None else len(delivered or [])
+    arrivals = [s.arrival for s in sorted(specs, key=lambda s: s.index)]
+    static = support.simulate(static_lengths, arrivals, capacity or 1, "static")
+    evidence["baseline_occupancy"] = list(static)[:MAX_PLOT_STEPS]
+    evidence["latency"] = _latency(run, specs)
     return evidence
 
 
-def _check(test_input: dict[str, Any], config: dict[str, Any], output: Any) -> tuple[bool, str]:
+def _check_one(test_input: dict[str, Any], config: dict[str, Any],
+               output: Any) -> tuple[bool, str, dict[str, Any]]:
     specs = support.parse_requests(test_input)
     capacity = int(test_input["capacity"])
     group = str(test_input.get("group", "correctness"))
     try:
         run = _Run(output, len(specs))
     except (KeyError, TypeError, ValueError, IndexError) as exc:
-        return False, f"malformed driver record: {exc!r}"
+        return (False, f"malformed driver record: {exc!r}",
+                _evidence(test_input, specs, None, output, [], None, None))
     bad = _Violations()
     if run.error:
         bad.add(run.steps, f"step {run.steps}: {run.error}")
     _check_calls(run, specs, capacity, bad)
     lengths: list[int | None] = []
+    reasons: dict[int, str] = {}
     forgiven = 0
     for spec in sorted(specs, key=lambda s: s.index):
-        length, near_tie = _check_request(spec, run, config, bad)
+        length, near_tie, reasons[spec.index] = _check_request(spec, run, config, bad)
         lengths.append(length)
         forgiven += near_tie
-    if group == "work_conservation":
-        _check_work_conservation(run, specs, capacity, bad)
+    sched = None
+    if all(length is not None for length in lengths):
+        known = [x or 0 for x in lengths]
+        sched = _oracle(specs, known, capacity, run.callback_rank)
+        _compare_schedule(run, specs, sched, reasons, bad)
     if bad.items:
-        return False, f"first violation at step {min(step for step, _ in bad.items)}: {bad.first()}"
+        first = min(step for step, _ in bad.items)
+        return False, bad.first(), _evidence(test_input, specs, run, output, lengths, sched,
+                                              first)
+    evidence = _evidence(test_input, specs, run, output, lengths, sched, None)
+    evidence["near_ties_forgiven"] = forgiven
     known = [x or 0 for x in lengths]  # by request index; all known when nothing was flagged
     calls = len(run.calls)
     busy = sum(run.occupancy)
     summary = (f"ok: {len(specs)} requests, {sum(known)} tokens, {calls} model calls "
                f"in {run.steps} steps, mean batch {busy / calls if calls else 0:.2f} of "
-               f"{capacity}")
+               f"{capacity}, every step and callback as the statement's schedule")
     if forgiven:
         summary += f"; {forgiven} near-tie divergence(s) forgiven"
     if group == "throughput":
         ok, message = _throughput(run, specs, [known[s.index] for s in specs], capacity)
-        if ok:
-            return True, f"{summary}; {message}"
-        idle = _Violations()
-        _check_work_conservation(run, specs, capacity, idle)
-        return False, message + (f"; first idle slot: {idle.first()}" if idle.items else "")
-    return True, summary
+        return ok, (f"{summary}; {message}" if ok else message), evidence
+    return True, summary, evidence

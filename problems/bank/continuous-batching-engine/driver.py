@@ -2,17 +2,25 @@
 
 Input: {"capacity": B, "model": {...}, "requests": [...] | "generate": {...},
         "group": "...", "drain": "step" | "run_until_idle", "baseline": bool}
+or a randomised test: {"model": {...}, "group": "...", "random": {...}} that support.py expands
+into many small workloads, each run with a fresh engine (output {"runs": [record, ...]}).
 
 Before the s-th call of step() (s = 0, 1, ...) the driver submits every request whose
-"arrival" is s. With drain "run_until_idle" it calls run_until_idle() once the last request is
-submitted; otherwise it keeps calling step() until it returns False. Every model_next call is
-recorded; each sequence in a batch is matched to the live request whose prompt + generated
-tokens it equals (so a leaked buffer, a scrambled slot or a finished request shows up as an
-unknown sequence). The output is data for checker.py, which recomputes everything it needs:
+"arrival" is s; a request with "after" is submitted from inside that request's callback. With
+drain "run_until_idle" it calls run_until_idle() once the last request is submitted; otherwise
+it keeps calling step() until it returns False. Every model_next call is recorded; each
+sequence in a batch is matched to the live request whose prompt + generated tokens it equals (so
+a leaked buffer, a scrambled slot or a finished request shows up as an unknown sequence). Where
+several live requests share a prompt their rows look alike; when one of them is called back
+with tokens that another one's rows carry, the two histories are swapped, so the record follows
+the request the engine really decoded. The output is data for checker.py, which recomputes
+everything it needs:
 
 {"steps": S, "calls": [[step, [request index or -1, ...]], ...], "occupancy": [...],
- "stray_calls": [...], "callbacks": [[index, step, tokens, id_matches], ...],
- "generated": [[tokens the model produced for request i], ...], "error": str | null,
+ "stray_calls": [...], "callbacks": [[index, step, tokens, id_matches, inside step()], ...] (in call
+ order),
+ "returns": [step() result, ...], "mutated": [[index, step], ...] (callback lists changed after
+ the call), "generated": [[tokens the model produced for request i], ...], "error": str | null,
  "wall_s": ..., "device": ..., "baseline": {...} | null}
 
 For the throughput group (or "baseline": true) the same workload also runs through a built-in
@@ -48,12 +56,21 @@ class _Recorder:
         self.stray_calls: list[list[Any]] = []
         self.occupancy: list[int] = []
         self.callbacks: list[list[Any]] = []
+        self.returns: list[bool] = []
         self.generated: list[list[int]] = [[] for _ in specs]
+        # Every list handed to a callback, with a copy: compared again once the run is over.
+        self._delivered: list[tuple[int, int, Any, list[int]]] = []
+        self._children: dict[int, list[support.RequestSpec]] = {}
+        for spec in specs:
+            if spec.after is not None:
+                self._children.setdefault(spec.after, []).append(spec)
+        self.submit: Callable[[support.RequestSpec], None] = lambda spec: None
         # Live sequences: prompt + generated so far -> request indices (several when prompts
         # repeat). A request leaves it at its first callback.
         self._live: dict[tuple[int, ...], list[int]] = {}
         self._key: dict[int, tuple[int, ...]] = {}
         self._done: set[int] = set()
+        self._last: dict[int, int] = {}  # request -> last step a row was put down to it
 
     def begin_step(self) -> int:
         if self.steps >= self.max_steps:
@@ -66,6 +83,18 @@ class _Recorder:
     def end_step(self) -> None:
         self.in_step = False
 
+    def mutated(self) -> list[list[int]]:
+        """[index, step] of every callback list whose contents changed after the call."""
+        out = []
+        for index, step, obj, copy in self._delivered:
+            try:
+                same = [int(t) for t in obj] == copy
+            except (TypeError, ValueError):
+                same = False
+            if not same:
+                out.append([index, step])
+        return out
+
     def submitted(self, index: int) -> None:
         key = self._specs[index].prompt
         self._live.setdefault(key, []).append(index)
@@ -75,11 +104,18 @@ class _Recorder:
         batch = [tuple(int(t) for t in p) for p in prefixes]
         owners: list[int] = []
         taken: set[int] = set()
+        step = self.steps - 1 if self.in_step else -1
         for seq in batch:
-            owner = next((i for i in self._live.get(seq, ()) if i not in taken), -1)
+            # Alike rows (equal prompt + generated, e.g. prompt [1] after token 2 and prompt
+            # [1, 2]) go first to a request decoded in the previous step (a running sequence
+            # continues), then to the earliest submitted.
+            free = [i for i in self._live.get(seq, ()) if i not in taken]
+            running = [i for i in free if self._last.get(i) == step - 1]
+            owner = (running or free or [-1])[0]
             owners.append(owner)
             taken.add(owner)
-        step = self.steps - 1 if self.in_step else -1
+            if owner >= 0:
+                self._last[owner] = step
         if step >= 0:
             self.calls.append([step, owners])
             self.occupancy[step] += len(batch)
@@ -109,17 +145,53 @@ class _Recorder:
             except (TypeError, ValueError):
                 got = None
             step = self.steps - 1 if self.in_step else self.steps
-            self.callbacks.append([index, step, got, request_id == rid])
+            self.callbacks.append([index, step, got, request_id == rid, self.in_step])
+            if got is not None:
+                self._delivered.append((index, step, tokens, list(got)))
             if index not in self._done:
                 self._done.add(index)
+                if got is not None:
+                    self._follow(index, got)
                 key = self._key.pop(index, None)
                 owners = self._live.get(key, []) if key is not None else []
                 if index in owners:
                     owners.remove(index)
                     if not owners:
                         del self._live[key]  # type: ignore[arg-type]
+                for child in self._children.get(index, ()):
+                    self.submit(child)
 
         return callback
+
+    def _follow(self, index: int, tokens: list[int]) -> None:
+        """The engine calls back `index` with `tokens`: if the rows that carry prompt + tokens
+        were put down to another live request with the same prompt (alike rows go to the
+        earliest), they were this one's. Swap the two histories."""
+        prompt = self._specs[index].prompt
+        key = (*prompt, *tokens)
+        if self._key.get(index) == key:
+            return
+        other = next((i for i in self._live.get(key, ()) if i != index
+                      and self._specs[i].prompt == prompt), None)
+        if other is None:
+            return
+        mine = self._key.get(index)
+        self._live[key][self._live[key].index(other)] = index
+        if mine is not None:
+            self._live[mine][self._live[mine].index(index)] = other
+            self._key[other] = mine
+        else:
+            self._key.pop(other, None)
+        self._key[index] = key
+        self.generated[index], self.generated[other] = self.generated[other], self.generated[index]
+        last_i, last_o = self._last.pop(index, None), self._last.pop(other, None)
+        if last_o is not None:
+            self._last[index] = last_o
+        if last_i is not None:
+            self._last[other] = last_i
+        swap = {index: other, other: index}
+        for call in self.calls:
+            call[1] = [swap.get(o, o) for o in call[1]]
 
 
 def _max_steps(specs: list[support.RequestSpec]) -> int:
@@ -129,18 +201,32 @@ def _max_steps(specs: list[support.RequestSpec]) -> int:
 
 
 def drive(engine_cls: Any, model: Any, specs: list[support.RequestSpec], capacity: int,
-          drain: str = "step") -> dict[str, Any]:
-    """Run one engine class over the workload and return the record (see module docstring)."""
+          drain: str = "step", timings: bool = False) -> dict[str, Any]:
+    """Run one engine class over the workload and return the record (see module docstring);
+    with `timings`, also "step_end_s": seconds from the start of the run to the end of each
+    step (for latency figures in bench/ and platform/gpu/)."""
     rec = _Recorder(model, specs, _max_steps(specs))
+    step_end: list[float] = []
+    start = time.perf_counter()
     engine = engine_cls(rec.model_next, capacity)
     original_step = engine.step
 
     def counted_step() -> bool:
         rec.begin_step()
         try:
-            return bool(original_step())
+            result = bool(original_step())
+            rec.returns.append(result)
+            return result
         finally:
             rec.end_step()
+            if timings:
+                step_end.append(time.perf_counter() - start)
+
+    def submit(spec: support.RequestSpec) -> None:
+        rec.submitted(spec.index)
+        engine.submit(spec.to_request(rec.callback_for(spec.index)))
+
+    rec.submit = submit
 
     instrumented = True
     try:  # run_until_idle must call self.step(): route it through the counter
@@ -148,14 +234,12 @@ def drive(engine_cls: Any, model: Any, specs: list[support.RequestSpec], capacit
     except AttributeError:  # __slots__ without __dict__: drain with the driver's own loop
         instrumented = False
     error = None
-    queue = deque(specs)
-    start = time.perf_counter()
+    queue = deque(s for s in specs if s.after is None)
+    start = time.perf_counter()  # again: construction is not part of the run
     try:
         while True:
             while queue and queue[0].arrival <= rec.steps:
-                spec = queue.popleft()
-                rec.submitted(spec.index)
-                engine.submit(spec.to_request(rec.callback_for(spec.index)))
+                submit(queue.popleft())
             if not queue and drain == "run_until_idle" and instrumented:
                 engine.run_until_idle()
                 break
@@ -168,10 +252,12 @@ def drive(engine_cls: Any, model: Any, specs: list[support.RequestSpec], capacit
         error = (f"the engine was still busy after {rec.max_steps} steps, more than any "
                  "correct schedule of this workload needs")
     wall = time.perf_counter() - start
+    extra = {"step_end_s": [round(t, 6) for t in step_end]} if timings else {}
     return {
-        "steps": rec.steps, "calls": rec.calls, "occupancy": rec.occupancy,
-        "stray_calls": rec.stray_calls, "callbacks": rec.callbacks,
-        "generated": rec.generated, "error": error, "wall_s": round(wall, 6),
+        **extra, "steps": rec.steps, "calls": rec.calls, "occupancy": rec.occupancy,
+        "stray_calls": rec.stray_calls, "callbacks": rec.callbacks, "returns": rec.returns,
+        "mutated": rec.mutated(), "generated": rec.generated, "error": error,
+        "wall_s": round(wall, 6),
     }
 
 
@@ -228,6 +314,19 @@ def _warm_up(model: Any) -> None:
     model([[0, 1, 2]])
 
 
+def environment(model: Any) -> dict[str, Any]:
+    """Where the model ran: device, its name, and the torch and CUDA versions (torch tier)."""
+    env: dict[str, Any] = {"device": model.device}
+    if getattr(model, "tier", "") == "torch":
+        import torch
+
+        env["torch"] = torch.__version__
+        env["cuda"] = torch.version.cuda
+        if str(model.device).startswith("cuda"):
+            env["device_name"] = torch.cuda.get_device_name(0)
+    return env
+
+
 def run(solution: Any, test_input: dict[str, Any]) -> dict[str, Any]:
     """Entry point called by the harness: drive the candidate's Engine over the test input."""
     config = support.model_config(test_input)
@@ -236,16 +335,25 @@ def run(solution: Any, test_input: dict[str, Any]) -> dict[str, Any]:
         import torch
 
         torch.set_num_threads(1)  # the sandbox gets one CPU; more threads only contend
+    _warm_up(model)
+    if "random" in test_input:
+        runs = []
+        for workload in support.expand_workloads(test_input):
+            specs = support.parse_requests(workload)
+            runs.append(drive(solution.Engine, model, specs, int(workload["capacity"]),
+                              str(workload.get("drain", "step"))))
+        return {"runs": runs, "device": model.device, "environment": environment(model),
+                "baseline": None}
     specs = support.parse_requests(test_input)
     capacity = int(test_input["capacity"])
-    _warm_up(model)
     out = drive(solution.Engine, model, specs, capacity, str(test_input.get("drain", "step")))
     out["device"] = model.device
+    out["environment"] = environment(model)
     out["baseline"] = None
     if test_input.get("group") == "throughput" or test_input.get("baseline"):
         base = drive(StaticBatchingEngine, model, specs, capacity)
         lengths = [0] * len(specs)
-        for index, _step, tokens, _ok in base["callbacks"]:
+        for index, _step, tokens, *_rest in base["callbacks"]:
             lengths[index] = len(tokens or [])
         out["baseline"] = {"calls": len(base["calls"]), "steps": base["steps"],
                            "lengths": lengths, "wall_s": base["wall_s"]}

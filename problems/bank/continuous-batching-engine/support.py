@@ -62,11 +62,12 @@ class Request:
 class RequestSpec:
     """One request of a workload as the graders see it (immutable values only)."""
 
-    __slots__ = ("arrival", "index", "max_tokens", "prompt", "rid", "stop_sequence", "stop_token")
+    __slots__ = ("after", "arrival", "index", "max_tokens", "prompt", "rid", "stop_sequence",
+                 "stop_token")
 
     def __init__(self, index: int, rid: str, prompt: tuple[int, ...], max_tokens: int,
                  stop_token: int | None, stop_sequence: tuple[int, ...] | None,
-                 arrival: int) -> None:
+                 arrival: int, after: int | None = None) -> None:
         self.index = index
         self.rid = rid
         self.prompt = prompt
@@ -74,6 +75,9 @@ class RequestSpec:
         self.stop_token = stop_token
         self.stop_sequence = stop_sequence
         self.arrival = arrival
+        # Index of the request whose callback submits this one (None: the grader submits it
+        # before step `arrival`).
+        self.after = after
 
     def to_request(self, callback: Callable[[str, list[int]], None]) -> Request:
         """A fresh Request with list copies, so an engine mutating them cannot touch our state."""
@@ -111,14 +115,19 @@ def _generated_requests(gen: dict[str, Any], vocab: int) -> list[dict[str, Any]]
 
 
 def parse_requests(test_input: dict[str, Any]) -> list[RequestSpec]:
-    """The workload of a test input, in submission order (by arrival, then list order)."""
+    """The workload of a test input, in submission order (by arrival, then list order; requests
+    submitted from a callback, "after": "<id>", come last and are submitted by that callback)."""
     model = model_config(test_input)
     raw = test_input.get("requests")
     if raw is None and "generate" in test_input:
         raw = _generated_requests(test_input["generate"], int(model["vocab"]))
+    ids = {str(item["id"]): i for i, item in enumerate(raw or [])}
     specs = []
     for index, item in enumerate(raw or []):
         stop_seq = item.get("stop_sequence")
+        after = item.get("after")
+        if after is not None and ids.get(str(after), index) >= index:
+            raise ValueError(f"request {item['id']!r}: 'after' must name an earlier request")
         specs.append(RequestSpec(
             index=index,
             rid=str(item["id"]),
@@ -127,8 +136,73 @@ def parse_requests(test_input: dict[str, Any]) -> list[RequestSpec]:
             stop_token=None if item.get("stop_token") is None else int(item["stop_token"]),
             stop_sequence=None if stop_seq is None else _int_list(stop_seq, "stop_sequence"),
             arrival=int(item.get("arrival", 0)),
+            after=None if after is None else ids[str(after)],
         ))
-    return sorted(specs, key=lambda s: (s.arrival, s.index))
+    return sorted(specs, key=lambda s: (s.after is not None, s.arrival, s.index))
+
+
+# ------------------------------------------------------------------------------------ random
+
+
+# Stop-sequence shapes over two symbols a, b: repeated tokens and self-overlapping prefixes
+# (a streaming matcher that resets to 0 on a mismatch misses "a a b" after "a a a b").
+_STOP_SHAPES = ("a", "aa", "ab", "aab", "aba", "abab", "aaab", "ba")
+# Tokens whose decimal texts collide when joined: [1, 1] and [11] are both "11".
+_TEXT_TOKENS = (0, 1, 10, 11)
+
+
+def _random_request(rng: random.Random, i: int, vocab: int, spec: dict[str, Any],
+                    arrival: int, earlier: list[dict[str, Any]]) -> dict[str, Any]:
+    text = bool(spec.get("text"))
+    pick = (lambda: rng.choice(_TEXT_TOKENS)) if text else (
+        lambda: 0 if rng.random() < 0.35 else rng.randrange(vocab))
+    item: dict[str, Any] = {
+        "id": f"r{i}",
+        "prompt": [rng.randrange(vocab) for _ in range(rng.randint(1, 3))],
+        "max_tokens": rng.choice((0, 1, 1, 2)) if rng.random() < 0.3 else rng.randint(2, 10),
+        "arrival": arrival,
+    }
+    kinds = rng.random()
+    if kinds < 0.3 or kinds >= 0.75:
+        item["stop_token"] = pick()
+    if kinds >= 0.45:
+        a, b = pick(), pick()
+        item["stop_sequence"] = [a if c == "a" else b for c in rng.choice(_STOP_SHAPES)]
+        # Often the previous request's stop sequence (as with one chat template for all): a
+        # slot refilled after its occupant stopped part-way through it must start from zero.
+        shared = [r["stop_sequence"] for r in earlier[-3:] if r.get("stop_sequence")]
+        if shared and rng.random() < 0.6:
+            item["stop_sequence"] = list(shared[-1])
+    parents = [r for r in earlier if r["max_tokens"] > 0]
+    if spec.get("callback_submits") and parents and rng.random() < 0.2:
+        item["after"] = rng.choice(parents)["id"]
+    return item
+
+
+def expand_workloads(test_input: dict[str, Any]) -> list[dict[str, Any]]:
+    """The workloads of a test: the input itself, or for a randomised test
+    ("random": {"seed", "workloads", "capacities", "max_requests", "text", "callback_submits"})
+    that many small workloads expanded from the seed, each its own engine run."""
+    spec = test_input.get("random")
+    if spec is None:
+        return [test_input]
+    rng = random.Random(int(spec["seed"]))
+    vocab = int(model_config(test_input)["vocab"])
+    capacities = [int(b) for b in spec.get("capacities", (1, 2, 3, 4, 8, 16, 64))]
+    out = []
+    for _ in range(int(spec["workloads"])):
+        capacity = rng.choice(capacities)
+        n = rng.randint(0, int(spec.get("max_requests", 16)))
+        requests: list[dict[str, Any]] = []
+        arrival = 0
+        for i in range(n):
+            if rng.random() < 0.25:  # mid-run, and now and then after an idle gap
+                arrival += rng.choice((1, 1, 2, 3, 12))
+            requests.append(_random_request(rng, i, vocab, spec, arrival, requests))
+        out.append({"group": test_input.get("group"), "model": test_input.get("model"),
+                    "capacity": capacity, "requests": requests,
+                    "drain": rng.choice(("step", "run_until_idle"))})
+    return out
 
 
 def model_config(test_input: dict[str, Any]) -> dict[str, Any]:

@@ -1,0 +1,66 @@
+"""The results panel's checker evidence (continuous-batching-engine): three schedules on one step
+axis with a legend and axes, the first violating step marked, per-request latency, and one
+per-group summary whose verdict names the failing group. The real bundle in chromium; the
+grader's websocket is scripted (the helpers and fixtures of test_bundle.py)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.frontend.test_bundle import (  # noqa: F401 - fixtures are used by name
+    FakeGrader,
+    grader,
+    page,
+    public_test,
+    send,
+    wait_for_sockets,
+)
+
+pytestmark = pytest.mark.e2e
+
+
+def test_engine_oracle_and_static_schedules_are_plotted_with_axes_and_a_legend(
+    page: Page,  # noqa: F811 - the fixture imported above
+    grader: FakeGrader,  # noqa: F811
+) -> None:
+    page.click("#run-button")
+    ws = wait_for_sockets(page, grader, 1)
+    evidence = {"group": "correctness", "capacity": 2, "occupancy": [2, 1, 2],
+                "oracle_occupancy": [2, 2, 1], "baseline_occupancy": [2, 2, 2, 1],
+                "first_violation_step": 1,
+                "latency": {"queue_wait": {"p50": 0, "p99": 2},
+                            "completion_step": {"p50": 1, "p99": 3}}}  # fmt: skip
+    message = "work conservation broken at step 1: a slot was idle while 'c' waited"
+    ws.send(json.dumps(public_test(0, "idle slot", "WA", evidence=evidence, message=message)))
+
+    plot = page.locator("tbody.test[data-index='0'] .occupancy-plot")
+    expect(plot.locator("polyline")).to_have_count(3)
+    expect(plot.locator(".plot-legend li")).to_have_text(
+        ["engine", "statement's schedule", "static batching", "first violation (step 1)"]
+    )
+    expect(plot.locator(".plot-violation")).not_to_have_count(0)
+    expect(plot.locator(".plot-axis")).to_have_count(6)  # x and y in each of three panels
+    expect(plot.locator("figcaption")).to_contain_text("x: step, y: sequences in the model call")
+    expect(plot.locator(".plot-latency")).to_have_text(
+        "Per request: queue wait p50 0, p99 2 steps · completion step p50 1, p99 3 steps"
+    )
+
+
+def test_groups_give_the_only_summary_and_the_verdict_names_the_failing_group(
+    page: Page,  # noqa: F811 - the fixture imported above
+    grader: FakeGrader,  # noqa: F811
+) -> None:
+    page.click("#submit-button")
+    ws = wait_for_sockets(page, grader, 1)
+    send(ws, type="done", verdict="WA", passed=5, total=7, score=0.71,
+         by_tag={"correctness": [3, 4], "performance": [2, 3]},
+         by_group={"capacity": [2, 2], "random schedules": [0, 1],
+                   "work conservation": [1, 2]})  # fmt: skip
+
+    summary = page.locator("#result-summary")
+    expect(summary.locator(".summary-line")).to_contain_text("WA in random schedules")
+    expect(summary.locator(".by-group li")).to_have_count(3)
+    expect(summary.locator(".by-tag")).to_have_count(0)
