@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 import sys
 
-BENCHMARKS = ("sandbox", "batching", "sessions")
+BENCHMARKS = ("sandbox", "batching", "sessions", "paged_kv")
 
 
 def main(argv: list[str]) -> int:

@@ -85,11 +85,11 @@ class Engine:
                 continue
             seq.target = len(seq.request.prompt) + len(seq.generated)
             need = self._blocks_for(seq.target)
-            if not seq.table and need > len(self._free):
+            if need - len(seq.table) > len(self._free):
                 break  # FIFO: the head waits for blocks, nobody overtakes it
             self._waiting.popleft()
-            if not seq.table:  # BUG: a kept table is reused as it is
-                seq.table = [self._free.pop() for _ in range(need)]
+            # BUG: a kept table is reused, topped up with fresh blocks only where too short
+            seq.table += [self._free.pop() for _ in range(need - len(seq.table))]
             seq.cached = 0
             self._running.append(seq)
             budget -= self._prefill(seq, budget)
