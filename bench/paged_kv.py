@@ -45,11 +45,18 @@ def workload(capacity: int) -> dict[str, Any]:
     """The benchmark input at one B: 4 batches' worth of requests, geometric lengths."""
     n, longest = 4 * capacity, 8 + 64
     return {
-        "group": "throughput", "model": {"tier": "torch", "seed": 3},
-        "num_blocks": capacity * -(-longest // BLOCK_SIZE), "block_size": BLOCK_SIZE,
+        "group": "throughput",
+        "model": {"tier": "torch", "seed": 3},
+        "num_blocks": capacity * -(-longest // BLOCK_SIZE),
+        "block_size": BLOCK_SIZE,
         "token_budget": TOKEN_BUDGET,
-        "generate": {"seed": 2000 + capacity, "n": n, "prompt_len": [3, 8], "mean_tokens": 16,
-                     "max_cap": 64},
+        "generate": {
+            "seed": 2000 + capacity,
+            "n": n,
+            "prompt_len": [3, 8],
+            "mean_tokens": 16,
+            "max_cap": 64,
+        },
     }
 
 
@@ -89,8 +96,9 @@ def _sync(device: str) -> None:
         torch.cuda.synchronize()
 
 
-def _run_paged(pkg: Package, engine: Any, test_input: dict[str, Any],
-               device: str) -> dict[str, Any]:
+def _run_paged(
+    pkg: Package, engine: Any, test_input: dict[str, Any], device: str
+) -> dict[str, Any]:
     support = pkg.support
     limits = support.limits_of(test_input)
     model = support.build_model(support.model_config(test_input), limits, device=device)
@@ -104,8 +112,9 @@ def _run_paged(pkg: Package, engine: Any, test_input: dict[str, Any],
     return record
 
 
-def _run_recompute(pkg: Package, test_input: dict[str, Any], capacity: int,
-                   device: str) -> tuple[RecomputeEngine, float]:
+def _run_recompute(
+    pkg: Package, test_input: dict[str, Any], capacity: int, device: str
+) -> tuple[RecomputeEngine, float]:
     support = pkg.support
     limits = support.limits_of(test_input)
     model = support.build_model(support.model_config(test_input), limits, device=device)
@@ -132,8 +141,13 @@ def measure(pkg: Package, capacity: int, pairs: int, device: str) -> dict[str, A
         recompute, recompute_s = _run_recompute(pkg, test_input, capacity, device)
         paged = _run_paged(pkg, reference.Engine, test_input, device)
         if pair:
-            samples.append({"recompute_wall_s": recompute_s, "paged_wall_s": paged["wall_s"],
-                            "ratio": recompute_s / paged["wall_s"]})
+            samples.append(
+                {
+                    "recompute_wall_s": recompute_s,
+                    "paged_wall_s": paged["wall_s"],
+                    "ratio": recompute_s / paged["wall_s"],
+                }
+            )
     assert recompute is not None
     limits = pkg.support.limits_of(test_input)
     used = [limits.num_blocks - (f or 0) for f in paged["free"]]
@@ -142,8 +156,12 @@ def measure(pkg: Package, capacity: int, pairs: int, device: str) -> dict[str, A
     ratios = [s["ratio"] for s in samples]
     per_block = int(paged["kv_bytes_per_block"])
     return {
-        "capacity": capacity, "device": device, "requests": len(specs), "tokens": tokens,
-        "num_blocks": limits.num_blocks, "block_size": limits.block_size,
+        "capacity": capacity,
+        "device": device,
+        "requests": len(specs),
+        "tokens": tokens,
+        "num_blocks": limits.num_blocks,
+        "block_size": limits.block_size,
         "token_budget": limits.token_budget,
         "paged_model_steps": len({row[0] for row in paged["decode"] + paged["prefill"]}),
         "paged_decode_calls": len(decode_sizes),
@@ -153,12 +171,13 @@ def measure(pkg: Package, capacity: int, pairs: int, device: str) -> dict[str, A
         "kv_peak_bytes": max(used, default=0) * per_block,
         "kv_pool_bytes": limits.num_blocks * per_block,
         "tokens_agree_fraction": agree / len(specs) if specs else 1.0,
-        "wall_ratio_median": statistics.median(ratios), "wall_ratio_min": min(ratios),
+        "wall_ratio_median": statistics.median(ratios),
+        "wall_ratio_min": min(ratios),
         "wall_ratio_max": max(ratios),
-        "paged_tokens_per_s_median": statistics.median(tokens / s["paged_wall_s"]
-                                                       for s in samples),
-        "recompute_tokens_per_s_median": statistics.median(tokens / s["recompute_wall_s"]
-                                                           for s in samples),
+        "paged_tokens_per_s_median": statistics.median(tokens / s["paged_wall_s"] for s in samples),
+        "recompute_tokens_per_s_median": statistics.median(
+            tokens / s["recompute_wall_s"] for s in samples
+        ),
         "samples": samples,
     }
 
@@ -168,20 +187,26 @@ def summary_lines(figures: list[dict[str, Any]]) -> list[str]:
     lines = []
     for fig in figures:
         b = fig["capacity"]
-        lines.append(f"B={b} tokens/s on {fig['device']}: paged/recompute median "
-                     f"{fig['wall_ratio_median']:.2f}x (min {fig['wall_ratio_min']:.2f}, max "
-                     f"{fig['wall_ratio_max']:.2f}; {len(fig['samples'])} interleaved pairs; "
-                     f"{fig['paged_tokens_per_s_median']:.0f} vs "
-                     f"{fig['recompute_tokens_per_s_median']:.0f} tokens/s)")
-        lines.append(f"B={b} calls: paged {fig['paged_decode_calls']} decode calls (mean batch "
-                     f"{fig['paged_mean_decode_batch']:.1f}), recompute {fig['recompute_calls']}"
-                     f"; KV used: peak {fig['kv_peak_blocks']} of {fig['num_blocks']} blocks = "
-                     f"{fig['kv_peak_bytes'] / 1024:.0f} KiB of a {fig['kv_pool_bytes'] / 1024:.0f}"
-                     f" KiB pool; tokens agree for {fig['tokens_agree_fraction']:.0%} of requests")
+        lines.append(
+            f"B={b} tokens/s on {fig['device']}: paged/recompute median "
+            f"{fig['wall_ratio_median']:.2f}x (min {fig['wall_ratio_min']:.2f}, max "
+            f"{fig['wall_ratio_max']:.2f}; {len(fig['samples'])} interleaved pairs; "
+            f"{fig['paged_tokens_per_s_median']:.0f} vs "
+            f"{fig['recompute_tokens_per_s_median']:.0f} tokens/s)"
+        )
+        lines.append(
+            f"B={b} calls: paged {fig['paged_decode_calls']} decode calls (mean batch "
+            f"{fig['paged_mean_decode_batch']:.1f}), recompute {fig['recompute_calls']}"
+            f"; KV used: peak {fig['kv_peak_blocks']} of {fig['num_blocks']} blocks = "
+            f"{fig['kv_peak_bytes'] / 1024:.0f} KiB of a {fig['kv_pool_bytes'] / 1024:.0f}"
+            f" KiB pool; tokens agree for {fig['tokens_agree_fraction']:.0%} of requests"
+        )
     top = figures[-1]
-    lines.append(f"headline: the paged KV engine decodes {top['wall_ratio_median']:.2f}x the "
-                 f"tokens/s of the stateless recompute engine at B={top['capacity']} on "
-                 f"{top['device']}")
+    lines.append(
+        f"headline: the paged KV engine decodes {top['wall_ratio_median']:.2f}x the "
+        f"tokens/s of the stateless recompute engine at B={top['capacity']} on "
+        f"{top['device']}"
+    )
     return lines
 
 
@@ -201,8 +226,7 @@ def main(argv: list[str] | None = None) -> int:
     pkg = package()
     figures = [measure(pkg, b, max(args.pairs, 1), args.device) for b in args.capacities]
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    report = {"benchmark": "paged-kv-vs-recompute", "torch": torch.__version__,
-              "figures": figures}
+    report = {"benchmark": "paged-kv-vs-recompute", "torch": torch.__version__, "figures": figures}
     args.out.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
     for line in summary_lines(figures):
         print(line)
