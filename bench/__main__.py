@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 import sys
 
-BENCHMARKS = ("sandbox", "batching", "sessions", "stability")
+BENCHMARKS = ("sandbox", "batching", "sessions", "stability", "paged_kv")
 
 
 def main(argv: list[str]) -> int:

@@ -1,0 +1,418 @@
+"""Checker for paged-kv-engine (runs in the worker; the driver's output is data).
+
+The driver records every prefill and decode call (step, request, positions, block table), the
+engine's free-block count after every step, every callback and the tokens the model produced for
+each request. This checker recomputes the truth itself and reports the FIRST violating step:
+
+* invariants: model calls only inside step(), one decode call per step, at most token_budget
+  tokens per step, each call feeds the request's own next tokens at the right positions, no
+  block in two live sequences (a block may change owner only after its holder ended or was
+  preempted, i.e. restarted its prefill at position 0), no block twice in one table, all blocks
+  free at the end;
+* tokens: every request's tokens equal a one-at-a-time decode of its prompt without a cache
+  (computed here with support.py's model), so a stale or shared block shows up as a wrong token;
+  it ends at the earliest stop rule and is called back exactly once with exactly those tokens;
+* the oracle: support.schedule() gives the exact schedule the statement prescribes for the
+  output lengths; each step's decode batch, prefill chunks, preemptions (through the recomputes
+  they cause), callbacks and blocks in use must match it, and the first difference is named;
+* throughput: the paged schedule's model steps against a static-batching schedule of the same
+  pool (reported; the oracle comparison already pins the engine to the prescribed schedule).
+
+PyTorch tier: a token that differs from the reference is forgiven only where the reference's
+top-2 logit margin is below support.MARGIN_TOLERANCE (float32 rounding differs with batching,
+chunking and device); that request's length then comes from its own tokens.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from typing import Any
+
+import support
+
+MAX_PLOT_STEPS = 400
+
+
+class _Run:
+    """The driver's record, validated into plain typed fields."""
+
+    def __init__(self, output: Any, n: int) -> None:
+        if not isinstance(output, dict):
+            raise ValueError("the driver returned no record")
+        self.steps = int(output["steps"])
+        self.decode = [(int(s), int(i), int(p), [int(b) for b in t], bool(ok))
+                       for s, i, p, t, ok, _c in output["decode"]]
+        self.prefill = [(int(s), int(i), int(st), int(m), [int(b) for b in t], bool(ok))
+                        for s, i, st, m, t, ok, _c in output["prefill"]]
+        # The order of every call (decode or prefill), which orders the calls inside a step.
+        self.order = {("d", k): int(row[5]) for k, row in enumerate(output["decode"])}
+        self.order.update({("p", k): int(row[6]) for k, row in enumerate(output["prefill"])})
+        self.decode_calls = [(int(s), int(n)) for s, n in output["decode_calls"]]
+        self.free = [None if f is None else int(f) for f in output["free"]]
+        self.stray = [int(s) for s in output.get("stray_calls", [])]
+        self.generated = [[int(t) for t in toks] for toks in output["generated"]]
+        if len(self.generated) != n:
+            raise ValueError("the record does not cover every request")
+        self.callbacks: list[list[tuple[int, list[int] | None, bool]]] = [[] for _ in range(n)]
+        for index, step, tokens, id_ok in output["callbacks"]:
+            toks = None if tokens is None else [int(t) for t in tokens]
+            self.callbacks[int(index)].append((int(step), toks, bool(id_ok)))
+        self.error = output.get("error")
+        self.wall_s = float(output.get("wall_s") or 0.0)
+        self.device = str(output.get("device", "?"))
+        # The step of each generated token of each request (decode or the last prefill chunk).
+        self.token_steps: list[list[int]] = [[] for _ in range(n)]
+        events = [(s, i) for s, i, _p, _t, ok in self.decode if ok and i >= 0]
+        events += [(s, i) for s, i, st, m, _t, ok in self.prefill if ok and i >= 0]
+        for s, i in sorted(events):
+            self.token_steps[i].append(s)
+
+
+class _Violations:
+    def __init__(self) -> None:
+        self.items: list[tuple[int, str]] = []
+
+    def add(self, step: int, message: str) -> None:
+        self.items.append((step, message))
+
+    def first_step(self) -> int:
+        return min(step for step, _ in self.items)
+
+    def first(self) -> str:
+        self.items.sort(key=lambda item: item[0])  # stable: invariants before oracle diffs
+        _step, message = self.items[0]
+        more = len(self.items) - 1
+        return message + (f" (+{more} more violation{'s' * (more > 1)})" if more else "")
+
+
+def _rid(specs_by_index: dict[int, support.RequestSpec], index: int) -> str:
+    spec = specs_by_index.get(index)
+    return repr(spec.rid) if spec else "an unknown request id"
+
+
+# ------------------------------------------------------------------------------------ invariants
+
+
+def _check_calls(run: _Run, by_index: dict[int, support.RequestSpec], limits: support.Limits,
+                 bad: _Violations) -> None:
+    for before in run.stray:
+        bad.add(before, f"step {before}: the model was called outside step()")
+    seen: dict[int, int] = {}
+    for step, _n in run.decode_calls:
+        seen[step] = seen.get(step, 0) + 1
+        if seen[step] == 2:
+            bad.add(step, f"step {step}: decode() was called more than once in one step")
+    tokens: dict[int, list[int]] = {}
+    for step, _i, _p, _t, _ok in run.decode:
+        tokens.setdefault(step, [0, 0])[0] += 1
+    for step, _i, _st, m, _t, _ok in run.prefill:
+        tokens.setdefault(step, [0, 0])[1] += m
+    for step, (dec, pre) in sorted(tokens.items()):
+        if dec + pre > limits.token_budget:
+            bad.add(step, f"step {step}: {dec + pre} tokens were computed ({dec} decode + {pre} "
+                          f"prefill), over the token budget of {limits.token_budget}")
+    for step, i, p, _t, ok in run.decode:
+        if not ok:
+            bad.add(step, f"step {step}: decode for {_rid(by_index, i)} at position {p} did not "
+                          "feed that request's last token at its last position")
+    for step, i, st, m, _t, ok in run.prefill:
+        if not ok:
+            bad.add(step, f"step {step}: prefill for {_rid(by_index, i)} of positions "
+                          f"{st}..{st + m - 1} did not feed that request's own tokens")
+
+
+def _check_blocks(run: _Run, by_index: dict[int, support.RequestSpec], limits: support.Limits,
+                  bad: _Violations) -> None:
+    """Each (request, tenure) holds a block from the first to the last call it is in its table;
+    a tenure ends when the request restarts its prefill at 0 (it was preempted). Two holders'
+    intervals on one block must not overlap, and a block may not be twice in one table."""
+    tenure: dict[int, int] = {}
+    started: set[int] = set()
+    # (block, index, tenure) -> [first call, last call, first step, last step]
+    spans: dict[tuple[int, int, int], list[int]] = {}
+    calls = [(run.order["d", k], s, i, p, p, t) for k, (s, i, p, t, _ok) in enumerate(run.decode)]
+    calls += [(run.order["p", k], s, i, st, st + m - 1, t)
+              for k, (s, i, st, m, t, _ok) in enumerate(run.prefill)]
+    calls.sort()
+    for call, step, i, first_pos, last_pos, table in calls:
+        if i < 0:
+            continue
+        if first_pos == 0 and i in started:
+            tenure[i] = tenure.get(i, 0) + 1
+        started.add(i)
+        if len(set(table)) != len(table):
+            dup = next(b for b in table if table.count(b) > 1)
+            bad.add(step, f"step {step}: block {dup} appears twice in the block table of "
+                          f"{_rid(by_index, i)}")
+        used = table[:support.blocks_for(last_pos + 1, limits.block_size)]
+        for b in used:
+            span = spans.setdefault((b, i, tenure.get(i, 0)), [call, call, step, step])
+            span[1], span[3] = call, step
+    by_block: dict[int, list[tuple[int, int, int, int, int]]] = {}
+    for (b, i, _t), (lo_call, hi_call, lo, hi) in spans.items():
+        by_block.setdefault(b, []).append((lo_call, hi_call, i, lo, hi))
+    for b, holders in by_block.items():
+        holders.sort()
+        for (_c1, hi_c1, i1, lo1, hi1), (lo_c2, _h2, i2, lo2, _hi2) in zip(
+                holders, holders[1:], strict=False):
+            if lo_c2 <= hi_c1:
+                who = (f"{_rid(by_index, i1)} and {_rid(by_index, i2)}" if i1 != i2 else
+                       f"{_rid(by_index, i1)} before and after its preemption")
+                bad.add(lo2, f"step {lo2}: block {b} is in the block tables of both {who} "
+                             f"(held from step {lo1} to {hi1}): two live sequences share it")
+    if run.free and run.free[-1] is not None and not run.error:
+        last = len(run.free) - 1
+        if run.free[-1] != limits.num_blocks:
+            bad.add(last, f"step {last}: every request has ended, but the engine reports "
+                          f"{run.free[-1]} of {limits.num_blocks} blocks free: "
+                          f"{limits.num_blocks - run.free[-1]} leaked")
+
+
+# ------------------------------------------------------------------------------------ tokens
+
+
+def _expected_length(spec: support.RequestSpec, gen: list[int], model: Any,
+                     bad: _Violations, steps: list[int]) -> tuple[int | None, bool]:
+    """(length the request must end at, a near-tie was forgiven); None when a wrong token makes
+    it unknowable. Past the end of `gen` it continues with the reference decode."""
+    if spec.max_tokens <= 0:
+        return 0, False
+    cont = support.Continuation(model, spec.prompt)
+    toks: list[int] = []
+    forgiven = False
+    for i in range(spec.max_tokens):
+        if i < len(gen):
+            ref = cont.extend_to(i + 1)
+            if not forgiven and i < len(ref) and gen[i] != ref[i]:
+                if cont.margins[i] < support.MARGIN_TOLERANCE:
+                    forgiven = True
+                else:
+                    step = steps[i] if i < len(steps) else -1
+                    bad.add(step, f"step {step}: request {spec.rid!r} token #{i + 1} is {gen[i]}, "
+                                  f"but decoding it alone gives {ref[i]}: its attention read "
+                                  "keys/values that are not its own (a stale, shared or "
+                                  "unwritten block)")
+                    return None, forgiven
+            toks.append(gen[i])
+        elif forgiven:
+            return None, forgiven
+        else:
+            ref = cont.extend_to(i + 1)
+            if i >= len(ref):
+                return None, forgiven
+            toks.append(ref[i])
+        if support.finish_length(toks, spec.max_tokens, spec.stop_token,
+                                 spec.stop_sequence) is not None:
+            return i + 1, forgiven
+    return spec.max_tokens, forgiven
+
+
+def _check_request(spec: support.RequestSpec, run: _Run, model: Any,
+                   bad: _Violations) -> tuple[int | None, bool]:
+    gen = run.generated[spec.index]
+    steps = run.token_steps[spec.index]
+    calls = run.callbacks[spec.index]
+    rid = spec.rid
+    length, forgiven = _expected_length(spec, gen, model, bad, steps)
+    if length is not None and len(gen) > length:
+        step = steps[length] if length < len(steps) else run.steps - 1
+        bad.add(step, f"step {step}: request {rid!r} was decoded again after it had ended: "
+                      f"token #{length + 1} should never have been generated")
+    if not calls:
+        at = steps[-1] if steps else max(run.steps - 1, spec.arrival)
+        bad.add(at, f"step {at}: request {rid!r} never got its callback ({len(gen)} token(s) "
+                    "generated)")
+        return length, forgiven
+    if len(calls) > 1:
+        bad.add(calls[1][0], f"step {calls[1][0]}: callback for {rid!r} called again "
+                             f"({len(calls)} times in all)")
+    step, tokens, id_ok = calls[0]
+    if not id_ok:
+        bad.add(step, f"step {step}: callback for {rid!r} received a different request_id")
+    if length is None:
+        return None, forgiven
+    if len(gen) < length:
+        bad.add(step, f"step {step}: request {rid!r} ended after {len(gen)} token(s), but it "
+                      f"should have run to {length}")
+    elif tokens != gen[:length]:
+        bad.add(step, f"step {step}: callback for {rid!r} delivered {_short(tokens)}, but the "
+                      f"model generated {_short(gen[:length])} for it")
+    return length, forgiven
+
+
+def _short(tokens: list[int] | None) -> str:
+    if tokens is None:
+        return "something that is not a list of ints"
+    return str(tokens) if len(tokens) <= 12 else f"{tokens[:12]}... ({len(tokens)} tokens)"
+
+
+# ------------------------------------------------------------------------------------ oracle
+
+
+def _engine_steps(run: _Run) -> list[dict[str, Any]]:
+    steps: list[dict[str, Any]] = [{"decode": set(), "prefill": set(), "ended": set()}
+                                   for _ in range(run.steps)]
+    for s, i, _p, _t, _ok in run.decode:
+        if 0 <= s < run.steps:
+            steps[s]["decode"].add(i)
+    for s, i, st, m, _t, _ok in run.prefill:
+        if 0 <= s < run.steps:
+            steps[s]["prefill"].add((i, st, m))
+    for i, calls in enumerate(run.callbacks):
+        for s, _toks, _ok in calls[:1]:
+            if 0 <= s < run.steps:
+                steps[s]["ended"].add(i)
+    return steps
+
+
+def _names(by_index: dict[int, support.RequestSpec], items: Any) -> str:
+    return ", ".join(sorted(_rid(by_index, i) for i in items)) or "none"
+
+
+def _chunks(by_index: dict[int, support.RequestSpec], items: Any) -> str:
+    return ", ".join(f"{_rid(by_index, i)} positions {st}..{st + m - 1}"
+                     for i, st, m in sorted(items)) or "none"
+
+
+def _compare_with_oracle(run: _Run, oracle: list[support.OracleStep],
+                         by_index: dict[int, support.RequestSpec], limits: support.Limits,
+                         bad: _Violations) -> None:
+    """Name the first step whose batch, chunks, callbacks or blocks in use differ."""
+    engine = _engine_steps(run)
+    for s in range(max(len(engine), len(oracle))):
+        got = engine[s] if s < len(engine) else {"decode": set(), "prefill": set(),
+                                                 "ended": set()}
+        want = oracle[s] if s < len(oracle) else support.OracleStep(free_before=limits.num_blocks)
+        context = (f" (the schedule starts this step with {want.free_before} free block(s) "
+                   f"and a budget of {limits.token_budget} tokens")
+        had = run.free[s - 1] if 0 < s <= len(run.free) else limits.num_blocks
+        if had is not None and had != want.free_before:
+            context += f"; the engine started it with {had}"
+        if want.preempted:
+            context += (f"; it preempts {_names(by_index, want.preempted)}, the newest running "
+                        "request(s), for lack of a free block")
+        context += ")"
+        if got["decode"] != set(want.decode):
+            bad.add(s, f"step {s}: the engine decoded {_names(by_index, got['decode'])}, the "
+                       f"prescribed schedule decodes {_names(by_index, want.decode)}{context}")
+            return
+        if got["prefill"] != set(want.prefill):
+            bad.add(s, f"step {s}: the engine prefilled {_chunks(by_index, got['prefill'])}, the "
+                       f"prescribed schedule prefills {_chunks(by_index, want.prefill)}{context}")
+            return
+        if got["ended"] != set(want.ended):
+            bad.add(s, f"step {s}: the engine ended {_names(by_index, got['ended'])}, the "
+                       f"prescribed schedule ends {_names(by_index, want.ended)}")
+            return
+        free = run.free[s] if s < len(run.free) else limits.num_blocks
+        if free is None:
+            bad.add(s, f"step {s}: free_blocks() did not return an int")
+            return
+        if limits.num_blocks - free != want.used:
+            used = limits.num_blocks - free
+            why = ("blocks not freed when a sequence ended or was preempted" if used > want.used
+                   else "a prompt admitted without reserving all its blocks, or a block handed "
+                        "out without leaving the free list")
+            bad.add(s, f"step {s}: the engine reports {used} block(s) in use after the step, the "
+                       f"prescribed schedule holds {want.used} ({why})")
+            return
+
+
+# ------------------------------------------------------------------------------------ check
+
+
+@contextlib.contextmanager
+def _one_torch_thread(config: dict[str, Any]) -> Iterator[None]:
+    """The reference decode runs batch-1 forwards of a tiny model: a thread pool only contends
+    on a busy worker. The worker's own thread count is restored afterwards."""
+    if config["tier"] != "torch":
+        yield
+        return
+    import torch
+
+    previous = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(previous)
+
+
+def check(test_input: dict[str, Any], expected: Any,
+          output: Any) -> tuple[bool, str, dict[str, Any]]:
+    """Verdict for one test: (passed, message naming the first violating step, evidence).
+
+    The evidence is what the results page plots: blocks in use per step for the engine
+    (`occupancy`) next to the prescribed schedule (`baseline_occupancy`), batch sizes, and the
+    first violating step."""
+    config = support.model_config(test_input)
+    evidence: dict[str, Any] = {"group": str(test_input.get("group", "correctness"))}
+    with _one_torch_thread(config):
+        ok, message = _check(test_input, config, output, evidence)
+    return ok, message, evidence
+
+
+def _check(test_input: dict[str, Any], config: dict[str, Any], output: Any,
+           evidence: dict[str, Any]) -> tuple[bool, str]:
+    specs = support.parse_requests(test_input)
+    limits = support.limits_of(test_input)
+    evidence["capacity"] = limits.num_blocks
+    by_index = {s.index: s for s in specs}
+    try:
+        run = _Run(output, len(specs))
+    except (KeyError, TypeError, ValueError, IndexError) as exc:
+        return False, f"malformed driver record: {exc!r}"
+    _engine_evidence(run, limits, evidence)
+    bad = _Violations()
+    if run.error:
+        bad.add(run.steps, f"step {run.steps}: {run.error}")
+    _check_calls(run, by_index, limits, bad)
+    _check_blocks(run, by_index, limits, bad)
+    model = support.build_model(config, limits, device="cpu")
+    lengths: list[int | None] = [None] * len(specs)
+    forgiven = 0
+    for spec in specs:
+        lengths[spec.index], near_tie = _check_request(spec, run, model, bad)
+        forgiven += near_tie
+    oracle: list[support.OracleStep] | None = None
+    if all(x is not None for x in lengths):
+        known = [int(x or 0) for x in lengths]
+        oracle = support.schedule(specs, known, limits)
+        evidence["baseline_occupancy"] = [s.used for s in oracle][:MAX_PLOT_STEPS]
+        evidence["oracle_batch"] = [len(s.decode) + len(s.prefill)
+                                    for s in oracle][:MAX_PLOT_STEPS]
+        _compare_with_oracle(run, oracle, by_index, limits, bad)
+    if bad.items:
+        evidence["first_violation_step"] = bad.first_step()
+        return False, f"first violation at step {bad.first_step()}: {bad.first()}"
+    assert oracle is not None
+    known = [int(x or 0) for x in lengths]
+    preemptions = sum(len(s.preempted) for s in oracle)
+    made = support.work_steps(oracle)
+    summary = (f"ok: {len(specs)} requests, {sum(known)} tokens in {made} model steps "
+               f"({run.steps} steps), the prescribed schedule exactly; peak "
+               f"{max((s.used for s in oracle), default=0)} of {limits.num_blocks} blocks, "
+               f"{preemptions} preemption(s)")
+    if forgiven:
+        summary += f"; {forgiven} near-tie divergence(s) forgiven"
+    if str(test_input.get("group")) == "throughput":
+        static = support.work_steps(support.schedule(specs, known, limits, policy="static"))
+        summary += (f"; static batching on the same pool needs {static} model steps: "
+                    f"x{static / made if made else 1.0:.2f}")
+        if run.wall_s > 0:
+            summary += f"; {sum(known) / run.wall_s:.0f} tokens/s on {run.device}"
+    return True, summary
+
+
+def _engine_evidence(run: _Run, limits: support.Limits, evidence: dict[str, Any]) -> None:
+    evidence["occupancy"] = [limits.num_blocks - f if f is not None else 0
+                             for f in run.free][:MAX_PLOT_STEPS]
+    batch = [0] * run.steps
+    for s, _i, _p, _t, _ok in run.decode:
+        if 0 <= s < run.steps:
+            batch[s] += 1
+    for s, *_rest in run.prefill:
+        if 0 <= s < run.steps:
+            batch[s] += 1
+    evidence["batch"] = batch[:MAX_PLOT_STEPS]

@@ -1,0 +1,209 @@
+"""Custom driver for paged-kv-engine (runs inside the sandbox next to `support.py`).
+
+Input: {"num_blocks": N, "block_size": K, "token_budget": T, "model": {...},
+        "requests": [...] | "generate": {...}, "group": "...", "drain": "step" | "run_until_idle"}
+
+Before the s-th call of step() (s = 0, 1, ...) the driver submits every request whose "arrival"
+is s, then steps until step() returns False with nothing left to submit (or run_until_idle()
+once the last request is in). Every model call is recorded with its step, its request, its
+positions and its block table; after every step the engine's free_blocks() is recorded. The
+driver tracks each request's sequence (prompt + the tokens the model produced for it) to flag a
+call that feeds the wrong tokens or positions. The output is data for checker.py:
+
+{"steps": S, "decode": [[step, index, position, [blocks], ok, call number], ...],
+ "prefill": [[step, index, start, length, [blocks], ok, call number], ...],
+ "decode_calls": [[step, n], ...],
+ "free": [free blocks after each step or null], "stray_calls": [step, ...],
+ "callbacks": [[index, step, tokens, id_matches], ...], "generated": [[tokens of request i]],
+ "error": str | null, "wall_s": ..., "device": ...}
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from typing import Any
+
+import support
+
+
+class _Runaway(BaseException):
+    """Stops an engine that keeps stepping forever (BaseException: `except Exception` in the
+    candidate's loop must not swallow it)."""
+
+
+def _table(block_table: Any) -> list[int]:
+    try:
+        return [int(b) for b in block_table]
+    except (TypeError, ValueError):
+        return []
+
+
+class _Recorder:
+    """Stands between the engine and the model; knows which step is running."""
+
+    def __init__(self, model: Any, specs: list[support.RequestSpec], max_steps: int) -> None:
+        self._model = model
+        self.num_blocks = model.num_blocks
+        self.block_size = model.block_size
+        self._index = {s.rid: s.index for s in specs}
+        self._seq = {s.index: list(s.prompt) for s in specs}
+        self.max_steps = max_steps
+        self.steps = 0  # step() calls begun
+        self.in_step = False
+        self.decode_rows: list[list[Any]] = []
+        self.prefill_rows: list[list[Any]] = []
+        self.decode_calls: list[list[int]] = []
+        self.stray: list[int] = []
+        self.free: list[int | None] = []
+        self.callbacks: list[list[Any]] = []
+        self.generated: list[list[int]] = [[] for _ in specs]
+        self.call_no = 0  # model calls so far: orders the calls inside a step
+
+    def begin_step(self) -> None:
+        if self.steps >= self.max_steps:
+            raise _Runaway
+        self.in_step = True
+        self.steps += 1
+
+    def end_step(self, engine: Any) -> None:
+        self.in_step = False
+        free = engine.free_blocks()
+        self.free.append(int(free) if isinstance(free, int) else None)
+
+    def _step(self) -> int:
+        if not self.in_step:
+            self.stray.append(self.steps)
+            return -1
+        return self.steps - 1
+
+    # The model's API, as the engine sees it.
+
+    def prefill(self, request_id: Any, tokens: Any, block_table: Any, start: int = 0) -> int:
+        step = self._step()
+        index = self._index.get(str(request_id), -1)
+        toks = [int(t) for t in tokens]
+        start = int(start)
+        token = self._model.prefill(request_id, toks, block_table, start)
+        ok = False
+        if index >= 0:
+            seq = self._seq[index]
+            ok = toks == seq[start:start + len(toks)] and start + len(toks) <= len(seq)
+            if ok and start + len(toks) == len(seq):
+                self._produced(index, token)
+        self.prefill_rows.append([step, index, start, len(toks), _table(block_table), ok,
+                                  self.call_no])
+        self.call_no += 1
+        return token
+
+    def decode(self, batch: Any) -> list[int]:
+        step = self._step()
+        items = list(batch)
+        tokens = self._model.decode(items)
+        self.decode_calls.append([step, len(items)])
+        for (rid, token, position, block_table), out in zip(items, tokens, strict=True):
+            index = self._index.get(str(rid), -1)
+            ok = False
+            if index >= 0:
+                seq = self._seq[index]
+                gen = self.generated[index]
+                ok = bool(gen) and int(position) == len(seq) - 1 and int(token) == seq[-1]
+                if ok:
+                    self._produced(index, out)
+            self.decode_rows.append([step, index, int(position), _table(block_table), ok,
+                                     self.call_no])
+        self.call_no += 1
+        return tokens
+
+    def _produced(self, index: int, token: int) -> None:
+        self._seq[index].append(int(token))
+        self.generated[index].append(int(token))
+
+    def callback_for(self, spec: support.RequestSpec) -> Any:
+        def callback(request_id: str, tokens: Any) -> None:
+            try:
+                got: list[int] | None = [int(t) for t in tokens]
+            except (TypeError, ValueError):
+                got = None
+            step = self.steps - 1 if self.in_step else self.steps
+            self.callbacks.append([spec.index, step, got, request_id == spec.rid])
+
+        return callback
+
+
+def _max_steps(specs: list[support.RequestSpec]) -> int:
+    """Far more steps than any correct schedule of the workload needs, recomputes included."""
+    last = max((s.arrival for s in specs), default=0)
+    return last + 4 * sum(len(s.prompt) + max(s.max_tokens, 0) + 2 for s in specs) + 16
+
+
+def drive(engine_cls: Any, model: Any, specs: list[support.RequestSpec],
+          limits: support.Limits, drain: str = "step") -> dict[str, Any]:
+    """Run one engine class over the workload and return the record (see module docstring)."""
+    rec = _Recorder(model, specs, _max_steps(specs))
+    engine = engine_cls(rec, limits.num_blocks, limits.block_size, limits.token_budget)
+    original_step = engine.step
+
+    def counted_step() -> bool:
+        rec.begin_step()
+        try:
+            return bool(original_step())
+        finally:
+            rec.end_step(engine)
+
+    instrumented = True
+    try:  # run_until_idle must call self.step(): route it through the counter
+        engine.step = counted_step
+    except AttributeError:  # __slots__ without __dict__: drain with the driver's own loop
+        instrumented = False
+    error = None
+    queue = deque(specs)
+    start = time.perf_counter()
+    try:
+        while True:
+            while queue and queue[0].arrival <= rec.steps:
+                spec = queue.popleft()
+                engine.submit(spec.to_request(rec.callback_for(spec)))
+            if not queue and drain == "run_until_idle" and instrumented:
+                engine.run_until_idle()
+                break
+            if not counted_step() and not queue:
+                break
+    except _Runaway:
+        rec.in_step = False
+        error = (f"the engine was still busy after {rec.max_steps} steps, more than any "
+                 "correct schedule of this workload needs")
+    wall = time.perf_counter() - start
+    return {
+        "steps": rec.steps, "decode": rec.decode_rows, "prefill": rec.prefill_rows,
+        "decode_calls": rec.decode_calls, "free": rec.free, "stray_calls": rec.stray,
+        "callbacks": rec.callbacks, "generated": rec.generated, "error": error,
+        "wall_s": round(wall, 6),
+    }
+
+
+def _warm_up(model: Any) -> None:
+    """One throwaway forward, so lazy initialisation (CUDA context, kernels) is never timed; the
+    slots it wrote are zeroed again, so the engine starts from a clean pool either way."""
+    model.prefill("_warm_up", [0], [0], 0)
+    if model.tier == "torch":
+        model.k_pool.zero_()
+        model.v_pool.zero_()
+    else:
+        model._pool = [0] * (model.num_blocks * model.block_size)
+
+
+def run(solution: Any, test_input: dict[str, Any]) -> dict[str, Any]:
+    """Entry point called by the harness: drive the candidate's Engine over the test input."""
+    config = support.model_config(test_input)
+    limits = support.limits_of(test_input)
+    model = support.build_model(config, limits)
+    if config["tier"] == "torch" and model.device == "cpu":
+        import torch
+
+        torch.set_num_threads(1)  # the sandbox gets one CPU; more threads only contend
+    specs = support.parse_requests(test_input)
+    _warm_up(model)
+    out = drive(solution.Engine, model, specs, limits, str(test_input.get("drain", "step")))
+    out["device"] = model.device
+    return out

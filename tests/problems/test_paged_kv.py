@@ -1,0 +1,378 @@
+"""paged-kv-engine: the package's driver, checker, support and oracle, run in-process.
+
+The problem folder has dashes in its name, so its modules are loaded by path (bench/paged_kv.py
+uses bench/batching.py's loader, which installs the package's support.py as `support` the way
+the sandbox harness and the worker do). The real sandbox run is test_bank_grading.py -k paged;
+these tests pin the grading logic: the reference passes every test, each known-wrong engine
+fails the group it targets with the message that names its bug, the oracle reproduces the
+statement's worked example, and the PyTorch tier reads its KV cache through the block table.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tomllib
+import types
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bench.batching import Graded, Package, grade, grade_all, load_solution
+from bench.paged_kv import PACKAGE_DIR, package
+
+ROOT = Path(__file__).resolve().parents[2]
+PRIORITY = ("IE", "TLE", "MLE", "OLE", "RE", "WA", "AC")
+META = tomllib.loads((PACKAGE_DIR / "problem.toml").read_text(encoding="utf-8"))
+ALL_TESTS = [
+    *json.loads((PACKAGE_DIR / "tests" / "public.json").read_text(encoding="utf-8")),
+    *json.loads((PACKAGE_DIR / "tests" / "hidden.json").read_text(encoding="utf-8")),
+]
+# The hidden groups each known-wrong engine must fail, and words its first message must contain.
+TARGETS = {
+    "wrong/leaked_block.py": ({"blocks", "edge"}, "the prescribed schedule"),
+    "wrong/double_allocation.py": ({"blocks", "correctness"}, "two live sequences share it"),
+    "wrong/stale_block_after_preemption.py": ({"preemption", "blocks"}, "block"),
+    "wrong/over_budget_admission.py": ({"budget", "blocks"}, "without reserving all its blocks"),
+    "wrong/wrong_victim.py": ({"preemption"}, "the newest running request"),
+    "wrong/prefill_over_budget.py": ({"budget"}, "over the token budget"),
+    "wrong/static_batching.py": ({"throughput", "correctness"}, "the prescribed schedule"),
+}
+
+
+@pytest.fixture(scope="module")
+def pkg() -> Package:
+    return package()
+
+
+@pytest.fixture(scope="module")
+def reference() -> types.ModuleType:
+    return load_solution(PACKAGE_DIR / "reference.py")
+
+
+def _worst(results: list[Graded]) -> str:
+    return min((r.verdict for r in results), key=PRIORITY.index, default="IE")
+
+
+def _by_name(name: str) -> dict[str, Any]:
+    return next(t for t in ALL_TESTS if t["name"] == name)
+
+
+@pytest.mark.parametrize("name", [t["name"] for t in ALL_TESTS])
+def test_reference_passes(pkg: Package, reference: types.ModuleType, name: str) -> None:
+    result = grade(pkg, reference, _by_name(name))
+
+    assert result.verdict == "AC", result.message
+
+
+def test_suites_cover_every_group_and_both_tiers(pkg: Package) -> None:
+    groups = {t["input"]["group"] for t in pkg.hidden}
+    tiers = {pkg.support.model_config(t["input"])["tier"] for t in pkg.hidden}
+
+    assert groups == {
+        "correctness",
+        "exactly_once",
+        "blocks",
+        "budget",
+        "preemption",
+        "edge",
+        "throughput",
+    }
+    assert {t["tag"] for t in pkg.hidden} == {"correctness", "edge_cases", "performance"}
+    assert tiers == {"sim", "torch"}
+    assert all(pkg.support.model_config(t["input"])["tier"] == "sim" for t in pkg.public)
+
+
+def test_starter_does_not_pass(pkg: Package) -> None:
+    results = grade_all(pkg, load_solution(PACKAGE_DIR / "starter.py"), hidden=False)
+
+    assert {r.verdict for r in results} == {"RE"}
+
+
+def test_every_wrong_engine_is_listed_with_a_target() -> None:
+    listed = {w["file"] for w in META["wrong"]}
+    on_disk = {f"wrong/{p.name}" for p in (PACKAGE_DIR / "wrong").glob("*.py")}
+
+    assert listed == on_disk == set(TARGETS)
+    assert len(listed) >= 6
+
+
+@pytest.mark.parametrize("entry", META["wrong"], ids=lambda w: w["file"])
+def test_wrong_engine_fails_its_group(pkg: Package, entry: dict[str, str]) -> None:
+    groups, words = TARGETS[entry["file"]]
+    results = grade_all(pkg, load_solution(PACKAGE_DIR / entry["file"]))
+    failed = [r for r in results if r.hidden and r.verdict != "AC"]
+
+    assert _worst(results) == entry["verdict"]
+    assert groups <= {r.group for r in failed}, {r.group for r in failed}
+    assert any(words in r.message for r in failed), [r.message for r in failed][:3]
+    assert all(r.message.startswith("first violation at step ") for r in failed)
+
+
+def _schedule_rows(pkg: Package, test_input: dict[str, Any]) -> list[tuple[Any, ...]]:
+    support = pkg.support
+    specs = support.parse_requests(test_input)
+    rid = {s.index: s.rid for s in specs}
+    lengths = [s.max_tokens for s in sorted(specs, key=lambda s: s.index)]
+    steps = support.schedule(specs, lengths, support.limits_of(test_input))
+    return [
+        (
+            [rid[i] for i in s.decode],
+            [(rid[i], a, m) for i, a, m in s.prefill],
+            [rid[i] for i in s.preempted],
+            [rid[i] for i in s.ended],
+            s.used,
+        )
+        for s in steps
+    ]
+
+
+def test_oracle_reproduces_the_statement_example(pkg: Package) -> None:
+    # num_blocks 3, block_size 2, budget 4: A (3 + 3 tokens), B (2 + 2), C (1 + 2).
+    rows = _schedule_rows(pkg, _by_name("the statement's example")["input"])
+
+    assert rows == [
+        ([], [("A", 0, 3), ("B", 0, 1)], [], [], 3),
+        (["A"], [("B", 1, 1)], [], [], 3),
+        (["A"], [], ["B"], ["A"], 0),  # A needs a third block: B, the newest, is preempted
+        ([], [("B", 0, 3), ("C", 0, 1)], [], ["B"], 1),  # recompute of B's 2 + 1 tokens
+        (["C"], [], [], ["C"], 0),
+    ]
+
+
+def test_oracle_budget_of_one(pkg: Package) -> None:
+    # One block of 3 slots, budget 1: max_tokens 0 ends at admission with no block and no
+    # budget; z waits for the only block (FIFO), then its prompt of 2 takes one token per step.
+    test_input = {
+        "num_blocks": 1,
+        "block_size": 3,
+        "token_budget": 1,
+        "requests": [
+            {"id": "x", "prompt": [1, 2], "max_tokens": 0},
+            {"id": "y", "prompt": [1], "max_tokens": 1},
+            {"id": "z", "prompt": [3, 4], "max_tokens": 1},
+        ],
+    }
+
+    assert _schedule_rows(pkg, test_input) == [
+        ([], [("y", 0, 1)], [], ["x", "y"], 0),
+        ([], [("z", 0, 1)], [], [], 1),
+        ([], [("z", 1, 1)], [], ["z"], 0),
+    ]
+
+
+def test_oracle_a_sequence_can_preempt_itself(pkg: Package) -> None:
+    # B (newest) needs a second block at position 2 and none is free: B is its own victim, A
+    # decodes and ends, and B is recomputed over prompt + its 1 token one step later.
+    test_input = {
+        "num_blocks": 2,
+        "block_size": 2,
+        "token_budget": 4,
+        "requests": [
+            {"id": "A", "prompt": [1], "max_tokens": 2},
+            {"id": "B", "prompt": [2, 3], "max_tokens": 2},
+        ],
+    }
+
+    assert _schedule_rows(pkg, test_input) == [
+        ([], [("A", 0, 1), ("B", 0, 2)], [], [], 2),
+        (["A"], [], ["B"], ["A"], 0),
+        ([], [("B", 0, 3)], [], ["B"], 0),
+    ]
+
+
+def test_static_baseline_needs_more_steps(pkg: Package) -> None:
+    support = pkg.support
+    test = _by_name("throughput: 40 requests, simulated")["input"]
+    specs = support.parse_requests(test)
+    lengths = [s.max_tokens for s in sorted(specs, key=lambda s: s.index)]
+    limits = support.limits_of(test)
+
+    paged = support.work_steps(support.schedule(specs, lengths, limits))
+    static = support.work_steps(support.schedule(specs, lengths, limits, policy="static"))
+
+    assert static > 1.5 * paged
+
+
+def _torch_model(pkg: Package, num_blocks: int = 8, block_size: int = 4) -> Any:
+    support = pkg.support
+    config = support.model_config({"model": {"tier": "torch", "seed": 7}})
+    return support.build_model(config, support.Limits(num_blocks, block_size, 64), "cpu")
+
+
+def test_torch_paged_attention_matches_full_recompute(pkg: Package) -> None:
+    model = _torch_model(pkg)
+    prompt = [5, 9, 2, 33, 17, 4, 60]
+    table = [6, 1, 3]  # scattered blocks, in table order
+    # Chunked prefill (3 + 4 tokens), then two decodes through the same table.
+    model.prefill("a", prompt[:3], table, 0)
+    first = model.prefill("a", prompt[3:], table, 3)
+    second = model.decode([("a", first, 7, table)])[0]
+    third = model.decode([("a", second, 8, table)])[0]
+
+    alone = [
+        int(model.logits_full([prompt + gen]).argmax()) for gen in ([], [first], [first, second])
+    ]
+    assert [first, second, third] == alone
+
+
+def test_torch_attention_reads_the_pool_a_stale_block_changes_tokens(pkg: Package) -> None:
+    model = _torch_model(pkg)
+    prompt = [5, 9, 2, 33, 17, 4, 60, 8]
+    table = [0, 1]
+    token = model.prefill("a", prompt, table, 0)
+    clean = model.logits_full([[*prompt, token]])[0]
+    model.prefill("intruder", [1, 1, 1, 1], [0], 0)  # another sequence overwrites block 0
+    stale_logits = model._paged_logits([([token], 8, [0, 1, 2])])[0]
+
+    assert float((stale_logits - clean).abs().max()) > 1e-2
+
+
+def test_sim_model_a_shared_block_changes_tokens(pkg: Package) -> None:
+    support = pkg.support
+    model = support.build_model(support.model_config({}), support.Limits(4, 2, 8))
+    prompt = [3, 1, 4, 1]
+    token = model.prefill("a", prompt, [0, 1], 0)
+    assert token == model.next_with_margin(prompt)[0]
+    model.prefill("b", [7, 7], [1], 0)
+
+    assert model.decode([("a", token, 4, [0, 1, 2])]) != [
+        model.next_with_margin([*prompt, token])[0]
+    ]
+
+
+def test_model_refuses_bad_tables_with_a_clear_error(pkg: Package) -> None:
+    model = _torch_model(pkg, num_blocks=2, block_size=2)
+
+    with pytest.raises(ValueError, match="outside the pool"):
+        model.prefill("a", [1, 2], [5], 0)
+    with pytest.raises(ValueError, match="block table has 1"):
+        model.prefill("a", [1, 2, 3], [0], 0)
+    with pytest.raises(ValueError, match="request_id, token, position"):
+        model.decode([("a", 1)])
+
+
+def test_a_request_larger_than_the_pool_is_refused(pkg: Package) -> None:
+    bad = {
+        "num_blocks": 2,
+        "block_size": 2,
+        "token_budget": 4,
+        "requests": [{"id": "big", "prompt": [1, 2, 3], "max_tokens": 2}],
+    }
+
+    with pytest.raises(ValueError, match="does not fit in the whole KV pool"):
+        pkg.support.parse_requests(bad)
+
+
+def test_shared_blocks_show_up_as_wrong_tokens_on_the_torch_tier(pkg: Package) -> None:
+    support = pkg.support
+    test = _by_name("blocks: heavy reuse, 8 blocks of 4")["input"]
+    wrong = load_solution(PACKAGE_DIR / "wrong" / "double_allocation.py")
+    output = pkg.driver.run(wrong, test)
+    config = support.model_config(test)
+    model = support.build_model(config, support.limits_of(test), "cpu")
+
+    differ = 0
+    for spec in support.parse_requests(test):
+        gen = output["generated"][spec.index]
+        differ += gen != support.Continuation(model, spec.prompt).extend_to(len(gen))[: len(gen)]
+    assert differ >= 1
+
+
+class _Runaway:
+    """An engine that never goes idle: step() always claims there is work."""
+
+    def __init__(self, model: Any, num_blocks: int, block_size: int, budget: int) -> None:
+        self.n = num_blocks
+
+    def submit(self, request: Any) -> None:
+        pass
+
+    def step(self) -> bool:
+        return True
+
+    def run_until_idle(self) -> None:
+        while self.step():
+            pass
+
+    def free_blocks(self) -> int:
+        return self.n
+
+
+@pytest.mark.parametrize("drain", ["step", "run_until_idle"])
+def test_driver_stops_an_engine_that_never_goes_idle(pkg: Package, drain: str) -> None:
+    test_input = dict(_by_name("the statement's example")["input"], drain=drain)
+    output = json.loads(
+        json.dumps(pkg.driver.run(types.SimpleNamespace(Engine=_Runaway), test_input))
+    )
+
+    ok, message, _ = pkg.checker.check(test_input, None, output)
+
+    assert "still busy" in output["error"] and not ok
+    assert message.startswith("first violation at step 0:")
+
+
+def test_checker_loads_like_the_worker_and_plots_blocks(
+    reference: types.ModuleType, pkg: Package
+) -> None:
+    judge = pytest.importorskip("grading.judge")
+    checker = judge.Checker(
+        (PACKAGE_DIR / "checker.py").read_text(encoding="utf-8"),
+        (PACKAGE_DIR / "support.py").read_text(encoding="utf-8"),
+    )
+    test = _by_name("preemption under memory pressure")
+    output = json.loads(json.dumps(pkg.driver.run(reference, test["input"])))
+
+    ok, message, evidence = checker.check_with_evidence(test["input"], test["expected"], output)
+
+    assert ok, message
+    # Blocks in use per step, the engine's next to the prescribed schedule's, and batch sizes.
+    assert evidence["occupancy"][:-1] == evidence["baseline_occupancy"]
+    assert max(evidence["occupancy"]) == evidence["capacity"] == 6
+    assert evidence["batch"] and evidence["oracle_batch"] == evidence["batch"][:-1]
+
+
+def test_checker_evidence_names_the_first_violating_step(pkg: Package) -> None:
+    test = _by_name("preemption under memory pressure")["input"]
+    wrong = load_solution(PACKAGE_DIR / "wrong" / "wrong_victim.py")
+    output = json.loads(json.dumps(pkg.driver.run(wrong, test)))
+
+    ok, message, evidence = pkg.checker.check(test, None, output)
+
+    assert not ok
+    assert message.startswith(f"first violation at step {evidence['first_violation_step']}:")
+
+
+@pytest.mark.slow
+def test_gpu_script_runs_on_the_cpu_with_small_sizes(tmp_path: Path) -> None:
+    out = tmp_path / "paged_kv_suite.json"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "platform/gpu/paged_kv_suite.py",
+            "--device",
+            "cpu",
+            "--pairs",
+            "1",
+            "--capacities",
+            "4",
+            "--out",
+            str(out),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    report = json.loads(out.read_text())
+    assert report["ok"] is True
+    assert report["engines"]["reference.py"]["verdict"] == "AC"
+    assert report["engines"]["wrong/prefill_over_budget.py"]["groups"]["budget"] == "WA"
+    (figure,) = report["throughput"]
+    assert figure["capacity"] == 4 and figure["tokens_agree_fraction"] >= 0.9
+    assert 0 < figure["kv_peak_bytes"] <= figure["kv_pool_bytes"]
+    assert figure["paged_tokens_per_s_median"] > 0 and figure["recompute_tokens_per_s_median"] > 0
