@@ -35,8 +35,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 HERE = REPO / "platform" / "prod"
 PUBLIC_BASE = "debian:bookworm-slim"
-# Not needed in the app image: they change often and would rebuild it for nothing.
-APP_EXCLUDED_DIRS = ("tests/", "docs/", ".ci/")
+# Not needed in the app image (tests, docs, how the stack is assembled): a change to them must
+# not rebuild it.
+APP_EXCLUDED = ("tests/", "docs/", ".ci/", "platform/prod/", "docker-compose.yml", "Makefile")
 BUNDLE_DIR = "frontend/static/frontend"
 
 
@@ -63,7 +64,7 @@ def app_files() -> dict[str, Path]:
         ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
         cwd=REPO, capture_output=True, check=True,
     ).stdout.decode()  # fmt: skip
-    names = [n for n in listed.split("\0") if n and not n.startswith(APP_EXCLUDED_DIRS)]
+    names = [n for n in listed.split("\0") if n and not n.startswith(APP_EXCLUDED)]
     bundle = sorted(p for p in (REPO / BUNDLE_DIR).glob("bundle.*") if p.is_file())
     if not bundle:
         sys.exit(f"[prod-images] {BUNDLE_DIR}/bundle.js is missing: run `make setup` first")
