@@ -20,14 +20,14 @@ FROM ${BASE}
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 ONSITE_VAR_DIR=/var/lib/onsite \
     PATH=/opt/venv/bin:/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8
 RUN apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
-      --no-install-recommends python3 ca-certificates >/dev/null \
+      --no-install-recommends python3 ca-certificates passwd >/dev/null \
     && rm -rf /var/lib/apt/lists/*
 COPY --from=deps /opt/venv /opt/venv
 WORKDIR /app
 COPY . /app
 RUN rm -rf /app/wheels /app/Dockerfile \
     && DJANGO_SECRET_KEY=collectstatic python manage.py collectstatic --noinput -v 0 \
-    && useradd --system --uid 10001 --home-dir /var/lib/onsite onsite \
+    && /usr/sbin/useradd --system --uid 10001 --home-dir /var/lib/onsite onsite \
     && mkdir -p /var/lib/onsite && chown -R onsite /var/lib/onsite
 # Web processes run unprivileged; workers (compose: user root) talk to the host's Docker engine.
 USER onsite

@@ -10,5 +10,5 @@ for upstream in $NGINX_UPSTREAMS; do
 done
 export NGINX_LISTEN NGINX_SERVERS="$servers"
 envsubst '$NGINX_LISTEN $NGINX_SERVERS' < /etc/nginx/onsite.conf.template > /etc/nginx/nginx.conf
-nginx -t -q
-exec nginx -g 'daemon off;'
+/usr/sbin/nginx -t -q
+exec /usr/sbin/nginx -g 'daemon off;'

@@ -69,8 +69,7 @@ case "${1:-}" in
     secret_key
     images ensure
     log "starting $PROJECT (${files[*]})"
-    compose up -d --remove-orphans
-    if ! wait_healthy; then
+    if ! compose up -d --remove-orphans || ! wait_healthy; then
       log "the stack did not come up; stopping it"
       compose down --remove-orphans --timeout 20 >&2 || true
       exit 1

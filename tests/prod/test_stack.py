@@ -196,7 +196,12 @@ def test_worker_killed_mid_grade_is_graded_once_by_the_other(stack: Stack) -> No
         f"from grading.models import Submission as S; s = S.objects.get(pk={sid}); "
         "print(s.attempts, s.results.count())"))
     assert facts.split() == ["2", str(total)]
-    assert container_of(survivor)
+    state = subprocess.run(
+        ["docker", "inspect", "-f", "{{.State.Running}}", container_of(victim),
+         container_of(survivor)],
+        capture_output=True, text=True, check=True,
+    ).stdout.split()  # fmt: skip
+    assert state == ["false", "true"]  # the killed one stayed down: the survivor graded it
 
 
 def test_stack_down_leaves_no_container() -> None:
