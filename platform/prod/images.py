@@ -65,10 +65,11 @@ def app_files() -> dict[str, Path]:
         cwd=REPO, capture_output=True, check=True,
     ).stdout.decode()  # fmt: skip
     names = [n for n in listed.split("\0") if n and not n.startswith(APP_EXCLUDED)]
-    bundle = sorted(p for p in (REPO / BUNDLE_DIR).glob("bundle.*") if p.is_file())
-    if not bundle:
+    # The built editor bundles (bundle.js, session.js, …) are ignored by git: add the folder.
+    built = sorted(p for p in (REPO / BUNDLE_DIR).iterdir() if p.is_file())
+    if not any(p.name == "bundle.js" for p in built):
         sys.exit(f"[prod-images] {BUNDLE_DIR}/bundle.js is missing: run `make setup` first")
-    names += [str(p.relative_to(REPO)) for p in bundle]
+    names += [str(p.relative_to(REPO)) for p in built]
     return {n: REPO / n for n in sorted(set(names)) if (REPO / n).is_file()}
 
 
