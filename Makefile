@@ -4,7 +4,7 @@ SHELL := /bin/bash
 PY := .venv/bin/python
 export ONSITE_VAR_DIR ?= $(CURDIR)/var
 
-.PHONY: setup run test test-fast test-postgres lint bench clean
+.PHONY: setup run test test-fast test-postgres lint bench clean prod-up prod-down prod-test
 
 setup:
 	bash platform/bin/setup.sh
@@ -29,6 +29,18 @@ test-fast:
 test-postgres: setup
 	bash platform/bin/ensure-postgres.sh
 	DATABASE_URL=postgres://onsite:onsite@127.0.0.1:5432/onsite $(PY) -m pytest -q
+
+## The production shape on this machine (docs/scaling.md): PostgreSQL, Redis, two web
+## processes behind nginx, two cpu workers, one gpu worker, beat; all on 127.0.0.1.
+prod-up: setup
+	bash platform/prod/stack.sh up
+
+prod-down:
+	bash platform/prod/stack.sh down
+
+## The browser flows and a worker killed mid-grade against that stack; it is down afterwards.
+prod-test: setup
+	ONSITE_PROD_TEST=1 $(PY) -m pytest -q tests/prod
 
 lint:
 	$(PY) -m ruff check .

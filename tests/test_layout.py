@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import pytest
+import yaml
 
 from tests.processes import ROOT
 
@@ -44,13 +45,21 @@ def test_platform_folder_does_not_shadow_the_standard_module() -> None:
 
 @pytest.mark.skipif(shutil.which("docker-compose") is None, reason="docker-compose not installed")
 def test_compose_file_validates_with_the_production_services(tmp_path) -> None:
-    result = subprocess.run(
-        ["docker-compose", "-f", str(ROOT / "docker-compose.yml"), "config"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-    )
-    assert result.returncode == 0, result.stderr
-    for service in ("web:", "worker-cpu:", "worker-gpu:", "redis:", "postgres:"):
-        assert service in result.stdout
-    assert "capabilities:" in result.stdout and "gpu" in result.stdout
+    def config(*overrides: str) -> str:
+        files = ["docker-compose.yml", *overrides]
+        argv = ["docker-compose", *(arg for f in files for arg in ("-f", str(ROOT / f)))]
+        result = subprocess.run([*argv, "config"], cwd=ROOT, capture_output=True, text=True)
+        assert result.returncode == 0, result.stderr
+        return result.stdout
+
+    base = config()
+    for service in ("web:", "worker-cpu:", "worker-gpu:", "redis:", "postgres:", "nginx:"):
+        assert service in base
+    # Published ports bind the loopback only (a TLS proxy in front serves the outside).
+    services = yaml.safe_load(base)["services"]
+    published = [p for svc in services.values() for p in svc.get("ports", [])]
+    assert published and all(str(p).startswith("127.0.0.1:") for p in published)
+    # The GPU reservation is the GPU hosts' override (a host without one could not start it).
+    assert "capabilities:" not in base
+    gpu = config("platform/prod/compose.gpu.yml")
+    assert "capabilities:" in gpu and "gpu" in gpu
