@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
 from django.contrib.auth.models import Group, User
 
 from problems.models import Problem, ProblemVersion
+from problems.package import Limits
 
 ADD_ONE = "def solve(x):\n    return x + 1\n"
 
@@ -33,12 +36,7 @@ def tiny_problem(slug: str = "add-one", *, published: bool = True, hidden: int =
         tests_hash="t1",
         driver={"kind": "function", "entry": "solve"},
         compare={"mode": "exact", "float_rel": 1e-6, "float_abs": 1e-9},
-        limits={
-            "test_wall_seconds": 2.0,
-            "test_cpu_seconds": 2.0,
-            "memory_mb": 256,
-            "output_bytes": 65536,
-        },
+        limits=asdict(Limits()),  # the package format's defaults, defined once
         public_tests=[
             {"name": f"public {i}", "input": {"args": [i]}, "expected": i + 1, "tag": "correctness"}
             for i in range(2)
