@@ -148,6 +148,7 @@ def test_inside_view_is_locked_down(sandbox_image: str) -> None:
         "ONSITE_SANDBOX",
         "ONSITE_WORKDIR",
         "ONSITE_IDLE_SECONDS",
+        "ONSITE_OWN_CGROUP",
         "HOME",
         "LANG",
         "PATH",
