@@ -132,6 +132,8 @@ def container_environment(spec: ContainerSpec, idle_seconds: float) -> dict[str,
         "ONSITE_SANDBOX": "1",
         "ONSITE_WORKDIR": WORKDIR,
         "ONSITE_IDLE_SECONDS": f"{idle_seconds:g}",
+        # The container's cgroup is its own: the harness may take a test's CPU time from it.
+        "ONSITE_OWN_CGROUP": "1",
         "HOME": WORKDIR,
         "LANG": "C.UTF-8",
         "PATH": "/usr/local/bin:/usr/bin:/bin",

@@ -62,6 +62,7 @@ def test_docker_inspect_shows_every_lockdown_item(
     assert config["OpenStdin"] is True and config["StdinOnce"] is True and config["Tty"] is False
     env = dict(item.split("=", 1) for item in config["Env"])
     assert env["ONSITE_SANDBOX"] == "1"
+    assert env["ONSITE_OWN_CGROUP"] == "1"  # CPU time of a test is read from its cgroup
     # Only fixed values: nothing of the worker's environment (no secrets, no DOCKER_HOST).
     assert not any(k.startswith(("DJANGO", "DATABASE", "REDIS", "CELERY", "DOCKER")) for k in env)
 
@@ -147,6 +148,7 @@ def test_inside_view_is_locked_down(sandbox_image: str) -> None:
         "ONSITE_SANDBOX",
         "ONSITE_WORKDIR",
         "ONSITE_IDLE_SECONDS",
+        "ONSITE_OWN_CGROUP",
         "HOME",
         "LANG",
         "PATH",

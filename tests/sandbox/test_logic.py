@@ -264,13 +264,14 @@ def test_demux_and_frames() -> None:
 def test_limits() -> None:
     limits = Limits(test_wall_seconds=2.0, test_cpu_seconds=1.0, startup_margin_seconds=10.0)
     # The wall limit is a backstop derived from the CPU limit (3 * 1 + 2), the author's value
-    # only a floor; worker and harness share one per-test budget (backstop + 1 s slack).
+    # only a floor; it counts time not spent waiting for a CPU. Worker and harness share one
+    # per-test budget: the hard stop, waiting included (10 backstops), plus 1 s slack.
     assert limits.test_backstop_seconds == 5.0
     assert Limits(test_wall_seconds=9.0, test_cpu_seconds=1.0).test_backstop_seconds == 9.0
-    assert limits.test_budget_seconds == 6.0
-    assert limits.total_wall_seconds(3) == pytest.approx(10.0 + 3 * 6.0)
+    assert limits.test_budget_seconds == 51.0
+    assert limits.total_wall_seconds(3) == pytest.approx(10.0 + 3 * 51.0)
     sent = limits.harness_limits()
-    assert (sent["test_wall_seconds"], sent["test_budget_seconds"]) == (5.0, 6.0)
+    assert (sent["test_wall_seconds"], sent["test_budget_seconds"]) == (5.0, 51.0)
     assert limits.harness_limits()["output_bytes"] == 65536
     with pytest.raises(ValueError):
         Limits(test_wall_seconds=0)
@@ -318,3 +319,15 @@ def test_wipe_empties_deep_and_read_only_trees(tmp_path: Path) -> None:
     assert os.listdir(root) == []
     assert Path("/etc/passwd").exists()
     assert runner._wipe_dir(str(tmp_path / "missing")) is True
+
+
+def test_cpu_meter_reads_a_cgroup_only_when_it_is_the_sandboxs_own(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("ONSITE_OWN_CGROUP", raising=False)
+    assert not runner.CpuMeter().available  # a bare process: the host's cgroup is not ours
+    monkeypatch.setenv("ONSITE_OWN_CGROUP", "1")
+    meter = runner.CpuMeter()
+    if meter.available:  # this host's cgroup, read as the container would read its own
+        meter.start()
+        assert meter.used_ms() >= 0.0
