@@ -72,7 +72,9 @@ def session_state(*, session: InterviewSession, role: str) -> dict[str, Any]:
         "deadline": session.deadline.isoformat() if session.deadline else None,
         "started_at": session.started_at.isoformat() if session.started_at else None,
         "finished_at": session.finished_at.isoformat() if session.finished_at else None,
-        "finish_reason": session.finish_reason,
+        # Past the deadline but not yet finished by the clock: it will be, for this reason.
+        "finish_reason": session.finish_reason
+        or (InterviewSession.FinishReason.DEADLINE if session.status_now() == "finished" else ""),
         "server_now": timezone.now().isoformat(),
         "duration_seconds": int(session.duration.total_seconds()),
         "final_submission": session.final_submission_id,

@@ -183,7 +183,7 @@ def platform(
             "celery",
             [str(VENV_BIN / "celery"), "-A", "config", "worker", "-Q", "cpu,gpu", "-c", "1",
              "--pool", "prefork", "--without-gossip", "--without-mingle", "--without-heartbeat",
-             "--loglevel", "INFO"],
+             "--loglevel", "INFO", "-B", "--schedule", str(work / "beat-schedule")],
         )  # fmt: skip
         _, web_log = procs.start(
             "daphne",
