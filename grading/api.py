@@ -6,23 +6,30 @@ from typing import Any
 
 from django.contrib.auth.models import User
 from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
-from rest_framework import serializers, status
+from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
-from core.roles import can_see_hidden_tests
+from core.api import ErrorBody, error_responses
+from core.errors import error_status
 from grading import selectors
 from grading.services import GradingError, submission_create
 
-ERROR_STATUS = {"unknown_problem": status.HTTP_404_NOT_FOUND}
+
+class StrictCharField(serializers.CharField):
+    """A string, and only a string: DRF's CharField would take `123` as "123"."""
+
+    def to_internal_value(self, data: Any) -> str:
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return str(super().to_internal_value(data))
 
 
 class SubmissionIn(serializers.Serializer[Any]):
-    problem = serializers.SlugField(max_length=80)
+    problem = serializers.SlugField(max_length=80)  # a regex match: a number fails it too
     # Size is enforced by the service (64 KB, in bytes); this only bounds the parser's work.
-    code = serializers.CharField(allow_blank=True, trim_whitespace=False, max_length=1_000_000)
+    code = StrictCharField(allow_blank=True, trim_whitespace=False, max_length=1_000_000)
     mode = serializers.ChoiceField(choices=["run", "submit"])
 
 
@@ -46,23 +53,24 @@ DETAIL = inline_serializer(
         "tests": serializers.ListField(child=serializers.DictField()),
     },
 )
-ERROR = inline_serializer("Error", {"detail": serializers.CharField()})
 
 
 class SubmissionListView(APIView):
-    throttle_classes = [ScopedRateThrottle]
     throttle_scope = "submissions"
 
     @extend_schema(
         request=SubmissionIn,
-        responses={201: CREATED, 400: ERROR, 404: OpenApiResponse(ERROR, "unknown problem")},
+        responses={201: CREATED, **error_responses(400, 401, 403, 413, 415, 429),
+                   404: OpenApiResponse(ErrorBody, "unknown problem")},
     )
     def post(self, request: Request) -> Response:
         incoming = SubmissionIn(data=request.data)
         if not incoming.is_valid():
-            return Response({"detail": _first_error(incoming.errors)}, status=400)
+            return Response({"detail": _first_error(incoming.errors), "code": "invalid"},
+                            status=400)
         if not isinstance(request.user, User):  # IsAuthenticated already refused anonymous
-            return Response({"detail": "authentication required"}, status=401)
+            return Response({"detail": "authentication required",
+                             "code": "not_authenticated"}, status=401)
         try:
             submission = submission_create(
                 user=request.user,
@@ -71,18 +79,18 @@ class SubmissionListView(APIView):
                 mode=incoming.validated_data["mode"],
             )
         except GradingError as exc:
-            return Response({"detail": exc.message}, status=ERROR_STATUS.get(exc.code, 400))
+            return Response({"detail": exc.message, "code": exc.code}, status=error_status(exc))
         return Response({"id": submission.pk, "status": submission.status}, status=201)
 
 
 class SubmissionDetailView(APIView):
-    @extend_schema(responses={200: DETAIL, 404: ERROR})
+    @extend_schema(responses={200: DETAIL, **error_responses(401, 403, 404, 429)})
     def get(self, request: Request, submission_id: int) -> Response:
-        submission = selectors.submissions_visible_to(request.user).filter(pk=submission_id).first()
-        if submission is None:
-            return Response({"detail": "no such submission"}, status=404)
-        staff = can_see_hidden_tests(request.user)
-        return Response(selectors.submission_detail(submission=submission, staff=staff))
+        access = selectors.submission_access(user=request.user, submission_id=submission_id)
+        if access is None or not access.allowed:  # not yours answers like missing
+            return Response({"detail": "no such submission", "code": "not_found"}, status=404)
+        submission = selectors.submission_get(submission_id=submission_id)
+        return Response(selectors.submission_detail(submission=submission, staff=access.staff))
 
 
 def _first_error(errors: Any) -> str:

@@ -73,14 +73,14 @@ def append(text: str) -> Callable[[pycrdt.Text], None]:
 # ---------------------------------------------------------------- who may join
 
 
-def test_only_participants_join_and_the_others_get_clear_close_codes() -> None:
+def test_only_participants_join_and_the_close_code_does_not_tell_whether_the_id_exists() -> None:
     session, _, _ = live()
     outsider = user_with_role("other", "candidate")
     admin = user_with_role("root", None, admin=True)
     close_code = async_to_sync(close_code_for)
     assert close_code(AnonymousUser(), session.pk) == CLOSE_UNAUTHENTICATED
-    assert close_code(outsider, session.pk) == CLOSE_FORBIDDEN
-    assert close_code(admin, session.pk) == CLOSE_FORBIDDEN
+    assert close_code(outsider, session.pk) == CLOSE_NOT_FOUND
+    assert close_code(admin, session.pk) == CLOSE_NOT_FOUND
     assert close_code(outsider, 999_999) == CLOSE_NOT_FOUND
 
 
