@@ -69,9 +69,8 @@ _REVIEWERS = frozenset({Viewer.ASSIGNED, Viewer.ADMIN})
 PRIVATE_FIELDS: dict[str, frozenset[Viewer]] = {
     # The reviewers' private notes on a session (`ReviewNote`).
     REVIEW_NOTE: _REVIEWERS,
-    # A scorecard not yet submitted: its own writer only (an assigned interviewer); another
-    # reviewer never sees someone's draft.
-    DRAFT_SCORECARD: frozenset({Viewer.ASSIGNED}),
+    # A scorecard not yet submitted: its writer alone (`own=True`); no other reviewer.
+    DRAFT_SCORECARD: frozenset(),
     # A submitted scorecard (summary, comments, evidence), released or not: reviewers only,
     # and a reviewer who scores sees the others' only once their own is submitted
     # (independent scoring). The candidate gets the released mean levels, never the text.
@@ -84,12 +83,29 @@ PRIVATE_FIELDS: dict[str, frozenset[Viewer]] = {
 }
 
 
-def may_see(field: str, viewer: Viewer | None, channel: Channel | None = None) -> bool:
-    """Whether `viewer` may see `field` on `channel`. An unknown field is private to admins."""
+def may_see(field: str, viewer: Viewer | None, channel: Channel | None = None, *,
+             own: bool = False) -> bool:
+    """Whether `viewer` may see `field` on `channel`; `own`: the viewer wrote this one.
+
+    An unknown field is private to admins; nothing private leaves on an outside channel.
+    """
     if viewer is None or channel in OUTSIDE_CHANNELS:
         return False
+    if own:
+        return True
     allowed = PRIVATE_FIELDS.get(field, frozenset({Viewer.ADMIN}))
     return viewer in allowed
+
+
+def others_scorecards_visible(viewer: Viewer | None, *, own_card: str | None) -> bool:
+    """Independent scoring, on top of the SCORECARD row: a reviewer with a scorecard of their
+    own sees the others' only once theirs is submitted (`own_card` "draft" / "submitted");
+    without one, an admin reads them all and an assigned interviewer must score first."""
+    if not may_see(SCORECARD, viewer):
+        return False
+    if own_card is not None:
+        return own_card == "submitted"
+    return viewer == Viewer.ADMIN
 
 
 # ---------------------------------------------------------------- viewer resolution

@@ -65,14 +65,9 @@ def can_see_other_scores(session: InterviewSession, user: Any) -> bool:
 
     An admin who does not score sees them all.
     """
-    if not visibility.may_see(visibility.SCORECARD, session_viewer(session, user)):
-        return False
     own = Scorecard.objects.filter(session=session, interviewer=user).first()
-    if own is not None:
-        return own.submitted_at is not None
-    # An admin who has not started a scorecard reads them all; an assigned interviewer must
-    # score first.
-    return is_admin(user)
+    state = None if own is None else ("submitted" if own.submitted_at else "draft")
+    return visibility.others_scorecards_visible(session_viewer(session, user), own_card=state)
 
 
 def sessions_for_review(user: Any) -> QuerySet[InterviewSession]:
