@@ -76,7 +76,9 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response |
     if response is None:
         return None
     if isinstance(exc, exceptions.APIException):
-        response.data = {"detail": _detail_of(exc.detail), "code": _code_of(exc)}
+        # A throttled API call says what a throttled page call says (core.ratelimit).
+        code = "rate_limited" if isinstance(exc, exceptions.Throttled) else _code_of(exc)
+        response.data = {"detail": _detail_of(exc.detail), "code": code}
     return response
 
 
