@@ -149,11 +149,8 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "DEFAULT_PARSER_CLASSES": [
-        "core.api.BoundedJSONParser",
-        "rest_framework.parsers.FormParser",
-        "rest_framework.parsers.MultiPartParser",
-    ],
+    # JSON only, bounded in size and depth: a form or multipart body is a clear 415.
+    "DEFAULT_PARSER_CLASSES": ["core.api.BoundedJSONParser"],
     # Rates live in ONSITE_RATES (below) and are read per request by core.ratelimit.
     "DEFAULT_THROTTLE_CLASSES": ["core.ratelimit.ScopeRateThrottle"],
     "EXCEPTION_HANDLER": "core.api.api_exception_handler",
