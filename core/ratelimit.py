@@ -9,6 +9,7 @@ so the limit holds across processes when the cache is shared (Redis).
 
 from __future__ import annotations
 
+import logging
 import time
 from typing import Any
 
@@ -17,6 +18,8 @@ from django.core.cache import cache
 from rest_framework.throttling import BaseThrottle
 
 from core.errors import ApplicationError
+
+log = logging.getLogger(__name__)
 
 _PERIOD_SECONDS = {"s": 1, "sec": 1, "m": 60, "min": 60, "h": 3600, "hour": 3600,
                    "d": 86400, "day": 86400}
@@ -43,13 +46,19 @@ def _hit(scope: str, key: str) -> float | None:
     allowed, period = rate_parse(rate)
     window = int(time.time() // period)
     bucket = f"rate:{scope}:{key}:{window}"
-    # add() then incr(): atomic on Redis and on the local-memory cache alike.
-    cache.add(bucket, 0, timeout=period + 1)
     try:
-        count = cache.incr(bucket)
-    except ValueError:  # expired between add and incr
-        cache.set(bucket, 1, timeout=period + 1)
-        count = 1
+        # add() then incr(): atomic on Redis and on the local-memory cache alike.
+        cache.add(bucket, 0, timeout=period + 1)
+        try:
+            count = cache.incr(bucket)
+        except ValueError:  # expired between add and incr
+            cache.set(bucket, 1, timeout=period + 1)
+            count = 1
+    except Exception:  # redis-py raises many types
+        # Fail open: a cache outage must not turn every write into a 500; the database and
+        # the broker still bound the work, and the outage is in the log.
+        log.warning("rate limit %s: cache unreachable, request allowed", scope, exc_info=True)
+        return None
     if count <= allowed:
         return None
     return (window + 1) * period - time.time()

@@ -159,3 +159,16 @@ def test_review_notes_and_scorecards_are_rate_limited(settings: Any) -> None:
     third = _over_limit(settings, "scorecards", lambda: client.post(
         f"/sessions/{sid}/review/scorecard", {"summary": "draft", "action": "save"}))
     assert third.status_code == 429
+
+
+def test_a_cache_outage_lets_requests_through_instead_of_failing_them(settings: Any) -> None:
+    from core.ratelimit import _hit
+
+    settings.ONSITE_RATES = {**settings.ONSITE_RATES, "sessions": "1/min"}
+    assert _hit("sessions", "user:1") is None
+    assert _hit("sessions", "user:1") is not None  # the cache works: the second is over
+    # Django's setting_changed handler drops the cache connections: now nothing listens.
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
+                                   "LOCATION": "redis://127.0.0.1:1/0"}}
+    assert _hit("sessions", "user:1") is None
+    assert _hit("sessions", "user:1") is None
