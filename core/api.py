@@ -84,6 +84,24 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response |
 
 
 
+class StrictCharField(serializers.CharField):
+    """A string, and only a string: DRF's CharField would take `123` as "123"."""
+
+    def to_internal_value(self, data: Any) -> str:
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return str(super().to_internal_value(data))
+
+
+class StrictSlugField(serializers.SlugField):
+    """A slug given as a string (DRF's SlugField would take `123` as "123")."""
+
+    def to_internal_value(self, data: Any) -> str:
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return str(super().to_internal_value(data))
+
+
 class ErrorBody(serializers.Serializer[Any]):
     """The body of every error the API answers."""
 
@@ -142,6 +160,8 @@ def server_error(request: HttpRequest) -> HttpResponse:
 __all__ = [
     "BoundedJSONParser",
     "ErrorBody",
+    "StrictCharField",
+    "StrictSlugField",
     "api_exception_handler",
     "bad_request",
     "error_responses",

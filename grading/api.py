@@ -11,23 +11,14 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from core.api import ErrorBody, error_responses
+from core.api import ErrorBody, StrictCharField, StrictSlugField, error_responses
 from core.errors import error_status
 from grading import selectors
 from grading.services import GradingError, submission_create
 
 
-class StrictCharField(serializers.CharField):
-    """A string, and only a string: DRF's CharField would take `123` as "123"."""
-
-    def to_internal_value(self, data: Any) -> str:
-        if not isinstance(data, str):
-            self.fail("invalid")
-        return str(super().to_internal_value(data))
-
-
 class SubmissionIn(serializers.Serializer[Any]):
-    problem = serializers.SlugField(max_length=80)  # a regex match: a number fails it too
+    problem = StrictSlugField(max_length=80)
     # Size is enforced by the service (64 KB, in bytes); this only bounds the parser's work.
     code = StrictCharField(allow_blank=True, trim_whitespace=False, max_length=1_000_000)
     mode = serializers.ChoiceField(choices=["run", "submit"])

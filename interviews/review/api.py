@@ -15,7 +15,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from core import visibility
-from core.api import error_responses
+from core.api import StrictCharField, error_responses
 from core.errors import error_payload, error_status
 from core.roles import is_interviewer
 from interviews.models import InterviewSession, Scorecard
@@ -60,7 +60,7 @@ SCORES = inline_serializer(
 
 class ScoreIn(serializers.Serializer[Any]):
     level = serializers.IntegerField(min_value=1, max_value=4, required=False, allow_null=True)
-    comment = serializers.CharField(required=False, allow_blank=True, max_length=4000)
+    comment = StrictCharField(required=False, allow_blank=True, max_length=4000)
     evidence = serializers.ListField(child=serializers.DictField(), required=False,
                                      max_length=services.MAX_EVIDENCE)
 
@@ -68,7 +68,7 @@ class ScoreIn(serializers.Serializer[Any]):
 class ScorecardIn(serializers.Serializer[Any]):
     recommendation = serializers.ChoiceField(choices=Scorecard.Recommendation.values,
                                              required=False, allow_blank=True)
-    summary = serializers.CharField(required=False, allow_blank=True, max_length=4000)
+    summary = StrictCharField(required=False, allow_blank=True, max_length=4000)
     scores = serializers.DictField(child=ScoreIn(), required=False)
     submit = serializers.BooleanField(required=False, default=False)
 

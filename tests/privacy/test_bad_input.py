@@ -74,13 +74,14 @@ def test_absurd_durations_are_refused_with_a_message(path: str, minutes: str) ->
     assert "error=" in response["Location"], minutes
 
 
-def test_a_number_is_not_accepted_as_the_code_string() -> None:
+@pytest.mark.parametrize("field", ["code", "problem"])
+def test_a_number_is_not_accepted_as_a_string(field: str) -> None:
     tiny_problem()
-    response = logged_in().post("/api/submissions",
-                                {"problem": "add-one", "code": 123, "mode": "run"},
-                                content_type="application/json")
+    body: dict[str, object] = {"problem": "add-one", "code": ADD_ONE, "mode": "run"}
+    body[field] = 123
+    response = logged_in().post("/api/submissions", body, content_type="application/json")
     assert response.status_code == 400
-    assert response.json()["detail"].startswith("code:")
+    assert response.json()["detail"].startswith(f"{field}:")
 
 
 def test_api_errors_are_json_for_unknown_paths_bad_segments_and_huge_bodies() -> None:
