@@ -9,6 +9,7 @@ import secrets
 from pathlib import Path
 
 import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
 
 from config.env import env_bool, env_float, env_int, env_list, env_str
 
@@ -149,8 +150,37 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "DEFAULT_THROTTLE_RATES": {"submissions": env_str("ONSITE_SUBMISSION_RATE", "120/min")},
+    # JSON only, bounded in size and depth: a form or multipart body is a clear 415.
+    "DEFAULT_PARSER_CLASSES": ["core.api.BoundedJSONParser"],
+    # Rates live in ONSITE_RATES (below) and are read per request by core.ratelimit.
+    "DEFAULT_THROTTLE_CLASSES": ["core.ratelimit.ScopeRateThrottle"],
+    "EXCEPTION_HANDLER": "core.api.api_exception_handler",
 }
+
+# Rate limits of state-changing requests, "<count>/<sec|min|hour|day>" per user (core/ratelimit).
+ONSITE_RATES = {
+    "submissions": env_str("ONSITE_SUBMISSION_RATE", "120/min"),
+    "sessions": env_str("ONSITE_RATE_SESSIONS", "30/min"),
+    "session_actions": env_str("ONSITE_RATE_SESSION_ACTIONS", "120/min"),
+    "questions": env_str("ONSITE_RATE_QUESTIONS", "30/min"),
+    "notes": env_str("ONSITE_RATE_NOTES", "60/min"),
+    "scorecards": env_str("ONSITE_RATE_SCORECARDS", "60/min"),
+    "reviews": env_str("ONSITE_RATE_REVIEWS", "60/min"),
+}
+# The counters live in the cache: Redis, so every web process counts against one limit.
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": env_str("ONSITE_CACHE_URL", REDIS_URL),
+    }
+}
+
+# JSON request bodies (core/jsonbody.py): bigger or deeper ones get a clear 400/413.
+ONSITE_JSON_MAX_BYTES = env_int("ONSITE_JSON_MAX_BYTES", 2 * 1024 * 1024)
+ONSITE_JSON_MAX_DEPTH = env_int("ONSITE_JSON_MAX_DEPTH", 32)
+# `/metrics` answers a request with `Authorization: Bearer <token>`; unset, only in DEBUG or
+# from loopback.
+ONSITE_METRICS_TOKEN = env_str("ONSITE_METRICS_TOKEN", "")
 SPECTACULAR_SETTINGS = {
     "TITLE": "Onsite API",
     "DESCRIPTION": "Mock coding interviews for AI/ML infrastructure.",
@@ -217,7 +247,16 @@ CELERY_BEAT_SCHEDULE = {
 ONSITE_SESSION_DEFAULT_MINUTES = env_int("ONSITE_SESSION_DEFAULT_MINUTES", 45)
 ONSITE_SESSION_MAX_MINUTES = env_int("ONSITE_SESSION_MAX_MINUTES", 240)
 # One websocket message of the collaborative document; a larger one closes the socket (4413).
-ONSITE_DOC_MAX_MESSAGE_BYTES = env_int("ONSITE_DOC_MAX_MESSAGE_BYTES", 1024 * 1024)
+# Daphne drops a websocket whose message is over its own limit (1 MiB by default, its
+# --websocket_max_message_size) before the app sees it: the app's limit must stay below it,
+# so that the client gets the documented 4413 instead of a bare disconnect.
+DAPHNE_WEBSOCKET_MAX_MESSAGE_BYTES = 1024 * 1024
+ONSITE_DOC_MAX_MESSAGE_BYTES = env_int("ONSITE_DOC_MAX_MESSAGE_BYTES", 512 * 1024)
+if ONSITE_DOC_MAX_MESSAGE_BYTES >= DAPHNE_WEBSOCKET_MAX_MESSAGE_BYTES:
+    raise ImproperlyConfigured(
+        "ONSITE_DOC_MAX_MESSAGE_BYTES must be below Daphne's websocket message limit "
+        f"({DAPHNE_WEBSOCKET_MAX_MESSAGE_BYTES} bytes)"
+    )
 # One edit that inserts at least this many characters is recorded as a large paste.
 ONSITE_PASTE_CHARS = env_int("ONSITE_PASTE_CHARS", 80)
 # Cosine similarity at or above which a solo question gets a canned answer.

@@ -18,3 +18,8 @@ urlpatterns = [
     path("", include("grading.metrics_urls")),
     path("", include("frontend.urls")),
 ]
+
+# JSON error bodies under /api/ (a path matching no route, a body over the upload limit).
+handler400 = "core.api.bad_request"
+handler404 = "core.api.page_not_found"
+handler500 = "core.api.server_error"

@@ -14,6 +14,14 @@ from channels.layers import get_channel_layer
 
 log = logging.getLogger(__name__)
 
+# Websocket close codes shared by every consumer. One code answers both "no such id" and "not
+# yours", so a close code never tells whether an id exists.
+CLOSE_MALFORMED = 4400
+CLOSE_UNAUTHENTICATED = 4401
+CLOSE_FORBIDDEN = 4403  # a participant doing what their role may not (a read-only edit)
+CLOSE_NOT_FOUND = 4404  # no such object, or not visible to this user
+CLOSE_TOO_LARGE = 4413
+
 
 def send_event(group: str, payload: dict[str, Any], *, handler: str) -> bool:
     """Send `payload` to every consumer in `group`; `handler` is the consumer method that

@@ -25,7 +25,3 @@ def is_interviewer(user: Any) -> bool:
 def is_author(user: Any) -> bool:
     return is_admin(user) or _in_group(user, AUTHOR)
 
-
-def can_see_hidden_tests(user: Any) -> bool:
-    """Hidden-test inputs, outputs and errors are for interviewers, authors and admins only."""
-    return is_interviewer(user) or is_author(user)

@@ -9,19 +9,18 @@ from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_seriali
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
+from core.api import ErrorBody, StrictCharField, StrictSlugField, error_responses
 from core.errors import error_status
-from core.roles import can_see_hidden_tests
 from grading import selectors
 from grading.services import GradingError, submission_create
 
 
 class SubmissionIn(serializers.Serializer[Any]):
-    problem = serializers.SlugField(max_length=80)
+    problem = StrictSlugField(max_length=80)
     # Size is enforced by the service (64 KB, in bytes); this only bounds the parser's work.
-    code = serializers.CharField(allow_blank=True, trim_whitespace=False, max_length=1_000_000)
+    code = StrictCharField(allow_blank=True, trim_whitespace=False, max_length=1_000_000)
     mode = serializers.ChoiceField(choices=["run", "submit"])
 
 
@@ -45,23 +44,24 @@ DETAIL = inline_serializer(
         "tests": serializers.ListField(child=serializers.DictField()),
     },
 )
-ERROR = inline_serializer("Error", {"detail": serializers.CharField()})
 
 
 class SubmissionListView(APIView):
-    throttle_classes = [ScopedRateThrottle]
     throttle_scope = "submissions"
 
     @extend_schema(
         request=SubmissionIn,
-        responses={201: CREATED, 400: ERROR, 404: OpenApiResponse(ERROR, "unknown problem")},
+        responses={201: CREATED, **error_responses(400, 401, 403, 413, 415, 429),
+                   404: OpenApiResponse(ErrorBody, "unknown problem")},
     )
     def post(self, request: Request) -> Response:
         incoming = SubmissionIn(data=request.data)
         if not incoming.is_valid():
-            return Response({"detail": _first_error(incoming.errors)}, status=400)
+            return Response({"detail": _first_error(incoming.errors), "code": "invalid"},
+                            status=400)
         if not isinstance(request.user, User):  # IsAuthenticated already refused anonymous
-            return Response({"detail": "authentication required"}, status=401)
+            return Response({"detail": "authentication required",
+                             "code": "not_authenticated"}, status=401)
         try:
             submission = submission_create(
                 user=request.user,
@@ -70,18 +70,18 @@ class SubmissionListView(APIView):
                 mode=incoming.validated_data["mode"],
             )
         except GradingError as exc:
-            return Response({"detail": exc.message}, status=error_status(exc))
+            return Response({"detail": exc.message, "code": exc.code}, status=error_status(exc))
         return Response({"id": submission.pk, "status": submission.status}, status=201)
 
 
 class SubmissionDetailView(APIView):
-    @extend_schema(responses={200: DETAIL, 404: ERROR})
+    @extend_schema(responses={200: DETAIL, **error_responses(401, 403, 404, 429)})
     def get(self, request: Request, submission_id: int) -> Response:
-        submission = selectors.submissions_visible_to(request.user).filter(pk=submission_id).first()
-        if submission is None:
-            return Response({"detail": "no such submission"}, status=404)
-        staff = can_see_hidden_tests(request.user)
-        return Response(selectors.submission_detail(submission=submission, staff=staff))
+        access = selectors.submission_access(user=request.user, submission_id=submission_id)
+        if access is None or not access.allowed:  # not yours answers like missing
+            return Response({"detail": "no such submission", "code": "not_found"}, status=404)
+        submission = selectors.submission_get(submission_id=submission_id)
+        return Response(selectors.submission_detail(submission=submission, staff=access.staff))
 
 
 def _first_error(errors: Any) -> str:

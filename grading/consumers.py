@@ -1,20 +1,24 @@
-"""The websocket a page opens to follow one submission's grading live."""
+"""The websocket a page opens to follow one submission's grading live.
+
+The socket is one-way: whatever the client sends (text, binary, JSON or not) is ignored.
+A submission that does not exist and one the user may not see close alike (4404).
+"""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from channels.db import database_sync_to_async
-from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from channels.generic.websocket import AsyncWebsocketConsumer
 
+from core.realtime import CLOSE_NOT_FOUND, CLOSE_UNAUTHENTICATED
 from grading import realtime, selectors
 
-CLOSE_UNAUTHENTICATED = 4401
-CLOSE_FORBIDDEN = 4403
-CLOSE_NOT_FOUND = 4404
+__all__ = ["CLOSE_NOT_FOUND", "CLOSE_UNAUTHENTICATED", "SubmissionConsumer"]
 
 
-class SubmissionConsumer(AsyncJsonWebsocketConsumer):
+class SubmissionConsumer(AsyncWebsocketConsumer):
     """Joins the submission's group for the user's audience, replays what is known, forwards."""
 
     groups: list[str] = []
@@ -30,11 +34,8 @@ class SubmissionConsumer(AsyncJsonWebsocketConsumer):
         access = await database_sync_to_async(selectors.submission_access)(
             user=user, submission_id=submission_id
         )
-        if access is None:
+        if access is None or not access.allowed:
             await self.close(code=CLOSE_NOT_FOUND)
-            return
-        if not access.allowed:
-            await self.close(code=CLOSE_FORBIDDEN)
             return
         # Join before reading the snapshot, so nothing between the two is missed; the page
         # ignores a test it already has.
@@ -50,8 +51,11 @@ class SubmissionConsumer(AsyncJsonWebsocketConsumer):
         if group:
             await self.channel_layer.group_discard(group, self.channel_name)
 
-    async def receive_json(self, content: Any, **kwargs: Any) -> None:
-        """This socket is one-way: anything the client sends is ignored."""
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        """This socket is one-way: anything the client sends is ignored, garbage included."""
+
+    async def send_json(self, content: Any) -> None:
+        await self.send(text_data=json.dumps(content))
 
     async def submission_event(self, message: dict[str, Any]) -> None:
         await self.send_json(message["payload"])

@@ -1,13 +1,20 @@
-"""`/metrics` in Prometheus text format: what an autoscaler needs to scale on queue depth."""
+"""`/metrics` in Prometheus text format: what an autoscaler needs to scale on queue depth.
+
+Who may read it: a scraper sending `Authorization: Bearer <ONSITE_METRICS_TOKEN>`; with no
+token configured, only a request from loopback or a DEBUG server (a laptop). Queue depths and
+latencies say how busy the platform is, which is not for the public.
+"""
 
 from __future__ import annotations
 
+import hmac
+import ipaddress
 import logging
 
 import redis
 from django.conf import settings
 from django.db.models import Min
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseForbidden
 from django.utils import timezone
 
 from grading.models import Submission
@@ -105,5 +112,26 @@ def _latency_histogram() -> list[str]:
     return lines
 
 
+def _loopback(address: str) -> bool:
+    try:
+        return ipaddress.ip_address(address).is_loopback
+    except ValueError:
+        return False
+
+
+def metrics_allowed(request: HttpRequest) -> bool:
+    """The bearer token when one is set; else only DEBUG or a loopback client."""
+    token: str = settings.ONSITE_METRICS_TOKEN
+    if token:
+        scheme, _, given = request.headers.get("Authorization", "").partition(" ")
+        # Constant time: the comparison must not tell how much of a guess was right.
+        return scheme.lower() == "bearer" and hmac.compare_digest(given.strip(), token)
+    return bool(settings.DEBUG) or _loopback(request.META.get("REMOTE_ADDR", ""))
+
+
 def metrics_view(request: HttpRequest) -> HttpResponse:
+    if not metrics_allowed(request):
+        response = HttpResponseForbidden("metrics need a bearer token\n", content_type="text/plain")
+        response["WWW-Authenticate"] = 'Bearer realm="metrics"'
+        return response
     return HttpResponse("\n".join(_lines()) + "\n", content_type="text/plain; version=0.0.4")

@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import QuerySet
-
-from core.roles import can_see_hidden_tests
+from core import visibility
+from core.roles import is_admin, is_author
+from core.visibility import Viewer
 from grading import realtime
 from grading.judge import TestVerdict
 from grading.models import Submission, TestResult
@@ -19,18 +19,32 @@ class Access:
     staff: bool
 
 
-def submission_access(*, user: Any, submission_id: int) -> Access | None:
-    """None when the submission does not exist."""
-    owner_id = Submission.objects.filter(pk=submission_id).values_list("user_id", flat=True).first()
-    if owner_id is None:
+def submission_owner_viewer(submission: Submission, user: Any) -> Viewer | None:
+    """Grading's part of who sees a submission: admins, and its owner (as author or not).
+
+    The interviews app adds the interviewers assigned to a session the submission belongs to.
+    """
+    if not getattr(user, "is_authenticated", False):
         return None
-    staff = can_see_hidden_tests(user)
-    return Access(allowed=staff or owner_id == user.pk, staff=staff)
+    if is_admin(user):
+        return Viewer.ADMIN
+    if submission.user_id == user.pk:
+        return Viewer.AUTHOR if is_author(user) else Viewer.CANDIDATE
+    return None
 
 
-def submissions_visible_to(user: Any) -> QuerySet[Submission]:
-    qs = Submission.objects.select_related("problem")
-    return qs if can_see_hidden_tests(user) else qs.filter(user=user)
+def submission_access(*, user: Any, submission_id: int) -> Access | None:
+    """None when the submission does not exist; `allowed` False when the user may not see it."""
+    submission = Submission.objects.filter(pk=submission_id).first()
+    if submission is None:
+        return None
+    viewer = visibility.viewer_of("submission", submission, user)
+    return Access(allowed=viewer is not None,
+                  staff=visibility.may_see(visibility.HIDDEN_TEST_IO, viewer))
+
+
+def submission_get(*, submission_id: int) -> Submission:
+    return Submission.objects.select_related("problem").get(pk=submission_id)
 
 
 def _as_verdict(result: TestResult) -> TestVerdict:

@@ -7,4 +7,6 @@ class InterviewsConfig(AppConfig):
 
     def ready(self) -> None:
         # The webhook sender's signal receivers and Celery task, in web and worker processes.
-        from interviews.review import webhooks  # noqa: F401
+        from interviews.review import access, webhooks  # noqa: F401
+
+        access.resolvers_register()

@@ -11,8 +11,10 @@ the same process in memory, and other processes through one channel-layer messag
 (group `session.<id>.doc`, one room channel per process). Stores are group-committed
 (`UpdateWriter`): edits arriving while a transaction is in flight share the next commit.
 
-Close codes: 4401 not logged in, 4403 not a participant (or a read-only participant trying to
-change the document), 4404 no such session, 4400 malformed message, 4413 message over the limit.
+Close codes (core/realtime.py): 4401 not logged in, 4404 no such session or not a participant
+(one code, so that it never tells whether a session exists), 4403 a read-only participant
+trying to change the document, 4400 malformed message, 4413 message over the limit (which
+stays below Daphne's own, see settings, so the code does arrive).
 """
 
 from __future__ import annotations
@@ -30,16 +32,20 @@ from channels.layers import get_channel_layer
 from django.conf import settings
 from django.utils import timezone
 
+from core.realtime import (
+    CLOSE_FORBIDDEN,
+    CLOSE_MALFORMED,
+    CLOSE_NOT_FOUND,
+    CLOSE_TOO_LARGE,
+    CLOSE_UNAUTHENTICATED,
+)
 from interviews import collab, realtime, selectors, services
 from interviews.models import SessionEvent
 
 log = logging.getLogger(__name__)
 
-CLOSE_MALFORMED = 4400
-CLOSE_UNAUTHENTICATED = 4401
-CLOSE_FORBIDDEN = 4403
-CLOSE_NOT_FOUND = 4404
-CLOSE_TOO_LARGE = 4413
+__all__ = ["CLOSE_FORBIDDEN", "CLOSE_MALFORMED", "CLOSE_NOT_FOUND", "CLOSE_TOO_LARGE",
+           "CLOSE_UNAUTHENTICATED", "SessionDocConsumer"]
 
 
 class LiveRoom:
@@ -205,11 +211,9 @@ class SessionDocConsumer(AsyncWebsocketConsumer):
             return
         access = await database_sync_to_async(selectors.doc_access)(
             user=user, session_id=self.session_id)
-        if access is None:
+        if access is None or not access.role:
+            # Missing and not yours close alike: the code tells nothing about the id.
             await self._close(CLOSE_NOT_FOUND)
-            return
-        if not access.role:
-            await self._close(CLOSE_FORBIDDEN)
             return
         self.user = user
         self.role = access.role

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from django.conf import settings
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
@@ -78,6 +79,8 @@ def session_state(*, session: InterviewSession, role: str) -> dict[str, Any]:
         "server_now": timezone.now().isoformat(),
         "duration_seconds": int(session.duration.total_seconds()),
         "final_submission": session.final_submission_id,
+        # The document socket's limit on one message: the page never sends a bigger one.
+        "doc_max_message_bytes": settings.ONSITE_DOC_MAX_MESSAGE_BYTES,
         "questions": [question_for_interviewer(q, clarifications) if role == "interviewer"
                       else question_public(q) for q in questions],
         "notes": [note_public(n) for n in session.notes.select_related("author")],

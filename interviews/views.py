@@ -8,20 +8,23 @@ cannot do anything but see that the session is over.
 
 from __future__ import annotations
 
-import json
+import math
 from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import RequestDataTooBig
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from core.errors import error_json
+from core.errors import ApplicationError, error_json
+from core.jsonbody import json_object_parse
 from core.markdown import markdown_render
+from core.ratelimit import rate_limit_check
 from core.roles import is_interviewer
 from interviews import matching, selectors, services
 from interviews.models import InterviewSession
@@ -29,30 +32,34 @@ from interviews.services import SessionError
 from problems.models import Problem
 
 
-def _error(exc: SessionError) -> JsonResponse:
+def _error(exc: ApplicationError) -> JsonResponse:
     # A non-participant gets the same 404 as a missing session (core.errors): no existence leak.
     return error_json(exc)
 
 
 def _body(request: HttpRequest) -> dict[str, Any]:
-    """A JSON object body, or the form fields."""
-    if request.content_type == "application/json":
-        try:
-            data = json.loads(request.body or b"{}")
-        except ValueError:
-            return {}
-        return data if isinstance(data, dict) else {}
-    return request.POST.dict()
+    """A JSON object body (bounded in size and depth by core.jsonbody), or the form fields.
+
+    A body that is not a JSON object raises ApplicationError("bad_json"), answered 400.
+    """
+    try:
+        if request.content_type == "application/json":
+            return json_object_parse(request.body)
+        return request.POST.dict()
+    except RequestDataTooBig:
+        raise ApplicationError("too_large", "the request body is too large") from None
 
 
 def _minutes(raw: Any) -> timedelta:
     try:
         minutes = float(raw)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise SessionError("bad_duration", "the duration is a number of minutes") from None
-    if minutes != minutes:  # NaN
+    if not math.isfinite(minutes):  # NaN, inf
         raise SessionError("bad_duration", "the duration is a number of minutes")
-    return timedelta(minutes=minutes)
+    # Past the longest session the service refuses it anyway (with its message); capping
+    # first keeps 1e20 minutes from overflowing timedelta on the way there.
+    return timedelta(minutes=max(-1.0, min(minutes, settings.ONSITE_SESSION_MAX_MINUTES + 1.0)))
 
 
 def _participant_session(request: HttpRequest, session_id: int) -> tuple[InterviewSession, str]:
@@ -85,7 +92,7 @@ def session_list(request: HttpRequest) -> HttpResponse:
     return render(request, "interviews/session_list.html", context)
 
 
-def _back_with_error(exc: SessionError) -> HttpResponse:
+def _back_with_error(exc: ApplicationError) -> HttpResponse:
     from urllib.parse import urlencode
 
     return redirect(reverse("interviews:list") + "?" + urlencode({"error": exc.message}))
@@ -96,11 +103,12 @@ def _back_with_error(exc: SessionError) -> HttpResponse:
 def session_start(request: HttpRequest) -> HttpResponse:
     """Form: start a solo session now."""
     try:
+        rate_limit_check(request=request, scope="sessions")
         session = services.session_start_solo(
             candidate=request.user, problem_slug=request.POST.get("problem", ""),
             duration=_minutes(request.POST.get("minutes")),
         )
-    except SessionError as exc:
+    except ApplicationError as exc:
         return _back_with_error(exc)
     return redirect("interviews:detail", session_id=session.pk)
 
@@ -112,6 +120,7 @@ def session_schedule(request: HttpRequest) -> HttpResponse:
     candidate = None
     username = request.POST.get("candidate", "").strip()
     try:
+        rate_limit_check(request=request, scope="sessions")
         if username:
             candidate = get_user_model().objects.filter(username=username).first()
             if candidate is None:
@@ -121,7 +130,7 @@ def session_schedule(request: HttpRequest) -> HttpResponse:
             duration=_minutes(request.POST.get("minutes")), candidate=candidate,
             interviewer_can_edit=request.POST.get("interviewer_can_edit") == "on",
         )
-    except SessionError as exc:
+    except ApplicationError as exc:
         return _back_with_error(exc)
     return redirect("interviews:detail", session_id=session.pk)
 
@@ -140,7 +149,7 @@ def session_join(request: HttpRequest, token: str) -> HttpResponse:
     if request.method == "POST" or already_in:
         try:
             session = services.session_join(token=token, user=request.user)
-        except SessionError as exc:
+        except ApplicationError as exc:
             return render(request, "interviews/join.html", {"session": session,
                                                             "error": exc.message}, status=403)
         return redirect("interviews:detail", session_id=session.pk)
@@ -204,9 +213,10 @@ def replay_data(request: HttpRequest, session_id: int) -> JsonResponse:
 @require_POST
 def session_run(request: HttpRequest, session_id: int) -> JsonResponse:
     try:
+        rate_limit_check(request=request, scope="submissions")
         submission = services.session_run(session_id=session_id, user=request.user,
                                           mode=str(_body(request).get("mode", "run")))
-    except SessionError as exc:
+    except ApplicationError as exc:
         return _error(exc)
     return JsonResponse({"id": submission.pk, "mode": submission.mode,
                          "status": submission.status}, status=201)
@@ -216,8 +226,9 @@ def session_run(request: HttpRequest, session_id: int) -> JsonResponse:
 @require_POST
 def session_finish(request: HttpRequest, session_id: int) -> JsonResponse:
     try:
+        rate_limit_check(request=request, scope="session_actions")
         session = services.session_finish_by(session_id=session_id, user=request.user)
-    except SessionError as exc:
+    except ApplicationError as exc:
         return _error(exc)
     return JsonResponse({"status": session.status, "submission": session.final_submission_id})
 
@@ -226,9 +237,10 @@ def session_finish(request: HttpRequest, session_id: int) -> JsonResponse:
 @require_POST
 def question_ask(request: HttpRequest, session_id: int) -> JsonResponse:
     try:
+        rate_limit_check(request=request, scope="questions")
         question = services.question_ask(session_id=session_id, user=request.user,
                                           text=str(_body(request).get("text", "")))
-    except SessionError as exc:
+    except ApplicationError as exc:
         return _error(exc)
     return JsonResponse(services.question_public(question), status=201)
 
@@ -237,10 +249,11 @@ def question_ask(request: HttpRequest, session_id: int) -> JsonResponse:
 @require_POST
 def question_answer(request: HttpRequest, session_id: int, question_id: int) -> JsonResponse:
     try:
+        rate_limit_check(request=request, scope="questions")
         question = services.question_answer(session_id=session_id, question_id=question_id,
                                             user=request.user,
                                             text=str(_body(request).get("text", "")))
-    except SessionError as exc:
+    except ApplicationError as exc:
         return _error(exc)
     return JsonResponse(services.question_public(question))
 
@@ -248,12 +261,13 @@ def question_answer(request: HttpRequest, session_id: int, question_id: int) -> 
 @login_required
 @require_POST
 def note_add(request: HttpRequest, session_id: int) -> JsonResponse:
-    body = _body(request)
     try:
+        rate_limit_check(request=request, scope="notes")
+        body = _body(request)
         note = services.note_add(session_id=session_id, user=request.user,
                                  text=str(body.get("text", "")),
                                  kind=str(body.get("kind", "tradeoff")))
-    except SessionError as exc:
+    except ApplicationError as exc:
         return _error(exc)
     return JsonResponse(services.note_public(note), status=201)
 
@@ -262,9 +276,10 @@ def note_add(request: HttpRequest, session_id: int) -> JsonResponse:
 @require_POST
 def page_event(request: HttpRequest, session_id: int) -> JsonResponse:
     try:
+        rate_limit_check(request=request, scope="session_actions")
         event = services.page_event_report(session_id=session_id, user=request.user,
                                            kind=str(_body(request).get("kind", "")))
-    except SessionError as exc:
+    except ApplicationError as exc:
         return _error(exc)
     return JsonResponse({"recorded": event is not None})
 
@@ -274,8 +289,9 @@ def page_event(request: HttpRequest, session_id: int) -> JsonResponse:
 def hint_reveal(request: HttpRequest, session_id: int) -> HttpResponse:
     """htmx: the candidate's next hint as a list item (recorded for the review)."""
     try:
+        rate_limit_check(request=request, scope="session_actions")
         revealed = services.session_hint_reveal(session_id=session_id, user=request.user)
-    except SessionError as exc:
+    except ApplicationError as exc:
         return _error(exc)
     if revealed is None:
         return HttpResponse("", status=204)
@@ -286,10 +302,11 @@ def hint_reveal(request: HttpRequest, session_id: int) -> HttpResponse:
 @login_required
 @require_POST
 def session_settings(request: HttpRequest, session_id: int) -> JsonResponse:
-    can_edit = _body(request).get("interviewer_can_edit")
     try:
+        rate_limit_check(request=request, scope="session_actions")
+        can_edit = _body(request).get("interviewer_can_edit")
         services.session_set_interviewer_edit(session_id=session_id, user=request.user,
                                               can_edit=can_edit in (True, "true", "on", "1"))
-    except SessionError as exc:
+    except ApplicationError as exc:
         return _error(exc)
     return JsonResponse({"interviewer_can_edit": can_edit in (True, "true", "on", "1")})

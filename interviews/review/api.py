@@ -14,14 +14,15 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from core.errors import error_status
-from core.roles import is_author, is_interviewer
+from core import visibility
+from core.api import StrictCharField, error_responses
+from core.errors import error_payload, error_status
+from core.roles import is_interviewer
 from interviews.models import InterviewSession, Scorecard
 from interviews.review import access, selectors, services
 from interviews.review.suggest import session_signals, signals_public, suggestions
 from interviews.services import SessionError
 
-ERROR = inline_serializer("ReviewError", {"detail": serializers.CharField()})
 SESSION = inline_serializer(
     "ReviewSession",
     {
@@ -59,7 +60,7 @@ SCORES = inline_serializer(
 
 class ScoreIn(serializers.Serializer[Any]):
     level = serializers.IntegerField(min_value=1, max_value=4, required=False, allow_null=True)
-    comment = serializers.CharField(required=False, allow_blank=True, max_length=4000)
+    comment = StrictCharField(required=False, allow_blank=True, max_length=4000)
     evidence = serializers.ListField(child=serializers.DictField(), required=False,
                                      max_length=services.MAX_EVIDENCE)
 
@@ -67,7 +68,7 @@ class ScoreIn(serializers.Serializer[Any]):
 class ScorecardIn(serializers.Serializer[Any]):
     recommendation = serializers.ChoiceField(choices=Scorecard.Recommendation.values,
                                              required=False, allow_blank=True)
-    summary = serializers.CharField(required=False, allow_blank=True, max_length=4000)
+    summary = StrictCharField(required=False, allow_blank=True, max_length=4000)
     scores = serializers.DictField(child=ScoreIn(), required=False)
     submit = serializers.BooleanField(required=False, default=False)
 
@@ -101,7 +102,7 @@ def _visible(request: Request, session_id: int) -> tuple[InterviewSession, str] 
 
 
 def _missing() -> Response:
-    return Response({"detail": "no such session"}, status=404)
+    return Response({"detail": "no such session", "code": "not_found"}, status=404)
 
 
 def _scorecard_public(card: Scorecard) -> dict[str, Any]:
@@ -112,11 +113,12 @@ def _scorecard_public(card: Scorecard) -> dict[str, Any]:
 
 class ReviewSessionListView(APIView):
     @extend_schema(operation_id="review_sessions_list", responses={200: inline_serializer(
-        "ReviewSessionList", {"sessions": serializers.ListField(child=SESSION)})})
+        "ReviewSessionList", {"sessions": serializers.ListField(child=SESSION)}),
+        **error_responses(401, 403, 429)})
     def get(self, request: Request) -> Response:
         """Sessions the user reviews (filters as the dashboard) plus their own as candidate."""
         filters = selectors.filters_from(request.query_params)
-        if is_interviewer(request.user) or is_author(request.user):
+        if is_interviewer(request.user):
             qs = selectors.dashboard_sessions(request.user, filters)
         else:
             qs = InterviewSession.objects.none()
@@ -129,23 +131,26 @@ class ReviewSessionListView(APIView):
 
 
 class ReviewSessionDetailView(APIView):
-    @extend_schema(responses={200: SESSION_DETAIL, 404: ERROR})
+    @extend_schema(responses={200: SESSION_DETAIL, **error_responses(401, 403, 404, 429)})
     def get(self, request: Request, session_id: int) -> Response:
         found = _visible(request, session_id)
         if found is None:
             return _missing()
         session, role = found
         reviewer = role != access.CANDIDATE
+        viewer = access.session_viewer(session, request.user)
         return Response({
             "session": session_summary(session),
             "role": role,
-            "runs": selectors.session_runs(session, staff=reviewer),
+            "runs": selectors.session_runs(
+                session, staff=visibility.may_see(visibility.HIDDEN_TEST_IO, viewer)),
             "signals": signals_public(session_signals(session)) if reviewer else None,
         })
 
 
 class ReviewScoresView(APIView):
-    @extend_schema(responses={200: SCORES, 404: ERROR})
+    throttle_scope = "scorecards"
+    @extend_schema(responses={200: SCORES, **error_responses(401, 403, 404, 429)})
     def get(self, request: Request, session_id: int) -> Response:
         """A reviewer's own scorecard, the others' (once theirs is submitted), suggestions;
         a candidate only the released outcome."""
@@ -170,8 +175,8 @@ class ReviewScoresView(APIView):
             "outcome": outcome,
         })
 
-    @extend_schema(request=ScorecardIn, responses={200: SCORES, 400: ERROR, 403: ERROR,
-                                                   404: ERROR})
+    @extend_schema(request=ScorecardIn, responses={
+        200: SCORES, **error_responses(400, 401, 403, 404, 409, 413, 415, 429)})
     def post(self, request: Request, session_id: int) -> Response:
         """Save (or with `submit`, lock) the user's scorecard."""
         found = _visible(request, session_id)
@@ -180,7 +185,7 @@ class ReviewScoresView(APIView):
         incoming = ScorecardIn(data=request.data)
         if not incoming.is_valid():
             field, messages = next(iter(incoming.errors.items()))
-            return Response({"detail": f"{field}: {messages}"}, status=400)
+            return Response({"detail": f"{field}: {messages}", "code": "invalid"}, status=400)
         data = incoming.validated_data
         try:
             services.scorecard_save(
@@ -190,12 +195,12 @@ class ReviewScoresView(APIView):
                 submit=data.get("submit", False),
             )
         except SessionError as exc:
-            return Response({"detail": exc.message}, status=error_status(exc))
+            return Response(error_payload(exc), status=error_status(exc))
         return self.get(request, session_id)
 
 
 class ReviewReportView(APIView):
-    @extend_schema(responses={200: REPORT, 404: ERROR})
+    @extend_schema(responses={200: REPORT, **error_responses(401, 403, 404, 429)})
     def get(self, request: Request, session_id: int) -> Response:
         """The candidate feedback report (what the candidate reads), once the session ended."""
         found = _visible(request, session_id)

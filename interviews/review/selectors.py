@@ -14,6 +14,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.dateparse import parse_date
 
+from core import visibility
 from grading.models import Submission
 from grading.selectors import submission_detail
 from interviews.models import DocUpdate, InterviewSession, Scorecard, ScoreRelease
@@ -152,16 +153,19 @@ def review_context(session: InterviewSession, user: Any) -> dict[str, Any]:
     else:
         others_hidden = cards.exists()
     questions = list(session.questions.order_by("asked_at", "id"))
+    viewer = access.session_viewer(session, user)
     return {
         "session": session,
         "role": access.review_role(session, user),
         "can_score": access.can_score(session, user),
-        "runs": session_runs(session, staff=True),
+        "runs": session_runs(session, staff=visibility.may_see(visibility.HIDDEN_TEST_IO,
+                                                                viewer)),
         "questions": [{"id": q.pk, "text": q.text, "answer": q.answer,
                        "matched_key": q.matched_key,
                        "clock": format_clock(ms_since_start(session, q.asked_at))}
                       for q in questions],
-        "review_notes": list(session.review_notes.select_related("author")),
+        "review_notes": list(session.review_notes.select_related("author"))
+        if visibility.may_see(visibility.REVIEW_NOTE, viewer) else [],
         "panel_notes": list(session.notes.select_related("author")),
         "signals": signals,
         "first_pass_clock": format_clock(signals.first_pass_ms)

@@ -15,7 +15,9 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from core.roles import is_author, is_interviewer
+from core.errors import ApplicationError, error_json
+from core.ratelimit import rate_limit_check
+from core.roles import is_interviewer
 from interviews.models import InterviewSession, ReportShare
 from interviews.review import access, pdf, selectors, services
 from interviews.services import SessionError
@@ -37,6 +39,15 @@ def _reviewable(request: HttpRequest, session_id: int) -> InterviewSession:
     return session
 
 
+def _throttled(request: HttpRequest, scope: str) -> HttpResponse | None:
+    """The 429 (JSON) when this user is over the scope's rate limit, else None."""
+    try:
+        rate_limit_check(request=request, scope=scope)
+    except ApplicationError as exc:
+        return error_json(exc)
+    return None
+
+
 def _back(session_id: int, *, error: str = "", anchor: str = "") -> HttpResponse:
     url = reverse("interviews:review", kwargs={"session_id": session_id})
     if error:
@@ -48,8 +59,8 @@ def _back(session_id: int, *, error: str = "", anchor: str = "") -> HttpResponse
 @require_GET
 def dashboard(request: HttpRequest) -> HttpResponse:
     """`/sessions/review/`: the sessions this reviewer may review, filtered."""
-    if not (is_interviewer(request.user) or is_author(request.user)):
-        return HttpResponseForbidden("Reviewing is for interviewers, authors and admins.")
+    if not is_interviewer(request.user):
+        return HttpResponseForbidden("Reviewing is for interviewers and admins.")
     filters = selectors.filters_from(request.GET)
     context = {
         "sessions": selectors.dashboard_sessions(request.user, filters)[:200],
@@ -73,6 +84,8 @@ def review_page(request: HttpRequest, session_id: int) -> HttpResponse:
 @login_required
 @require_POST
 def review_note(request: HttpRequest, session_id: int) -> HttpResponse:
+    if (limited := _throttled(request, "notes")) is not None:
+        return limited
     session = _reviewable(request, session_id)
     try:
         services.review_note_add(session=session, user=request.user,
@@ -92,6 +105,8 @@ def _scores_from_form(session: InterviewSession, post: Any) -> dict[str, dict[st
 @require_POST
 def scorecard_post(request: HttpRequest, session_id: int) -> HttpResponse:
     """The rubric form: save a draft, or submit (final)."""
+    if (limited := _throttled(request, "scorecards")) is not None:
+        return limited
     session = _reviewable(request, session_id)
     try:
         services.scorecard_save(
@@ -111,6 +126,8 @@ def scorecard_post(request: HttpRequest, session_id: int) -> HttpResponse:
 @login_required
 @require_POST
 def release(request: HttpRequest, session_id: int) -> HttpResponse:
+    if (limited := _throttled(request, "reviews")) is not None:
+        return limited
     session = _reviewable(request, session_id)
     try:
         services.scores_release(session=session, user=request.user)
@@ -122,6 +139,8 @@ def release(request: HttpRequest, session_id: int) -> HttpResponse:
 @login_required
 @require_POST
 def assign(request: HttpRequest, session_id: int) -> HttpResponse:
+    if (limited := _throttled(request, "reviews")) is not None:
+        return limited
     session = _reviewable(request, session_id)
     try:
         services.reviewer_assign(session=session, user=request.user,
@@ -186,6 +205,8 @@ def report_pdf(request: HttpRequest, session_id: int) -> HttpResponse:
 @login_required
 @require_POST
 def share_create(request: HttpRequest, session_id: int) -> HttpResponse:
+    if (limited := _throttled(request, "reviews")) is not None:
+        return limited
     session = _report_session(request, session_id)
     services.share_create(session=session, user=request.user)
     return redirect(reverse("interviews:report", kwargs={"session_id": session_id}) + "#share")
@@ -194,6 +215,8 @@ def share_create(request: HttpRequest, session_id: int) -> HttpResponse:
 @login_required
 @require_POST
 def share_revoke(request: HttpRequest, session_id: int, share_id: int) -> HttpResponse:
+    if (limited := _throttled(request, "reviews")) is not None:
+        return limited
     session = _report_session(request, session_id)
     try:
         services.share_revoke(session=session, user=request.user, share_id=share_id)

@@ -12,7 +12,7 @@ from django.contrib.auth.models import AnonymousUser
 
 from config.asgi import application
 from config.routing import websocket_urlpatterns
-from grading.consumers import CLOSE_FORBIDDEN, CLOSE_NOT_FOUND, CLOSE_UNAUTHENTICATED
+from grading.consumers import CLOSE_NOT_FOUND, CLOSE_UNAUTHENTICATED
 from grading.models import Submission
 from tests.factories import ADD_ONE, tiny_problem, user_with_role
 from tests.grading.test_pipeline import WithUser
@@ -55,13 +55,38 @@ def test_unknown_submission_closes_4404() -> None:
     assert close_code(app, "/ws/submissions/999999/") == CLOSE_NOT_FOUND
 
 
-def test_another_candidates_submission_closes_4403() -> None:
+def test_another_candidates_submission_closes_like_a_missing_one() -> None:
     submission = _submission()
     app = WithUser(URLRouter(websocket_urlpatterns), user_with_role("other", "candidate"))
-    assert close_code(app, f"/ws/submissions/{submission.pk}/") == CLOSE_FORBIDDEN
+    assert close_code(app, f"/ws/submissions/{submission.pk}/") == CLOSE_NOT_FOUND
 
 
 def test_anonymous_user_in_scope_closes_4401() -> None:
     submission = _submission()
     app = WithUser(URLRouter(websocket_urlpatterns), AnonymousUser())
     assert close_code(app, f"/ws/submissions/{submission.pk}/") == CLOSE_UNAUTHENTICATED
+
+
+def test_an_unknown_path_closes_4404_even_without_a_login() -> None:
+    assert close_code(application, "/ws/nope/") == CLOSE_NOT_FOUND
+    assert close_code(application, "/ws/submissions/abc/") == CLOSE_NOT_FOUND
+
+
+def test_garbage_and_binary_frames_are_ignored_and_the_socket_stays_open() -> None:
+    submission = _submission()
+    app = WithUser(URLRouter(websocket_urlpatterns), submission.user)
+
+    async def scenario() -> list[str]:
+        communicator = WebsocketCommunicator(app, f"/ws/submissions/{submission.pk}/")
+        connected, _ = await communicator.connect()
+        assert connected
+        first = await communicator.receive_json_from(timeout=5)
+        await communicator.send_to(text_data="not json {")
+        await communicator.send_to(bytes_data=b"\x00\xff\xfe")
+        await communicator.send_to(text_data='{"type": "whatever"}')
+        # Still open: no close arrives, and the socket answers nothing to the client's frames.
+        assert await communicator.receive_nothing(timeout=0.5)
+        await communicator.disconnect()
+        return [first["type"]]
+
+    assert async_to_sync(scenario)() == ["status"]

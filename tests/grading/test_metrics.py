@@ -46,3 +46,22 @@ def _drain_cpu_queue() -> None:
     from django.conf import settings
 
     redis.Redis.from_url(settings.CELERY_BROKER_URL).delete("cpu")
+
+
+def test_with_a_token_set_only_its_bearer_reads_the_metrics(settings) -> None:  # type: ignore[no-untyped-def]
+    settings.ONSITE_METRICS_TOKEN = "s3cret-scrape"
+    assert Client().get("/metrics").status_code == 403
+    assert Client().get("/metrics", HTTP_AUTHORIZATION="Bearer wrong").status_code == 403
+    assert Client().get("/metrics", HTTP_AUTHORIZATION="Basic s3cret-scrape").status_code == 403
+    ok = Client().get("/metrics", HTTP_AUTHORIZATION="Bearer s3cret-scrape")
+    assert ok.status_code == 200 and b"onsite_broker_up" in ok.content
+
+
+def test_without_a_token_only_loopback_or_debug_reads_the_metrics(settings) -> None:  # type: ignore[no-untyped-def]
+    settings.ONSITE_METRICS_TOKEN = ""
+    settings.DEBUG = False
+    assert Client(REMOTE_ADDR="203.0.113.7").get("/metrics").status_code == 403
+    assert Client(REMOTE_ADDR="127.0.0.1").get("/metrics").status_code == 200
+    assert Client(REMOTE_ADDR="::1").get("/metrics").status_code == 200
+    settings.DEBUG = True
+    assert Client(REMOTE_ADDR="203.0.113.7").get("/metrics").status_code == 200

@@ -73,14 +73,14 @@ def append(text: str) -> Callable[[pycrdt.Text], None]:
 # ---------------------------------------------------------------- who may join
 
 
-def test_only_participants_join_and_the_others_get_clear_close_codes() -> None:
+def test_only_participants_join_and_the_close_code_does_not_tell_whether_the_id_exists() -> None:
     session, _, _ = live()
     outsider = user_with_role("other", "candidate")
     admin = user_with_role("root", None, admin=True)
     close_code = async_to_sync(close_code_for)
     assert close_code(AnonymousUser(), session.pk) == CLOSE_UNAUTHENTICATED
-    assert close_code(outsider, session.pk) == CLOSE_FORBIDDEN
-    assert close_code(admin, session.pk) == CLOSE_FORBIDDEN
+    assert close_code(outsider, session.pk) == CLOSE_NOT_FOUND
+    assert close_code(admin, session.pk) == CLOSE_NOT_FOUND
     assert close_code(outsider, 999_999) == CLOSE_NOT_FOUND
 
 
@@ -240,8 +240,11 @@ def test_acknowledged_edits_survive_a_server_restart() -> None:
         (b"\x01\x05{bad}", CLOSE_MALFORMED),  # awareness that is not an awareness update
         (collab.update_frame(b"\x00\x00") + b"\x00", CLOSE_MALFORMED),  # trailing bytes
         (b"\x00\x02" + collab.var_bytes(b"\x00" * (1024 * 1024 + 1)), CLOSE_TOO_LARGE),
+        # Over the app's limit, under Daphne's: the app's 4413 is what the browser gets.
+        (b"\x00\x02" + collab.var_bytes(b"\x00" * (600 * 1024)), CLOSE_TOO_LARGE),
     ],
-    ids=["type", "truncated", "garbage", "step", "awareness", "trailing", "oversized"],
+    ids=["type", "truncated", "garbage", "step", "awareness", "trailing", "oversized",
+         "over-app-limit"],
 )
 def test_malformed_or_oversized_messages_close_and_change_nothing(frame: bytes,
                                                                   expected: int) -> None:
@@ -382,3 +385,15 @@ def test_an_update_stored_by_another_server_process_reaches_this_ones_sockets() 
         return watcher.code
 
     assert run(scenario) == STARTER + "# from another process\n"
+
+
+def test_the_apps_message_limit_stays_below_daphnes_so_4413_arrives() -> None:
+    import inspect
+
+    from daphne.server import Server
+    from django.conf import settings
+
+    daphne_default = inspect.signature(Server.__init__).parameters[
+        "websocket_max_message_size"].default
+    assert daphne_default == settings.DAPHNE_WEBSOCKET_MAX_MESSAGE_BYTES
+    assert daphne_default > settings.ONSITE_DOC_MAX_MESSAGE_BYTES

@@ -1,8 +1,9 @@
 """Permissions of every review page and API endpoint, as a matrix of seven roles.
 
 anonymous, another candidate, the owner candidate, an interviewer not assigned to the session,
-the assigned interviewer, an author, an admin. Refusals of a specific session are 404s (no
-existence leak); anonymous page requests go to the login page, anonymous API calls get 401/403.
+the assigned interviewer, an author (who reviews no candidate's session), an admin. Refusals
+of a specific session are 404s (no existence leak); anonymous page requests go to the login
+page, anonymous API calls get 401/403.
 Candidates never see hidden-test data, interviewer notes or unreleased scores.
 """
 
@@ -33,12 +34,12 @@ def _expect(table: dict[str, object], role: str) -> object:
 
 
 REVIEWERS = {"anonymous": LOGIN, "other_candidate": 404, "owner": 404,
-             "unassigned_interviewer": 404, "assigned_interviewer": 200, "author": 200,
+             "unassigned_interviewer": 404, "assigned_interviewer": 200, "author": 404,
              "admin": 200}
 READERS = REVIEWERS | {"owner": 200}
 PAGES = {
     "/sessions/review/": REVIEWERS | {"other_candidate": 403, "owner": 403,
-                                      "unassigned_interviewer": 200},
+                                      "unassigned_interviewer": 200, "author": 403},
     "/sessions/{id}/review/": REVIEWERS,
     "/sessions/{id}/report/": READERS,
     "/sessions/{id}/report.pdf": READERS,
@@ -94,15 +95,15 @@ def _post_expectations(world: World) -> dict[str, tuple[str, dict[str, object]]]
     sid = world.session.pk
     return {
         "note": (f"/sessions/{sid}/review/notes", REVIEWERS | {
-            "assigned_interviewer": 302, "author": 302, "admin": 302}),
+            "assigned_interviewer": 302, "admin": 302}),
         "scorecard": (f"/sessions/{sid}/review/scorecard", REVIEWERS | {
-            "assigned_interviewer": 302, "author": 403, "admin": 302}),
+            "assigned_interviewer": 302, "admin": 302}),
         "release": (f"/sessions/{sid}/review/release", REVIEWERS | {
-            "assigned_interviewer": 302, "author": 302, "admin": 302}),
+            "assigned_interviewer": 302, "admin": 302}),
         "assign": (f"/sessions/{sid}/review/assign", REVIEWERS | {
-            "assigned_interviewer": 403, "author": 302, "admin": 302}),
+            "assigned_interviewer": 403, "admin": 302}),
         "share": (f"/sessions/{sid}/report/share", READERS | {
-            "owner": 302, "assigned_interviewer": 302, "author": 302, "admin": 302}),
+            "owner": 302, "assigned_interviewer": 302, "admin": 302}),
     }
 
 
@@ -120,7 +121,7 @@ def test_page_actions(action: str, role: str) -> None:
 @pytest.mark.parametrize("role", ROLES)
 def test_api_scorecard_post(role: str) -> None:
     world = build_world()
-    expected = REVIEWERS | {"anonymous": DENIED, "owner": 404, "author": 403}
+    expected = REVIEWERS | {"anonymous": DENIED, "owner": 404}
     body = {"recommendation": "yes", "scores": {"correctness": {
         "level": 3, "evidence": [{"kind": "moment", "value": 60_000}]}}}
     response = client_for(world.users()[role]).post(
@@ -137,8 +138,7 @@ def test_share_revoke(role: str) -> None:
     share = services.share_create(session=world.session, user=world.owner)
     response = client_for(world.users()[role]).post(
         f"/sessions/{world.session.pk}/report/share/{share.pk}/revoke")
-    expected = READERS | {"owner": 302, "assigned_interviewer": 302, "author": 302,
-                          "admin": 302}
+    expected = READERS | {"owner": 302, "assigned_interviewer": 302, "admin": 302}
     _check(response.status_code, response.get("Location", ""), expected[role])
     share.refresh_from_db()
     assert (share.revoked_at is not None) == (expected[role] == 302)

@@ -213,15 +213,16 @@ def test_submitting_needs_every_level_and_a_recommendation_and_then_locks() -> N
     assert caught.value.code == "submitted"
 
 
-def test_authors_read_but_do_not_score() -> None:
+def test_authors_neither_read_nor_score_a_candidates_session() -> None:
+    """Issue 13: the author role alone gave every session's review page, notes and scores."""
     world = build_world()
     with pytest.raises(SessionError) as caught:
         services.scorecard_save(session=world.session, user=world.author, recommendation="yes",
                                 summary="", scores=full_scores(), submit=False)
-    assert caught.value.code == "forbidden"
-    page = client_for(world.author).get(f"/sessions/{world.session.pk}/review/").content.decode()
-    assert "scorecard-form" not in page and 'class="link-button cite"' not in page
-    assert PRIVATE_NOTE in page  # authors read everything
+    assert caught.value.code == "not_found"
+    response = client_for(world.author).get(f"/sessions/{world.session.pk}/review/")
+    assert response.status_code == 404
+    assert PRIVATE_NOTE not in response.content.decode()
 
 
 def test_each_interviewer_sees_the_others_scores_only_after_submitting() -> None:
@@ -243,8 +244,8 @@ def test_each_interviewer_sees_the_others_scores_only_after_submitting() -> None
     assert "others-hidden" not in page and "c-correctness" in page
     api = client.get(f"/api/review/sessions/{world.session.pk}/scores").json()
     assert [c["interviewer"] for c in api["others"]] == ["assigned"]
-    # The author never scores: sees both.
-    api = client_for(world.author).get(f"/api/review/sessions/{world.session.pk}/scores").json()
+    # An admin who has not started a scorecard reads them all.
+    api = client_for(world.admin).get(f"/api/review/sessions/{world.session.pk}/scores").json()
     assert sorted(c["interviewer"] for c in api["others"]) == ["assigned", "second"]
 
 
@@ -254,8 +255,8 @@ def test_only_staff_assign_and_only_interviewers_can_be_assigned() -> None:
         services.reviewer_assign(session=world.session, user=world.assigned, username="unassigned")
     assert caught.value.code == "forbidden"
     with pytest.raises(SessionError):
-        services.reviewer_assign(session=world.session, user=world.author, username="other")
-    services.reviewer_assign(session=world.session, user=world.author, username="unassigned")
+        services.reviewer_assign(session=world.session, user=world.admin, username="other")
+    services.reviewer_assign(session=world.session, user=world.admin, username="unassigned")
     assert client_for(world.unassigned).get(
         f"/sessions/{world.session.pk}/review/").status_code == 200
 
@@ -396,7 +397,7 @@ def test_the_outcome_averages_reviewers_per_criterion_weighted_by_the_rubric() -
                             summary="", scores=full_scores(4), submit=True)
     services.scorecard_save(session=world.session, user=second, recommendation="no",
                             summary="", scores=low, submit=True)
-    services.scores_release(session=world.session, user=world.author)
+    services.scores_release(session=world.session, user=world.admin)
     from interviews.review.selectors import released_outcome
 
     outcome = released_outcome(world.session)

@@ -238,6 +238,7 @@ export function sessionPageMount(root) {
     awareness,
     onEvent,
     onStatus,
+    maxMessageBytes: state.doc_max_message_bytes,
   });
 
   // ---------------------------------------------------------------- controls

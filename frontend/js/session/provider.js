@@ -21,8 +21,8 @@ export const FATAL_CLOSES = {
   4400: "The server could not read a message from this page. Reload the page.",
   4401: "You are logged out. Log in again to keep working.",
   4403: "You may not change this document.",
-  4404: "This session does not exist.",
-  4413: "A change was too large to send. Reload the page.",
+  4404: "This session does not exist, or it is not yours.",
+  4413: "A change was too large to send (it was not saved); undo it and reload the page.",
 };
 const RECONNECT_DELAYS_MS = [250, 500, 1000, 2000, 4000, 8000];
 
@@ -31,8 +31,18 @@ export class SessionProvider {
    * @param {{url: string, doc: import("yjs").Doc, awareness: awarenessProtocol.Awareness,
    *          onEvent?: (event: object) => void, onStatus?: (status: string, detail?: string) => void}} options
    */
-  constructor({ url, doc, awareness, onEvent = () => {}, onStatus = () => {} }) {
+  constructor({
+    url,
+    doc,
+    awareness,
+    onEvent = () => {},
+    onStatus = () => {},
+    maxMessageBytes = Infinity,
+  }) {
     this.url = url;
+    // The server's limit on one message (from the page): a bigger change is never sent, so
+    // the page neither loses its socket over it nor resends it on every reconnect.
+    this.maxMessageBytes = maxMessageBytes;
     this.doc = doc;
     this.awareness = awareness;
     this.onEvent = onEvent;
@@ -117,6 +127,17 @@ export class SessionProvider {
     }
   }
 
+  /** Stop for good with a fatal close's message (no reconnect, nothing resent). */
+  stop(code) {
+    if (this.stopped) return;
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    if (this.socket) this.socket.close(1000);
+    this.socket = null;
+    this.onStatus("closed", FATAL_CLOSES[code]);
+    this.releaseWaiters(false);
+  }
+
   closed(socket, code) {
     if (socket !== this.socket) return;
     this.socket = null;
@@ -142,6 +163,10 @@ export class SessionProvider {
   }
 
   sendCounted(frame) {
+    if (frame.length > this.maxMessageBytes) {
+      this.stop(4413);
+      return;
+    }
     // While the socket is down the edit stays in the Y.Doc; the next sync uploads it.
     if (!this.isOpen()) return;
     this.pending += 1;

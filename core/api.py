@@ -1,0 +1,170 @@
+"""The REST API's edges: a bounded JSON parser, JSON error bodies everywhere under /api/.
+
+Every error the API answers has the same body, `{"detail": str, "code": str}` (the
+`ErrorBody` schema): DRF's own refusals (auth, throttling, parse errors), our
+`ApplicationError`s, Django's 404 for a path that matches no route, and a request body over
+Django's upload limit, which would otherwise be an HTML page.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.views import defaults
+from drf_spectacular.utils import OpenApiResponse
+from rest_framework import exceptions, serializers
+from rest_framework.parsers import BaseParser
+from rest_framework.response import Response
+from rest_framework.views import exception_handler
+
+from core.errors import ApplicationError, error_payload, error_status
+from core.jsonbody import json_body_parse
+
+API_PREFIX = "/api/"
+
+
+class BoundedJSONParser(BaseParser):
+    """`application/json` through `core.jsonbody`: bounded size and depth, no NaN/Infinity."""
+
+    media_type = "application/json"
+
+    def parse(self, stream: Any, media_type: str | None = None,
+              parser_context: Any = None) -> Any:
+        from django.conf import settings
+
+        raw = stream.read(settings.ONSITE_JSON_MAX_BYTES + 1) if stream is not None else b""
+        try:
+            return json_body_parse(raw)
+        except ApplicationError as exc:
+            raise _AppAPIError(exc) from None
+
+
+class _AppAPIError(exceptions.APIException):
+    def __init__(self, exc: ApplicationError) -> None:
+        super().__init__(detail=exc.message, code=exc.code)
+        self.status_code = error_status(exc)
+
+
+def _code_of(exc: exceptions.APIException) -> str:
+    codes = exc.get_codes()
+    while isinstance(codes, (list, dict)) and codes:
+        codes = next(iter(codes.values())) if isinstance(codes, dict) else codes[0]
+    return codes if isinstance(codes, str) else "error"
+
+
+def _detail_of(detail: Any) -> str:
+    if isinstance(detail, dict):
+        for field, value in detail.items():
+            return f"{field}: {_detail_of(value)}"
+    if isinstance(detail, list):
+        return _detail_of(detail[0]) if detail else "invalid request"
+    return str(detail)
+
+
+def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    """DRF's `EXCEPTION_HANDLER`: every refusal as `{"detail", "code"}`."""
+    if isinstance(exc, ApplicationError):
+        return Response(error_payload(exc), status=error_status(exc))
+    if isinstance(exc, RequestDataTooBig):
+        return Response({"detail": "the request body is too large", "code": "too_large"},
+                        status=413)
+    if isinstance(exc, SuspiciousOperation):
+        return Response({"detail": "bad request", "code": "bad_request"}, status=400)
+    response = exception_handler(exc, context)
+    if response is None:
+        return None
+    if isinstance(exc, exceptions.APIException):
+        # A throttled API call says what a throttled page call says (core.ratelimit).
+        code = "rate_limited" if isinstance(exc, exceptions.Throttled) else _code_of(exc)
+        response.data = {"detail": _detail_of(exc.detail), "code": code}
+    return response
+
+
+
+
+class StrictCharField(serializers.CharField):
+    """A string, and only a string: DRF's CharField would take `123` as "123"."""
+
+    def to_internal_value(self, data: Any) -> str:
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return str(super().to_internal_value(data))
+
+
+class StrictSlugField(serializers.SlugField):
+    """A slug given as a string (DRF's SlugField would take `123` as "123")."""
+
+    def to_internal_value(self, data: Any) -> str:
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return str(super().to_internal_value(data))
+
+
+class ErrorBody(serializers.Serializer[Any]):
+    """The body of every error the API answers."""
+
+    detail = serializers.CharField()
+    code = serializers.CharField()
+
+
+_ERROR_DESCRIPTIONS = {
+    400: "invalid request (bad field, bad JSON, JSON too deep)",
+    401: "not authenticated",
+    403: "not allowed",
+    404: "not found, or not yours",
+    405: "method not allowed",
+    406: "not acceptable",
+    409: "conflicts with the current state",
+    413: "request body too large",
+    415: "unsupported media type",
+    429: "rate limited",
+}
+
+
+def error_responses(*statuses: int) -> dict[int, OpenApiResponse]:
+    """The schema of the error answers an operation can give (each an `ErrorBody`)."""
+    return {code: OpenApiResponse(ErrorBody, _ERROR_DESCRIPTIONS[code]) for code in statuses}
+
+
+def _is_api(request: HttpRequest) -> bool:
+    return request.path.startswith(API_PREFIX)
+
+
+def page_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """`handler404`: JSON under /api/, the HTML page elsewhere."""
+    if _is_api(request):
+        return JsonResponse({"detail": "not found", "code": "not_found"}, status=404)
+    return defaults.page_not_found(request, exception)
+
+
+def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """`handler400`: a body over the upload limit is a 413, other bad requests a 400."""
+    too_big = isinstance(exception, RequestDataTooBig)
+    if _is_api(request):
+        if too_big:
+            return JsonResponse({"detail": "the request body is too large",
+                                 "code": "too_large"}, status=413)
+        return JsonResponse({"detail": "bad request", "code": "bad_request"}, status=400)
+    return defaults.bad_request(request, exception)
+
+
+def server_error(request: HttpRequest) -> HttpResponse:
+    """`handler500`: still JSON under /api/ (the traceback stays in the log)."""
+    if _is_api(request):
+        return JsonResponse({"detail": "server error", "code": "server_error"}, status=500)
+    return defaults.server_error(request)
+
+
+__all__ = [
+    "BoundedJSONParser",
+    "ErrorBody",
+    "StrictCharField",
+    "StrictSlugField",
+    "api_exception_handler",
+    "bad_request",
+    "error_responses",
+    "page_not_found",
+    "server_error",
+]

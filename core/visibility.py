@@ -1,0 +1,153 @@
+"""Who sees what: the one visibility policy of every private field, on every channel.
+
+Why here, in `core`: every app needs to ask (grading for submissions, interviews for pages,
+replays, reports and sockets, later the cockpit's chat and side panel), and the dependency
+rule lets all of them import `core` while `core` imports none of them. So this module holds
+the vocabulary and the rules as data, and knows no model:
+
+* `Viewer`: who is looking, relative to one interview session. Which viewer a user is for a
+  given object needs the models, so each app registers a *resolver* for its kind of object
+  in its `AppConfig.ready` (`viewer_resolver_register`), and callers ask `viewer_of`. The
+  interviews app registers the resolver of sessions and of submissions (it alone knows which
+  sessions a submission belongs to and who is assigned to them); grading asks for a
+  submission without importing interviews.
+* `Channel`: where a field could be shown (page, JSON view, REST API, websocket, replay,
+  report, PDF, share link, webhook payload). A rule may differ per channel; today the only
+  difference is that share links and webhook payloads never carry anything private.
+* `PRIVATE_FIELDS`: the table, one row per private field: (field, the viewers who may see it).
+  Adding a field (the cockpit's chat, rubric, canned answers...) is one row here, and one
+  planted marker in tests/privacy.
+
+Every reader asks `may_see(field, viewer, channel)`; nothing else decides.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from enum import StrEnum
+from typing import Any
+
+
+class Viewer(StrEnum):
+    """Who is looking, relative to one session (or the session a submission belongs to)."""
+
+    CANDIDATE = "candidate"  # the session's candidate (the submission's owner)
+    ASSIGNED = "assigned_interviewer"  # the session's interviewer or one on its review panel
+    UNASSIGNED = "unassigned_interviewer"  # an interviewer with no part in this session
+    AUTHOR = "author"  # writes problems; no part in candidates' sessions
+    ADMIN = "admin"  # staff or superuser
+    ANONYMOUS = "anonymous"  # not logged in, no token
+    SHARE_LINK = "share_link"  # anyone holding a report's share token
+    OTHER = "other"  # logged in, none of the above (another candidate)
+
+
+class Channel(StrEnum):
+    PAGE = "page"
+    JSON = "json"  # the session page's own JSON endpoints
+    API = "api"  # the REST API under /api/
+    WEBSOCKET = "websocket"
+    REPLAY = "replay"
+    REPORT = "report"
+    PDF = "pdf"
+    SHARE_LINK = "share_link"
+    WEBHOOK = "webhook"
+
+
+# Channels that leave the platform for someone who is not a user: nothing private, ever.
+OUTSIDE_CHANNELS = frozenset({Channel.SHARE_LINK, Channel.WEBHOOK})
+
+REVIEW_NOTE = "review_note"
+DRAFT_SCORECARD = "draft_scorecard"
+SCORECARD = "scorecard"
+HIDDEN_TEST_IO = "hidden_test_io"
+REFERENCE_SOLUTION = "reference_solution"
+
+_REVIEWERS = frozenset({Viewer.ASSIGNED, Viewer.ADMIN})
+
+# The table: (private field, who may see it). A viewer not listed never sees the field, on any
+# channel. Relationship rules on top of a row are written next to it.
+PRIVATE_FIELDS: dict[str, frozenset[Viewer]] = {
+    # The reviewers' private notes on a session (`ReviewNote`).
+    REVIEW_NOTE: _REVIEWERS,
+    # A scorecard not yet submitted: its writer alone (`own=True`); no other reviewer.
+    DRAFT_SCORECARD: frozenset(),
+    # A submitted scorecard (summary, comments, evidence), released or not: reviewers only,
+    # and a reviewer who scores sees the others' only once their own is submitted
+    # (independent scoring). The candidate gets the released mean levels, never the text.
+    SCORECARD: _REVIEWERS,
+    # Hidden tests' inputs, expected and actual outputs, errors, names. Authors see them for
+    # their own submissions (their own tests), not for candidates'.
+    HIDDEN_TEST_IO: frozenset({Viewer.ASSIGNED, Viewer.ADMIN, Viewer.AUTHOR}),
+    # A problem's reference solution: its authors and admins (studio, admin).
+    REFERENCE_SOLUTION: frozenset({Viewer.AUTHOR, Viewer.ADMIN}),
+}
+
+
+def may_see(field: str, viewer: Viewer | None, channel: Channel | None = None, *,
+             own: bool = False) -> bool:
+    """Whether `viewer` may see `field` on `channel`; `own`: the viewer wrote this one.
+
+    An unknown field is private to admins; nothing private leaves on an outside channel.
+    """
+    if viewer is None or channel in OUTSIDE_CHANNELS:
+        return False
+    if own:
+        return True
+    allowed = PRIVATE_FIELDS.get(field, frozenset({Viewer.ADMIN}))
+    return viewer in allowed
+
+
+def others_scorecards_visible(viewer: Viewer | None, *, own_card: str | None) -> bool:
+    """Independent scoring, on top of the SCORECARD row: a reviewer with a scorecard of their
+    own sees the others' only once theirs is submitted (`own_card` "draft" / "submitted");
+    without one, an admin reads them all and an assigned interviewer must score first."""
+    if not may_see(SCORECARD, viewer):
+        return False
+    if own_card is not None:
+        return own_card == "submitted"
+    return viewer == Viewer.ADMIN
+
+
+# ---------------------------------------------------------------- viewer resolution
+
+Resolver = Callable[[Any, Any], "Viewer | None"]
+_RESOLVERS: dict[str, list[Resolver]] = {}
+
+
+def viewer_resolver_register(kind: str, resolver: Resolver) -> None:
+    """Called from an app's `ready()`: one way to tell who `user` is for an object of `kind`.
+
+    Several apps may register for one kind (grading knows a submission's owner, interviews
+    the interviewers of its session); they are asked in registration order and the first
+    answer that is not None wins.
+    """
+    resolvers = _RESOLVERS.setdefault(kind, [])
+    if resolver not in resolvers:
+        resolvers.append(resolver)
+
+
+def viewer_of(kind: str, obj: Any, user: Any) -> Viewer | None:
+    """Who `user` is for `obj` ("session", "submission"); None: may not see it at all."""
+    resolvers = _RESOLVERS.get(kind)
+    if not resolvers:
+        raise LookupError(f"no viewer resolver registered for {kind!r}")
+    for resolver in resolvers:
+        viewer = resolver(obj, user)
+        if viewer is not None:
+            return viewer
+    return None
+
+
+def base_viewer(user: Any) -> Viewer:
+    """Who `user` is before any relationship to an object: admin, author, interviewer..."""
+    from core.roles import is_admin, is_author, is_interviewer
+
+    if user is None or not getattr(user, "is_authenticated", False):
+        return Viewer.ANONYMOUS
+    if is_admin(user):
+        return Viewer.ADMIN
+    if is_interviewer(user):
+        return Viewer.UNASSIGNED
+    if is_author(user):
+        return Viewer.AUTHOR
+    return Viewer.OTHER

@@ -1,0 +1,230 @@
+"""The visibility matrix (issue 13): every channel, every viewer, a marker in every private field.
+
+A finished live session (tests/interviews/test_review.py's world) gets one marker text per
+private field of `core.visibility.PRIVATE_FIELDS`: a review note, a draft scorecard (written by
+a panel interviewer), a submitted but unreleased scorecard (written by the session's
+interviewer), hidden tests' inputs and outputs, the problem's reference solution. Then each
+viewer reads each channel for real (test client, the ASGI websocket, the PDF's text), and each
+marker must appear exactly where the policy says and nowhere else:
+
+    shown = the channel renders that field  and  the viewer may open the channel
+            and  core.visibility allows the field to that viewer
+
+`RENDERS` and `OPENS` describe the channels (what each shows, who gets a 200); the policy is
+asked, never restated. A field the cockpit adds is one row in core.visibility, one marker
+below and the channels that render it in `RENDERS`.
+"""
+
+from __future__ import annotations
+
+import re
+import zlib
+from typing import Any
+
+import pytest
+from asgiref.sync import async_to_sync
+from channels.routing import URLRouter
+from channels.testing import WebsocketCommunicator
+from django.contrib.auth.models import User
+
+from config.routing import websocket_urlpatterns
+from core import visibility
+from core.visibility import Channel, Viewer
+from interviews.models import ReviewAssignment
+from interviews.review import services
+from interviews.review.services import scored_data
+from interviews.review.webhooks import session_finished_data, webhook_body
+from tests.factories import user_with_role
+from tests.grading.test_pipeline import WithUser
+from tests.interviews.test_review import (
+    PRIVATE_NOTE,
+    SECRET_INPUT,
+    build_world,
+    client_for,
+    full_scores,
+)
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+DRAFT = "MARK-DRAFT-SCORECARD-3141"
+SUBMITTED = "MARK-SUBMITTED-SCORECARD-2718"
+REFERENCE = "MARK-REFERENCE-SOLUTION-1618"
+MARKERS = {
+    visibility.REVIEW_NOTE: PRIVATE_NOTE,
+    visibility.DRAFT_SCORECARD: DRAFT,
+    visibility.SCORECARD: SUBMITTED,
+    visibility.HIDDEN_TEST_IO: SECRET_INPUT,
+    visibility.REFERENCE_SOLUTION: REFERENCE,
+}
+# Who each matrix viewer is to the policy, and whose scorecard they hold.
+VIEWERS: dict[str, Viewer] = {
+    "candidate": Viewer.CANDIDATE,
+    "assigned": Viewer.ASSIGNED,  # the session's interviewer; wrote the submitted scorecard
+    "panel": Viewer.ASSIGNED,  # assigned to review; wrote the draft
+    "unassigned": Viewer.UNASSIGNED,
+    "author": Viewer.AUTHOR,
+    "admin": Viewer.ADMIN,
+    "other": Viewer.OTHER,
+    "anonymous": Viewer.ANONYMOUS,
+    "share_link": Viewer.SHARE_LINK,
+}
+OWN_CARD = {"assigned": "submitted", "panel": "draft"}
+WROTE = {"assigned": visibility.SCORECARD, "panel": visibility.DRAFT_SCORECARD}
+
+H, R, D, S, REF = (visibility.HIDDEN_TEST_IO, visibility.REVIEW_NOTE,
+                   visibility.DRAFT_SCORECARD, visibility.SCORECARD,
+                   visibility.REFERENCE_SOLUTION)
+PARTICIPANTS = {"candidate", "assigned"}
+REVIEWERS = {"assigned", "panel", "admin"}
+READERS = REVIEWERS | {"candidate"}
+# channel name → (Channel, URL template, fields it renders, viewers who get a 200).
+CHANNELS: dict[str, tuple[Channel, str, set[str], set[str]]] = {
+    "session page": (Channel.PAGE, "/sessions/{id}/", set(), PARTICIPANTS),
+    "review page": (Channel.PAGE, "/sessions/{id}/review/", {H, R, D, S}, REVIEWERS),
+    "admin problem page": (Channel.PAGE, "/admin/problems/problem/{problem}/change/", {REF},
+                           {"admin"}),
+    "session state": (Channel.JSON, "/sessions/{id}/state", set(), PARTICIPANTS),
+    "api review session": (Channel.API, "/api/review/sessions/{id}", {H}, READERS),
+    "api review scores": (Channel.API, "/api/review/sessions/{id}/scores", {D, S}, READERS),
+    "api review report": (Channel.API, "/api/review/sessions/{id}/report", set(), READERS),
+    "api submission": (Channel.API, "/api/submissions/{final}", {H},
+                       {"candidate", "assigned", "panel", "admin"}),
+    "submission socket": (Channel.WEBSOCKET, "/ws/submissions/{final}/", {H},
+                          {"candidate", "assigned", "panel", "admin"}),
+    "replay page": (Channel.REPLAY, "/sessions/{id}/replay/", set(), READERS),
+    "replay data": (Channel.REPLAY, "/sessions/{id}/replay/data", set(), READERS),
+    "report": (Channel.REPORT, "/sessions/{id}/report/", set(), READERS),
+    "report pdf": (Channel.PDF, "/sessions/{id}/report.pdf", set(), READERS),
+    # Whoever holds the token reads the report, logged in or not, as a share-link reader.
+    "share link": (Channel.SHARE_LINK, "/sessions/shared/{token}/", set(), set(VIEWERS)),
+    "share link pdf": (Channel.SHARE_LINK, "/sessions/shared/{token}/pdf", set(),
+                       set(VIEWERS)),
+}
+
+
+def allowed(field: str, name: str, channel: Channel) -> bool:
+    viewer = VIEWERS[name]
+    own = WROTE.get(name) == field
+    if field == visibility.SCORECARD and not own:
+        return channel not in visibility.OUTSIDE_CHANNELS and (
+            visibility.others_scorecards_visible(viewer, own_card=OWN_CARD.get(name)))
+    return visibility.may_see(field, viewer, channel, own=own)
+
+
+def pdf_text(body: bytes) -> str:
+    """The text of a PDF: fpdf2 deflates its content streams."""
+    chunks = [body.decode("latin-1")]
+    for stream in re.findall(rb"stream\r?\n(.*?)\r?\nendstream", body, re.DOTALL):
+        try:
+            chunks.append(zlib.decompress(stream).decode("latin-1"))
+        except zlib.error:
+            continue
+    return "\n".join(chunks)
+
+
+async def _socket_frames(user: User | None, path: str) -> tuple[bool, str]:
+    from django.contrib.auth.models import AnonymousUser
+
+    app = WithUser(URLRouter(websocket_urlpatterns), user or AnonymousUser())
+    communicator = WebsocketCommunicator(app, path)
+    connected, _ = await communicator.connect()
+    assert connected
+    frames: list[str] = []
+    closed = False
+    while True:
+        try:
+            output = await communicator.receive_output(timeout=2)
+        except TimeoutError:
+            break
+        if output["type"] == "websocket.close":
+            closed = True
+            break
+        frames.append(output.get("text", ""))
+        if '"type": "done"' in frames[-1]:
+            break
+    await communicator.disconnect()
+    return (not closed and bool(frames)), "\n".join(frames)
+
+
+def _world() -> dict[str, Any]:
+    world = build_world()
+    problem = world.session.problem
+    problem.reference_code = f"# {REFERENCE}\ndef solve(x):\n    return x + 1\n"
+    problem.save()
+    panel = user_with_role("panel", "interviewer")
+    ReviewAssignment.objects.create(session=world.session, interviewer=panel)
+    # The marker in the summary and in a criterion's comment: pages show one or the other.
+    submitted, draft = full_scores(3), full_scores(2)
+    submitted["correctness"]["comment"] = SUBMITTED
+    draft["correctness"]["comment"] = DRAFT
+    services.scorecard_save(session=world.session, user=world.assigned, recommendation="yes",
+                            summary=SUBMITTED, scores=submitted, submit=True)
+    services.scorecard_save(session=world.session, user=panel, recommendation="no",
+                            summary=DRAFT, scores=draft, submit=False)
+    share = services.share_create(session=world.session, user=world.owner)
+    users: dict[str, User | None] = {
+        "candidate": world.owner, "assigned": world.assigned, "panel": panel,
+        "unassigned": world.unassigned, "author": world.author, "admin": world.admin,
+        "other": world.other, "anonymous": None, "share_link": None,
+    }
+    ids = {"id": world.session.pk, "final": world.final.pk, "problem": problem.pk,
+           "token": share.token}
+    return {"world": world, "users": users, "ids": ids}
+
+
+def _read(users: dict[str, User | None], ids: dict[str, Any], name: str,
+          channel_name: str) -> tuple[bool, str]:
+    channel, template, _, _ = CHANNELS[channel_name]
+    url = template.format(**ids)
+    if channel == Channel.WEBSOCKET:
+        return async_to_sync(_socket_frames)(users[name], url)
+    response = client_for(users[name]).get(url)
+    if channel == Channel.PDF or url.endswith("/pdf"):
+        text = pdf_text(response.content)
+    else:
+        text = response.content.decode(errors="replace")
+    return response.status_code == 200, text
+
+
+def test_every_marker_appears_exactly_where_the_policy_allows() -> None:
+    built = _world()
+    failures: list[str] = []
+    for name in VIEWERS:
+        for channel_name, (channel, _, renders, opens) in CHANNELS.items():
+            opened, text = _read(built["users"], built["ids"], name, channel_name)
+            if opened != (name in opens):
+                failures.append(f"{name} on {channel_name}: opened={opened}")
+            for field, marker in MARKERS.items():
+                expected = field in renders and name in opens and allowed(field, name, channel)
+                if (marker in text) != expected:
+                    failures.append(f"{name} on {channel_name}: {field} shown={marker in text}"
+                                    f" expected={expected}")
+    assert failures == [], "\n".join(failures)
+
+
+def test_webhook_payloads_carry_no_private_field() -> None:
+    built = _world()
+    world = built["world"]
+    card = world.session.scorecards.get(interviewer=world.assigned)
+    bodies = webhook_body("session.finished", session_finished_data(world.session.pk)) + \
+        webhook_body("session.scored", scored_data(card))
+    for field, marker in MARKERS.items():
+        assert visibility.may_see(field, Viewer.ADMIN, Channel.WEBHOOK) is False
+        assert marker not in bodies, field
+
+
+def test_released_scores_give_the_candidate_levels_never_the_reviewers_text() -> None:
+    built = _world()
+    world = built["world"]
+    services.scores_release(session=world.session, user=world.admin)
+    for channel_name in ("report", "report pdf", "api review report", "api review scores"):
+        opened, text = _read(built["users"], built["ids"], "candidate", channel_name)
+        assert opened
+        assert SUBMITTED not in text and DRAFT not in text and "c-correctness" not in text
+    api = client_for(world.owner).get(f"/api/review/sessions/{world.session.pk}/scores").json()
+    assert api["outcome"]["reviewers"] == 1  # the levels are there, the words are not
+
+
+def test_every_private_field_has_a_marker_in_this_matrix() -> None:
+    """Adding a row to the policy without a marker here fails: the matrix stays complete."""
+    assert set(MARKERS) == set(visibility.PRIVATE_FIELDS)
