@@ -16,8 +16,16 @@ ERROR_STATUS: dict[str, int] = {
     "not_found": 404,
     "not_participant": 404,
     "unknown_problem": 404,
+    "no_version": 404,
     "forbidden": 403,
     "not_active": 409,
+    "conflict": 409,
+    "not_validated": 409,
+    "submitted": 409,
+    "not_finished": 409,
+    "nothing_to_release": 409,
+    "too_large": 413,
+    "rate_limited": 429,
 }
 
 
