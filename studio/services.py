@@ -11,6 +11,7 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.db.models import Q, QuerySet
@@ -101,6 +102,7 @@ def _version_add(*, problem: Problem, package: Package) -> tuple[ProblemVersion,
     version = ProblemVersion.objects.create(
         problem=problem,
         number=latest.number + 1 if latest else 1,
+        validation=ProblemVersion.Validation.DRAFT,
         **version_fields(package),
     )
     return version, True
@@ -187,6 +189,18 @@ def _validation_enqueue(version: ProblemVersion) -> None:
         log.exception("could not enqueue the validation of version %s", version.pk)
         return
     VALIDATIONS.mark_enqueued(version.pk)
+
+
+def validations_requeue_stale() -> int:
+    """Hand out the validations the queue does not have: versions `loadproblems` left pending
+    (it runs before the broker may be up, so it only marks them), and any whose message was
+    lost. Drafts are not waiting for anything and are left alone. Claims are idempotent."""
+    stale = VALIDATIONS.stale(stale_after_seconds=settings.ONSITE_STALE_SUBMISSION_SECONDS)
+    count = 0
+    for version in stale.select_related("problem"):
+        _validation_enqueue(version)
+        count += 1
+    return count
 
 
 def version_validate(*, version: ProblemVersion) -> jobs.Outcome | str:
