@@ -10,6 +10,7 @@ from typing import Any
 from django.db.models import Prefetch, QuerySet
 from django.shortcuts import get_object_or_404
 
+from core.roles import is_admin
 from problems.models import Problem, ProblemVersion
 from studio import validation
 from studio.models import Regrade, RegradeItem
@@ -45,10 +46,21 @@ def _rows(problem: Problem, versions: list[ProblemVersion]) -> list[VersionRow]:
 
 def studio_problems() -> list[tuple[Problem, list[VersionRow]]]:
     """Every problem, by title, with its versions newest first and their validation state."""
-    problems = Problem.objects.order_by("title").prefetch_related(
-        Prefetch("versions", queryset=ProblemVersion.objects.defer(*_HEAVY))
+    problems = (
+        Problem.objects.order_by("title")
+        .select_related("owner")
+        .prefetch_related(Prefetch("versions", queryset=ProblemVersion.objects.defer(*_HEAVY)))
     )
     return [(p, _rows(p, list(p.versions.all()))) for p in problems]
+
+
+def problem_can_edit(*, user: Any, problem: Problem) -> bool:
+    """Owners and co-authors edit a problem, admins edit any; every other author reads it."""
+    if is_admin(user):
+        return True
+    if not user.is_authenticated:
+        return False
+    return problem.owner_id == user.pk or problem.coauthors.filter(pk=user.pk).exists()
 
 
 def studio_problem_get(*, slug: str) -> Problem:
@@ -56,7 +68,8 @@ def studio_problem_get(*, slug: str) -> Problem:
 
 
 def studio_versions(problem: Problem) -> list[VersionRow]:
-    return _rows(problem, list(problem.versions.defer(*_HEAVY)))
+    """The problem's versions newest first, with who saved each and what it changed."""
+    return _rows(problem, list(problem.versions.select_related("created_by").defer(*_HEAVY)))
 
 
 def studio_version_get(*, problem: Problem, number: int) -> ProblemVersion:

@@ -18,6 +18,7 @@ from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from core.errors import ApplicationError
+from core.roles import is_author
 from grading import jobs
 from grading.judge import JudgeError, judge
 from grading.models import Submission
@@ -37,6 +38,19 @@ log = logging.getLogger(__name__)
 
 class ProblemActionError(ApplicationError):
     """An authoring action the rules refuse (not_validated, no_version, conflict...)."""
+
+
+def problem_coauthor_add(*, problem: Problem, username: str) -> User:
+    """Let another author edit `problem` (the owner or an admin asks; the view checks)."""
+    user = User.objects.filter(username=username).first()
+    if user is None or not is_author(user):
+        raise ProblemActionError("unknown_author", f"no author called {username!r}")
+    problem.coauthors.add(user)
+    return user
+
+
+def problem_coauthor_remove(*, problem: Problem, user_id: int) -> None:
+    problem.coauthors.remove(user_id)
 
 
 def problem_statement_update(*, problem: Problem, statement_md: str) -> Problem:
@@ -59,6 +73,7 @@ def version_create(
     public_json: str | None = None,
     hidden_json: str | None = None,
     limits: Mapping[str, Any] | None = None,
+    user: User | None = None,
 ) -> tuple[ProblemVersion, bool]:
     """A new version from `base` (default: the newest) with new tests and/or limits.
 
@@ -81,7 +96,7 @@ def version_create(
                 (folder / "tests" / name).write_text(text, encoding="utf-8")
         edited = package_read(folder)
     try:
-        return _version_add(problem=problem, package=edited)
+        return _version_add(problem=problem, package=edited, user=user)
     except IntegrityError as exc:
         # Two saves raced for the same version number; the unique constraint kept one.
         raise ProblemActionError(
@@ -89,8 +104,48 @@ def version_create(
         ) from exc
 
 
+# What a change note names, by the version field that changed.
+_NOTED_FIELDS = {
+    "driver": "driver",
+    "driver_code": "driver code",
+    "checker_code": "checker",
+    "support_code": "support module",
+    "compare": "comparison",
+}
+
+
+def version_change_note(base: ProblemVersion | None, fields: Mapping[str, Any]) -> str:
+    """What a new version changes from `base`, in a line the studio's history shows."""
+    if base is None:
+        return "first version"
+    notes: list[str] = []
+    for kind in ("public", "hidden"):
+        old, new = getattr(base, f"{kind}_tests"), fields[f"{kind}_tests"]
+        if old != new:
+            names_old = {t["name"] for t in old}
+            names_new = {t["name"] for t in new}
+            added, removed = len(names_new - names_old), len(names_old - names_new)
+            edited = sum(
+                1 for t in new if t["name"] in names_old and t not in old
+            )
+            parts = [f"+{added}" if added else "", f"-{removed}" if removed else "",
+                     f"~{edited}" if edited else ""]
+            notes.append(f"{kind} tests {' '.join(p for p in parts if p) or 'reordered'}")
+    limit_changes = [
+        f"{name} {base.limits.get(name)}→{value}"
+        for name, value in fields["limits"].items()
+        if base.limits.get(name) != value
+    ]
+    if limit_changes:
+        notes.append("limits: " + ", ".join(limit_changes))
+    notes += [label for name, label in _NOTED_FIELDS.items() if getattr(base, name) != fields[name]]
+    return "; ".join(notes)[:500] or "no graded change"
+
+
 @transaction.atomic
-def _version_add(*, problem: Problem, package: Package) -> tuple[ProblemVersion, bool]:
+def _version_add(
+    *, problem: Problem, package: Package, user: User | None = None
+) -> tuple[ProblemVersion, bool]:
     """Add a version for `package`'s graded behaviour unless the newest already has it.
 
     Unlike problem_load, this touches only versions: a statement saved meanwhile by another
@@ -99,11 +154,14 @@ def _version_add(*, problem: Problem, package: Package) -> tuple[ProblemVersion,
     latest = problem.versions.order_by("-number").first()
     if latest is not None and latest.tests_hash == package.tests_hash:
         return latest, False
+    fields = version_fields(package)
     version = ProblemVersion.objects.create(
         problem=problem,
         number=latest.number + 1 if latest else 1,
         validation=ProblemVersion.Validation.DRAFT,
-        **version_fields(package),
+        created_by=user,
+        change_note=version_change_note(latest, fields),
+        **fields,
     )
     return version, True
 

@@ -14,6 +14,12 @@ urlpatterns = [
     path("<slug:slug>/statement/", views.statement_save, name="statement"),
     path("<slug:slug>/statement/preview/", views.statement_preview, name="preview"),
     path("<slug:slug>/tests/", views.tests_save, name="tests"),
+    path("<slug:slug>/coauthors/", views.coauthor_add, name="coauthor_add"),
+    path(
+        "<slug:slug>/coauthors/<int:user_id>/remove/",
+        views.coauthor_remove,
+        name="coauthor_remove",
+    ),
     path("<slug:slug>/publish/", views.problem_publish, name="publish"),
     path("<slug:slug>/unpublish/", views.problem_unpublish, name="unpublish"),
     path("<slug:slug>/v<int:number>/", views.version_detail, name="version"),

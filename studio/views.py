@@ -46,6 +46,18 @@ def author_required(view: View) -> View:
     return wrapper
 
 
+def _editable(request: HttpRequest, slug: str) -> Problem:
+    """The problem, if this user may change it; other authors read it but get 403 here."""
+    problem = selectors.studio_problem_get(slug=slug)
+    if not selectors.problem_can_edit(user=request.user, problem=problem):
+        raise PermissionDenied("Only the problem's owner, its co-authors and admins edit it.")
+    return problem
+
+
+def _user(request: HttpRequest) -> User | None:
+    return request.user if isinstance(request.user, User) else None
+
+
 def _problem_url(problem: Problem) -> HttpResponseRedirect:
     return redirect("studio:problem", slug=problem.slug)
 
@@ -90,6 +102,8 @@ def _problem_page(
             else problem.statement_md
         ),
         "tests_form": tests_form,
+        "can_edit": selectors.problem_can_edit(user=request.user, problem=problem),
+        "coauthors": list(problem.coauthors.order_by("username")),
     }
     return render(request, "studio/problem.html", context, status=status)
 
@@ -115,7 +129,7 @@ def statement_preview(request: HttpRequest, slug: str) -> HttpResponse:
 @author_required
 @require_POST
 def statement_save(request: HttpRequest, slug: str) -> HttpResponse:
-    problem = selectors.studio_problem_get(slug=slug)
+    problem = _editable(request, slug)
     form = StatementForm(request.POST)
     if not form.is_valid():
         return _problem_page(request, problem, statement_form=form, status=400)
@@ -140,7 +154,7 @@ def _problem_page_redirect(problem: Problem, anchor: str) -> HttpResponseRedirec
 @require_POST
 def tests_save(request: HttpRequest, slug: str) -> HttpResponse:
     """Save edited tests (and limits) as a new version: all of it, or nothing."""
-    problem = selectors.studio_problem_get(slug=slug)
+    problem = _editable(request, slug)
     form = TestsForm(request.POST)
     if not form.is_valid():
         return _problem_page(request, problem, tests_form=form, status=400)
@@ -150,6 +164,7 @@ def tests_save(request: HttpRequest, slug: str) -> HttpResponse:
             public_json=form.cleaned_data["public_tests"],
             hidden_json=form.cleaned_data["hidden_tests"],
             limits=form.limits(),
+            user=_user(request),
         )
     except PackageError as exc:
         form.add_package_error(exc)
@@ -164,7 +179,7 @@ def tests_save(request: HttpRequest, slug: str) -> HttpResponse:
     return _version_url(version)
 
 
-def _version_context(version: ProblemVersion) -> dict[str, Any]:
+def _version_context(request: HttpRequest, version: ProblemVersion) -> dict[str, Any]:
     problem = version.problem
     regrade = selectors.regrade_latest(version)
     state = services.version_validation_state(version, problem)
@@ -185,6 +200,7 @@ def _version_context(version: ProblemVersion) -> dict[str, Any]:
         "regrade": regrade,
         "regrade_items": selectors.regrade_items(regrade) if regrade else [],
         "transitions": selectors.regrade_transitions(regrade) if regrade else [],
+        "can_edit": selectors.problem_can_edit(user=request.user, problem=problem),
         "polling": version.validation in ACTIVE_VALIDATION
         or (regrade is not None and regrade.status in ACTIVE_REGRADE),
     }
@@ -196,7 +212,7 @@ def version_detail(request: HttpRequest, slug: str, number: int) -> HttpResponse
     """A version: its validation report, its regrade preview, and the actions on it."""
     problem = selectors.studio_problem_get(slug=slug)
     version = selectors.studio_version_get(problem=problem, number=number)
-    return render(request, "studio/version.html", _version_context(version))
+    return render(request, "studio/version.html", _version_context(request, version))
 
 
 @author_required
@@ -205,13 +221,13 @@ def version_panel(request: HttpRequest, slug: str, number: int) -> HttpResponse:
     """An htmx fragment polled while a validation or regrade runs."""
     problem = selectors.studio_problem_get(slug=slug)
     version = selectors.studio_version_get(problem=problem, number=number)
-    return render(request, "studio/_version_panel.html", _version_context(version))
+    return render(request, "studio/_version_panel.html", _version_context(request, version))
 
 
 @author_required
 @require_POST
 def version_validate(request: HttpRequest, slug: str, number: int) -> HttpResponse:
-    problem = selectors.studio_problem_get(slug=slug)
+    problem = _editable(request, slug)
     version = selectors.studio_version_get(problem=problem, number=number)
     if services.version_validation_request(version=version):
         messages.info(request, f"Validating v{version.number} on the {problem.queue} queue.")
@@ -223,10 +239,9 @@ def version_validate(request: HttpRequest, slug: str, number: int) -> HttpRespon
 @author_required
 @require_POST
 def version_regrade(request: HttpRequest, slug: str, number: int) -> HttpResponse:
-    problem = selectors.studio_problem_get(slug=slug)
+    problem = _editable(request, slug)
     version = selectors.studio_version_get(problem=problem, number=number)
-    user = request.user if isinstance(request.user, User) else None
-    regrade = services.version_regrade_preview(version=version, user=user)
+    regrade = services.version_regrade_preview(version=version, user=_user(request))
     messages.info(request, f"Regrading {regrade.total} past submission(s) against v{number}.")
     return _version_url(version)
 
@@ -234,7 +249,7 @@ def version_regrade(request: HttpRequest, slug: str, number: int) -> HttpRespons
 @author_required
 @require_POST
 def version_live(request: HttpRequest, slug: str, number: int) -> HttpResponse:
-    problem = selectors.studio_problem_get(slug=slug)
+    problem = _editable(request, slug)
     version = selectors.studio_version_get(problem=problem, number=number)
     try:
         services.version_make_live(version=version)
@@ -249,7 +264,7 @@ def version_live(request: HttpRequest, slug: str, number: int) -> HttpResponse:
 @require_POST
 def version_apply_limit(request: HttpRequest, slug: str, number: int) -> HttpResponse:
     """A new version from this one with the time limit the validation suggested."""
-    problem = selectors.studio_problem_get(slug=slug)
+    problem = _editable(request, slug)
     version = selectors.studio_version_get(problem=problem, number=number)
     timing = (version.validation_report or {}).get("timing") or {}
     seconds = timing.get("suggested_limit_seconds")
@@ -258,7 +273,9 @@ def version_apply_limit(request: HttpRequest, slug: str, number: int) -> HttpRes
         return _version_url(version)
     limits = {"test_wall_seconds": float(seconds), "test_cpu_seconds": float(seconds)}
     try:
-        new, created = services.version_create(problem=problem, base=version, limits=limits)
+        new, created = services.version_create(
+            problem=problem, base=version, limits=limits, user=_user(request)
+        )
     except (PackageError, services.ProblemActionError) as exc:
         messages.error(request, str(exc))
         return _version_url(version)
@@ -272,7 +289,7 @@ def version_apply_limit(request: HttpRequest, slug: str, number: int) -> HttpRes
 @author_required
 @require_POST
 def problem_publish(request: HttpRequest, slug: str) -> HttpResponse:
-    problem = selectors.studio_problem_get(slug=slug)
+    problem = _editable(request, slug)
     try:
         services.problem_publish(problem=problem)
     except services.ProblemActionError as exc:
@@ -285,7 +302,31 @@ def problem_publish(request: HttpRequest, slug: str) -> HttpResponse:
 @author_required
 @require_POST
 def problem_unpublish(request: HttpRequest, slug: str) -> HttpResponse:
-    problem = selectors.studio_problem_get(slug=slug)
+    problem = _editable(request, slug)
     services.problem_unpublish(problem=problem)
     messages.success(request, f"{problem.title} is hidden from candidates.")
     return _problem_url(problem)
+
+
+@author_required
+@require_POST
+def coauthor_add(request: HttpRequest, slug: str) -> HttpResponse:
+    problem = _editable(request, slug)
+    try:
+        user = services.problem_coauthor_add(
+            problem=problem, username=request.POST.get("username", "").strip()
+        )
+    except services.ProblemActionError as exc:
+        messages.error(request, exc.message)
+    else:
+        messages.success(request, f"{user.username} can now edit {problem.title}.")
+    return _problem_page_redirect(problem, "authors")
+
+
+@author_required
+@require_POST
+def coauthor_remove(request: HttpRequest, slug: str, user_id: int) -> HttpResponse:
+    problem = _editable(request, slug)
+    services.problem_coauthor_remove(problem=problem, user_id=user_id)
+    messages.success(request, "Co-author removed.")
+    return _problem_page_redirect(problem, "authors")
