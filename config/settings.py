@@ -45,6 +45,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
+    "drf_spectacular_sidecar",  # Swagger UI's files, served by us: /api/docs works offline
     "channels",
     "core",
     "problems",
@@ -155,6 +156,9 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Mock coding interviews for AI/ML infrastructure.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
 }
 
 # --- Celery: the broker is Redis; results live in the database, not in Celery. ---
