@@ -9,13 +9,15 @@ from typing import Any
 
 from django import forms
 
-from problems.package import MAX_SOURCE_BYTES, PackageError
+from core.verdicts import PRIORITY as VERDICT_PRIORITY
+from problems.package import COMPARES, DRIVERS, MAX_SOURCE_BYTES, Grading, Package, PackageError
 
 _TEXTAREA = {"rows": 18, "spellcheck": "false", "autocomplete": "off"}
 
 # Which form field a package error belongs to, by the file the package reader names.
 FIELD_FOR_FILE = {"public.json": "public_tests", "hidden.json": "hidden_tests"}
 LIMIT_FIELDS = ("test_wall_seconds", "test_cpu_seconds", "memory_mb")
+RESERVED_SLUGS = frozenset({"new", "import"})  # studio URLs beside /studio/<slug>/
 
 
 class StatementForm(forms.Form):
@@ -59,3 +61,114 @@ class TestsForm(forms.Form):
         if field is None:
             message = f"{file}: {message}"
         self.add_error(field, message)
+
+
+def _lines(text: str) -> tuple[str, ...]:
+    return tuple(line.strip() for line in text.splitlines() if line.strip())
+
+
+class NewProblemForm(forms.Form):
+    slug = forms.SlugField(max_length=80, help_text="lowercase words joined by '-'")
+    title = forms.CharField(max_length=200)
+    difficulty = forms.ChoiceField(choices=[(d, d) for d in ("easy", "medium", "hard")],
+                                   initial="medium")
+    queue = forms.ChoiceField(choices=[("cpu", "cpu"), ("gpu", "gpu")], initial="cpu")
+    kind = forms.ChoiceField(choices=[("implement", "implement"), ("debug", "debug")],
+                             initial="implement")
+    topics = forms.CharField(required=False, help_text="comma-separated")
+    entry = forms.RegexField(regex=r"^[A-Za-z_]\w*$", initial="solve", max_length=60,
+                             label="Function or class the candidate writes")
+
+    def clean_slug(self) -> str:
+        slug: str = self.cleaned_data["slug"]
+        if slug in RESERVED_SLUGS:
+            raise forms.ValidationError(f"{slug!r} is a studio page; choose another slug")
+        return slug
+
+    def clean_topics(self) -> tuple[str, ...]:
+        return tuple(t.strip() for t in self.cleaned_data["topics"].split(",") if t.strip())
+
+
+class ImportForm(forms.Form):
+    archive = forms.FileField(label="Package .zip")
+
+
+_CODE = forms.Textarea(attrs=_TEXTAREA | {"class": "studio-code", "rows": 14})
+
+
+class PartsForm(forms.Form):
+    """Every part of the package that is code or prose, plus the grading settings."""
+
+    starter_code = forms.CharField(label="Starter (starter.py)", strip=False, required=False,
+                                   widget=_CODE, max_length=MAX_SOURCE_BYTES)
+    reference_code = forms.CharField(label="Reference (reference.py)", strip=False,
+                                     widget=_CODE, max_length=MAX_SOURCE_BYTES)
+    driver_code = forms.CharField(label="Driver (driver.py, for a custom driver)", strip=False,
+                                  required=False, widget=_CODE, max_length=MAX_SOURCE_BYTES)
+    checker_code = forms.CharField(label="Checker (checker.py, for compare = checker)",
+                                   strip=False, required=False, widget=_CODE,
+                                   max_length=MAX_SOURCE_BYTES)
+    support_code = forms.CharField(label="Support module (support.py)", strip=False,
+                                   required=False, widget=_CODE, max_length=MAX_SOURCE_BYTES)
+    hints = forms.CharField(label="Hints (one per line, in the order they unlock)",
+                            required=False, widget=forms.Textarea(attrs={"rows": 4}))
+    follow_ups = forms.CharField(label="Follow-up questions (one per line)", required=False,
+                                 widget=forms.Textarea(attrs={"rows": 3}))
+    driver = forms.ChoiceField(choices=[(d, d) for d in DRIVERS])
+    entry = forms.CharField(max_length=60, required=False)
+    compare = forms.ChoiceField(choices=[(c, c) for c in COMPARES])
+    float_rel = forms.FloatField(min_value=0)
+    float_abs = forms.FloatField(min_value=0)
+
+    CODE_FIELDS = ("starter_code", "reference_code", "driver_code", "checker_code",
+                   "support_code", "hints", "follow_ups")
+    SETTING_FIELDS = ("driver", "entry", "compare", "float_rel", "float_abs")
+
+    def code_fields(self) -> list[forms.BoundField]:
+        return [self[name] for name in self.CODE_FIELDS]
+
+    def setting_fields(self) -> list[forms.BoundField]:
+        return [self[name] for name in self.SETTING_FIELDS]
+
+    @classmethod
+    def initial_from(cls, package: Package) -> dict[str, Any]:
+        grading = package.grading
+        return {
+            "starter_code": package.starter_code,
+            "reference_code": package.reference_code,
+            "driver_code": package.driver_code,
+            "checker_code": package.checker_code,
+            "support_code": package.support_code,
+            "hints": "\n".join(package.hints),
+            "follow_ups": "\n".join(package.follow_ups),
+            "driver": grading.driver,
+            "entry": grading.entry,
+            "compare": grading.compare,
+            "float_rel": grading.float_rel,
+            "float_abs": grading.float_abs,
+        }
+
+    def parts(self) -> dict[str, Any]:
+        data = self.cleaned_data
+        return {
+            "starter_code": data["starter_code"],
+            "reference_code": data["reference_code"],
+            "driver_code": data["driver_code"],
+            "checker_code": data["checker_code"],
+            "support_code": data["support_code"],
+            "hints": _lines(data["hints"]),
+            "follow_ups": _lines(data["follow_ups"]),
+            "grading": Grading(driver=data["driver"], entry=data["entry"],
+                               compare=data["compare"], float_rel=data["float_rel"],
+                               float_abs=data["float_abs"]),
+        }
+
+
+class WrongForm(forms.Form):
+    """A known-wrong solution: its file, the verdict it must get, and why."""
+
+    file = forms.RegexField(regex=r"^wrong/[a-z0-9_]+\.py$", max_length=80,
+                            initial="wrong/", help_text="wrong/<name>.py")
+    verdict = forms.ChoiceField(choices=[(v, v) for v in VERDICT_PRIORITY if v != "AC"])
+    why = forms.CharField(max_length=300)
+    code = forms.CharField(strip=False, widget=_CODE, max_length=MAX_SOURCE_BYTES)

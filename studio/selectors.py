@@ -10,7 +10,6 @@ from typing import Any
 from django.db.models import Prefetch, QuerySet
 from django.shortcuts import get_object_or_404
 
-from core.roles import is_admin
 from problems.models import Problem, ProblemVersion
 from studio import validation
 from studio.models import Regrade, RegradeItem
@@ -52,15 +51,6 @@ def studio_problems() -> list[tuple[Problem, list[VersionRow]]]:
         .prefetch_related(Prefetch("versions", queryset=ProblemVersion.objects.defer(*_HEAVY)))
     )
     return [(p, _rows(p, list(p.versions.all()))) for p in problems]
-
-
-def problem_can_edit(*, user: Any, problem: Problem) -> bool:
-    """Owners and co-authors edit a problem, admins edit any; every other author reads it."""
-    if is_admin(user):
-        return True
-    if not user.is_authenticated:
-        return False
-    return problem.owner_id == user.pk or problem.coauthors.filter(pk=user.pk).exists()
 
 
 def studio_problem_get(*, slug: str) -> Problem:

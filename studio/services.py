@@ -25,7 +25,13 @@ from grading.models import Submission
 from grading.sandboxing import run_budget_seconds
 from grading.services import grade_spec_for
 from problems.models import Problem, ProblemVersion
-from problems.package import MAX_SOURCE_BYTES, Package, package_lint, package_read, package_write
+from problems.package import (
+    MAX_SOURCE_BYTES,
+    Package,
+    package_lint,
+    package_read,
+    package_write,
+)
 from problems.services import problem_to_package, version_fields
 from studio import validation
 from studio.models import Regrade, RegradeItem
@@ -96,7 +102,7 @@ def version_create(
                 (folder / "tests" / name).write_text(text, encoding="utf-8")
         edited = package_read(folder)
     try:
-        return _version_add(problem=problem, package=edited, user=user)
+        return version_store(problem=problem, package=edited, user=user)
     except IntegrityError as exc:
         # Two saves raced for the same version number; the unique constraint kept one.
         raise ProblemActionError(
@@ -143,7 +149,7 @@ def version_change_note(base: ProblemVersion | None, fields: Mapping[str, Any]) 
 
 
 @transaction.atomic
-def _version_add(
+def version_store(
     *, problem: Problem, package: Package, user: User | None = None
 ) -> tuple[ProblemVersion, bool]:
     """Add a version for `package`'s graded behaviour unless the newest already has it.

@@ -15,17 +15,19 @@ from django.contrib import messages
 from django.contrib.auth.models import User
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from core.markdown import markdown_render
 from core.roles import is_author
 from problems.models import Problem, ProblemVersion
-from problems.package import PackageError
-from studio import selectors, services
-from studio.forms import StatementForm, TestsForm
+from problems.package import PackageError, WrongSolution
+from problems.services import problem_to_package
+from studio import authoring, selectors, services
+from studio.forms import ImportForm, NewProblemForm, PartsForm, StatementForm, TestsForm, WrongForm
 from studio.models import Regrade
+from studio.permissions import problem_can_edit
 
 View = Callable[..., HttpResponse]
 ACTIVE_VALIDATION = (ProblemVersion.Validation.PENDING, ProblemVersion.Validation.RUNNING)
@@ -49,7 +51,7 @@ def author_required(view: View) -> View:
 def _editable(request: HttpRequest, slug: str) -> Problem:
     """The problem, if this user may change it; other authors read it but get 403 here."""
     problem = selectors.studio_problem_get(slug=slug)
-    if not selectors.problem_can_edit(user=request.user, problem=problem):
+    if not problem_can_edit(user=request.user, problem=problem):
         raise PermissionDenied("Only the problem's owner, its co-authors and admins edit it.")
     return problem
 
@@ -70,7 +72,75 @@ def _version_url(version: ProblemVersion) -> HttpResponseRedirect:
 @require_GET
 def studio_index(request: HttpRequest) -> HttpResponse:
     """`/studio/`: every problem with its versions and their validation state."""
-    return render(request, "studio/index.html", {"rows": selectors.studio_problems()})
+    context = {"rows": selectors.studio_problems(), "import_form": ImportForm()}
+    return render(request, "studio/index.html", context)
+
+
+@author_required
+@require_http_methods(["GET", "POST"])
+def problem_new(request: HttpRequest) -> HttpResponse:
+    """`/studio/new/`: a new problem from nothing (the author owns it; it starts unpublished)."""
+    form = NewProblemForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        user = _user(request)
+        assert user is not None  # author_required
+        try:
+            problem = authoring.problem_create(user=user, **form.cleaned_data)
+        except services.ProblemActionError as exc:
+            form.add_error("slug", exc.message)
+        except PackageError as exc:
+            form.add_error(None, str(exc))
+        else:
+            messages.success(request, f"{problem.title} created as a draft: edit every part, "
+                             "add tests, validate, then publish.")
+            return _problem_url(problem)
+    status = 400 if request.method == "POST" else 200
+    return render(request, "studio/new.html", {"form": form}, status=status)
+
+
+@author_required
+@require_POST
+def problem_import(request: HttpRequest) -> HttpResponse:
+    """Upload a package `.zip` (the problems/bank/ folder format)."""
+    form = ImportForm(request.POST, request.FILES)
+    if not form.is_valid():
+        messages.error(request, "Choose a package .zip to import.")
+        return redirect("studio:index")
+    user = _user(request)
+    assert user is not None  # author_required
+    upload = form.cleaned_data["archive"]
+    if upload.size > authoring.MAX_UPLOAD_BYTES:
+        messages.error(request, f"The archive is larger than {authoring.MAX_UPLOAD_BYTES} bytes.")
+        return redirect("studio:index")
+    try:
+        problem, version, new = authoring.problem_import_zip(data=upload.read(), user=user)
+    except PackageError as exc:
+        messages.error(request, f"Refused, nothing imported: {exc}")
+        return redirect("studio:index")
+    except services.ProblemActionError as exc:
+        messages.error(request, exc.message)
+        return redirect("studio:index")
+    what = "imported as a new problem" if new else f"imported as v{version.number}"
+    messages.success(request, f"{problem.title} {what}; it is validated in the background.")
+    return _problem_url(problem)
+
+
+@author_required
+@require_GET
+def problem_export(request: HttpRequest, slug: str) -> HttpResponse:
+    """The problem as a package `.zip` (`?v=N` for a version; default the live one)."""
+    problem = selectors.studio_problem_get(slug=slug)
+    version = None
+    if request.GET.get("v"):
+        try:
+            number = int(request.GET["v"])
+        except ValueError as exc:
+            raise Http404("no such version") from exc
+        version = selectors.studio_version_get(problem=problem, number=number)
+    data = authoring.problem_export_zip(problem=problem, version=version)
+    response = HttpResponse(data, content_type="application/zip")
+    response["Content-Disposition"] = f'attachment; filename="{problem.slug}.zip"'
+    return response
 
 
 def _problem_page(
@@ -79,9 +149,15 @@ def _problem_page(
     *,
     statement_form: StatementForm | None = None,
     tests_form: TestsForm | None = None,
+    parts_form: PartsForm | None = None,
+    wrong_form: WrongForm | None = None,
     status: int = 200,
 ) -> HttpResponse:
     latest = selectors.version_latest(problem)
+    if parts_form is None and latest is not None:
+        parts_form = PartsForm(
+            initial=PartsForm.initial_from(problem_to_package(problem=problem, version=latest))
+        )
     if tests_form is None and latest is not None:
         tests_form = TestsForm(
             initial={
@@ -102,7 +178,9 @@ def _problem_page(
             else problem.statement_md
         ),
         "tests_form": tests_form,
-        "can_edit": selectors.problem_can_edit(user=request.user, problem=problem),
+        "parts_form": parts_form,
+        "wrong_form": wrong_form or WrongForm(),
+        "can_edit": problem_can_edit(user=request.user, problem=problem),
         "coauthors": list(problem.coauthors.order_by("username")),
     }
     return render(request, "studio/problem.html", context, status=status)
@@ -200,7 +278,7 @@ def _version_context(request: HttpRequest, version: ProblemVersion) -> dict[str,
         "regrade": regrade,
         "regrade_items": selectors.regrade_items(regrade) if regrade else [],
         "transitions": selectors.regrade_transitions(regrade) if regrade else [],
-        "can_edit": selectors.problem_can_edit(user=request.user, problem=problem),
+        "can_edit": problem_can_edit(user=request.user, problem=problem),
         "polling": version.validation in ACTIVE_VALIDATION
         or (regrade is not None and regrade.status in ACTIVE_REGRADE),
     }
@@ -330,3 +408,67 @@ def coauthor_remove(request: HttpRequest, slug: str, user_id: int) -> HttpRespon
     services.problem_coauthor_remove(problem=problem, user_id=user_id)
     messages.success(request, "Co-author removed.")
     return _problem_page_redirect(problem, "authors")
+
+
+def _parts_saved(request: HttpRequest, problem: Problem, new: ProblemVersion | None) -> None:
+    if new is not None:
+        messages.success(request, f"Saved; graded behaviour changed, so v{new.number} is a new "
+                         "draft version. Validate it, then make it live.")
+    else:
+        messages.success(request, "Saved. Validate again before publishing.")
+
+
+@author_required
+@require_POST
+def parts_save(request: HttpRequest, slug: str) -> HttpResponse:
+    """Save the code, prose and grading settings of the package; all of it, or nothing."""
+    problem = _editable(request, slug)
+    form = PartsForm(request.POST)
+    if not form.is_valid():
+        return _problem_page(request, problem, parts_form=form, status=400)
+    try:
+        problem, new = authoring.problem_parts_update(
+            problem=problem, user=_user(request), parts=form.parts()
+        )
+    except (PackageError, services.ProblemActionError) as exc:
+        form.add_error(None, str(exc))
+        return _problem_page(request, problem, parts_form=form, status=400)
+    _parts_saved(request, problem, new)
+    return _problem_page_redirect(problem, "parts")
+
+
+@author_required
+@require_POST
+def wrong_add(request: HttpRequest, slug: str) -> HttpResponse:
+    """Add (or replace, by file name) a known-wrong solution with the verdict it must get."""
+    problem = _editable(request, slug)
+    form = WrongForm(request.POST)
+    if not form.is_valid():
+        return _problem_page(request, problem, wrong_form=form, status=400)
+    data = form.cleaned_data
+    wrong = [WrongSolution(**w) for w in problem.wrong_solutions if w["file"] != data["file"]]
+    wrong.append(WrongSolution(data["file"], data["verdict"], data["why"], data["code"]))
+    try:
+        problem, new = authoring.problem_parts_update(
+            problem=problem, user=_user(request), parts={"wrong": tuple(wrong)}
+        )
+    except (PackageError, services.ProblemActionError) as exc:
+        form.add_error(None, str(exc))
+        return _problem_page(request, problem, wrong_form=form, status=400)
+    _parts_saved(request, problem, new)
+    return _problem_page_redirect(problem, "wrong")
+
+
+@author_required
+@require_POST
+def wrong_delete(request: HttpRequest, slug: str, index: int) -> HttpResponse:
+    problem = _editable(request, slug)
+    wrong = [WrongSolution(**w) for w in problem.wrong_solutions]
+    if not 0 <= index < len(wrong):
+        raise Http404("no such wrong solution")
+    del wrong[index]
+    problem, new = authoring.problem_parts_update(
+        problem=problem, user=_user(request), parts={"wrong": tuple(wrong)}
+    )
+    _parts_saved(request, problem, new)
+    return _problem_page_redirect(problem, "wrong")
