@@ -4,13 +4,24 @@ put back on the field they came from."""
 
 from __future__ import annotations
 
+import json
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 from django import forms
 
 from core.verdicts import PRIORITY as VERDICT_PRIORITY
-from problems.package import COMPARES, DRIVERS, MAX_SOURCE_BYTES, Grading, Package, PackageError
+from problems.package import (
+    COMPARES,
+    DRIVERS,
+    MAX_SOURCE_BYTES,
+    Clarification,
+    Grading,
+    Package,
+    PackageError,
+    RubricCriterion,
+)
 
 _TEXTAREA = {"rows": 18, "spellcheck": "false", "autocomplete": "off"}
 
@@ -114,6 +125,14 @@ class PartsForm(forms.Form):
                             required=False, widget=forms.Textarea(attrs={"rows": 4}))
     follow_ups = forms.CharField(label="Follow-up questions (one per line)", required=False,
                                  widget=forms.Textarea(attrs={"rows": 3}))
+    clarifications = forms.CharField(
+        label='Clarifications (JSON: [{"question", "answer", "key": true|false}])',
+        strip=False, required=False, widget=forms.Textarea(attrs=_TEXTAREA | {"rows": 6}),
+    )
+    rubric = forms.CharField(
+        label='Rubric (JSON: [{"criterion", "weight", "strong", "levels": [4 anchors]}])',
+        strip=False, required=False, widget=forms.Textarea(attrs=_TEXTAREA | {"rows": 8}),
+    )
     driver = forms.ChoiceField(choices=[(d, d) for d in DRIVERS])
     entry = forms.CharField(max_length=60, required=False)
     compare = forms.ChoiceField(choices=[(c, c) for c in COMPARES])
@@ -121,7 +140,7 @@ class PartsForm(forms.Form):
     float_abs = forms.FloatField(min_value=0)
 
     CODE_FIELDS = ("starter_code", "reference_code", "driver_code", "checker_code",
-                   "support_code", "hints", "follow_ups")
+                   "support_code", "hints", "follow_ups", "clarifications", "rubric")
     SETTING_FIELDS = ("driver", "entry", "compare", "float_rel", "float_abs")
 
     def code_fields(self) -> list[forms.BoundField]:
@@ -141,12 +160,52 @@ class PartsForm(forms.Form):
             "support_code": package.support_code,
             "hints": "\n".join(package.hints),
             "follow_ups": "\n".join(package.follow_ups),
+            "clarifications": json.dumps(
+                [asdict(c) for c in package.clarifications], indent=1, ensure_ascii=False
+            ),
+            "rubric": json.dumps(
+                [asdict(r) | {"levels": list(r.levels)} for r in package.rubric],
+                indent=1, ensure_ascii=False,
+            ),
             "driver": grading.driver,
             "entry": grading.entry,
             "compare": grading.compare,
             "float_rel": grading.float_rel,
             "float_abs": grading.float_abs,
         }
+
+    def _json_list(self, name: str) -> list[dict[str, Any]]:
+        text = self.cleaned_data.get(name, "").strip() or "[]"
+        try:
+            value = json.loads(text)
+        except ValueError as exc:
+            raise forms.ValidationError(f"not valid JSON: {exc}") from exc
+        if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
+            raise forms.ValidationError("must be a JSON list of objects")
+        return value
+
+    def clean_clarifications(self) -> tuple[Clarification, ...]:
+        items = self._json_list("clarifications")
+        try:
+            return tuple(
+                Clarification(str(c["question"]), str(c["answer"]), bool(c.get("key", False)))
+                for c in items
+            )
+        except KeyError as exc:
+            raise forms.ValidationError(f"each clarification needs {exc}") from exc
+
+    def clean_rubric(self) -> tuple[RubricCriterion, ...]:
+        items = self._json_list("rubric")
+        try:
+            return tuple(
+                RubricCriterion(
+                    str(r["criterion"]), r.get("weight", 1), str(r["strong"]),
+                    tuple(r.get("levels", ())),
+                )
+                for r in items
+            )
+        except (KeyError, TypeError) as exc:
+            raise forms.ValidationError(f"each criterion needs {exc}") from exc
 
     def parts(self) -> dict[str, Any]:
         data = self.cleaned_data
@@ -158,6 +217,8 @@ class PartsForm(forms.Form):
             "support_code": data["support_code"],
             "hints": _lines(data["hints"]),
             "follow_ups": _lines(data["follow_ups"]),
+            "clarifications": data["clarifications"],
+            "rubric": data["rubric"],
             "grading": Grading(driver=data["driver"], entry=data["entry"],
                                compare=data["compare"], float_rel=data["float_rel"],
                                float_abs=data["float_abs"]),

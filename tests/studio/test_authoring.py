@@ -232,3 +232,29 @@ def test_a_symlink_in_a_zip_is_refused() -> None:
         archive.writestr("a/problem.toml", "slug='a'\n")
     with pytest.raises(PackageError, match="only plain files and folders"):
         package_unzip(buffer.getvalue())
+
+
+def test_clarifications_with_the_key_flag_and_rubric_anchors_are_edited(client: Client) -> None:
+    create(client)
+    clarifications = '[{"question": "Can x be negative?", "answer": "Yes.", "key": true}]'
+    rubric = ('[{"criterion": "edge_cases", "weight": 2, "strong": "names negatives",'
+              ' "levels": ["none", "some", "most", "all"]}]')
+    response = client.post("/studio/echo/parts/", parts(clarifications=clarifications,
+                                                        rubric=rubric))
+    assert response.status_code == 302
+    problem = Problem.objects.get(slug="echo")
+    assert problem.clarifications == [
+        {"question": "Can x be negative?", "answer": "Yes.", "key": True}
+    ]
+    assert problem.rubric[0]["levels"] == ["none", "some", "most", "all"]
+    assert problem.rubric[0]["weight"] == 2.0
+    # the editor shows them back as JSON
+    page = client.get("/studio/echo/").content.decode()
+    assert "Can x be negative?" in page and "names negatives" in page
+    three = rubric.replace(', "all"', "")
+    refused = client.post("/studio/echo/parts/", parts(rubric=three))
+    assert refused.status_code == 400 and "must be 4 strings" in refused.content.decode()
+    refused = client.post("/studio/echo/parts/", parts(clarifications="[{"))
+    assert refused.status_code == 400 and "not valid JSON" in refused.content.decode()
+    refused = client.post("/studio/echo/parts/", parts(clarifications='[{"answer": "a"}]'))
+    assert refused.status_code == 400 and "needs" in refused.content.decode()
