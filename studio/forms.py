@@ -16,6 +16,7 @@ from problems.package import (
     COMPARES,
     DRIVERS,
     MAX_SOURCE_BYTES,
+    TAGS,
     Clarification,
     Grading,
     Package,
@@ -233,3 +234,74 @@ class WrongForm(forms.Form):
     verdict = forms.ChoiceField(choices=[(v, v) for v in VERDICT_PRIORITY if v != "AC"])
     why = forms.CharField(max_length=300)
     code = forms.CharField(strip=False, widget=_CODE, max_length=MAX_SOURCE_BYTES)
+
+
+class TestForm(forms.Form):
+    """One test: input and expected as JSON, each checked on its own field."""
+
+    __test__ = False  # not a pytest class
+
+    name = forms.CharField(max_length=120)
+    visibility = forms.ChoiceField(choices=[("public", "public"), ("hidden", "hidden")])
+    tag = forms.ChoiceField(choices=[(t, t) for t in TAGS])
+    group = forms.CharField(max_length=60, required=False)
+    compare = forms.ChoiceField(
+        choices=[("", "(the problem's)")] + [(c, c) for c in COMPARES], required=False,
+        label="Compare override",
+    )
+    input = forms.CharField(strip=False, label="Input (JSON)", widget=forms.Textarea(
+        attrs=_TEXTAREA | {"class": "studio-code", "rows": 4}))
+    expected = forms.CharField(strip=False, required=False, label="Expected (JSON)",
+                               widget=forms.Textarea(
+                                   attrs=_TEXTAREA | {"class": "studio-code", "rows": 4}))
+    fill_expected = forms.BooleanField(required=False,
+                                       label="Fill expected from the reference")
+
+    @staticmethod
+    def _json(text: str, what: str) -> Any:
+        try:
+            return json.loads(text)
+        except ValueError as exc:
+            raise forms.ValidationError(f"{what} is not valid JSON: {exc}") from exc
+
+    def clean_input(self) -> Any:
+        return self._json(self.cleaned_data["input"], "the input")
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        if "expected" in self.errors:
+            return data
+        text = data.get("expected", "")
+        if data.get("fill_expected"):
+            data["expected_value"] = None
+        elif not text.strip():
+            self.add_error("expected", "give the expected output, or fill it from the reference")
+        else:
+            try:
+                data["expected_value"] = self._json(text, "the expected output")
+            except forms.ValidationError as exc:
+                self.add_error("expected", exc)
+        return data
+
+    def test(self) -> dict[str, Any]:
+        data = self.cleaned_data
+        return {
+            "name": data["name"],
+            "input": data["input"],
+            "expected": data["expected_value"],
+            "tag": data["tag"],
+            "group": data["group"] or None,
+            "compare": data["compare"] or None,
+        }
+
+    @classmethod
+    def initial_from(cls, test: dict[str, Any], visibility: str) -> dict[str, Any]:
+        return {
+            "name": test["name"],
+            "visibility": visibility,
+            "tag": test.get("tag", "correctness"),
+            "group": test.get("group", ""),
+            "compare": test.get("compare", ""),
+            "input": json.dumps(test["input"], allow_nan=True, ensure_ascii=False),
+            "expected": json.dumps(test["expected"], allow_nan=True, ensure_ascii=False),
+        }

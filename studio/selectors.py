@@ -97,3 +97,33 @@ def regrade_transitions(regrade: Regrade) -> list[tuple[str, str, int]]:
         regrade.items.filter(changed=True).values_list("old_verdict", "new_verdict")
     )
     return [(old, new, count) for (old, new), count in pairs.most_common()]
+
+
+@dataclass(frozen=True)
+class TestRow:
+    """A test as the studio's table shows it (input and expected clipped for the table)."""
+
+    __test__ = False  # not a pytest class
+
+    where: str  # public | hidden
+    index: int
+    name: str
+    tag: str
+    group: str
+    compare: str
+    input_text: str
+    expected_text: str
+
+
+def _clipped(value: Any, limit: int = 80) -> str:
+    text = json.dumps(value, allow_nan=True, ensure_ascii=False)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def test_rows(version: ProblemVersion) -> list[TestRow]:
+    return [
+        TestRow(where, index, t["name"], t.get("tag", "correctness"), t.get("group") or "",
+                t.get("compare") or "", _clipped(t["input"]), _clipped(t["expected"]))
+        for where, tests in (("public", version.public_tests), ("hidden", version.hidden_tests))
+        for index, t in enumerate(tests)
+    ]

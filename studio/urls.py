@@ -17,6 +17,12 @@ urlpatterns = [
     path("<slug:slug>/statement/preview/", views.statement_preview, name="preview"),
     path("<slug:slug>/tests/", views.tests_save, name="tests"),
     path("<slug:slug>/parts/", views.parts_save, name="parts"),
+    path("<slug:slug>/test/", views.test_save, name="test_save"),
+    path(
+        "<slug:slug>/test/<str:where>/<int:index>/<str:op>/",
+        views.test_action,
+        name="test_action",
+    ),
     path("<slug:slug>/wrong/", views.wrong_add, name="wrong_add"),
     path("<slug:slug>/wrong/<int:index>/delete/", views.wrong_delete, name="wrong_delete"),
     path("<slug:slug>/export.zip", views.problem_export, name="export"),

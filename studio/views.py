@@ -25,7 +25,15 @@ from problems.models import Problem, ProblemVersion
 from problems.package import PackageError, WrongSolution
 from problems.services import problem_to_package
 from studio import authoring, selectors, services
-from studio.forms import ImportForm, NewProblemForm, PartsForm, StatementForm, TestsForm, WrongForm
+from studio.forms import (
+    ImportForm,
+    NewProblemForm,
+    PartsForm,
+    StatementForm,
+    TestForm,
+    TestsForm,
+    WrongForm,
+)
 from studio.models import Regrade
 from studio.permissions import problem_can_edit
 
@@ -151,9 +159,18 @@ def _problem_page(
     tests_form: TestsForm | None = None,
     parts_form: PartsForm | None = None,
     wrong_form: WrongForm | None = None,
+    test_form: TestForm | None = None,
+    editing: tuple[str, int] | None = None,
     status: int = 200,
 ) -> HttpResponse:
     latest = selectors.version_latest(problem)
+    editing = editing or _editing(request, latest)
+    if test_form is None:
+        test_form = TestForm(initial={"visibility": "public", "tag": "correctness"})
+        if editing is not None and latest is not None:
+            where, index = editing
+            test = (latest.public_tests if where == "public" else latest.hidden_tests)[index]
+            test_form = TestForm(initial=TestForm.initial_from(test, where))
     if parts_form is None and latest is not None:
         parts_form = PartsForm(
             initial=PartsForm.initial_from(problem_to_package(problem=problem, version=latest))
@@ -180,6 +197,9 @@ def _problem_page(
         "tests_form": tests_form,
         "parts_form": parts_form,
         "wrong_form": wrong_form or WrongForm(),
+        "test_form": test_form,
+        "editing": editing,
+        "test_rows": selectors.test_rows(latest) if latest else [],
         "can_edit": problem_can_edit(user=request.user, problem=problem),
         "coauthors": list(problem.coauthors.order_by("username")),
     }
@@ -255,6 +275,16 @@ def tests_save(request: HttpRequest, slug: str) -> HttpResponse:
     else:
         messages.info(request, f"Nothing changed: v{version.number} already has these tests.")
     return _version_url(version)
+
+
+def _editing(request: HttpRequest, latest: ProblemVersion | None) -> tuple[str, int] | None:
+    """`?edit=public:2`: the test the form is filled with (ignored when there is none)."""
+    where, _, number = request.GET.get("edit", "").partition(":")
+    if latest is None or where not in ("public", "hidden") or not number.isdigit():
+        return None
+    index = int(number)
+    rows = latest.public_tests if where == "public" else latest.hidden_tests
+    return (where, index) if index < len(rows) else None
 
 
 def _version_context(request: HttpRequest, version: ProblemVersion) -> dict[str, Any]:
@@ -472,3 +502,64 @@ def wrong_delete(request: HttpRequest, slug: str, index: int) -> HttpResponse:
     )
     _parts_saved(request, problem, new)
     return _problem_page_redirect(problem, "wrong")
+
+
+def _test_saved(request: HttpRequest, version: ProblemVersion, created: bool) -> HttpResponse:
+    if created:
+        messages.success(request, f"Saved as draft v{version.number}. Validate it, then make it "
+                         "live.")
+    else:
+        messages.info(request, f"Nothing changed: v{version.number} already has these tests.")
+    return _problem_page_redirect(version.problem, "test-table")
+
+
+@author_required
+@require_POST
+def test_save(request: HttpRequest, slug: str) -> HttpResponse:
+    """Add a test, or (with `where` and `index`) replace one; the expected output can be filled
+    from the reference, graded in the sandbox."""
+    problem = _editable(request, slug)
+    form = TestForm(request.POST)
+    where, index = request.POST.get("where", ""), request.POST.get("index", "")
+    editing = (where, int(index)) if where in ("public", "hidden") and index.isdigit() else None
+    if not form.is_valid():
+        return _problem_page(request, problem, test_form=form, editing=editing, status=400)
+    test = form.test()
+    try:
+        if form.cleaned_data["fill_expected"]:
+            test["expected"] = authoring.expected_from_reference(
+                problem=problem, test_input=test["input"]
+            )
+        version, created = authoring.test_edit(
+            problem=problem,
+            user=_user(request),
+            op="update" if editing else "add",
+            where=editing[0] if editing else form.cleaned_data["visibility"],
+            index=editing[1] if editing else None,
+            to=form.cleaned_data["visibility"],
+            test=test,
+        )
+    except PackageError as exc:
+        form.add_error(None, f"{exc.field}: {exc.problem}")
+        return _problem_page(request, problem, test_form=form, editing=editing, status=400)
+    except services.ProblemActionError as exc:
+        form.add_error(None, exc.message)
+        return _problem_page(request, problem, test_form=form, editing=editing, status=400)
+    return _test_saved(request, version, created)
+
+
+@author_required
+@require_POST
+def test_action(request: HttpRequest, slug: str, where: str, index: int, op: str) -> HttpResponse:
+    """Duplicate or delete one test."""
+    problem = _editable(request, slug)
+    if op not in ("duplicate", "delete"):
+        raise Http404("no such action")
+    try:
+        version, created = authoring.test_edit(
+            problem=problem, user=_user(request), op=op, where=where, index=index
+        )
+    except (PackageError, services.ProblemActionError) as exc:
+        messages.error(request, str(exc))
+        return _problem_page_redirect(problem, "test-table")
+    return _test_saved(request, version, created)
