@@ -54,3 +54,16 @@ def test_sessions_scorecards_questions_and_notes_are_in_the_admin(admin_client: 
     # the status is the derived one: the deadline has passed, so it reads finished
     listing = admin_client.get("/admin/interviews/interviewsession/").content.decode()
     assert "finished" in listing
+
+
+def test_versions_are_read_only_in_the_admin(admin_client: Client) -> None:
+    problem = tiny_problem()
+    version = problem.versions.get()
+    assert admin_client.get("/admin/problems/problemversion/add/").status_code == 403
+    page = admin_client.get(f"/admin/problems/problemversion/{version.pk}/change/")
+    assert page.status_code == 200
+    assert 'name="tests_hash"' not in page.content.decode()
+    # publishing is the studio's (it checks validation), not a checkbox
+    problem_page = admin_client.get(f"/admin/problems/problem/{problem.pk}/change/")
+    assert 'name="published"' not in problem_page.content.decode()
+    assert 'name="coauthors"' in problem_page.content.decode()
