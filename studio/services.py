@@ -369,9 +369,11 @@ def version_make_live(*, version: ProblemVersion) -> Problem:
 
 
 def problem_publish(*, problem: Problem) -> Problem:
-    """Show the problem to candidates; its live version must have passed validation.
+    """Show the problem to candidates; its live version must have passed validation, package
+    checks included.
 
-    (`loadproblems` publishes the bank directly: the test suite validates the bank.)
+    (`loadproblems` publishes the bank directly and leaves it pending validation: the beat
+    queues it, and a bank problem that fails is withdrawn by `Problem.objects.offered()`.)
     """
     with transaction.atomic():
         problem = Problem.objects.select_for_update().get(pk=problem.pk)
@@ -383,6 +385,13 @@ def problem_publish(*, problem: Problem) -> Problem:
             raise ProblemActionError(
                 "not_validated",
                 f"the live version v{live.number} has not passed validation ({state})",
+            )
+        # The package checks (bank quality: enough tests, wrong solutions, hints, rubric...)
+        # warn on a version, which may still go live for a fix; they block publishing.
+        issues = (live.validation_report.get("lint") or {}).get("issues") or []
+        if issues:
+            raise ProblemActionError(
+                "package_checks", f"the package checks of v{live.number} fail: {'; '.join(issues)}"
             )
         problem.published = True
         problem.save(update_fields=["published", "updated_at"])

@@ -9,7 +9,14 @@ from django.test import Client
 from grading.services import GradingError, submission_create
 from problems.models import Problem, ProblemVersion
 from problems.services import BANK_DIR
-from studio.services import validations_requeue_stale, version_create
+from studio import validation
+from studio.services import (
+    ProblemActionError,
+    problem_publish,
+    problem_solutions,
+    validations_requeue_stale,
+    version_create,
+)
 from tests.factories import tiny_problem, user_with_role
 
 pytestmark = pytest.mark.django_db
@@ -19,7 +26,7 @@ def offered_slugs() -> set[str]:
     return set(Problem.objects.offered().values_list("slug", flat=True))
 
 
-def test_offered_is_published_with_a_live_version_whose_validation_did_not_fail() -> None:
+def test_offered_is_published_and_not_failed_validation() -> None:
     # given a pending, a passed, a failed, an unpublished and a versionless problem
     pending = tiny_problem("pending")
     passed = tiny_problem("passed")
@@ -29,8 +36,9 @@ def test_offered_is_published_with_a_live_version_whose_validation_did_not_fail(
                            published=True)
     ProblemVersion.objects.filter(problem=passed).update(validation="passed")
     ProblemVersion.objects.filter(problem=failed).update(validation="failed")
-    # then only the pending and the passed ones are offered
-    assert offered_slugs() == {pending.slug, passed.slug}
+    # then the failed and the unpublished ones are not offered (the versionless one is listed,
+    # but nothing can be started or submitted on it: those paths need a live version)
+    assert offered_slugs() == {pending.slug, passed.slug, "empty"}
 
 
 def test_a_failed_problem_is_refused_on_every_candidate_path() -> None:
@@ -63,3 +71,18 @@ def test_loadproblems_leaves_the_bank_pending_and_the_sweeper_queues_it_but_not_
     assert draft.enqueued_at is None and draft.validation == "draft"
     # and a second pass right after sends nothing again
     assert validations_requeue_stale() == 0
+
+
+def test_publishing_needs_the_package_checks_green() -> None:
+    problem = tiny_problem(published=False)
+    current = validation.solutions_hash(problem_solutions(problem))
+    lint = validation.lint_check(["needs at least 12 hidden tests"])
+    ProblemVersion.objects.filter(problem=problem).update(
+        validation="passed", validation_report={"solutions_hash": current, "lint": lint}
+    )
+    with pytest.raises(ProblemActionError, match="package checks of v1 fail: needs at least 12"):
+        problem_publish(problem=problem)
+    ProblemVersion.objects.filter(problem=problem).update(
+        validation_report={"solutions_hash": current, "lint": validation.lint_check([])}
+    )
+    assert problem_publish(problem=problem).published
