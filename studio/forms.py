@@ -23,6 +23,7 @@ from problems.package import (
     PackageError,
     RubricCriterion,
 )
+from studio.generators import GeneratorError, input_generate
 
 _TEXTAREA = {"rows": 18, "spellcheck": "false", "autocomplete": "off"}
 
@@ -256,6 +257,10 @@ class TestForm(forms.Form):
                                    attrs=_TEXTAREA | {"class": "studio-code", "rows": 4}))
     fill_expected = forms.BooleanField(required=False,
                                        label="Fill expected from the reference")
+    generate = forms.BooleanField(
+        required=False, label='The input is a seeded generator template ("$ints(n, lo, hi)"…)'
+    )
+    seed = forms.IntegerField(required=False, min_value=0, initial=1)
 
     @staticmethod
     def _json(text: str, what: str) -> Any:
@@ -267,8 +272,18 @@ class TestForm(forms.Form):
     def clean_input(self) -> Any:
         return self._json(self.cleaned_data["input"], "the input")
 
+    def _generated(self, data: dict[str, Any]) -> None:
+        """Replace a generator template by the input it stands for (errors on the input)."""
+        if not data.get("generate") or "input" not in data:
+            return
+        try:
+            data["input"] = input_generate(data["input"], seed=data.get("seed") or 0)
+        except GeneratorError as exc:
+            self.add_error("input", f"generator: {exc}")
+
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
+        self._generated(data)
         if "expected" in self.errors:
             return data
         text = data.get("expected", "")
