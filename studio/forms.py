@@ -135,6 +135,11 @@ class PartsForm(forms.Form):
         label='Rubric (JSON: [{"criterion", "weight", "strong", "levels": [4 anchors]}])',
         strip=False, required=False, widget=forms.Textarea(attrs=_TEXTAREA | {"rows": 8}),
     )
+    title = forms.CharField(max_length=200)
+    difficulty = forms.ChoiceField(choices=[(d, d) for d in ("easy", "medium", "hard")])
+    queue = forms.ChoiceField(choices=[("cpu", "cpu"), ("gpu", "gpu")])
+    kind = forms.ChoiceField(choices=[("implement", "implement"), ("debug", "debug")])
+    topics = forms.CharField(required=False, help_text="comma-separated")
     driver = forms.ChoiceField(choices=[(d, d) for d in DRIVERS])
     entry = forms.CharField(max_length=60, required=False)
     compare = forms.ChoiceField(choices=[(c, c) for c in COMPARES])
@@ -143,7 +148,8 @@ class PartsForm(forms.Form):
 
     CODE_FIELDS = ("starter_code", "reference_code", "driver_code", "checker_code",
                    "support_code", "hints", "follow_ups", "clarifications", "rubric")
-    SETTING_FIELDS = ("driver", "entry", "compare", "float_rel", "float_abs")
+    SETTING_FIELDS = ("title", "difficulty", "queue", "kind", "topics", "driver", "entry",
+                      "compare", "float_rel", "float_abs")
 
     def code_fields(self) -> list[forms.BoundField]:
         return [self[name] for name in self.CODE_FIELDS]
@@ -155,6 +161,11 @@ class PartsForm(forms.Form):
     def initial_from(cls, package: Package) -> dict[str, Any]:
         grading = package.grading
         return {
+            "title": package.title,
+            "difficulty": package.difficulty,
+            "queue": package.queue,
+            "kind": package.kind,
+            "topics": ", ".join(package.topics),
             "starter_code": package.starter_code,
             "reference_code": package.reference_code,
             "driver_code": package.driver_code,
@@ -212,6 +223,11 @@ class PartsForm(forms.Form):
     def parts(self) -> dict[str, Any]:
         data = self.cleaned_data
         return {
+            "title": data["title"],
+            "difficulty": data["difficulty"],
+            "queue": data["queue"],
+            "kind": data["kind"],
+            "topics": tuple(t.strip() for t in data["topics"].split(",") if t.strip()),
             "starter_code": data["starter_code"],
             "reference_code": data["reference_code"],
             "driver_code": data["driver_code"],

@@ -91,6 +91,8 @@ def parts(**changes: str) -> dict[str, str]:
         "driver_code": "", "checker_code": "", "support_code": "",
         "hints": "Think about identity.\nReturn the input.",
         "follow_ups": "", "driver": "function", "entry": "solve", "compare": "exact",
+        "title": "Echo", "difficulty": "easy", "queue": "cpu", "kind": "implement",
+        "topics": "basics, warm-up",
         "float_rel": "1e-6", "float_abs": "1e-9",
     } | changes
 
@@ -104,6 +106,9 @@ def test_code_and_hints_save_on_the_problem_and_grading_changes_make_a_draft(
     problem = Problem.objects.get(slug="echo")
     assert problem.hints == ["Think about identity.", "Return the input."]
     assert problem.versions.count() == 1  # hints and starter are not graded behaviour
+    client.post("/studio/echo/parts/", parts(title="Echo!", topics="a, b", difficulty="hard"))
+    problem.refresh_from_db()
+    assert (problem.title, problem.topics, problem.difficulty) == ("Echo!", ["a", "b"], "hard")
     client.post("/studio/echo/parts/", parts(compare="float", float_rel="0.01"))
     v2 = problem.versions.get(number=2)
     assert v2.compare["mode"] == "float" and v2.compare["float_rel"] == 0.01
