@@ -44,8 +44,8 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "rest_framework",
-    "rest_framework.authtoken",
     "drf_spectacular",
+    "drf_spectacular_sidecar",  # Swagger UI's files, served by us: /api/docs works offline
     "channels",
     "core",
     "problems",
@@ -145,8 +145,9 @@ CHANNEL_LAYERS = {
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
+        # First, so a bad or missing token is a 401 with WWW-Authenticate, not a 403.
+        "core.authentication.HashedTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
-        "rest_framework.authentication.TokenAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
@@ -186,6 +187,9 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Mock coding interviews for AI/ML infrastructure.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
 }
 
 # --- Celery: the broker is Redis; results live in the database, not in Celery. ---
@@ -265,6 +269,11 @@ ONSITE_CLARIFY_THRESHOLD = env_float("ONSITE_CLARIFY_THRESHOLD", 0.45)
 ONSITE_CLARIFY_MODEL_DIR = env_str("ONSITE_CLARIFY_MODEL_DIR", "")
 # Another embedding function (a dotted path), instead of the model; the unit tests' seam.
 ONSITE_CLARIFY_EMBEDDER = env_str("ONSITE_CLARIFY_EMBEDDER", "")
+CELERY_BEAT_SCHEDULE["sweep-pending-validations"] = {
+    "task": "studio.tasks.sweep_pending_validations",
+    "schedule": env_float("ONSITE_SWEEP_INTERVAL_SECONDS", 30.0),
+    "options": {"queue": "cpu", "expires": 60},
+}
 CELERY_BEAT_SCHEDULE["expire-interview-sessions"] = {
     "task": "interviews.tasks.sessions_expire_overdue",
     "schedule": env_float("ONSITE_SESSION_SWEEP_SECONDS", 5.0),

@@ -6,8 +6,16 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+from studio import account
+
 urlpatterns = [
     path("admin/", admin.site.urls),
+    path("accounts/tokens/", account.tokens_page, name="account-tokens"),
+    path(
+        "accounts/tokens/<int:token_id>/revoke/",
+        account.token_revoke_view,
+        name="account-token-revoke",
+    ),
     path("accounts/", include("django.contrib.auth.urls")),
     path("api/schema", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),

@@ -13,7 +13,7 @@ from problems.models import Problem
 def problem_list_published() -> QuerySet[Problem]:
     """Published problems, by title, with only the columns the list page shows."""
     return (
-        Problem.objects.filter(published=True)
+        Problem.objects.offered()
         .order_by("title")
         .only("slug", "title", "difficulty", "topics", "kind", "queue")
     )
@@ -27,5 +27,5 @@ def problem_get_visible(*, slug: str, user: AbstractBaseUser | AnonymousUser) ->
     """
     problems = Problem.objects.all()
     if not getattr(user, "is_staff", False):
-        problems = problems.filter(published=True)
+        problems = problems.offered()
     return get_object_or_404(problems, slug=slug)

@@ -81,7 +81,7 @@ def submission_create(*, user: User, problem_slug: str, code: str, mode: str) ->
     if mode not in Submission.Mode.values:
         raise GradingError("bad_mode", f"mode must be one of {', '.join(Submission.Mode.values)}")
     _validate_code(code)
-    problem = Problem.objects.filter(slug=problem_slug, published=True).first()
+    problem = Problem.objects.offered().filter(slug=problem_slug).first()
     if problem is None or problem.live_version is None:
         raise GradingError("unknown_problem", f"no published problem {problem_slug!r}")
     with transaction.atomic():

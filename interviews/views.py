@@ -83,7 +83,7 @@ def session_list(request: HttpRequest) -> HttpResponse:
     """`/sessions/`: my sessions; start a solo one; interviewers schedule a live one."""
     context = {
         "sessions": selectors.sessions_of(request.user)[:50],
-        "problems": Problem.objects.filter(published=True, live_version__isnull=False)
+        "problems": Problem.objects.offered().filter(live_version__isnull=False)
         .order_by("title").only("slug", "title", "difficulty"),
         "default_minutes": settings.ONSITE_SESSION_DEFAULT_MINUTES,
         "is_interviewer": is_interviewer(request.user),

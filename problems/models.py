@@ -9,9 +9,25 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.db import models
 
 from problems.jsonsafe import TaggedFloatDecoder, TaggedFloatEncoder
+
+
+class ProblemQuerySet(models.QuerySet["Problem"]):
+    def offered(self) -> ProblemQuerySet:
+        """What candidates may see, start and submit to: the one definition of it.
+
+        Published, with a live version whose validation has not failed. A version still pending
+        is offered (the bank is loaded published and validated in the background, so a fresh
+        `make run` lists it at once); one the validator failed is withdrawn until fixed.
+        """
+        # (Publishing needs a live version, so a published problem has one; the paths that
+        # grade still check it, as a problem published by hand in a test may not.)
+        return self.filter(published=True).exclude(
+            live_version__validation=ProblemVersion.Validation.FAILED
+        )
 
 
 class Problem(models.Model):
@@ -34,11 +50,24 @@ class Problem(models.Model):
     starter_code = models.TextField(blank=True)
     reference_code = models.TextField()
     published = models.BooleanField(default=False)
+    # Who may edit it in the studio besides admins (bank problems have no owner: admins only).
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="owned_problems",
+    )
+    coauthors = models.ManyToManyField(
+        settings.AUTH_USER_MODEL, blank=True, related_name="coauthored_problems"
+    )
     live_version = models.ForeignKey(
         "ProblemVersion", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+
+    objects = ProblemQuerySet.as_manager()
 
     class Meta:
         ordering = ["title"]
@@ -49,6 +78,9 @@ class Problem(models.Model):
 
 class ProblemVersion(models.Model):
     class Validation(models.TextChoices):
+        # An edit saved in the studio, not yet sent for validation (the sweeper leaves it be).
+        DRAFT = "draft"
+        # Waiting for a worker: asked for in the studio, or loaded from a package.
         PENDING = "pending"
         RUNNING = "running"
         PASSED = "passed"
@@ -81,6 +113,15 @@ class ProblemVersion(models.Model):
     claim_token = models.UUIDField(null=True, blank=True)
     lease_until = models.DateTimeField(null=True, blank=True)
     enqueued_at = models.DateTimeField(null=True, blank=True)
+    # The history: who saved this version and what it changed from the one before.
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+    change_note = models.CharField(max_length=500, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -26,7 +26,7 @@ log = logging.getLogger(__name__)
 BANK_DIR = Path(__file__).resolve().parent / "bank"
 
 
-def _problem_fields(package: Package) -> dict[str, Any]:
+def problem_fields(package: Package) -> dict[str, Any]:
     return {
         "title": package.title,
         "difficulty": package.difficulty,
@@ -71,7 +71,7 @@ def problem_load(*, package: Package, publish: bool = True) -> tuple[Problem, bo
     once; a later one is left for the author to review (regrade, then make live).
     """
     problem, _ = Problem.objects.update_or_create(
-        slug=package.slug, defaults=_problem_fields(package)
+        slug=package.slug, defaults=problem_fields(package)
     )
     latest = problem.versions.order_by("-number").first()
     if latest is not None and latest.tests_hash == package.tests_hash:

@@ -31,15 +31,20 @@ class ProblemAdmin(admin.ModelAdmin):
         "difficulty",
         "queue",
         "published",
+        "owner",
         "live_version_number",
         "live_validation",
         "version_count",
         "updated_at",
     ]
     list_filter = ["difficulty", "queue", "published", "kind"]
-    search_fields = ["slug", "title"]
-    list_select_related = ["live_version"]
+    search_fields = ["slug", "title", "owner__username"]
+    list_select_related = ["live_version", "owner"]
     actions = ["validate_live_version"]
+    autocomplete_fields = ["owner"]
+    filter_horizontal = ["coauthors"]
+    # Publishing and going live have rules (a validated live version): the studio applies them.
+    readonly_fields = ["published", "live_version"]
 
     @admin.display(description="live")
     def live_version_number(self, problem: Problem) -> str:
@@ -76,8 +81,18 @@ class ProblemVersionAdmin(admin.ModelAdmin):
     list_filter = ["validation", "problem__queue"]
     search_fields = ["problem__slug"]
     list_select_related = ["problem"]
-    readonly_fields = ["validation", "validation_report", "validation_started_at", "validated_at"]
     actions = ["validate"]
+
+    # A version is made by the package reader (studio edits, loadproblems, an import), which
+    # computes its tests hash and checks its tests; the admin only shows it, so a made-up hash
+    # or a malformed test can never be typed in here.
+    def get_readonly_fields(
+        self, request: HttpRequest, obj: ProblemVersion | None = None
+    ) -> list[str]:
+        return [f.name for f in ProblemVersion._meta.concrete_fields]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
 
     @admin.display(boolean=True, description="live")
     def is_live(self, version: ProblemVersion) -> bool:

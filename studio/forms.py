@@ -4,18 +4,33 @@ put back on the field they came from."""
 
 from __future__ import annotations
 
+import json
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 from django import forms
 
-from problems.package import MAX_SOURCE_BYTES, PackageError
+from core.verdicts import PRIORITY as VERDICT_PRIORITY
+from problems.package import (
+    COMPARES,
+    DRIVERS,
+    MAX_SOURCE_BYTES,
+    TAGS,
+    Clarification,
+    Grading,
+    Package,
+    PackageError,
+    RubricCriterion,
+)
+from studio.generators import GeneratorError, input_generate
 
 _TEXTAREA = {"rows": 18, "spellcheck": "false", "autocomplete": "off"}
 
 # Which form field a package error belongs to, by the file the package reader names.
 FIELD_FOR_FILE = {"public.json": "public_tests", "hidden.json": "hidden_tests"}
 LIMIT_FIELDS = ("test_wall_seconds", "test_cpu_seconds", "memory_mb")
+RESERVED_SLUGS = frozenset({"new", "import"})  # studio URLs beside /studio/<slug>/
 
 
 class StatementForm(forms.Form):
@@ -59,3 +74,265 @@ class TestsForm(forms.Form):
         if field is None:
             message = f"{file}: {message}"
         self.add_error(field, message)
+
+
+def _lines(text: str) -> tuple[str, ...]:
+    return tuple(line.strip() for line in text.splitlines() if line.strip())
+
+
+class NewProblemForm(forms.Form):
+    slug = forms.SlugField(max_length=80, help_text="lowercase words joined by '-'")
+    title = forms.CharField(max_length=200)
+    difficulty = forms.ChoiceField(choices=[(d, d) for d in ("easy", "medium", "hard")],
+                                   initial="medium")
+    queue = forms.ChoiceField(choices=[("cpu", "cpu"), ("gpu", "gpu")], initial="cpu")
+    kind = forms.ChoiceField(choices=[("implement", "implement"), ("debug", "debug")],
+                             initial="implement")
+    topics = forms.CharField(required=False, help_text="comma-separated")
+    entry = forms.RegexField(regex=r"^[A-Za-z_]\w*$", initial="solve", max_length=60,
+                             label="Function or class the candidate writes")
+
+    def clean_slug(self) -> str:
+        slug: str = self.cleaned_data["slug"]
+        if slug in RESERVED_SLUGS:
+            raise forms.ValidationError(f"{slug!r} is a studio page; choose another slug")
+        return slug
+
+    def clean_topics(self) -> tuple[str, ...]:
+        return tuple(t.strip() for t in self.cleaned_data["topics"].split(",") if t.strip())
+
+
+class ImportForm(forms.Form):
+    archive = forms.FileField(label="Package .zip")
+
+
+_CODE = forms.Textarea(attrs=_TEXTAREA | {"class": "studio-code", "rows": 14})
+
+
+class PartsForm(forms.Form):
+    """Every part of the package that is code or prose, plus the grading settings."""
+
+    starter_code = forms.CharField(label="Starter (starter.py)", strip=False, required=False,
+                                   widget=_CODE, max_length=MAX_SOURCE_BYTES)
+    reference_code = forms.CharField(label="Reference (reference.py)", strip=False,
+                                     widget=_CODE, max_length=MAX_SOURCE_BYTES)
+    driver_code = forms.CharField(label="Driver (driver.py, for a custom driver)", strip=False,
+                                  required=False, widget=_CODE, max_length=MAX_SOURCE_BYTES)
+    checker_code = forms.CharField(label="Checker (checker.py, for compare = checker)",
+                                   strip=False, required=False, widget=_CODE,
+                                   max_length=MAX_SOURCE_BYTES)
+    support_code = forms.CharField(label="Support module (support.py)", strip=False,
+                                   required=False, widget=_CODE, max_length=MAX_SOURCE_BYTES)
+    hints = forms.CharField(label="Hints (one per line, in the order they unlock)",
+                            required=False, widget=forms.Textarea(attrs={"rows": 4}))
+    follow_ups = forms.CharField(label="Follow-up questions (one per line)", required=False,
+                                 widget=forms.Textarea(attrs={"rows": 3}))
+    clarifications = forms.CharField(
+        label='Clarifications (JSON: [{"question", "answer", "key": true|false}])',
+        strip=False, required=False, widget=forms.Textarea(attrs=_TEXTAREA | {"rows": 6}),
+    )
+    rubric = forms.CharField(
+        label='Rubric (JSON: [{"criterion", "weight", "strong", "levels": [4 anchors]}])',
+        strip=False, required=False, widget=forms.Textarea(attrs=_TEXTAREA | {"rows": 8}),
+    )
+    title = forms.CharField(max_length=200)
+    difficulty = forms.ChoiceField(choices=[(d, d) for d in ("easy", "medium", "hard")])
+    queue = forms.ChoiceField(choices=[("cpu", "cpu"), ("gpu", "gpu")])
+    kind = forms.ChoiceField(choices=[("implement", "implement"), ("debug", "debug")])
+    topics = forms.CharField(required=False, help_text="comma-separated")
+    driver = forms.ChoiceField(choices=[(d, d) for d in DRIVERS])
+    entry = forms.CharField(max_length=60, required=False)
+    compare = forms.ChoiceField(choices=[(c, c) for c in COMPARES])
+    float_rel = forms.FloatField(min_value=0)
+    float_abs = forms.FloatField(min_value=0)
+
+    CODE_FIELDS = ("starter_code", "reference_code", "driver_code", "checker_code",
+                   "support_code", "hints", "follow_ups", "clarifications", "rubric")
+    SETTING_FIELDS = ("title", "difficulty", "queue", "kind", "topics", "driver", "entry",
+                      "compare", "float_rel", "float_abs")
+
+    def code_fields(self) -> list[forms.BoundField]:
+        return [self[name] for name in self.CODE_FIELDS]
+
+    def setting_fields(self) -> list[forms.BoundField]:
+        return [self[name] for name in self.SETTING_FIELDS]
+
+    @classmethod
+    def initial_from(cls, package: Package) -> dict[str, Any]:
+        grading = package.grading
+        return {
+            "title": package.title,
+            "difficulty": package.difficulty,
+            "queue": package.queue,
+            "kind": package.kind,
+            "topics": ", ".join(package.topics),
+            "starter_code": package.starter_code,
+            "reference_code": package.reference_code,
+            "driver_code": package.driver_code,
+            "checker_code": package.checker_code,
+            "support_code": package.support_code,
+            "hints": "\n".join(package.hints),
+            "follow_ups": "\n".join(package.follow_ups),
+            "clarifications": json.dumps(
+                [asdict(c) for c in package.clarifications], indent=1, ensure_ascii=False
+            ),
+            "rubric": json.dumps(
+                [asdict(r) | {"levels": list(r.levels)} for r in package.rubric],
+                indent=1, ensure_ascii=False,
+            ),
+            "driver": grading.driver,
+            "entry": grading.entry,
+            "compare": grading.compare,
+            "float_rel": grading.float_rel,
+            "float_abs": grading.float_abs,
+        }
+
+    def _json_list(self, name: str) -> list[dict[str, Any]]:
+        text = self.cleaned_data.get(name, "").strip() or "[]"
+        try:
+            value = json.loads(text)
+        except ValueError as exc:
+            raise forms.ValidationError(f"not valid JSON: {exc}") from exc
+        if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
+            raise forms.ValidationError("must be a JSON list of objects")
+        return value
+
+    def clean_clarifications(self) -> tuple[Clarification, ...]:
+        items = self._json_list("clarifications")
+        try:
+            return tuple(
+                Clarification(str(c["question"]), str(c["answer"]), bool(c.get("key", False)))
+                for c in items
+            )
+        except KeyError as exc:
+            raise forms.ValidationError(f"each clarification needs {exc}") from exc
+
+    def clean_rubric(self) -> tuple[RubricCriterion, ...]:
+        items = self._json_list("rubric")
+        try:
+            return tuple(
+                RubricCriterion(
+                    str(r["criterion"]), r.get("weight", 1), str(r["strong"]),
+                    tuple(r.get("levels", ())),
+                )
+                for r in items
+            )
+        except (KeyError, TypeError) as exc:
+            raise forms.ValidationError(f"each criterion needs {exc}") from exc
+
+    def parts(self) -> dict[str, Any]:
+        data = self.cleaned_data
+        return {
+            "title": data["title"],
+            "difficulty": data["difficulty"],
+            "queue": data["queue"],
+            "kind": data["kind"],
+            "topics": tuple(t.strip() for t in data["topics"].split(",") if t.strip()),
+            "starter_code": data["starter_code"],
+            "reference_code": data["reference_code"],
+            "driver_code": data["driver_code"],
+            "checker_code": data["checker_code"],
+            "support_code": data["support_code"],
+            "hints": _lines(data["hints"]),
+            "follow_ups": _lines(data["follow_ups"]),
+            "clarifications": data["clarifications"],
+            "rubric": data["rubric"],
+            "grading": Grading(driver=data["driver"], entry=data["entry"],
+                               compare=data["compare"], float_rel=data["float_rel"],
+                               float_abs=data["float_abs"]),
+        }
+
+
+class WrongForm(forms.Form):
+    """A known-wrong solution: its file, the verdict it must get, and why."""
+
+    file = forms.RegexField(regex=r"^wrong/[a-z0-9_]+\.py$", max_length=80,
+                            initial="wrong/", help_text="wrong/<name>.py")
+    verdict = forms.ChoiceField(choices=[(v, v) for v in VERDICT_PRIORITY if v != "AC"])
+    why = forms.CharField(max_length=300)
+    code = forms.CharField(strip=False, widget=_CODE, max_length=MAX_SOURCE_BYTES)
+
+
+class TestForm(forms.Form):
+    """One test: input and expected as JSON, each checked on its own field."""
+
+    __test__ = False  # not a pytest class
+
+    name = forms.CharField(max_length=120)
+    visibility = forms.ChoiceField(choices=[("public", "public"), ("hidden", "hidden")])
+    tag = forms.ChoiceField(choices=[(t, t) for t in TAGS])
+    group = forms.CharField(max_length=60, required=False)
+    compare = forms.ChoiceField(
+        choices=[("", "(the problem's)")] + [(c, c) for c in COMPARES], required=False,
+        label="Compare override",
+    )
+    input = forms.CharField(strip=False, label="Input (JSON)", widget=forms.Textarea(
+        attrs=_TEXTAREA | {"class": "studio-code", "rows": 4}))
+    expected = forms.CharField(strip=False, required=False, label="Expected (JSON)",
+                               widget=forms.Textarea(
+                                   attrs=_TEXTAREA | {"class": "studio-code", "rows": 4}))
+    fill_expected = forms.BooleanField(required=False,
+                                       label="Fill expected from the reference")
+    generate = forms.BooleanField(
+        required=False, label='The input is a seeded generator template ("$ints(n, lo, hi)"…)'
+    )
+    seed = forms.IntegerField(required=False, min_value=0, initial=1)
+
+    @staticmethod
+    def _json(text: str, what: str) -> Any:
+        try:
+            return json.loads(text)
+        except ValueError as exc:
+            raise forms.ValidationError(f"{what} is not valid JSON: {exc}") from exc
+
+    def clean_input(self) -> Any:
+        return self._json(self.cleaned_data["input"], "the input")
+
+    def _generated(self, data: dict[str, Any]) -> None:
+        """Replace a generator template by the input it stands for (errors on the input)."""
+        if not data.get("generate") or "input" not in data:
+            return
+        try:
+            data["input"] = input_generate(data["input"], seed=data.get("seed") or 0)
+        except GeneratorError as exc:
+            self.add_error("input", f"generator: {exc}")
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        self._generated(data)
+        if "expected" in self.errors:
+            return data
+        text = data.get("expected", "")
+        if data.get("fill_expected"):
+            data["expected_value"] = None
+        elif not text.strip():
+            self.add_error("expected", "give the expected output, or fill it from the reference")
+        else:
+            try:
+                data["expected_value"] = self._json(text, "the expected output")
+            except forms.ValidationError as exc:
+                self.add_error("expected", exc)
+        return data
+
+    def test(self) -> dict[str, Any]:
+        data = self.cleaned_data
+        return {
+            "name": data["name"],
+            "input": data["input"],
+            "expected": data["expected_value"],
+            "tag": data["tag"],
+            "group": data["group"] or None,
+            "compare": data["compare"] or None,
+        }
+
+    @classmethod
+    def initial_from(cls, test: dict[str, Any], visibility: str) -> dict[str, Any]:
+        return {
+            "name": test["name"],
+            "visibility": visibility,
+            "tag": test.get("tag", "correctness"),
+            "group": test.get("group", ""),
+            "compare": test.get("compare", ""),
+            "input": json.dumps(test["input"], allow_nan=True, ensure_ascii=False),
+            "expected": json.dumps(test["expected"], allow_nan=True, ensure_ascii=False),
+        }

@@ -45,8 +45,10 @@ def _rows(problem: Problem, versions: list[ProblemVersion]) -> list[VersionRow]:
 
 def studio_problems() -> list[tuple[Problem, list[VersionRow]]]:
     """Every problem, by title, with its versions newest first and their validation state."""
-    problems = Problem.objects.order_by("title").prefetch_related(
-        Prefetch("versions", queryset=ProblemVersion.objects.defer(*_HEAVY))
+    problems = (
+        Problem.objects.order_by("title")
+        .select_related("owner")
+        .prefetch_related(Prefetch("versions", queryset=ProblemVersion.objects.defer(*_HEAVY)))
     )
     return [(p, _rows(p, list(p.versions.all()))) for p in problems]
 
@@ -56,7 +58,8 @@ def studio_problem_get(*, slug: str) -> Problem:
 
 
 def studio_versions(problem: Problem) -> list[VersionRow]:
-    return _rows(problem, list(problem.versions.defer(*_HEAVY)))
+    """The problem's versions newest first, with who saved each and what it changed."""
+    return _rows(problem, list(problem.versions.select_related("created_by").defer(*_HEAVY)))
 
 
 def studio_version_get(*, problem: Problem, number: int) -> ProblemVersion:
@@ -94,3 +97,33 @@ def regrade_transitions(regrade: Regrade) -> list[tuple[str, str, int]]:
         regrade.items.filter(changed=True).values_list("old_verdict", "new_verdict")
     )
     return [(old, new, count) for (old, new), count in pairs.most_common()]
+
+
+@dataclass(frozen=True)
+class TestRow:
+    """A test as the studio's table shows it (input and expected clipped for the table)."""
+
+    __test__ = False  # not a pytest class
+
+    where: str  # public | hidden
+    index: int
+    name: str
+    tag: str
+    group: str
+    compare: str
+    input_text: str
+    expected_text: str
+
+
+def _clipped(value: Any, limit: int = 80) -> str:
+    text = json.dumps(value, allow_nan=True, ensure_ascii=False)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def test_rows(version: ProblemVersion) -> list[TestRow]:
+    return [
+        TestRow(where, index, t["name"], t.get("tag", "correctness"), t.get("group") or "",
+                t.get("compare") or "", _clipped(t["input"]), _clipped(t["expected"]))
+        for where, tests in (("public", version.public_tests), ("hidden", version.hidden_tests))
+        for index, t in enumerate(tests)
+    ]

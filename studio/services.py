@@ -11,19 +11,27 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from core.errors import ApplicationError
+from core.roles import is_author
 from grading import jobs
 from grading.judge import JudgeError, judge
 from grading.models import Submission
 from grading.sandboxing import run_budget_seconds
 from grading.services import grade_spec_for
 from problems.models import Problem, ProblemVersion
-from problems.package import MAX_SOURCE_BYTES, Package, package_lint, package_read, package_write
+from problems.package import (
+    MAX_SOURCE_BYTES,
+    Package,
+    package_lint,
+    package_read,
+    package_write,
+)
 from problems.services import problem_to_package, version_fields
 from studio import validation
 from studio.models import Regrade, RegradeItem
@@ -36,6 +44,19 @@ log = logging.getLogger(__name__)
 
 class ProblemActionError(ApplicationError):
     """An authoring action the rules refuse (not_validated, no_version, conflict...)."""
+
+
+def problem_coauthor_add(*, problem: Problem, username: str) -> User:
+    """Let another author edit `problem` (the owner or an admin asks; the view checks)."""
+    user = User.objects.filter(username=username).first()
+    if user is None or not is_author(user):
+        raise ProblemActionError("unknown_author", f"no author called {username!r}")
+    problem.coauthors.add(user)
+    return user
+
+
+def problem_coauthor_remove(*, problem: Problem, user_id: int) -> None:
+    problem.coauthors.remove(user_id)
 
 
 def problem_statement_update(*, problem: Problem, statement_md: str) -> Problem:
@@ -58,6 +79,7 @@ def version_create(
     public_json: str | None = None,
     hidden_json: str | None = None,
     limits: Mapping[str, Any] | None = None,
+    user: User | None = None,
 ) -> tuple[ProblemVersion, bool]:
     """A new version from `base` (default: the newest) with new tests and/or limits.
 
@@ -80,7 +102,7 @@ def version_create(
                 (folder / "tests" / name).write_text(text, encoding="utf-8")
         edited = package_read(folder)
     try:
-        return _version_add(problem=problem, package=edited)
+        return version_store(problem=problem, package=edited, user=user)
     except IntegrityError as exc:
         # Two saves raced for the same version number; the unique constraint kept one.
         raise ProblemActionError(
@@ -88,8 +110,48 @@ def version_create(
         ) from exc
 
 
+# What a change note names, by the version field that changed.
+_NOTED_FIELDS = {
+    "driver": "driver",
+    "driver_code": "driver code",
+    "checker_code": "checker",
+    "support_code": "support module",
+    "compare": "comparison",
+}
+
+
+def version_change_note(base: ProblemVersion | None, fields: Mapping[str, Any]) -> str:
+    """What a new version changes from `base`, in a line the studio's history shows."""
+    if base is None:
+        return "first version"
+    notes: list[str] = []
+    for kind in ("public", "hidden"):
+        old, new = getattr(base, f"{kind}_tests"), fields[f"{kind}_tests"]
+        if old != new:
+            names_old = {t["name"] for t in old}
+            names_new = {t["name"] for t in new}
+            added, removed = len(names_new - names_old), len(names_old - names_new)
+            edited = sum(
+                1 for t in new if t["name"] in names_old and t not in old
+            )
+            parts = [f"+{added}" if added else "", f"-{removed}" if removed else "",
+                     f"~{edited}" if edited else ""]
+            notes.append(f"{kind} tests {' '.join(p for p in parts if p) or 'reordered'}")
+    limit_changes = [
+        f"{name} {base.limits.get(name)}→{value}"
+        for name, value in fields["limits"].items()
+        if base.limits.get(name) != value
+    ]
+    if limit_changes:
+        notes.append("limits: " + ", ".join(limit_changes))
+    notes += [label for name, label in _NOTED_FIELDS.items() if getattr(base, name) != fields[name]]
+    return "; ".join(notes)[:500] or "no graded change"
+
+
 @transaction.atomic
-def _version_add(*, problem: Problem, package: Package) -> tuple[ProblemVersion, bool]:
+def version_store(
+    *, problem: Problem, package: Package, user: User | None = None
+) -> tuple[ProblemVersion, bool]:
     """Add a version for `package`'s graded behaviour unless the newest already has it.
 
     Unlike problem_load, this touches only versions: a statement saved meanwhile by another
@@ -98,10 +160,14 @@ def _version_add(*, problem: Problem, package: Package) -> tuple[ProblemVersion,
     latest = problem.versions.order_by("-number").first()
     if latest is not None and latest.tests_hash == package.tests_hash:
         return latest, False
+    fields = version_fields(package)
     version = ProblemVersion.objects.create(
         problem=problem,
         number=latest.number + 1 if latest else 1,
-        **version_fields(package),
+        validation=ProblemVersion.Validation.DRAFT,
+        created_by=user,
+        change_note=version_change_note(latest, fields),
+        **fields,
     )
     return version, True
 
@@ -187,6 +253,18 @@ def _validation_enqueue(version: ProblemVersion) -> None:
         log.exception("could not enqueue the validation of version %s", version.pk)
         return
     VALIDATIONS.mark_enqueued(version.pk)
+
+
+def validations_requeue_stale() -> int:
+    """Hand out the validations the queue does not have: versions `loadproblems` left pending
+    (it runs before the broker may be up, so it only marks them), and any whose message was
+    lost. Drafts are not waiting for anything and are left alone. Claims are idempotent."""
+    stale = VALIDATIONS.stale(stale_after_seconds=settings.ONSITE_STALE_SUBMISSION_SECONDS)
+    count = 0
+    for version in stale.select_related("problem"):
+        _validation_enqueue(version)
+        count += 1
+    return count
 
 
 def version_validate(*, version: ProblemVersion) -> jobs.Outcome | str:
@@ -291,9 +369,11 @@ def version_make_live(*, version: ProblemVersion) -> Problem:
 
 
 def problem_publish(*, problem: Problem) -> Problem:
-    """Show the problem to candidates; its live version must have passed validation.
+    """Show the problem to candidates; its live version must have passed validation, package
+    checks included.
 
-    (`loadproblems` publishes the bank directly: the test suite validates the bank.)
+    (`loadproblems` publishes the bank directly and leaves it pending validation: the beat
+    queues it, and a bank problem that fails is withdrawn by `Problem.objects.offered()`.)
     """
     with transaction.atomic():
         problem = Problem.objects.select_for_update().get(pk=problem.pk)
@@ -305,6 +385,13 @@ def problem_publish(*, problem: Problem) -> Problem:
             raise ProblemActionError(
                 "not_validated",
                 f"the live version v{live.number} has not passed validation ({state})",
+            )
+        # The package checks (bank quality: enough tests, wrong solutions, hints, rubric...)
+        # warn on a version, which may still go live for a fix; they block publishing.
+        issues = (live.validation_report.get("lint") or {}).get("issues") or []
+        if issues:
+            raise ProblemActionError(
+                "package_checks", f"the package checks of v{live.number} fail: {'; '.join(issues)}"
             )
         problem.published = True
         problem.save(update_fields=["published", "updated_at"])

@@ -11,7 +11,13 @@ from celery import Task, shared_task
 from grading import jobs
 from grading.tasks import job_outcome
 from problems.models import ProblemVersion
-from studio.services import REGRADES, VALIDATIONS, regrade_run, version_validate
+from studio.services import (
+    REGRADES,
+    VALIDATIONS,
+    regrade_run,
+    validations_requeue_stale,
+    version_validate,
+)
 
 AGAIN = (jobs.Outcome.RETRY, jobs.Outcome.BUSY)
 
@@ -35,3 +41,9 @@ def regrade_version(self: Task, regrade_id: int) -> str:
     if result in AGAIN:
         return job_outcome(self, jobs.Outcome(result), REGRADES, regrade_id)
     return str(result)
+
+
+@shared_task
+def sweep_pending_validations() -> int:
+    """Beat: queue the validations `loadproblems` marked pending, and any the queue lost."""
+    return validations_requeue_stale()

@@ -10,10 +10,28 @@ app_name = "studio"
 
 urlpatterns = [
     path("", views.studio_index, name="index"),
+    path("new/", views.problem_new, name="new"),
+    path("import/", views.problem_import, name="import"),
     path("<slug:slug>/", views.studio_problem, name="problem"),
     path("<slug:slug>/statement/", views.statement_save, name="statement"),
     path("<slug:slug>/statement/preview/", views.statement_preview, name="preview"),
     path("<slug:slug>/tests/", views.tests_save, name="tests"),
+    path("<slug:slug>/parts/", views.parts_save, name="parts"),
+    path("<slug:slug>/test/", views.test_save, name="test_save"),
+    path(
+        "<slug:slug>/test/<str:where>/<int:index>/<str:op>/",
+        views.test_action,
+        name="test_action",
+    ),
+    path("<slug:slug>/wrong/", views.wrong_add, name="wrong_add"),
+    path("<slug:slug>/wrong/<int:index>/delete/", views.wrong_delete, name="wrong_delete"),
+    path("<slug:slug>/export.zip", views.problem_export, name="export"),
+    path("<slug:slug>/coauthors/", views.coauthor_add, name="coauthor_add"),
+    path(
+        "<slug:slug>/coauthors/<int:user_id>/remove/",
+        views.coauthor_remove,
+        name="coauthor_remove",
+    ),
     path("<slug:slug>/publish/", views.problem_publish, name="publish"),
     path("<slug:slug>/unpublish/", views.problem_unpublish, name="unpublish"),
     path("<slug:slug>/v<int:number>/", views.version_detail, name="version"),

@@ -96,7 +96,7 @@ def _participant(session_id: int, user: Any) -> tuple[InterviewSession, str]:
 
 
 def _problem(slug: str) -> Problem:
-    problem = Problem.objects.filter(slug=slug, published=True).first()
+    problem = Problem.objects.offered().filter(slug=slug).first()
     if problem is None or problem.live_version_id is None:
         raise SessionError("unknown_problem", f"no published problem {slug!r}")
     return problem

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 from django.test import Client
-from rest_framework.authtoken.models import Token
 
+from core.tokens import token_create
 from grading.models import Submission, TestResult
 from tests.factories import ADD_ONE, tiny_problem, user_with_role
 
@@ -44,12 +44,12 @@ def test_create_returns_id_and_queued_status(candidate_client: Client) -> None:
 
 def test_token_auth_works() -> None:
     tiny_problem()
-    token = Token.objects.create(user=user_with_role("api-user", "candidate"))
+    _, secret = token_create(user=user_with_role("api-user", "candidate"), name="script")
     response = Client().post(
         "/api/submissions",
         {"problem": "add-one", "code": ADD_ONE, "mode": "submit"},
         content_type="application/json",
-        HTTP_AUTHORIZATION=f"Token {token.key}",
+        HTTP_AUTHORIZATION=f"Token {secret}",
     )
     assert response.status_code == 201
 

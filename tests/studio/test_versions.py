@@ -73,7 +73,7 @@ def test_new_hidden_tests_make_a_new_version_and_keep_the_live_one() -> None:
     version, created = version_create(problem=problem, hidden_json=hidden_plus_big(problem))
     assert created and version.number == 2
     assert [t["name"] for t in version.hidden_tests][-1] == "big"
-    assert version.validation == "pending"
+    assert version.validation == "draft"  # an edit is a draft until someone asks to validate it
     problem.refresh_from_db()
     assert problem.live_version is not None and problem.live_version.number == 1
     again, created_again = version_create(problem=problem, hidden_json=hidden_plus_big(problem))
@@ -118,7 +118,7 @@ def test_only_a_validated_version_goes_live_and_past_submissions_keep_theirs() -
     candidate = user_with_role("cand", "candidate")
     old = past_submission(candidate, problem, ADD_ONE, "AC")
     version, _ = version_create(problem=problem, hidden_json=hidden_plus_big(problem))
-    with pytest.raises(ProblemActionError, match=r"v2 has not passed validation \(pending\)"):
+    with pytest.raises(ProblemActionError, match=r"v2 has not passed validation \(draft\)"):
         version_make_live(version=version)
     mark_validated(version)
     assert version_make_live(version=version).live_version == version

@@ -43,13 +43,21 @@ def client_for(user: User) -> Client:
 
 
 @pytest.fixture
-def author() -> Client:
-    return client_for(user_with_role("writer", "author"))
+def writer() -> User:
+    return user_with_role("writer", "author")
 
 
 @pytest.fixture
-def problem() -> Problem:
-    return tiny_problem(published=False)
+def author(writer: User) -> Client:
+    return client_for(writer)
+
+
+@pytest.fixture
+def problem(writer: User) -> Problem:
+    problem = tiny_problem(published=False)
+    problem.owner = writer
+    problem.save()
+    return problem
 
 
 def mark_validated(version: ProblemVersion, report: dict[str, Any] | None = None) -> None:

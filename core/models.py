@@ -1,0 +1,31 @@
+"""API tokens, stored hashed.
+
+DRF's authtoken keeps the key itself in the database (and its admin shows it); here only a
+SHA-256 of the secret is stored, with a short prefix to tell tokens apart. The secret is shown
+once, when it is made. SHA-256 without a salt is enough: the secret is 256 random bits, so there
+is nothing to guess or to look up in a table.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+
+class ApiToken(models.Model):
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens"
+    )
+    name = models.CharField(max_length=80)
+    # The secret's first characters, shown in lists so a user can tell which token is which.
+    prefix = models.CharField(max_length=12)
+    key_hash = models.CharField(max_length=64, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.prefix}…)"
