@@ -14,6 +14,7 @@ from rest_framework.views import APIView
 
 from core.roles import can_see_hidden_tests
 from grading import selectors
+from grading.models import Submission
 from grading.services import GradingError, submission_create
 
 ERROR_STATUS = {"unknown_problem": status.HTTP_404_NOT_FOUND}
@@ -23,7 +24,9 @@ class SubmissionIn(serializers.Serializer[Any]):
     problem = serializers.SlugField(max_length=80)
     # Size is enforced by the service (64 KB, in bytes); this only bounds the parser's work.
     code = serializers.CharField(allow_blank=True, trim_whitespace=False, max_length=1_000_000)
-    mode = serializers.ChoiceField(choices=["run", "submit"])
+    mode = serializers.ChoiceField(choices=Submission.Mode.values)
+    # Mode "custom": the input to run, as JSON in the problem's own test form.
+    input = serializers.JSONField(required=False, allow_null=True)
 
 
 CREATED = inline_serializer(
@@ -69,6 +72,7 @@ class SubmissionListView(APIView):
                 problem_slug=incoming.validated_data["problem"],
                 code=incoming.validated_data["code"],
                 mode=incoming.validated_data["mode"],
+                custom_input=incoming.validated_data.get("input"),
             )
         except GradingError as exc:
             return Response({"detail": exc.message}, status=ERROR_STATUS.get(exc.code, 400))

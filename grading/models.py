@@ -15,6 +15,8 @@ class Submission(models.Model):
     class Mode(models.TextChoices):
         RUN = "run"
         SUBMIT = "submit"
+        CUSTOM = "custom"  # the candidate's own input (grading/scratch.py)
+        SCRIPT = "script"  # the whole file run as a script, for print-debugging
 
     class Status(models.TextChoices):
         QUEUED = "queued"
@@ -35,6 +37,8 @@ class Submission(models.Model):
     )
     mode = models.CharField(max_length=6, choices=Mode.choices)
     code = models.TextField()
+    # A custom run's input (JSON, in the problem's test form); null for every other mode.
+    custom_input = models.JSONField(null=True, blank=True)
     status = models.CharField(
         max_length=10, choices=Status.choices, default=Status.QUEUED, db_index=True
     )

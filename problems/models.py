@@ -34,6 +34,9 @@ class Problem(models.Model):
     starter_code = models.TextField(blank=True)
     reference_code = models.TextField()
     published = models.BooleanField(default=False)
+    # Custom-input runs may show the reference solution's answer (problem.toml's
+    # custom_reference; on by default, as for every practice problem).
+    custom_reference = models.BooleanField(default=True)
     live_version = models.ForeignKey(
         "ProblemVersion", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
