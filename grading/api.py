@@ -1,10 +1,12 @@
-"""REST API: create a submission, read it back."""
+"""REST API: create a submission, read it back, list your own."""
 
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlencode
 
 from django.contrib.auth.models import User
+from django.core.paginator import EmptyPage, Paginator
 from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.request import Request
@@ -52,9 +54,94 @@ DETAIL = inline_serializer(
 ERROR = inline_serializer("Error", {"detail": serializers.CharField()})
 
 
+PAGE_SIZE_DEFAULT = 20
+PAGE_SIZE_MAX = 100
+
+
+class SubmissionListQuery(serializers.Serializer[Any]):
+    page = serializers.IntegerField(min_value=1, default=1)
+    page_size = serializers.IntegerField(
+        min_value=1, max_value=PAGE_SIZE_MAX, default=PAGE_SIZE_DEFAULT
+    )
+    problem = serializers.SlugField(max_length=80, required=False)
+    mode = serializers.ChoiceField(choices=Submission.Mode.values, required=False)
+
+
+SUMMARIES = inline_serializer(
+    "SubmissionSummary",
+    many=True,
+    fields={
+        "id": serializers.IntegerField(),
+        "problem": serializers.CharField(),
+        "mode": serializers.CharField(),
+        "status": serializers.CharField(),
+        "verdict": serializers.CharField(),
+        "passed": serializers.IntegerField(),
+        "total": serializers.IntegerField(),
+        "score": serializers.FloatField(),
+        "by_tag": serializers.DictField(),
+        "worst_by_tag": serializers.DictField(),
+        "created_at": serializers.DateTimeField(),
+        "code": serializers.CharField(),
+    },
+)
+PAGE = inline_serializer(
+    "SubmissionPage",
+    {
+        "count": serializers.IntegerField(),
+        "page": serializers.IntegerField(),
+        "pages": serializers.IntegerField(),
+        "next": serializers.CharField(allow_null=True),
+        "previous": serializers.CharField(allow_null=True),
+        "results": SUMMARIES,
+    },
+)
+
+
 class SubmissionListView(APIView):
     throttle_classes = [ScopedRateThrottle]
     throttle_scope = "submissions"
+
+    def get_throttles(self) -> list[Any]:
+        # Only creating a submission costs sandbox time; reading your list is not rate-limited.
+        return super().get_throttles() if self.request.method == "POST" else []
+
+    @extend_schema(
+        parameters=[SubmissionListQuery],
+        responses={200: PAGE, 400: ERROR, 404: OpenApiResponse(ERROR, "no such page")},
+    )
+    def get(self, request: Request) -> Response:
+        """The caller's own submissions, newest first, a page at a time."""
+        query = SubmissionListQuery(data=request.query_params)
+        if not query.is_valid():
+            return Response({"detail": _first_error(query.errors)}, status=400)
+        params = query.validated_data
+        submissions = selectors.submissions_of(request.user, problem_slug=params.get("problem", ""))
+        if "mode" in params:
+            submissions = submissions.filter(mode=params["mode"])
+        paginator = Paginator(submissions, params["page_size"])
+        try:
+            page = paginator.page(params["page"])
+        except EmptyPage:
+            return Response({"detail": f"no page {params['page']}"}, status=404)
+
+        def link(number: int | None) -> str | None:
+            if number is None:
+                return None
+            return request.build_absolute_uri(
+                f"{request.path}?{urlencode({**request.query_params.dict(), 'page': number})}"
+            )
+
+        return Response(
+            {
+                "count": paginator.count,
+                "page": page.number,
+                "pages": paginator.num_pages,
+                "next": link(page.next_page_number() if page.has_next() else None),
+                "previous": link(page.previous_page_number() if page.has_previous() else None),
+                "results": [selectors.submission_summary(s) for s in page.object_list],
+            }
+        )
 
     @extend_schema(
         request=SubmissionIn,

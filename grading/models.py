@@ -49,6 +49,7 @@ class Submission(models.Model):
     score = models.FloatField(default=0.0)
     by_tag = models.JSONField(default=dict, blank=True)
     by_group = models.JSONField(default=dict, blank=True)
+    worst_by_tag = models.JSONField(default=dict, blank=True)  # {"performance": "TLE"}
     attempts = models.PositiveIntegerField(default=0)
     # Who holds the grading right now: a claim token plus a lease, so a redelivered task can
     # take over from a worker that died, and a slow worker cannot overwrite the new result.

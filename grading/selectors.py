@@ -33,6 +33,32 @@ def submissions_visible_to(user: Any) -> QuerySet[Submission]:
     return qs if can_see_hidden_tests(user) else qs.filter(user=user)
 
 
+def submissions_of(user: Any, *, problem_slug: str = "") -> QuerySet[Submission]:
+    """The user's own submissions, newest first (staff too see only their own here)."""
+    if not getattr(user, "is_authenticated", False):
+        return Submission.objects.none()
+    own = Submission.objects.filter(user=user).select_related("problem").order_by("-created_at")
+    return own.filter(problem__slug=problem_slug) if problem_slug else own
+
+
+def submission_summary(submission: Submission) -> dict[str, Any]:
+    """One row of a submission list: what it was and how it did, with the code."""
+    return {
+        "id": submission.pk,
+        "problem": submission.problem.slug,
+        "mode": submission.mode,
+        "status": submission.status,
+        "verdict": submission.verdict,
+        "passed": submission.passed,
+        "total": submission.total,
+        "score": submission.score,
+        "by_tag": submission.by_tag,
+        "worst_by_tag": submission.worst_by_tag,
+        "created_at": submission.created_at.isoformat(),
+        "code": submission.code,
+    }
+
+
 def _as_verdict(result: TestResult) -> TestVerdict:
     return TestVerdict(
         result.index,
@@ -95,6 +121,7 @@ def submission_detail(*, submission: Submission, staff: bool) -> dict[str, Any]:
         "score": submission.score,
         "by_tag": submission.by_tag,
         "by_group": submission.by_group,
+        "worst_by_tag": submission.worst_by_tag,
         "created_at": submission.created_at.isoformat(),
         "tests": tests,
     }

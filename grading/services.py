@@ -178,6 +178,7 @@ def done_event(submission: Submission) -> dict[str, Any]:
         "score": submission.score,
         "by_tag": submission.by_tag,
         "by_group": submission.by_group,
+        "worst_by_tag": submission.worst_by_tag,
     }
 
 
@@ -196,6 +197,7 @@ def _finish(claim: jobs.Claim, judgement: Judgement) -> bool:
         score=judgement.score,
         by_tag={tag: list(counts) for tag, counts in judgement.by_tag.items()},
         by_group={group: list(counts) for group, counts in judgement.by_group.items()},
+        worst_by_tag=dict(judgement.worst_by_tag),
         finished_at=timezone.now(),
         message="",
     )
