@@ -18,8 +18,10 @@ const DRAFT_PREFIX = "onsite:draft:";
 const PREFS_PREFIX = "onsite:editor-prefs:";
 export const INDENT = "    "; // PEP 8: four spaces, never a tab character.
 export const FONT_SIZES = [12, 13, 14, 15, 16, 18, 20];
+// Wrapping is off by default: long lines scroll, as in most coding pads (and the shared
+// session editor's remote-edit tests keep their exact line geometry); one click turns it on.
 export const DEFAULT_PREFS = Object.freeze({
-  wrap: true,
+  wrap: false,
   fontSize: 14,
   theme: "light",
   keymap: "default",

@@ -17,7 +17,7 @@ import {
 import { GraderError, submissionCreate, submissionFollow } from "./grader.js";
 import { splittersBind, tabsBind } from "./layout.js";
 import { ResultsPanel } from "./results.js";
-import { ScratchPanel } from "./scratch.js";
+import { ScratchPanel, jsonFormat } from "./scratch.js";
 
 // htmx drives the small server-rendered pieces (the hint reveal); exposing it lets its
 // attributes and extensions find it, as the plain script tag would.
@@ -68,7 +68,7 @@ function problemPageMount() {
   splittersBind(problem, userKey);
 
   const example = jsonRead("custom-example");
-  const exampleText = example === null ? "" : JSON.stringify(example, null, 2);
+  const exampleText = example === null ? "" : jsonFormat(example);
   if (customInput) customInput.value = exampleText;
 
   let current = null; // The submission being followed; a new click abandons it.

@@ -9,11 +9,36 @@ import { verdictBadge } from "./results.js";
 const COMPARED_NAME = "custom input vs reference";
 const MAX_DIFF_LINES = 400;
 
-/** Pretty JSON for the grader's JSON text; the text itself when it is not JSON (clipped). */
+const INLINE_WIDTH = 72;
+
+/**
+ * JSON indented by two, but a list or object that fits on one line stays on one line, so an
+ * ops list reads as one op per line, not one number per line.
+ */
+export function jsonFormat(value, indent = "", { breakTop = false } = {}) {
+  const flat = JSON.stringify(value);
+  if (flat === undefined) return "null";
+  const fits = flat.length + indent.length <= INLINE_WIDTH && !(breakTop && flat.length > 2);
+  if (value === null || typeof value !== "object" || fits) return flat;
+  const inner = `${indent}  `;
+  if (Array.isArray(value)) {
+    return `[\n${value.map((item) => inner + jsonFormat(item, inner)).join(",\n")}\n${indent}]`;
+  }
+  const entries = Object.entries(value).map(
+    ([key, item]) => `${inner}${JSON.stringify(key)}: ${jsonFormat(item, inner)}`,
+  );
+  return `{\n${entries.join(",\n")}\n${indent}}`;
+}
+
+/**
+ * An answer for display and diffing: the grader's JSON text formatted with one top-level item
+ * per line (one op's result per line, so the diff points at the op); the text itself when it
+ * is not JSON (clipped).
+ */
 export function prettyJson(text) {
-  if (typeof text !== "string") return JSON.stringify(text, null, 2);
+  if (typeof text !== "string") return jsonFormat(text, "", { breakTop: true });
   try {
-    return JSON.stringify(parseLooseJson(text), null, 2);
+    return jsonFormat(parseLooseJson(text), "", { breakTop: true });
   } catch {
     return text;
   }

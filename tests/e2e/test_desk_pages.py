@@ -98,7 +98,7 @@ def check_page(page: Page, name: str, size: str, width: int) -> None:
     assert favicon and page.request.get(favicon).status == 200
     first = page.evaluate(
         "() => document.querySelector('a[href], button, input:not([type=hidden]), select,"
-        " textarea, [tabindex]:not([tabindex=\"-1\"])').className"
+        ' textarea, [tabindex]:not([tabindex="-1"])\').className'
     )
     assert first == "skip-link", f"{name}: the first focusable element is .{first}"
     skip = page.locator(".skip-link")

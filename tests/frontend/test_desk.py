@@ -125,12 +125,14 @@ def test_preferences_apply_at_once_and_are_remembered_per_user(
     browser: Browser, bundle: Path, page: Page, grader: FakeGrader
 ) -> None:
     editor = page.locator("#editor .cm-editor")
-    expect(page.locator("#editor .cm-content")).to_have_class(re.compile("cm-lineWrapping"))
+    content = page.locator("#editor .cm-content")
+    expect(content).not_to_have_class(re.compile("cm-lineWrapping"))
     page.click(".editor-settings summary")
     page.select_option("#editor-prefs select[name=theme]", "dark")
     page.select_option("#editor-prefs select[name=keymap]", "vim")
     page.select_option("#editor-prefs select[name=fontSize]", "18")
-    page.uncheck("#editor-prefs input[name=wrap]")
+    page.check("#editor-prefs input[name=wrap]")
+    expect(content).to_have_class(re.compile("cm-lineWrapping"))
 
     expect(editor).to_have_attribute("data-theme", "dark")
     expect(page.locator("#editor .cm-vim-panel, #editor .cm-fat-cursor").first).to_be_attached()
@@ -144,7 +146,8 @@ def test_preferences_apply_at_once_and_are_remembered_per_user(
     expect(page.locator("#editor .cm-editor")).to_have_attribute("data-theme", "dark")
     expect(page.locator("#editor .cm-editor")).to_have_attribute("data-keymap", "vim")
     expect(page.locator("#editor-prefs select[name=fontSize]")).to_have_value("18")
-    expect(page.locator("#editor-prefs input[name=wrap]")).not_to_be_checked()
+    expect(page.locator("#editor-prefs input[name=wrap]")).to_be_checked()
+    expect(page.locator("#editor .cm-content")).to_have_class(re.compile("cm-lineWrapping"))
 
     # Another user in the same browser keeps the defaults.
     other = page.context.new_page()
@@ -260,3 +263,11 @@ def test_submit_names_the_worst_verdict_of_each_category(page: Page, grader: Fak
     expect(page.locator("#result-summary [data-tag=correctness]")).to_have_text(
         "correctness: passed 2 of 2"
     )
+
+
+def test_enter_before_a_docstring_starts_a_new_line(page: Page) -> None:
+    page.evaluate("""window.onsiteEditor.setCode('\"\"\"Doc.\"\"\"\\n\\nclass A:\\n    pass\\n')""")
+    page.locator("#editor .cm-content").click()
+    page.keyboard.press("Control+Home")
+    page.keyboard.type("# meanwhile, the interviewer\n")
+    assert code(page).startswith('# meanwhile, the interviewer\n"""Doc."""')
