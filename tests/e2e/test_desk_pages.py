@@ -18,7 +18,9 @@ from tests.e2e.conftest import Platform
 
 pytestmark = [pytest.mark.e2e, pytest.mark.docker]
 
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "var" / "screenshots"
+ROOT = Path(__file__).resolve().parents[2]
+SCREENSHOTS = ROOT / "var" / "screenshots"
+PACKAGE = ROOT / "problems" / "bank" / "token-bucket"
 WIDTHS = {"desktop": (1440, 900), "phone": (390, 844)}
 GRADING_TIMEOUT_MS = 180_000
 # Pages per role: (name, path). A session page is opened by starting a solo session.
@@ -158,9 +160,7 @@ def test_custom_input_and_the_console_run_in_the_real_sandbox(
         watch.attach(page)
         page.goto("/problems/token-bucket/")
         expect(page.locator("#problem")).to_have_attribute("data-ready", "true")
-        reference = (
-            Path(__file__).resolve().parents[2] / "problems/bank/token-bucket/reference.py"
-        ).read_text()
+        reference = (PACKAGE / "reference.py").read_text()
         page.evaluate("code => window.onsiteEditor.setCode(code)", reference)
 
         # Custom input: prefilled from a public test, answered beside the reference's answer.
@@ -184,6 +184,24 @@ def test_custom_input_and_the_console_run_in_the_real_sandbox(
         # Neither appears in the practice history (Run and Submit only).
         page.goto("/submissions/")
         expect(page.locator(".history-item")).to_have_count(0)
+
+        # Submit a known-wrong solution: each failing category names its worst verdict, and
+        # the submission then shows in the history with its verdict and code.
+        page.goto("/problems/token-bucket/")
+        expect(page.locator("#problem")).to_have_attribute("data-ready", "true")
+        wrong = (PACKAGE / "wrong" / "starts_empty.py").read_text()
+        page.evaluate("code => window.onsiteEditor.setCode(code)", wrong)
+        page.click("#submit-button")
+        summary = page.locator("#result-summary")
+        expect(summary.locator(".verdict")).to_have_text("WA", timeout=GRADING_TIMEOUT_MS)
+        expect(summary.locator(".by-tag .tag-fail").first).to_contain_text("— wrong answer")
+        page.screenshot(path=str(SCREENSHOTS / "problem-submit-1440.png"))
+        page.goto("/submissions/")
+        expect(page.locator(".history-item")).to_have_count(1)
+        expect(page.locator(".history-item .verdict")).to_have_text("WA")
+        page.click(".history-code summary")
+        expect(page.locator(".history-code pre")).to_contain_text("class TokenBucket")
+        page.screenshot(path=str(SCREENSHOTS / "history-after-submit-1440.png"))
     finally:
         context.close()
     assert watch.problems == [], "\n".join(watch.problems)
