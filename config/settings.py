@@ -209,6 +209,7 @@ CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 
 # --- Grading ---
 ONSITE_MAX_CODE_BYTES = env_int("ONSITE_MAX_CODE_BYTES", 64 * 1024)
+ONSITE_MAX_CUSTOM_INPUT_BYTES = env_int("ONSITE_MAX_CUSTOM_INPUT_BYTES", 16 * 1024)
 ONSITE_GRADE_MAX_ATTEMPTS = env_int("ONSITE_GRADE_MAX_ATTEMPTS", 8)
 ONSITE_GRADE_RETRY_BASE_SECONDS = env_float("ONSITE_GRADE_RETRY_BASE_SECONDS", 2.0)
 # A submission left queued or running longer than this is handed out again by the sweeper.

@@ -3,19 +3,56 @@
 from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from core.markdown import markdown_render
-from frontend.selectors import problem_get_visible, problem_list_published
+from frontend.selectors import (
+    DIFFICULTIES,
+    STATUSES,
+    ProblemFilters,
+    practice_history_list,
+    problem_get_visible,
+    problem_list_filtered,
+    problem_list_published,
+    problem_status_by_slug,
+    problem_topics_published,
+)
 from grading.sandboxing import statement_time_limits
+from grading.scratch import custom_example
+from problems.models import Problem
 
 
 @require_GET
 def problem_list(request: HttpRequest) -> HttpResponse:
-    """`/`: every published problem with its difficulty and topics."""
-    return render(request, "frontend/problem_list.html", {"problems": problem_list_published()})
+    """`/`: the published problems, searchable and filtered by topic, difficulty, queue and the
+    user's own status (solved / attempted / new)."""
+    filters = ProblemFilters.from_params(request.GET)
+    status_by_slug = problem_status_by_slug(user=request.user)
+    problems = problem_list_filtered(filters=filters, status_by_slug=status_by_slug)
+    context = {
+        "rows": [(p, status_by_slug.get(p.slug, "new")) for p in problems],
+        "filters": filters,
+        "topics": problem_topics_published(),
+        "difficulties": DIFFICULTIES,
+        "queues": Problem.Queue.values,
+        "statuses": STATUSES,
+        "total": problem_list_published().count(),
+        "solved": sum(1 for s in status_by_slug.values() if s == "solved"),
+    }
+    return render(request, "frontend/problem_list.html", context)
+
+
+@login_required
+@require_GET
+def practice_history(request: HttpRequest) -> HttpResponse:
+    """`/submissions/`: the user's own Run and Submit history, with verdicts and code."""
+    slug = str(request.GET.get("problem", ""))[:80]
+    paginator = Paginator(practice_history_list(user=request.user, problem_slug=slug), 20)
+    page = paginator.get_page(request.GET.get("page"))
+    return render(request, "frontend/history.html", {"page": page, "problem_slug": slug})
 
 
 @login_required
@@ -30,6 +67,8 @@ def problem_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "time_limits": (
             statement_time_limits(problem.live_version.limits) if problem.live_version else None
         ),
+        "custom_example": custom_example(problem.live_version),
+        "custom_reference": problem.custom_reference,
     }
     return render(request, "frontend/problem_detail.html", context)
 

@@ -1,10 +1,12 @@
-"""REST API: create a submission, read it back."""
+"""REST API: create a submission, read it back, list your own."""
 
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlencode
 
 from django.contrib.auth.models import User
+from django.core.paginator import EmptyPage, Paginator
 from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.request import Request
@@ -14,6 +16,7 @@ from rest_framework.views import APIView
 from core.api import ErrorBody, StrictCharField, StrictSlugField, error_responses
 from core.errors import error_status
 from grading import selectors
+from grading.models import Submission
 from grading.services import GradingError, submission_create
 
 
@@ -21,7 +24,9 @@ class SubmissionIn(serializers.Serializer[Any]):
     problem = StrictSlugField(max_length=80)
     # Size is enforced by the service (64 KB, in bytes); this only bounds the parser's work.
     code = StrictCharField(allow_blank=True, trim_whitespace=False, max_length=1_000_000)
-    mode = serializers.ChoiceField(choices=["run", "submit"])
+    mode = serializers.ChoiceField(choices=Submission.Mode.values)
+    # Mode "custom": the input to run, as JSON in the problem's own test form.
+    input = serializers.JSONField(required=False, allow_null=True)
 
 
 CREATED = inline_serializer(
@@ -46,8 +51,94 @@ DETAIL = inline_serializer(
 )
 
 
+PAGE_SIZE_DEFAULT = 20
+PAGE_SIZE_MAX = 100
+
+
+class SubmissionListQuery(serializers.Serializer[Any]):
+    page = serializers.IntegerField(min_value=1, default=1)
+    page_size = serializers.IntegerField(
+        min_value=1, max_value=PAGE_SIZE_MAX, default=PAGE_SIZE_DEFAULT
+    )
+    problem = serializers.SlugField(max_length=80, required=False)
+    mode = serializers.ChoiceField(choices=Submission.Mode.values, required=False)
+
+
+SUMMARIES = inline_serializer(
+    "SubmissionSummary",
+    many=True,
+    fields={
+        "id": serializers.IntegerField(),
+        "problem": serializers.CharField(),
+        "mode": serializers.CharField(),
+        "status": serializers.CharField(),
+        "verdict": serializers.CharField(),
+        "passed": serializers.IntegerField(),
+        "total": serializers.IntegerField(),
+        "score": serializers.FloatField(),
+        "by_tag": serializers.DictField(),
+        "worst_by_tag": serializers.DictField(),
+        "created_at": serializers.DateTimeField(),
+        "code": serializers.CharField(),
+    },
+)
+PAGE = inline_serializer(
+    "SubmissionPage",
+    {
+        "count": serializers.IntegerField(),
+        "page": serializers.IntegerField(),
+        "pages": serializers.IntegerField(),
+        "next": serializers.CharField(allow_null=True),
+        "previous": serializers.CharField(allow_null=True),
+        "results": SUMMARIES,
+    },
+)
+
+
 class SubmissionListView(APIView):
     throttle_scope = "submissions"
+
+    def get_throttles(self) -> list[Any]:
+        # Only creating a submission costs sandbox time; reading your list is not rate-limited.
+        return super().get_throttles() if self.request.method == "POST" else []
+
+    @extend_schema(
+        parameters=[SubmissionListQuery],
+        responses={200: PAGE, **error_responses(400, 401, 429),
+                   404: OpenApiResponse(ErrorBody, "no such page")},
+    )
+    def get(self, request: Request) -> Response:
+        """The caller's own submissions, newest first, a page at a time."""
+        query = SubmissionListQuery(data=request.query_params)
+        if not query.is_valid():
+            return Response({"detail": _first_error(query.errors)}, status=400)
+        params = query.validated_data
+        submissions = selectors.submissions_of(request.user, problem_slug=params.get("problem", ""))
+        if "mode" in params:
+            submissions = submissions.filter(mode=params["mode"])
+        paginator = Paginator(submissions, params["page_size"])
+        try:
+            page = paginator.page(params["page"])
+        except EmptyPage:
+            return Response({"detail": f"no page {params['page']}"}, status=404)
+
+        def link(number: int | None) -> str | None:
+            if number is None:
+                return None
+            return request.build_absolute_uri(
+                f"{request.path}?{urlencode({**request.query_params.dict(), 'page': number})}"
+            )
+
+        return Response(
+            {
+                "count": paginator.count,
+                "page": page.number,
+                "pages": paginator.num_pages,
+                "next": link(page.next_page_number() if page.has_next() else None),
+                "previous": link(page.previous_page_number() if page.has_previous() else None),
+                "results": [selectors.submission_summary(s) for s in page.object_list],
+            }
+        )
 
     @extend_schema(
         request=SubmissionIn,
@@ -68,6 +159,7 @@ class SubmissionListView(APIView):
                 problem_slug=incoming.validated_data["problem"],
                 code=incoming.validated_data["code"],
                 mode=incoming.validated_data["mode"],
+                custom_input=incoming.validated_data.get("input"),
             )
         except GradingError as exc:
             return Response({"detail": exc.message, "code": exc.code}, status=error_status(exc))

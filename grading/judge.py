@@ -98,6 +98,9 @@ class Judgement:
     by_tag: Mapping[str, tuple[int, int]]
     tests: tuple[TestVerdict, ...]
     by_group: Mapping[str, tuple[int, int]] = field(default_factory=dict)
+    # The worst verdict per tag ("performance": "TLE"): says "slow or wrong?" per category
+    # without naming a hidden test.
+    worst_by_tag: Mapping[str, str] = field(default_factory=dict)
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -105,6 +108,14 @@ class Judgement:
             "passed": self.passed,
             "total": self.total,
             "score": self.score,
+            "by_tag": {
+                tag: {"passed": passed, "total": total, "worst": self.worst_by_tag.get(tag, "")}
+                for tag, (passed, total) in self.by_tag.items()
+            },
+            "by_group": {
+                group: {"passed": passed, "total": total}
+                for group, (passed, total) in self.by_group.items()
+            },
             "tests": [
                 {"name": t.name, "verdict": t.verdict, "time_ms": t.time_ms} for t in self.tests
             ],
@@ -376,6 +387,13 @@ def _pass_counts(
     return {key: (c[0], c[1]) for key, c in counts.items()}
 
 
+def _worst_per_tag(verdicts: Sequence[TestVerdict]) -> dict[str, str]:
+    grouped: dict[str, list[str]] = {}
+    for v in verdicts:
+        grouped.setdefault(v.tag, []).append(v.verdict)
+    return {tag: worst_verdict(found) for tag, found in grouped.items()}
+
+
 def judgement_from(verdicts: Sequence[TestVerdict]) -> Judgement:
     verdicts = sorted(verdicts, key=lambda v: v.index)
     passed = sum(v.verdict == "AC" for v in verdicts)
@@ -388,6 +406,7 @@ def judgement_from(verdicts: Sequence[TestVerdict]) -> Judgement:
         by_tag=_pass_counts(verdicts, lambda v: v.tag),
         tests=tuple(verdicts),
         by_group=_pass_counts(verdicts, lambda v: v.group),
+        worst_by_tag=_worst_per_tag(verdicts),
     )
 
 

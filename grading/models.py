@@ -15,6 +15,8 @@ class Submission(models.Model):
     class Mode(models.TextChoices):
         RUN = "run"
         SUBMIT = "submit"
+        CUSTOM = "custom"  # the candidate's own input (grading/scratch.py)
+        SCRIPT = "script"  # the whole file run as a script, for print-debugging
 
     class Status(models.TextChoices):
         QUEUED = "queued"
@@ -35,6 +37,8 @@ class Submission(models.Model):
     )
     mode = models.CharField(max_length=6, choices=Mode.choices)
     code = models.TextField()
+    # A custom run's input (JSON, in the problem's test form); null for every other mode.
+    custom_input = models.JSONField(null=True, blank=True)
     status = models.CharField(
         max_length=10, choices=Status.choices, default=Status.QUEUED, db_index=True
     )
@@ -45,6 +49,7 @@ class Submission(models.Model):
     score = models.FloatField(default=0.0)
     by_tag = models.JSONField(default=dict, blank=True)
     by_group = models.JSONField(default=dict, blank=True)
+    worst_by_tag = models.JSONField(default=dict, blank=True)  # {"performance": "TLE"}
     attempts = models.PositiveIntegerField(default=0)
     # Who holds the grading right now: a claim token plus a lease, so a redelivered task can
     # take over from a worker that died, and a slow worker cannot overwrite the new result.

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from django.db.models import QuerySet
+
 from core import visibility
 from core.roles import is_admin, is_author
 from core.visibility import Viewer
@@ -45,6 +47,32 @@ def submission_access(*, user: Any, submission_id: int) -> Access | None:
 
 def submission_get(*, submission_id: int) -> Submission:
     return Submission.objects.select_related("problem").get(pk=submission_id)
+
+
+def submissions_of(user: Any, *, problem_slug: str = "") -> QuerySet[Submission]:
+    """The user's own submissions, newest first (staff too see only their own here)."""
+    if not getattr(user, "is_authenticated", False):
+        return Submission.objects.none()
+    own = Submission.objects.filter(user=user).select_related("problem").order_by("-created_at")
+    return own.filter(problem__slug=problem_slug) if problem_slug else own
+
+
+def submission_summary(submission: Submission) -> dict[str, Any]:
+    """One row of a submission list: what it was and how it did, with the code."""
+    return {
+        "id": submission.pk,
+        "problem": submission.problem.slug,
+        "mode": submission.mode,
+        "status": submission.status,
+        "verdict": submission.verdict,
+        "passed": submission.passed,
+        "total": submission.total,
+        "score": submission.score,
+        "by_tag": submission.by_tag,
+        "worst_by_tag": submission.worst_by_tag,
+        "created_at": submission.created_at.isoformat(),
+        "code": submission.code,
+    }
 
 
 def _as_verdict(result: TestResult) -> TestVerdict:

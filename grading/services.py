@@ -11,7 +11,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from core.errors import ApplicationError
-from grading import jobs, realtime
+from grading import jobs, realtime, scratch
 from grading.judge import Compare, GradeSpec, JudgeError, Judgement, TestSpec, TestVerdict, judge
 from grading.models import Submission, TestResult
 from grading.sandboxing import run_budget_seconds, sandbox_gpu, sandbox_image, sandbox_limits
@@ -76,17 +76,37 @@ def _validate_code(code: str) -> None:
         raise GradingError("too_large", f"code is {size} bytes; the limit is {limit} bytes")
 
 
-def submission_create(*, user: User, problem_slug: str, code: str, mode: str) -> Submission:
-    """Store a submission and queue its grading once the transaction commits."""
+GRADED_MODES = (Submission.Mode.RUN, Submission.Mode.SUBMIT)
+
+
+def submission_create(
+    *, user: User, problem_slug: str, code: str, mode: str, custom_input: Any = None
+) -> Submission:
+    """Store a submission and queue its grading once the transaction commits.
+
+    Modes `custom` (with `custom_input`) and `script` are scratch runs (grading/scratch.py):
+    the same queue, sandbox and rate limit, on the candidate's input alone."""
     if mode not in Submission.Mode.values:
         raise GradingError("bad_mode", f"mode must be one of {', '.join(Submission.Mode.values)}")
     _validate_code(code)
+    if mode == Submission.Mode.CUSTOM:
+        try:
+            scratch.custom_input_check(custom_input)
+        except scratch.ScratchInputError as exc:
+            raise GradingError("bad_input", str(exc)) from exc
+    else:
+        custom_input = None
     problem = Problem.objects.offered().filter(slug=problem_slug).first()
     if problem is None or problem.live_version is None:
         raise GradingError("unknown_problem", f"no published problem {problem_slug!r}")
     with transaction.atomic():
         submission = Submission.objects.create(
-            user=user, problem=problem, version=problem.live_version, mode=mode, code=code
+            user=user,
+            problem=problem,
+            version=problem.live_version,
+            mode=mode,
+            code=code,
+            custom_input=custom_input,
         )
         transaction.on_commit(lambda: submission_enqueue(submission=submission))
     return submission
@@ -106,6 +126,8 @@ NOT_CHARGED = "the grader is unavailable; this run was not charged"
 def submission_budget_seconds(submission: Submission) -> float:
     """The longest grading `submission` may take (its tests at their wall limits)."""
     version = submission.version
+    if submission.mode in scratch.SCRATCH_MODES:
+        return run_budget_seconds(version.limits, scratch.scratch_test_count(submission.mode))
     return run_budget_seconds(version.limits, len(version.tests_for(submission.mode)))
 
 
@@ -156,6 +178,7 @@ def verdict_summary(submission: Submission) -> dict[str, Any]:
         "score": submission.score,
         "by_tag": submission.by_tag,
         "by_group": submission.by_group,
+        "worst_by_tag": submission.worst_by_tag,
     }
 
 
@@ -178,6 +201,7 @@ def _finish(claim: jobs.Claim, judgement: Judgement) -> bool:
         score=judgement.score,
         by_tag={tag: list(counts) for tag, counts in judgement.by_tag.items()},
         by_group={group: list(counts) for group, counts in judgement.by_group.items()},
+        worst_by_tag=dict(judgement.worst_by_tag),
         finished_at=timezone.now(),
         message="",
     )
@@ -209,7 +233,14 @@ def submission_grade(*, submission_id: int) -> jobs.Outcome:
     # A worker that died mid-grade may have left partial results: start clean.
     TestResult.objects.filter(submission_id=submission_id).delete()
     realtime.broadcast(submission_id, status_event(submission))
-    spec = grade_spec_for(version=submission.version, code=submission.code, mode=submission.mode)
+    # A scratch run's spec never reads the problem's tests (mode "run" here gives it the
+    # problem's driver, limits and image with the public tests, which scratch_spec replaces).
+    scratch_mode = submission.mode in scratch.SCRATCH_MODES
+    spec = grade_spec_for(
+        version=submission.version,
+        code=submission.code,
+        mode=Submission.Mode.RUN if scratch_mode else submission.mode,
+    )
     finished = 0
 
     def on_verdict(verdict: TestVerdict) -> None:
@@ -219,6 +250,12 @@ def submission_grade(*, submission_id: int) -> jobs.Outcome:
 
     try:
         with SUBMISSIONS.heartbeat(claim):
+            if scratch_mode:  # inside the heartbeat: it may run the reference first
+                spec = scratch.scratch_spec(
+                    submission=submission,
+                    base=spec,
+                    with_reference=submission.version.problem.custom_reference,
+                )
             judgement = judge(spec, on_verdict=on_verdict)
     except Exception as exc:
         # A platform fault (JudgeError) or a bug while judging: never the candidate's

@@ -61,6 +61,9 @@ class Problem(models.Model):
     coauthors = models.ManyToManyField(
         settings.AUTH_USER_MODEL, blank=True, related_name="coauthored_problems"
     )
+    # Custom-input runs may show the reference solution's answer (problem.toml's
+    # custom_reference; on by default, as for every practice problem).
+    custom_reference = models.BooleanField(default=True)
     live_version = models.ForeignKey(
         "ProblemVersion", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )

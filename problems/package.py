@@ -122,6 +122,9 @@ class Package:
     checker_code: str = ""
     support_code: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
+    # Custom-input runs show the reference solution's answer beside the candidate's (on for
+    # practice problems; an author turns it off with `custom_reference = false`).
+    custom_reference: bool = True
 
     @property
     def tests_hash(self) -> str:
@@ -180,6 +183,13 @@ def _require(meta: dict[str, Any], key: str, kind: type, path: Path, where: str 
         value = float(value)
     if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
         raise PackageError(path, name, f"must be {kind.__name__}, got {type(value).__name__}")
+    return value
+
+
+def _require_bool(meta: dict[str, Any], key: str, path: Path, *, default: bool) -> bool:
+    value = meta.get(key, default)
+    if not isinstance(value, bool):
+        raise PackageError(path, key, f"must be true or false, got {type(value).__name__}")
     return value
 
 
@@ -380,6 +390,7 @@ def package_read(root: Path | str) -> Package:
         driver_code=_read_text(root / "driver.py", required=grading.driver == "custom"),
         checker_code=_read_text(root / "checker.py", required=grading.compare == "checker"),
         support_code=_read_text(root / "support.py", required=False),
+        custom_reference=_require_bool(meta, "custom_reference", toml_path, default=True),
     )
     _check_unique_names(package, root)
     _check_sources_compile(package, root)
@@ -476,6 +487,7 @@ def _meta_dict(package: Package) -> dict[str, Any]:
         "topics": list(package.topics),
         "hints": list(package.hints),
         "follow_ups": list(package.follow_ups),
+        "custom_reference": package.custom_reference,
         "limits": dict(package.limits.__dict__),
         "grading": dict(package.grading.__dict__),
         "wrong": [{"file": w.file, "verdict": w.verdict, "why": w.why} for w in package.wrong],

@@ -41,6 +41,7 @@ def problem_fields(package: Package) -> dict[str, Any]:
         "statement_md": package.statement_md,
         "starter_code": package.starter_code,
         "reference_code": package.reference_code,
+        "custom_reference": package.custom_reference,
     }
 
 
@@ -138,6 +139,7 @@ def problem_to_package(*, problem: Problem, version: ProblemVersion | None = Non
         statement_md=problem.statement_md,
         starter_code=problem.starter_code,
         reference_code=problem.reference_code,
+        custom_reference=problem.custom_reference,
         limits=Limits(**version.limits),
         grading=Grading(
             driver=version.driver["kind"],

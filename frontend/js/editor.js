@@ -1,30 +1,135 @@
-// The code editor: CodeMirror 6 with Python support, and a per-problem draft in localStorage.
-import { basicSetup } from "codemirror";
-import { indentWithTab } from "@codemirror/commands";
+// The code editor both bundles use: CodeMirror 6 set up for 4-space Python, with the candidate's
+// preferences (line wrapping, font size, theme, Vim/Emacs keymap) remembered per user, and a
+// per-problem draft in localStorage for the practice page.
+//
+// The session editor (js/session/page.js) imports `editorExtensions` and `preferencesLoad` from
+// here, so both editors indent, wrap and look alike; only this file knows the CodeMirror setup.
+import { indentLess, indentMore } from "@codemirror/commands";
 import { python } from "@codemirror/lang-python";
-import { EditorState } from "@codemirror/state";
+import { indentUnit } from "@codemirror/language";
+import { Compartment, EditorState, Prec } from "@codemirror/state";
+import { oneDark } from "@codemirror/theme-one-dark";
 import { EditorView, keymap } from "@codemirror/view";
+import { emacs } from "@replit/codemirror-emacs";
+import { vim } from "@replit/codemirror-vim";
+import { basicSetup } from "codemirror";
 
 const DRAFT_PREFIX = "onsite:draft:";
+const PREFS_PREFIX = "onsite:editor-prefs:";
+export const INDENT = "    "; // PEP 8: four spaces, never a tab character.
+export const FONT_SIZES = [12, 13, 14, 15, 16, 18, 20];
+// Wrapping is off by default: long lines scroll, as in most coding pads (and the shared
+// session editor's remote-edit tests keep their exact line geometry); one click turns it on.
+export const DEFAULT_PREFS = Object.freeze({
+  wrap: false,
+  fontSize: 14,
+  theme: "light",
+  keymap: "default",
+});
+const THEMES = ["light", "dark"];
+const KEYMAPS = ["default", "vim", "emacs"];
+
+// The way out of the editor, for keyboard and screen-reader users (CodeMirror's own rule: Tab
+// indents, but Esc then Tab moves focus on). One sentence, shown on the page and announced as
+// the editor's description.
+export const ESCAPE_HINT = "Tab indents. To leave the editor, press Esc, then Tab.";
 
 /**
- * localStorage can throw (private mode, quota, disabled storage); a lost draft must never
- * break the editor, so every access goes through these two helpers.
+ * localStorage can throw (private mode, quota, disabled storage); a lost draft or preference
+ * must never break the editor, so every access goes through these helpers.
  */
-function draftLoad(slug) {
+function storageGet(key) {
   try {
-    return window.localStorage.getItem(DRAFT_PREFIX + slug);
+    return window.localStorage.getItem(key);
   } catch {
     return null;
   }
 }
 
-function draftSave(slug, code) {
+function storageSet(key, value) {
   try {
-    window.localStorage.setItem(DRAFT_PREFIX + slug, code);
+    window.localStorage.setItem(key, value);
   } catch {
-    // Storage full or disabled: the code stays in the editor, only reload-survival is lost.
+    // Storage full or disabled: the editor keeps working, only remembering is lost.
   }
+}
+
+/** The user's saved preferences (keyed by `userKey`), each value checked, defaults elsewhere. */
+export function preferencesLoad(userKey) {
+  let saved = {};
+  try {
+    saved = JSON.parse(storageGet(PREFS_PREFIX + userKey) || "{}") || {};
+  } catch {
+    saved = {};
+  }
+  return {
+    wrap: typeof saved.wrap === "boolean" ? saved.wrap : DEFAULT_PREFS.wrap,
+    fontSize: FONT_SIZES.includes(saved.fontSize) ? saved.fontSize : DEFAULT_PREFS.fontSize,
+    theme: THEMES.includes(saved.theme) ? saved.theme : DEFAULT_PREFS.theme,
+    keymap: KEYMAPS.includes(saved.keymap) ? saved.keymap : DEFAULT_PREFS.keymap,
+  };
+}
+
+export function preferencesSave(userKey, prefs) {
+  storageSet(PREFS_PREFIX + userKey, JSON.stringify(prefs));
+}
+
+function fontTheme(size) {
+  return EditorView.theme({
+    "&": { fontSize: `${size}px` },
+    ".cm-gutters": { fontSize: `${size}px` },
+  });
+}
+
+function keymapExtension(name) {
+  if (name === "vim") return vim();
+  if (name === "emacs") return emacs();
+  return [];
+}
+
+/**
+ * The extensions of a Python editor with `prefs` applied, and `apply(view, prefs)` to change
+ * them later. `label` names the editor for screen readers; `describedBy` is the id of the
+ * element that carries ESCAPE_HINT.
+ */
+export function editorExtensions({ prefs = DEFAULT_PREFS, label, describedBy, extraKeys = [] }) {
+  const keymapSlot = new Compartment();
+  const wrapSlot = new Compartment();
+  const fontSlot = new Compartment();
+  const themeSlot = new Compartment();
+  const attributes = { "aria-label": label };
+  if (describedBy) attributes["aria-describedby"] = describedBy;
+  const extensions = [
+    // Vim/Emacs go first so their keys win over basicSetup's (their packages' own advice).
+    keymapSlot.of(keymapExtension(prefs.keymap)),
+    basicSetup,
+    python(),
+    indentUnit.of(INDENT),
+    EditorState.tabSize.of(4),
+    // Tab / Shift-Tab indent the line or the whole selection by one unit. CodeMirror leaves
+    // Tab to the browser for one keypress after Esc, which is the announced way out.
+    Prec.high(keymap.of([
+      ...extraKeys,
+      { key: "Tab", run: indentMore, shift: indentLess },
+    ])),
+    wrapSlot.of(prefs.wrap ? EditorView.lineWrapping : []),
+    fontSlot.of(fontTheme(prefs.fontSize)),
+    themeSlot.of(prefs.theme === "dark" ? oneDark : []),
+    EditorView.contentAttributes.of(attributes),
+  ];
+  const apply = (view, next) => {
+    view.dispatch({
+      effects: [
+        keymapSlot.reconfigure(keymapExtension(next.keymap)),
+        wrapSlot.reconfigure(next.wrap ? EditorView.lineWrapping : []),
+        fontSlot.reconfigure(fontTheme(next.fontSize)),
+        themeSlot.reconfigure(next.theme === "dark" ? oneDark : []),
+      ],
+    });
+    view.dom.dataset.theme = next.theme;
+    view.dom.dataset.keymap = next.keymap;
+  };
+  return { extensions, apply };
 }
 
 /** Reads the starter code that the page embeds with Django's json_script filter. */
@@ -40,29 +145,57 @@ export function starterCodeRead(elementId = "starter-code") {
 }
 
 /**
- * Mounts the editor on `parent` and returns a small handle.
+ * Wires the preference controls inside `form` (inputs named wrap, fontSize, theme, keymap) to
+ * `onChange(prefs)`; the form shows `prefs` first.
+ */
+export function preferencesFormBind(form, prefs, onChange) {
+  if (!form) return;
+  const current = { ...prefs };
+  const fields = form.elements;
+  if (fields.wrap) fields.wrap.checked = current.wrap;
+  if (fields.fontSize) fields.fontSize.value = String(current.fontSize);
+  if (fields.theme) fields.theme.value = current.theme;
+  if (fields.keymap) fields.keymap.value = current.keymap;
+  form.addEventListener("change", () => {
+    if (fields.wrap) current.wrap = fields.wrap.checked;
+    if (fields.fontSize) current.fontSize = Number(fields.fontSize.value);
+    if (fields.theme) current.theme = fields.theme.value;
+    if (fields.keymap) current.keymap = fields.keymap.value;
+    onChange({ ...current });
+  });
+  form.addEventListener("submit", (event) => event.preventDefault());
+}
+
+/**
+ * Mounts the practice editor on `parent` and returns a small handle.
  *
  * The draft is saved synchronously on every change (no debounce): a reload straight after
  * typing, or after `setCode` from a test, must still find the latest code.
  */
-export function editorMount({ parent, slug, starterCode, extraKeys = [] }) {
-  const saved = draftLoad(slug);
+export function editorMount({ parent, slug, starterCode, userKey, extraKeys = [], describedBy }) {
+  const saved = storageGet(DRAFT_PREFIX + slug);
+  const prefs = preferencesLoad(userKey);
+  const setup = editorExtensions({ prefs, label: "Solution code", describedBy, extraKeys });
   const state = EditorState.create({
     doc: saved ?? starterCode,
     extensions: [
-      basicSetup,
-      python(),
-      keymap.of([...extraKeys, indentWithTab]),
+      ...setup.extensions,
       EditorView.updateListener.of((update) => {
-        if (update.docChanged) draftSave(slug, update.state.doc.toString());
+        if (update.docChanged) storageSet(DRAFT_PREFIX + slug, update.state.doc.toString());
       }),
-      EditorView.contentAttributes.of({ "aria-label": "Solution code" }),
     ],
   });
   const view = new EditorView({ state, parent });
+  view.dom.dataset.theme = prefs.theme;
+  view.dom.dataset.keymap = prefs.keymap;
 
   return {
     view,
+    prefs,
+    setPrefs: (next) => {
+      setup.apply(view, next);
+      preferencesSave(userKey, next);
+    },
     getCode: () => view.state.doc.toString(),
     setCode: (code) => {
       view.dispatch({

@@ -34,7 +34,7 @@ async function errorDetail(response) {
 }
 
 /** Creates a submission and returns its id. Throws GraderError with a message to show. */
-export async function submissionCreate({ apiUrl, slug, code, mode }) {
+export async function submissionCreate({ apiUrl, slug, code, mode, input }) {
   const limit = maxCodeBytes();
   if (new TextEncoder().encode(code).length > limit) {
     throw new GraderError(`Your code is over ${Math.floor(limit / 1024)} KB; shorten it before running.`);
@@ -49,7 +49,10 @@ export async function submissionCreate({ apiUrl, slug, code, mode }) {
         "X-CSRFToken": csrfToken(),
       },
       credentials: "same-origin",
-      body: JSON.stringify({ problem: slug, code, mode }),
+      // `input` only for a custom run (the server ignores it otherwise).
+      body: JSON.stringify(
+        mode === "custom" ? { problem: slug, code, mode, input } : { problem: slug, code, mode },
+      ),
     });
   } catch {
     throw new GraderError("Could not reach the server. Check your connection and try again.");
@@ -111,6 +114,8 @@ function eventsFromSnapshot(snapshot) {
       total: snapshot.total,
       score: snapshot.score,
       by_tag: snapshot.by_tag || {},
+      by_group: snapshot.by_group || {},
+      worst_by_tag: snapshot.worst_by_tag || {},
     });
   } else {
     events.push({ type: "status", status: snapshot.status, message: snapshot.message || "" });

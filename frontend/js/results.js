@@ -15,7 +15,6 @@ const DETAIL_FIELDS = [
   ["input", "Input"],
   ["expected", "Expected"],
   ["output", "Your output"],
-  ["stdout", "Stdout"],
   ["stderr", "Stderr"],
   ["error", "Error"],
   ["message", "Message"],
@@ -169,7 +168,7 @@ export function occupancyPlot(evidence) {
 
 function detailList(detail) {
   const list = element("dl", { className: "test-detail-list" });
-  const seen = new Set(["evidence"]);
+  const seen = new Set(["evidence", "stdout"]); // stdout has its own row, always shown
   if (detail.evidence && typeof detail.evidence === "object") {
     const plot = occupancyPlot(detail.evidence);
     if (plot) {
@@ -286,6 +285,17 @@ export class ResultsPanel {
     row.append(element("td", { className: "test-time", text: formatTime(test.time_ms) }));
     body.append(row);
 
+    // What the test printed is shown at once, under its row: print-debugging needs no click.
+    const printed = test.detail && typeof test.detail.stdout === "string" ? test.detail.stdout : "";
+    if (printed) {
+      const stdoutRow = element("tr", { className: "test-stdout" });
+      const cell = element("td", { attrs: { colspan: "4" } });
+      cell.append(element("span", { className: "stdout-label", text: "stdout" }));
+      cell.append(element("pre", { className: "stdout-text", text: printed }));
+      stdoutRow.append(cell);
+      body.append(stdoutRow);
+    }
+
     if (test.detail && typeof test.detail === "object" && Object.keys(test.detail).length) {
       const detailRow = element("tr", { className: "test-detail" });
       const cell = element("td", { attrs: { colspan: "4" } });
@@ -318,7 +328,7 @@ export class ResultsPanel {
     this.progress.textContent = `Hidden tests: ${done} of ${total} finished`;
   }
 
-  onDone({ verdict, passed, total, score, by_tag: byTag, by_group: byGroup }) {
+  onDone({ verdict, passed, total, score, by_tag: byTag, by_group: byGroup, worst_by_tag: worst }) {
     this.root.dataset.state = "done";
     this.setStatus(STATUS_TEXT.done);
     const line = element("p", { className: "summary-line" });
@@ -353,9 +363,19 @@ export class ResultsPanel {
       if (tags.length) {
         const list = element("ul", { className: "by-tag" });
         for (const [tag, [tagPassed, tagTotal]] of tags.sort(([a], [b]) => a.localeCompare(b))) {
-          const item = element("li", { attrs: { "data-tag": tag } });
+          const item = element("li", {
+            className: tagPassed === tagTotal ? "tag-pass" : "tag-fail",
+            attrs: { "data-tag": tag },
+          });
           item.append(element("span", { className: "tag-name", text: tag.replace(/_/g, " ") }));
           item.append(document.createTextNode(`: passed ${tagPassed} of ${tagTotal}`));
+          // The worst verdict of the category answers "slow or wrong?" without naming a test.
+          const tagWorst = worst && typeof worst === "object" ? worst[tag] : undefined;
+          if (tagWorst && tagWorst !== "AC") {
+            item.dataset.worst = tagWorst;
+            const title = VERDICT_TITLES[tagWorst] || tagWorst;
+            item.append(element("span", { className: "tag-worst", text: ` — ${title.toLowerCase()}` }));
+          }
           list.append(item);
         }
         parts.push(list);

@@ -9,7 +9,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from grading.models import Submission
-from grading.services import GradingError, submission_create
+from grading.services import GRADED_MODES, GradingError, submission_create
 from interviews import realtime
 from interviews.models import (
     InterviewSession,
@@ -36,7 +36,7 @@ def session_run(*, session_id: int, user: Any, mode: str) -> Submission:
     _require_active(session)
     if session.candidate is None:
         raise SessionError("not_active", "the session has no candidate yet")
-    if mode not in Submission.Mode.values:
+    if mode not in GRADED_MODES:  # scratch modes (custom, script) are the practice page's
         raise SessionError("bad_mode", "mode must be run or submit")
     try:
         submission = submission_create(

@@ -177,8 +177,11 @@ def test_run_posts_the_code_and_renders_each_test_as_it_arrives(
     expect(page.locator("tbody.test .test-name")).to_have_text(["burst", "refill"])
     expect(page.locator("tbody.test .verdict")).to_have_text(["AC", "WA"])
     expect(page.locator("tbody.test[data-index='1'] .test-detail-list pre")).to_have_text(
-        ['{"init": [3, 1]}', "[1]", "[2]", "dbg\n"]
+        ['{"init": [3, 1]}', "[1]", "[2]"]
     )
+    # What the test printed is visible under its row without unfolding anything.
+    expect(page.locator("tbody.test[data-index='1'] .test-stdout .stdout-text")).to_be_visible()
+    expect(page.locator("tbody.test[data-index='1'] .stdout-text")).to_have_text("dbg\n")
     expect(page.locator("#run-button")).to_be_enabled()
     assert grader.posts == [{"problem": "token-bucket", "code": "x = 1\n", "mode": "run"}]
     assert grader.csrf_headers == ["csrf-abc"]

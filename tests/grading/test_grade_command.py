@@ -49,9 +49,22 @@ def test_reference_gets_ac_as_one_json_object(loaded_token_bucket: Path) -> None
     )
     assert result.returncode == 0, result.stderr
     body = json.loads(result.stdout)
-    assert set(body) == {"verdict", "passed", "total", "score", "tests"}
+    assert set(body) == {"verdict", "passed", "total", "score", "by_tag", "by_group", "tests"}
     assert body["verdict"] == "AC" and body["passed"] == body["total"] >= 15
     assert set(body["tests"][0]) == {"name", "verdict", "time_ms"}
+    # Per-category counts add up to the total; every category's worst verdict is AC.
+    assert sum(tag["total"] for tag in body["by_tag"].values()) == body["total"]
+    assert {tag["worst"] for tag in body["by_tag"].values()} == {"AC"}
+
+
+def test_json_names_the_worst_verdict_of_each_category(loaded_token_bucket: Path) -> None:
+    wrong = loaded_token_bucket / "wrong" / "starts_empty.py"
+    result = grade("token-bucket", str(wrong), "--mode", "submit", "--json")
+    assert result.returncode == 0, result.stderr
+    by_tag = json.loads(result.stdout)["by_tag"]
+    failing = {name: tag for name, tag in by_tag.items() if tag["passed"] < tag["total"]}
+    assert failing and {tag["worst"] for tag in failing.values()} == {"WA"}
+    assert set(next(iter(by_tag.values()))) == {"passed", "total", "worst"}
 
 
 def test_run_mode_grades_only_public_tests(loaded_token_bucket: Path) -> None:

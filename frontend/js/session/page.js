@@ -5,15 +5,13 @@
 // #session-timer, #connection, #session-banner; #run-button, #submit-button, #finish-button;
 // #results (the same children as the problem page's results panel); #questions-panel,
 // #notes-panel, #activity (interviewer) and #interviewer-edit (interviewer's checkbox).
-import { indentWithTab } from "@codemirror/commands";
-import { python } from "@codemirror/lang-python";
 import { Compartment, EditorState } from "@codemirror/state";
-import { EditorView, keymap } from "@codemirror/view";
-import { basicSetup } from "codemirror";
+import { EditorView } from "@codemirror/view";
 import { yCollab } from "y-codemirror.next";
 import { Awareness } from "y-protocols/awareness";
 import * as Y from "yjs";
 
+import { editorExtensions, preferencesLoad } from "../editor.js";
 import { submissionFollow } from "../grader.js";
 import { ResultsPanel } from "../results.js";
 import { ApiError, getJson, postJson } from "./api.js";
@@ -78,12 +76,13 @@ export function sessionPageMount(root) {
     state: EditorState.create({
       doc: ytext.toString(),
       extensions: [
-        basicSetup,
-        python(),
-        keymap.of([indentWithTab]),
+        // The setup shared with the practice editor (4-space indent, the user's preferences).
+        ...editorExtensions({
+          prefs: preferencesLoad(root.dataset.userName || ""),
+          label: "Shared solution code",
+        }).extensions,
         yCollab(ytext, awareness, { undoManager: new Y.UndoManager(ytext) }),
         readOnly.of(EditorState.readOnly.of(!state.can_edit)),
-        EditorView.contentAttributes.of({ "aria-label": "Shared solution code" }),
       ],
     }),
   });

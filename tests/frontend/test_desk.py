@@ -1,0 +1,273 @@
+"""The candidate's desk in a real browser: the editor (indentation, preferences, the way out),
+the split panes, custom input and the scratch console, and per-category feedback.
+
+As in test_bundle.py, the page is the real template and Playwright plays the grader.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.template.loader import render_to_string
+from playwright.sync_api import Browser, Page, WebSocketRoute, expect
+
+from core.markdown import markdown_render
+from problems.models import Problem
+from tests.frontend.test_bundle import ORIGIN, SUBMISSION_ID, FakeGrader, public_test, send
+
+pytestmark = pytest.mark.e2e
+
+EXAMPLE = {"init": [3, 1], "ops": [["allow", 0.0, 1]]}
+
+
+class FakeUser:
+    """Just what the templates read of a signed-in user."""
+
+    is_authenticated = True
+
+    def __init__(self, pk: int) -> None:
+        self.pk = pk
+
+    def get_username(self) -> str:
+        return f"user{self.pk}"
+
+
+def desk_html(user_pk: int = 7) -> str:
+    problem = Problem(
+        slug="token-bucket",
+        title="Token-bucket rate limiter",
+        difficulty="easy",
+        topics=["rate limiting"],
+        statement_md="Implement `TokenBucket`.\n\n" + "More text.\n\n" * 60,
+        starter_code="class TokenBucket:\n    pass\n",
+        published=True,
+    )
+    context = {
+        "problem": problem,
+        "statement_html": markdown_render(problem.statement_md),
+        "hint_count": 0,
+        "custom_example": EXAMPLE,
+        "custom_reference": True,
+        "user": FakeUser(user_pk),
+    }
+    return render_to_string("frontend/problem_detail.html", context)
+
+
+def open_desk(browser: Browser, grader: FakeGrader, **viewport: int) -> tuple[Page, list[str]]:
+    size = {"width": 1440, "height": 900} | viewport
+    context = browser.new_context(base_url=ORIGIN, viewport=size)  # type: ignore[arg-type]
+    context.add_cookies([{"name": "csrftoken", "value": "csrf-abc", "url": ORIGIN}])
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.route("**/*", grader.http)
+    page.route_web_socket(f"**/ws/submissions/{SUBMISSION_ID}/", grader.socket)
+    page.goto("/problems/token-bucket/")
+    expect(page.locator("#problem")).to_have_attribute("data-ready", "true")
+    return page, errors
+
+
+@pytest.fixture
+def grader() -> FakeGrader:
+    return FakeGrader(page_html=desk_html())
+
+
+@pytest.fixture
+def page(browser: Browser, bundle: Path, grader: FakeGrader) -> Iterator[Page]:
+    page, errors = open_desk(browser, grader)
+    yield page
+    page.context.close()
+    assert errors == [], f"errors in the page: {errors}"
+
+
+def code(page: Page) -> str:
+    return str(page.evaluate("window.onsiteEditor.getCode()"))
+
+
+def test_python_indents_by_four_and_tab_shift_tab_indent_a_selection(page: Page) -> None:
+    page.evaluate("window.onsiteEditor.setCode('')")
+    page.locator("#editor .cm-content").click()
+    page.keyboard.type("def f():")
+    page.keyboard.press("Enter")
+    page.keyboard.type("return 1")
+    assert code(page) == "def f():\n    return 1"
+
+    page.evaluate("window.onsiteEditor.setCode('a = 1\\nb = 2\\n')")
+    page.locator("#editor .cm-content").click()
+    page.keyboard.press("Control+a")
+    page.keyboard.press("Tab")
+    assert code(page) == "    a = 1\n    b = 2\n"
+    page.keyboard.press("Shift+Tab")
+    assert code(page) == "a = 1\nb = 2\n"
+
+
+def test_esc_then_tab_leaves_the_editor_and_the_way_out_is_announced(page: Page) -> None:
+    content = page.locator("#editor .cm-content")
+    hint_id = content.get_attribute("aria-describedby")
+    assert hint_id == "editor-escape-hint"
+    expect(page.locator(f"#{hint_id}")).to_contain_text("press Esc, then Tab")
+
+    before = code(page)
+    content.click()
+    page.keyboard.press("Escape")
+    page.keyboard.press("Tab")
+    assert code(page) == before  # the Tab moved focus, it did not indent
+    assert page.evaluate("document.activeElement.closest('#editor') === null")
+
+
+def test_preferences_apply_at_once_and_are_remembered_per_user(
+    browser: Browser, bundle: Path, page: Page, grader: FakeGrader
+) -> None:
+    editor = page.locator("#editor .cm-editor")
+    content = page.locator("#editor .cm-content")
+    expect(content).not_to_have_class(re.compile("cm-lineWrapping"))
+    page.click(".editor-settings summary")
+    page.select_option("#editor-prefs select[name=theme]", "dark")
+    page.select_option("#editor-prefs select[name=keymap]", "vim")
+    page.select_option("#editor-prefs select[name=fontSize]", "18")
+    page.check("#editor-prefs input[name=wrap]")
+    expect(content).to_have_class(re.compile("cm-lineWrapping"))
+
+    expect(editor).to_have_attribute("data-theme", "dark")
+    expect(page.locator("#editor .cm-vim-panel, #editor .cm-fat-cursor").first).to_be_attached()
+    assert (
+        page.evaluate("getComputedStyle(document.querySelector('#editor .cm-content')).fontSize")
+        == "18px"
+    )
+
+    page.reload()
+    expect(page.locator("#problem")).to_have_attribute("data-ready", "true")
+    expect(page.locator("#editor .cm-editor")).to_have_attribute("data-theme", "dark")
+    expect(page.locator("#editor .cm-editor")).to_have_attribute("data-keymap", "vim")
+    expect(page.locator("#editor-prefs select[name=fontSize]")).to_have_value("18")
+    expect(page.locator("#editor-prefs input[name=wrap]")).to_be_checked()
+    expect(page.locator("#editor .cm-content")).to_have_class(re.compile("cm-lineWrapping"))
+
+    # Another user in the same browser keeps the defaults.
+    other = page.context.new_page()
+    other.route("**/*", FakeGrader(page_html=desk_html(user_pk=8)).http)
+    other.goto("/problems/token-bucket/")
+    expect(other.locator("#problem")).to_have_attribute("data-ready", "true")
+    expect(other.locator("#editor .cm-editor")).to_have_attribute("data-theme", "light")
+    expect(other.locator("#editor .cm-editor")).to_have_attribute("data-keymap", "default")
+
+
+def test_the_shortcuts_are_listed(page: Page) -> None:
+    page.click(".editor-shortcuts summary")
+    table = page.locator(".shortcut-table")
+    expect(table).to_be_visible()
+    for text in ("Run the public tests", "Submit", "Run custom input", "Leave the editor"):
+        expect(table).to_contain_text(text)
+
+
+def test_panes_resize_from_the_keyboard_and_keep_the_editor_in_view(page: Page) -> None:
+    statement = page.locator("#pane-statement")
+    width = statement.bounding_box()["width"]  # type: ignore[index]
+    page.locator(".splitter[data-pane=statement]").focus()
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    assert statement.bounding_box()["width"] == pytest.approx(width + 64, abs=2)  # type: ignore[index]
+
+    # The statement scrolls inside its pane; the editor does not move.
+    editor_top = page.locator("#editor").bounding_box()["y"]  # type: ignore[index]
+    statement.evaluate("el => el.scrollTo(0, 2000)")
+    page.mouse.wheel(0, 2000)
+    assert page.locator("#editor").bounding_box()["y"] == editor_top  # type: ignore[index]
+
+    page.reload()
+    expect(page.locator("#problem")).to_have_attribute("data-ready", "true")
+    assert statement.bounding_box()["width"] == pytest.approx(width + 64, abs=2)  # type: ignore[index]
+
+
+def test_custom_input_is_prefilled_sent_and_compared_with_the_reference(
+    page: Page, grader: FakeGrader
+) -> None:
+    def script(ws: WebSocketRoute, _: int) -> None:
+        ws.send(json.dumps(public_test(
+            0, "custom input vs reference", "WA",
+            input=json.dumps(EXAMPLE), output="[true, true]", expected="[true, false]",
+            stdout="tokens 2.0\n",
+        )))  # fmt: skip
+        send(ws, type="done", verdict="WA", passed=0, total=1, score=0.0, by_tag={})
+
+    grader.on_connect = script
+    page.click("#tab-custom")
+    assert json.loads(page.locator("#custom-input").input_value()) == EXAMPLE
+
+    page.fill("#custom-input", '{"init": [1, 1], "ops": [["allow", 0.0, 1]]}')
+    page.click("#custom-run-button")
+
+    output = page.locator("#custom-output")
+    expect(output).to_contain_text("Differs from the reference")
+    expect(output.locator(".output-block").nth(0)).to_contain_text("Your answer")
+    expect(output.locator(".output-block").nth(1)).to_contain_text("Reference answer")
+    expect(output.locator(".diff .diff-del")).to_have_text(["-   false\n"])
+    expect(output.locator(".diff .diff-add")).to_have_text(["+   true\n"])
+    expect(output.locator(".console .output-text")).to_have_text("tokens 2.0\n")
+    assert grader.posts == [{
+        "problem": "token-bucket", "code": code(page), "mode": "custom",
+        "input": {"init": [1, 1], "ops": [["allow", 0.0, 1]]},
+    }]  # fmt: skip
+
+
+def test_custom_input_that_is_not_json_is_refused_before_sending(
+    page: Page, grader: FakeGrader
+) -> None:
+    page.click("#tab-custom")
+    page.fill("#custom-input", "{not json")
+    page.click("#custom-run-button")
+    expect(page.locator("#custom-input-error")).to_contain_text("not valid JSON")
+    assert grader.posts == []
+
+
+def test_the_console_runs_the_file_and_shows_its_output(page: Page, grader: FakeGrader) -> None:
+    def script(ws: WebSocketRoute, _: int) -> None:
+        ws.send(json.dumps(public_test(
+            0, "script", "RE", stdout="hello\n", error="Traceback...\nZeroDivisionError",
+            message="raised ZeroDivisionError",
+        )))  # fmt: skip
+        send(ws, type="done", verdict="RE", passed=0, total=1, score=0.0, by_tag={})
+
+    grader.on_connect = script
+    page.click("#tab-console")
+    page.click("#script-run-button")
+
+    console = page.locator("#console-output")
+    expect(console.locator(".console .output-text")).to_have_text("hello\n")
+    expect(console.locator(".error .output-text")).to_contain_text("ZeroDivisionError")
+    expect(console.locator(".verdict")).to_have_text("RE")
+    assert grader.posts[-1]["mode"] == "script"
+
+
+def test_submit_names_the_worst_verdict_of_each_category(page: Page, grader: FakeGrader) -> None:
+    def script(ws: WebSocketRoute, _: int) -> None:
+        done: dict[str, Any] = {
+            "type": "done", "verdict": "TLE", "passed": 3, "total": 4, "score": 0.75,
+            "by_tag": {"correctness": [2, 2], "performance": [1, 2]},
+            "worst_by_tag": {"correctness": "AC", "performance": "TLE"},
+        }  # fmt: skip
+        ws.send(json.dumps(done))
+
+    grader.on_connect = script
+    page.click("#submit-button")
+
+    expect(page.locator("#result-summary [data-tag=performance]")).to_have_text(
+        "performance: passed 1 of 2 — time limit exceeded"
+    )
+    expect(page.locator("#result-summary [data-tag=correctness]")).to_have_text(
+        "correctness: passed 2 of 2"
+    )
+
+
+def test_enter_before_a_docstring_starts_a_new_line(page: Page) -> None:
+    page.evaluate("""window.onsiteEditor.setCode('\"\"\"Doc.\"\"\"\\n\\nclass A:\\n    pass\\n')""")
+    page.locator("#editor .cm-content").click()
+    page.keyboard.press("Control+Home")
+    page.keyboard.type("# meanwhile, the interviewer\n")
+    assert code(page).startswith('# meanwhile, the interviewer\n"""Doc."""')
