@@ -273,7 +273,11 @@ def report_data(session: InterviewSession) -> dict[str, Any]:
                       for q in session.questions.order_by("asked_at", "id")],
         "strong": [(row["criterion"], row["strong"]) for row in _rubric_rows(session)
                    if row["strong"]],
-        "follow_ups": [str(f) for f in session.problem.follow_ups or []],
+        # A live interview's follow-ups are the interviewer's private material (the problem
+        # may be used again with the next candidate); practising alone, they are the
+        # report's reading list.
+        "follow_ups": [str(f) for f in session.problem.follow_ups or []]
+        if session.kind == InterviewSession.Kind.SOLO else [],
     }
 
 

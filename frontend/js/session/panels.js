@@ -152,6 +152,7 @@ const ACTIVITY_TEXT = {
   paste: (event) => `${event.by || "someone"} pasted ${event.chars} characters`,
   tab_hidden: () => "The candidate left the tab",
   tab_visible: () => "The candidate came back to the tab",
+  hint: (event) => `Hint ${event.number || ""} is open for the candidate`,
 };
 
 export class ActivityFeed {
@@ -161,6 +162,7 @@ export class ActivityFeed {
 
   add(event) {
     if (!this.list) return;
+    this.list.querySelector(".activity-empty")?.remove();
     const text = (ACTIVITY_TEXT[event.kind] || (() => event.kind))(event);
     const item = element("li", { className: `activity activity-${event.kind}` });
     item.append(element("span", { className: "q-time", text: clock(event.at) }));
