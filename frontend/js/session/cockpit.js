@@ -11,7 +11,7 @@ function clock(iso) {
   const date = new Date(iso);
   return Number.isNaN(date.getTime())
     ? ""
-    : date.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+    : date.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", hourCycle: "h23" });
 }
 
 /** `<time class="local-time" datetime=ISO>`: the moment in the viewer's own time zone. */
@@ -26,6 +26,7 @@ export function localTimesRender(root = document) {
       year: "numeric",
       hour: "2-digit",
       minute: "2-digit",
+      hourCycle: "h23",
       timeZoneName: "short",
     });
   }
