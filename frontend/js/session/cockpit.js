@@ -238,3 +238,30 @@ export function candidateHintAdd(number, text) {
   if (!list || list.querySelector(`[data-number="${number}"]`)) return;
   list.append(element("li", { className: "hint", text, attrs: { "data-number": String(number) } }));
 }
+
+/** The interviewer's side panel tabs: one group of sections at a time (all without script). */
+export function sideTabsMount(pane) {
+  const buttons = [...(pane?.querySelectorAll("[data-tab-button]") || [])];
+  if (!buttons.length) return { notify() {} };
+  let current = "live";
+  const show = (name) => {
+    current = name;
+    for (const button of buttons) {
+      const selected = button.dataset.tabButton === name;
+      button.setAttribute("aria-selected", String(selected));
+      if (selected) button.classList.remove("has-news");
+    }
+    for (const section of pane.querySelectorAll("[data-tab]")) {
+      section.hidden = section.dataset.tab !== name;
+    }
+  };
+  buttons.forEach((button) => button.addEventListener("click", () => show(button.dataset.tabButton)));
+  show("live");
+  return {
+    /** Something arrived for tab `name`: mark its button unless it is open. */
+    notify(name) {
+      if (name === current) return;
+      buttons.find((button) => button.dataset.tabButton === name)?.classList.add("has-news");
+    },
+  };
+}

@@ -24,6 +24,7 @@ import {
   candidateHintAdd,
   copyButtonsMount,
   localTimesRender,
+  sideTabsMount,
 } from "./cockpit.js";
 import { ActivityFeed, NotesPanel, QuestionsPanel } from "./panels.js";
 import { SessionProvider } from "./provider.js";
@@ -213,6 +214,7 @@ export function sessionPageMount(root) {
   (state.chat || []).forEach((message) => chat.render(message));
   localTimesRender(root);
   copyButtonsMount(root);
+  const tabs = sideTabsMount(root.querySelector(".side-pane.has-tabs"));
   // The session is over: nothing more can be asked, noted, said or revealed.
   function closeForms() {
     root
@@ -239,8 +241,10 @@ export function sessionPageMount(root) {
         return follow(event.id, event.mode);
       case "question":
       case "question_detail":
+        tabs.notify("live");
         return questions.render(event.question);
       case "note":
+        tabs.notify("notes");
         return notes.render(event.note);
       case "event":
         if (event.kind === "hint") cockpit.hintRevealed(event.number);
@@ -250,6 +254,7 @@ export function sessionPageMount(root) {
         else cockpit.hintRevealed(event.number);
         return undefined;
       case "chat":
+        tabs.notify("live");
         return chat.render(event.message);
       case "call_link":
         return callLink.show(event.call_link);
