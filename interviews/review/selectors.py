@@ -26,6 +26,7 @@ from interviews.review.suggest import (
     session_signals,
     suggestions,
 )
+from interviews.services.documents import session_code
 
 RECOMMENDATION_VALUE = {"strong_no": 1, "no": 2, "yes": 3, "strong_yes": 4}
 RECOMMENDATION_LABEL = {v: k for k, v in RECOMMENDATION_VALUE.items()}
@@ -208,6 +209,21 @@ def released_outcome(session: InterviewSession) -> dict[str, Any] | None:
             "reviewers": len(cards), "weighted": weighted}
 
 
+def released_feedback(session: InterviewSession) -> list[dict[str, Any]]:
+    """Once scores are released: each submitted scorecard's summary and per-criterion comments
+    (never its evidence links or the private notes), by interviewer in turn."""
+    out = []
+    for number, card in enumerate(
+        session.scorecards.exclude(submitted_at=None).prefetch_related("scores"), start=1
+    ):
+        comments = [{"criterion": s.criterion.replace("_", " "), "comment": s.comment}
+                    for s in card.scores.all() if s.comment.strip()]
+        if comments or card.summary.strip():
+            out.append({"reviewer": f"Interviewer {number}", "summary": card.summary,
+                        "comments": comments})
+    return out
+
+
 def half_up(value: float) -> int:
     """Nearest whole number, halves up (Python's round() sends 2.5 to 2)."""
     return math.floor(value + 0.5)
@@ -258,7 +274,15 @@ def report_data(session: InterviewSession) -> dict[str, Any]:
                          "tag": r.tag}
                         for r in final.results.filter(hidden=False).order_by("index")]
     timeline = session_timeline(session)
+    outcome = released_outcome(session)
     return {
+        "solo": session.kind == InterviewSession.Kind.SOLO,
+        # The code as it was graded at the end (the final submission), else as last stored.
+        "final_code": final.code if final is not None else session_code(session.pk),
+        "released_feedback": released_feedback(session) if outcome else [],
+        "chat": [{"clock": format_clock(ms_since_start(session, m.created_at)),
+                  "role": m.role, "text": m.text}
+                 for m in session.chat_messages.order_by("created_at", "id")],
         "session": session,
         "problem": session.problem,
         "candidate": session.candidate.get_username() if session.candidate else "",
@@ -266,7 +290,7 @@ def report_data(session: InterviewSession) -> dict[str, Any]:
                   "status": final.status} if final else None,
         "public_tests": public_tests,
         "hidden_by_tag": hidden_by_tag(final.pk if final else None),
-        "outcome": released_outcome(session),
+        "outcome": outcome,
         "timeline": timeline,
         "questions": [{"text": q.text, "answer": q.answer,
                        "clock": format_clock(ms_since_start(session, q.asked_at))}
@@ -299,6 +323,9 @@ def report_public(data: dict[str, Any]) -> dict[str, Any]:
         "questions": data["questions"],
         "strong": [{"criterion": c, "strong": s} for c, s in data["strong"]],
         "follow_ups": data["follow_ups"],
+        "final_code": data["final_code"],
+        "released_feedback": data["released_feedback"],
+        "chat": data["chat"],
     }
 
 

@@ -106,7 +106,7 @@ def test_the_interviewer_page_has_the_whole_private_panel_and_the_candidate_page
     for marker in PRIVATE.values():
         assert marker in inter_page
     assert 'id="reference-panel"' in inter_page and "<details" in inter_page
-    assert 'id="private-note-form"' in inter_page and "Only you see this panel" in inter_page
+    assert 'id="private-note-form"' in inter_page and "only you see them" in inter_page
     assert "shared with the candidate" in inter_page  # the shared notes panel says so
 
     cand = client_for(candidate)
@@ -263,3 +263,45 @@ def test_the_call_link_is_set_by_the_interviewer_and_shown_to_both() -> None:
     with pytest.raises(SessionError):
         services.session_schedule_live(interviewer=interviewer, problem_slug=session.problem.slug,
                                        duration=timedelta(minutes=30), call_link="ftp://nope")
+
+
+# ---------------------------------------------------------------- the candidate's report
+
+
+def test_the_report_has_the_final_code_and_the_released_comments_in_html_and_pdf() -> None:
+    from interviews.review import services as review
+
+    session, candidate, interviewer = live_session()
+    services.chat_send(session_id=session.pk, user=candidate, text="CHAT-IN-REPORT")
+    services.session_finish_by(session_id=session.pk, user=interviewer)
+    cand = client_for(candidate)
+    page = cand.get(f"/sessions/{session.pk}/report/").content.decode()
+    assert 'id="report-code"' in page and "def solve(x):" in page
+    assert "CHAT-IN-REPORT" in page and 'id="report-unreleased"' in page
+
+    review.scorecard_save(session=session, user=interviewer, recommendation="yes",
+                          summary="SUMMARY-FOR-CANDIDATE", submit=True,
+                          scores={"correctness": {"level": 3, "comment": "COMMENT-FOR-CANDIDATE"}})
+    review.scores_release(session=session, user=interviewer)
+    page = cand.get(f"/sessions/{session.pk}/report/").content.decode()
+    assert "SUMMARY-FOR-CANDIDATE" in page and "COMMENT-FOR-CANDIDATE" in page
+    assert_no_private(page, "the released report")
+    text = pdf_text(cand.get(f"/sessions/{session.pk}/report.pdf").content)
+    assert "SUMMARY-FOR-CANDIDATE" in text and "COMMENT-FOR-CANDIDATE" in text
+    assert "def solve" in text and "CHAT-IN-REPORT" in text
+    assert_no_private(text, "the released PDF")
+
+
+def test_a_solo_report_never_mentions_interviewers() -> None:
+    problem = tiny_problem()
+    candidate = user_with_role("cand", "candidate")
+    session = services.session_start_solo(candidate=candidate, problem_slug=problem.slug,
+                                          duration=timedelta(minutes=5))
+    services.session_finish_by(session_id=session.pk, user=candidate)
+    cand = client_for(candidate)
+    page = cand.get(f"/sessions/{session.pk}/report/").content.decode()
+    body = page[page.index('id="report"'):]
+    assert "nterviewer" not in body and 'id="report-solo"' in body
+    assert "nterviewer" not in pdf_text(cand.get(f"/sessions/{session.pk}/report.pdf").content)
+    session_page = cand.get(f"/sessions/{session.pk}/").content.decode()
+    assert f'data-report-url="/sessions/{session.pk}/report/"' in session_page

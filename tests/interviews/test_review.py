@@ -303,9 +303,10 @@ def test_the_report_shows_hidden_tests_only_as_aggregates_and_scores_once_releas
     assert "<svg" in page and 'class="run"' in page and 'class="question"' in page
 
     services.scorecard_save(session=world.session, user=world.assigned, recommendation="yes",
-                            summary="SUMMARY-PRIVATE", scores=full_scores(3), submit=True)
+                            summary="SUMMARY-ON-RELEASE", scores=full_scores(3), submit=True)
     page = client.get(f"/sessions/{world.session.pk}/report/").content.decode()
     assert 'id="report-unreleased"' in page and "3.0 / 4" not in page  # submitted, not released
+    assert "c-correctness" not in page and "SUMMARY-ON-RELEASE" not in page
     with pytest.raises(SessionError):
         services.scores_release(session=world.session, user=world.owner)
     services.scores_release(session=world.session, user=world.assigned)
@@ -313,7 +314,10 @@ def test_the_report_shows_hidden_tests_only_as_aggregates_and_scores_once_releas
     assert "correctness: 3.0 / 4 — 3: solid" in page
     assert 'id="report-weighted">3.0<' in page
     assert 'id="report-recommendation">Yes<' in page
-    assert "c-correctness" not in page and "SUMMARY-PRIVATE" not in page  # comments stay private
+    # Released: the interviewers' comments and summaries come with the levels (issue 14);
+    # the private notes never do.
+    assert "c-correctness" in page and "SUMMARY-ON-RELEASE" in page
+    assert PRIVATE_NOTE not in page and "Interviewer 1" in page
 
 
 def test_the_pdf_export_is_a_pdf_with_the_report() -> None:

@@ -168,6 +168,7 @@ export function sessionPageMount(root) {
     showBanner(event.error ? `${text} (${event.error})` : text, "done");
     if (event.submission) follow(event.submission, "submit");
     closeForms();
+    reportLinkShow();
   };
   const awaitFinish = async () => {
     // The socket normally brings the end; if it is down, ask (which also ends the session on
@@ -215,6 +216,16 @@ export function sessionPageMount(root) {
   localTimesRender(root);
   copyButtonsMount(root);
   const tabs = sideTabsMount(root.querySelector(".side-pane.has-tabs"));
+  // The session is over: the candidate's feedback report is one click away.
+  function reportLinkShow() {
+    if (role !== "candidate" || document.getElementById("report-link")) return;
+    const link = document.createElement("a");
+    link.id = "report-link";
+    link.className = "button primary report-link";
+    link.href = root.dataset.reportUrl;
+    link.textContent = "Read your feedback report";
+    banner.after(link);
+  }
   // The session is over: nothing more can be asked, noted, said or revealed.
   function closeForms() {
     root
