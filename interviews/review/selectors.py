@@ -22,6 +22,7 @@ from interviews.review.services import criteria_of, evidence_text, format_clock
 from interviews.review.suggest import (
     RUN_KINDS,
     hidden_by_tag,
+    integrity_note,
     ms_since_start,
     session_signals,
     suggestions,
@@ -127,19 +128,33 @@ def scorecard_view(card: Scorecard) -> dict[str, Any]:
             "submitted_at": card.submitted_at, "scores": scores}
 
 
-def review_context(session: InterviewSession, user: Any) -> dict[str, Any]:
-    """Everything the review page shows to a reviewer (`access.review_role` already checked)."""
+def review_context(session: InterviewSession, user: Any,
+                   posted: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Everything the review page shows to a reviewer (`access.review_role` already checked).
+
+    `posted` is a refused rubric form ({"scores", "recommendation", "summary"}): the page then
+    shows every value as typed, so an error never wipes the form."""
     signals = session_signals(session)
     criteria = criteria_of(session)
     suggested = suggestions(signals, criteria)
     own = Scorecard.objects.filter(session=session, interviewer=user).first()
     own_view = scorecard_view(own) if own else None
+    if posted is not None:
+        own_view = (own_view or {"submitted_at": None, "scores": {}}) | {
+            "recommendation": posted["recommendation"], "summary": posted["summary"]}
     rubric = []
     for row in _rubric_rows(session):
         mine = (own_view or {}).get("scores", {}).get(row["criterion"], {})
+        if posted is not None:
+            typed = posted["scores"].get(row["criterion"], {})
+            level = str(typed.get("level", ""))
+            mine = {"level": int(level) if level.isdigit() else None,
+                    "comment": typed.get("comment", ""),
+                    "evidence_text": typed.get("evidence", "")}
         hint = suggested.get(row["criterion"])
         rubric.append(row | {
-            "level": mine.get("level") or (hint.level if hint else None),
+            "level": mine.get("level") or (hint.level if hint else None)
+            if posted is None else mine.get("level"),
             "comment": mine.get("comment", ""),
             "evidence_text": mine.get("evidence_text", ""),
             "suggestion": hint,
@@ -167,6 +182,10 @@ def review_context(session: InterviewSession, user: Any) -> dict[str, Any]:
         "signals": signals,
         "first_pass_clock": format_clock(signals.first_pass_ms)
         if signals.first_pass_ms is not None else "",
+        "integrity": integrity_note(signals),
+        "key_questions": [{"question": k.question, "asked": k.asked,
+                           "clock": format_clock(k.at_ms) if k.at_ms is not None else "",
+                           "question_id": k.question_id} for k in signals.key_questions],
         "rubric": rubric,
         "own": own_view,
         "others": others,

@@ -10,11 +10,12 @@ from typing import Any
 from urllib.parse import urlencode
 
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseForbidden
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseForbidden, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
+from core.errors import error_json
 from core.roles import is_author, is_interviewer
 from interviews.models import InterviewSession, ReportShare
 from interviews.review import access, pdf, selectors, services
@@ -93,18 +94,27 @@ def _scores_from_form(session: InterviewSession, post: Any) -> dict[str, dict[st
 def scorecard_post(request: HttpRequest, session_id: int) -> HttpResponse:
     """The rubric form: save a draft, or submit (final)."""
     session = _reviewable(request, session_id)
+    posted = {"recommendation": request.POST.get("recommendation", ""),
+              "summary": request.POST.get("summary", ""),
+              "scores": _scores_from_form(session, request.POST)}
+    autosave = request.headers.get("X-Autosave") == "1"
     try:
-        services.scorecard_save(
-            session=session, user=request.user,
-            recommendation=request.POST.get("recommendation", ""),
-            summary=request.POST.get("summary", ""),
-            scores=_scores_from_form(session, request.POST),
-            submit=request.POST.get("action") == "submit",
+        card = services.scorecard_save(
+            session=session, user=request.user, recommendation=posted["recommendation"],
+            summary=posted["summary"], scores=posted["scores"],
+            submit=request.POST.get("action") == "submit" and not autosave,
         )
     except SessionError as exc:
         if exc.code == "forbidden":
             return HttpResponseForbidden(exc.message)
-        return _back(session_id, error=exc.message)
+        if autosave:
+            return error_json(exc)
+        # Re-render with every value as typed: one bad entry never wipes the form.
+        context = selectors.review_context(session, request.user, posted=posted)
+        context["error"] = exc.message
+        return render(request, "interviews/review/review.html", context, status=400)
+    if autosave:
+        return JsonResponse({"saved_at": card.updated_at.isoformat()})
     return _back(session_id, anchor="#scorecard")
 
 

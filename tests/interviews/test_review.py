@@ -413,3 +413,57 @@ def test_the_outcome_averages_reviewers_per_criterion_weighted_by_the_rubric() -
     assert described["edge_cases"] == "3: most"  # 2.5 is read as 3, halves up
     assert outcome["weighted"] == round((4 * 3 + 2.5 * 2 + 2.5 * 1) / 6, 2)
     assert outcome["recommendation"] == "Yes"  # mean of strong yes (4) and no (2) is yes (3)
+
+
+# ---------------------------------------------------------------- scoring in clicks (issue 14)
+
+
+def test_a_refused_rubric_form_comes_back_with_every_value_as_typed() -> None:
+    world = build_world()
+    client = client_for(world.assigned)
+    form = {"recommendation": "yes", "summary": "SUMMARY-KEPT", "action": "save"}
+    for row in RUBRIC:
+        form[f"level-{row['criterion']}"] = "2"
+        form[f"comment-{row['criterion']}"] = f"KEPT-{row['criterion']}"
+    form[f"evidence-{RUBRIC[0]['criterion']}"] = "t=59:00"  # past the end: refused
+    response = client.post(f"/sessions/{world.session.pk}/review/scorecard", form)
+    assert response.status_code == 400
+    page = response.content.decode()
+    assert 'role="alert"' in page and "SUMMARY-KEPT" in page and "t=59:00" in page
+    for row in RUBRIC:
+        assert f"KEPT-{row['criterion']}" in page
+        assert f'name="level-{row["criterion"]}" value="2" checked' in page
+    assert '<option value="yes" selected>' in page
+    assert not Scorecard.objects.filter(session=world.session).exists()
+
+
+def test_the_draft_autosaves_as_json_and_never_submits() -> None:
+    world = build_world()
+    client = client_for(world.assigned)
+    form = {"recommendation": "no", "summary": "draft", "action": "submit",
+            f"level-{RUBRIC[0]['criterion']}": "3"}
+    saved = client.post(f"/sessions/{world.session.pk}/review/scorecard", form,
+                        headers={"X-Autosave": "1"})
+    assert saved.status_code == 200 and "saved_at" in saved.json()
+    card = Scorecard.objects.get(session=world.session, interviewer=world.assigned)
+    assert card.submitted_at is None and card.summary == "draft"
+    bad = client.post(f"/sessions/{world.session.pk}/review/scorecard",
+                      form | {f"evidence-{RUBRIC[0]['criterion']}": "nonsense"},
+                      headers={"X-Autosave": "1"})
+    assert bad.status_code == 400 and bad.json()["detail"]
+
+
+def test_suggestions_carry_their_signal_with_pastes_and_tab_leaves() -> None:
+    world = build_world()
+    at = world.session.started_at
+    assert at is not None
+    SessionEvent.objects.create(session=world.session, kind="paste", at=at + timedelta(minutes=6),
+                                data={"chars": 420})
+    SessionEvent.objects.create(session=world.session, kind="tab_hidden",
+                                at=at + timedelta(minutes=7))
+    page = client_for(world.assigned).get(f"/sessions/{world.session.pk}/review/").content.decode()
+    assert "1 large paste (420 characters) and left the tab 1 time" in page
+    suggestion = page[page.index('class="suggestion"'):]
+    assert "hidden" in suggestion.split("</p>", 1)[0] and "large paste" in suggestion.split(
+        "</p>", 1)[0]
+    assert "sub=" not in page.replace('data-evidence="sub=', "") and " ms)" not in page
