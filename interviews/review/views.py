@@ -94,7 +94,7 @@ def _scores_from_form(session: InterviewSession, post: Any) -> dict[str, dict[st
 def scorecard_post(request: HttpRequest, session_id: int) -> HttpResponse:
     """The rubric form: save a draft, or submit (final)."""
     session = _reviewable(request, session_id)
-    posted = {"recommendation": request.POST.get("recommendation", ""),
+    posted: dict[str, Any] = {"recommendation": request.POST.get("recommendation", ""),
               "summary": request.POST.get("summary", ""),
               "scores": _scores_from_form(session, request.POST)}
     autosave = request.headers.get("X-Autosave") == "1"
