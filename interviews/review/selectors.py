@@ -40,6 +40,11 @@ class Filters:
     candidate: str = ""
     date_from: date | None = None
     date_to: date | None = None
+    sort: str = "-created"
+
+
+# Dashboard sort keys: a leading "-" sorts descending.
+SORTS = ("created", "score", "candidate", "problem", "status", "recommendation")
 
 
 def filters_from(params: Any) -> Filters:
@@ -50,7 +55,47 @@ def filters_from(params: Any) -> Filters:
         candidate=str(params.get("candidate", "")).strip(),
         date_from=_date(params.get("from")),
         date_to=_date(params.get("to")),
+        sort=_sort(params.get("sort")),
     )
+
+
+def _sort(raw: Any) -> str:
+    value = str(raw or "").strip()
+    return value if value.lstrip("-") in SORTS else "-created"
+
+
+def dashboard_rows(sessions: QuerySet[InterviewSession], sort: str) -> list[dict[str, Any]]:
+    """One row per session: the submitted scorecards' weighted level and consensus
+    recommendation (for reviewers, released or not), how many are in, sorted by `sort`."""
+    labels = dict(Scorecard.Recommendation.choices)
+    rows = []
+    for session in sessions.prefetch_related("scorecards__scores"):
+        weights = {r["criterion"]: _weight(r["weight"]) for r in _rubric_rows(session)}
+        cards = list(session.scorecards.all())
+        submitted = [c for c in cards if c.submitted_at is not None]
+        levels = [(weights.get(s.criterion, 1.0), s.level) for c in submitted
+                  for s in c.scores.all() if s.level]
+        total = sum(w for w, _ in levels)
+        score = round(sum(w * lv for w, lv in levels) / total, 1) if total else None
+        recs = [RECOMMENDATION_VALUE[c.recommendation] for c in submitted
+                if c.recommendation in RECOMMENDATION_VALUE]
+        rec = RECOMMENDATION_LABEL[half_up(sum(recs) / len(recs))] if recs else ""
+        rows.append({"session": session, "status": session.status_now(), "score": score,
+                     "recommendation": labels.get(rec, ""), "rec_value": half_up(
+                         sum(recs) / len(recs)) if recs else 0,
+                     "submitted": len(submitted), "cards": len(cards)})
+    key = sort.lstrip("-")
+    keys: dict[str, Any] = {
+        "created": lambda r: r["session"].created_at,
+        "score": lambda r: (r["score"] is not None, r["score"] or 0),
+        "candidate": lambda r: r["session"].candidate.get_username()
+        if r["session"].candidate else "",
+        "problem": lambda r: r["session"].problem.title.lower(),
+        "status": lambda r: r["status"],
+        "recommendation": lambda r: r["rec_value"],
+    }
+    rows.sort(key=keys[key], reverse=sort.startswith("-"))
+    return rows
 
 
 def _date(raw: Any) -> date | None:

@@ -45,6 +45,19 @@ def _back(session_id: int, *, error: str = "", anchor: str = "") -> HttpResponse
     return redirect(url + anchor)
 
 
+def _sort_links(request: HttpRequest, current: str) -> dict[str, dict[str, str]]:
+    """Per sortable column: the URL that sorts by it (flipping the order when it is the
+    current one) and the arrow to show."""
+    links = {}
+    for key in selectors.SORTS:
+        params = request.GET.copy()
+        descending = current == f"-{key}"
+        params["sort"] = key if descending else f"-{key}"
+        arrow = "▼" if descending else "▲" if current == key else ""
+        links[key] = {"url": "?" + params.urlencode(), "arrow": arrow}
+    return links
+
+
 @login_required
 @require_GET
 def dashboard(request: HttpRequest) -> HttpResponse:
@@ -53,7 +66,9 @@ def dashboard(request: HttpRequest) -> HttpResponse:
         return HttpResponseForbidden("Reviewing is for interviewers, authors and admins.")
     filters = selectors.filters_from(request.GET)
     context = {
-        "sessions": selectors.dashboard_sessions(request.user, filters)[:200],
+        "rows": selectors.dashboard_rows(
+            selectors.dashboard_sessions(request.user, filters)[:200], filters.sort),
+        "sorts": _sort_links(request, filters.sort),
         "filters": filters,
         "statuses": InterviewSession.Status.values,
         "problems": Problem.objects.order_by("title").only("slug", "title"),

@@ -467,3 +467,27 @@ def test_suggestions_carry_their_signal_with_pastes_and_tab_leaves() -> None:
     assert "hidden" in suggestion.split("</p>", 1)[0] and "large paste" in suggestion.split(
         "</p>", 1)[0]
     assert "sub=" not in page.replace('data-evidence="sub=', "") and " ms)" not in page
+
+
+def test_the_dashboard_shows_score_recommendation_and_status_and_sorts_by_score() -> None:
+    world = build_world()
+    low = InterviewSession.objects.create(
+        problem=world.session.problem, candidate=world.other, interviewer=world.assigned,
+        kind="live", status="finished", duration=timedelta(minutes=30),
+        started_at=world.session.started_at, finished_at=world.session.finished_at)
+    services.scorecard_save(session=world.session, user=world.assigned, recommendation="yes",
+                            summary="", scores=full_scores(3), submit=True)
+    services.scorecard_save(session=low, user=world.assigned, recommendation="no",
+                            summary="", scores=full_scores(1), submit=True)
+    client = client_for(world.assigned)
+    page = client.get("/sessions/review/?sort=-score").content.decode()
+    table = page[page.index('id="review-sessions"'):]
+    assert "3.0<span" in table and "1.0<span" in table
+    assert table.index(f'data-session="{world.session.pk}"') < table.index(
+        f'data-session="{low.pk}"')
+    assert ">Yes<" in table and ">No<" in table and "1 of 1" in table
+    ascending = client.get("/sessions/review/?sort=score").content.decode()
+    assert ascending.index(f'data-session="{low.pk}"') < ascending.index(
+        f'data-session="{world.session.pk}"')
+    assert "Score ▲" in ascending
+    assert client.get("/sessions/review/?sort=evil").status_code == 200  # ignored, not a 500
