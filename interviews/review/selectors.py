@@ -173,6 +173,22 @@ def scorecard_view(card: Scorecard) -> dict[str, Any]:
             "submitted_at": card.submitted_at, "scores": scores}
 
 
+def _side_by_side(session: InterviewSession, own: dict[str, Any] | None,
+                  others: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The submitted scorecards as columns, criteria as rows: once the reader has submitted
+    and at least one other has (the others are independent until then)."""
+    if not own or not own.get("submitted_at") or not others:
+        return None
+    cards = [own, *others]
+    labels = dict(Scorecard.Recommendation.choices)
+    rows = [{"criterion": row["criterion"].replace("_", " "),
+             "cells": [card["scores"].get(row["criterion"], {}) for card in cards]}
+            for row in _rubric_rows(session)]
+    return {"interviewers": [card["interviewer"] for card in cards], "rows": rows,
+            "recommendations": [labels.get(card["recommendation"], "—") for card in cards],
+            "summaries": [card["summary"] for card in cards]}
+
+
 def review_context(session: InterviewSession, user: Any,
                    posted: dict[str, Any] | None = None) -> dict[str, Any]:
     """Everything the review page shows to a reviewer (`access.review_role` already checked).
@@ -214,6 +230,7 @@ def review_context(session: InterviewSession, user: Any,
         others_hidden = cards.exists()
     questions = list(session.questions.order_by("asked_at", "id"))
     return {
+        "side_by_side": _side_by_side(session, own_view, others),
         "session": session,
         "role": access.review_role(session, user),
         "can_score": access.can_score(session, user),

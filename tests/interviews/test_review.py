@@ -234,6 +234,7 @@ def test_each_interviewer_sees_the_others_scores_only_after_submitting() -> None
     client = client_for(second)
     page = client.get(f"/sessions/{world.session.pk}/review/").content.decode()
     assert 'id="others-hidden"' in page and "c-correctness" not in page
+    assert 'id="side-by-side"' not in page
     api = client.get(f"/api/review/sessions/{world.session.pk}/scores").json()
     assert api["others"] == [] and api["others_hidden"] is True
 
@@ -241,6 +242,9 @@ def test_each_interviewer_sees_the_others_scores_only_after_submitting() -> None
                             summary="", scores=full_scores(2), submit=True)
     page = client.get(f"/sessions/{world.session.pk}/review/").content.decode()
     assert "others-hidden" not in page and "c-correctness" in page
+    table = page[page.index('id="side-by-side"'):page.index("</table>", page.index("side-by-side"))]
+    assert "<th scope=\"col\">second</th><th scope=\"col\">assigned</th>" in table
+    assert "<strong>No</strong>" in table and "<strong>Strong yes</strong>" in table
     api = client.get(f"/api/review/sessions/{world.session.pk}/scores").json()
     assert [c["interviewer"] for c in api["others"]] == ["assigned"]
     # The author never scores: sees both.
