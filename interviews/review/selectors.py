@@ -4,6 +4,7 @@ reviewer-only field cannot slip into the report by accident."""
 
 from __future__ import annotations
 
+import difflib
 import math
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -126,13 +127,35 @@ def session_runs(session: InterviewSession, *, staff: bool) -> list[dict[str, An
     events = (session.events.filter(kind__in=RUN_KINDS).exclude(submission=None)
               .select_related("submission", "submission__problem").order_by("at", "id"))
     out = []
-    for event in events:
+    previous: str | None = None
+    for number, event in enumerate(events, start=1):
         assert event.submission is not None
         detail = submission_detail(submission=event.submission, staff=staff)
         detail["kind"] = event.kind
+        detail["number"] = number
         detail["at_ms"] = ms_since_start(session, event.at)
         detail["clock"] = format_clock(detail["at_ms"])
+        code = event.submission.code
+        detail["code"] = code
+        detail["diff"] = code_diff(previous, code)
+        detail["added"] = sum(1 for line in detail["diff"] if line["kind"] == "add")
+        detail["removed"] = sum(1 for line in detail["diff"] if line["kind"] == "del")
+        previous = code
         out.append(detail)
+    return out
+
+
+def code_diff(before: str | None, after: str) -> list[dict[str, str]]:
+    """The lines of a unified diff from the previous run's code ("add", "del", "ctx", "hunk");
+    empty for the first run (its code is shown whole)."""
+    if before is None:
+        return []
+    lines = difflib.unified_diff(before.splitlines(), after.splitlines(), lineterm="", n=2)
+    out = []
+    for line in list(lines)[2:]:  # the ---/+++ header names no files here
+        kind = ("hunk" if line.startswith("@@") else "add" if line.startswith("+")
+                else "del" if line.startswith("-") else "ctx")
+        out.append({"kind": kind, "text": line})
     return out
 
 

@@ -495,3 +495,15 @@ def test_the_dashboard_shows_score_recommendation_and_status_and_sorts_by_score(
         f'data-session="{world.session.pk}"')
     assert "Score ▲" in ascending
     assert client.get("/sessions/review/?sort=evil").status_code == 200  # ignored, not a 500
+
+
+def test_each_run_shows_its_code_and_the_diff_to_the_previous_run() -> None:
+    world = build_world()
+    Submission.objects.filter(pk=world.run.pk).update(code="def solve(x):\n    return x\n")
+    Submission.objects.filter(pk=world.passing.pk).update(code="def solve(x):\n    return x + 1\n")
+    page = client_for(world.assigned).get(f"/sessions/{world.session.pk}/review/").content.decode()
+    runs = page[page.index('id="runs"'):]
+    assert "Run 1" in runs and "Run 2" in runs and "Changes since run 1" in runs
+    assert '<span class="diff-del">-    return x</span>' in runs
+    assert '<span class="diff-add">+    return x + 1</span>' in runs
+    assert "sub=" not in runs.replace('data-evidence="sub=', "")
