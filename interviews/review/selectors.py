@@ -44,6 +44,7 @@ class Filters:
     sort: str = "-created"
 
 
+RUN_LABELS = {"run": "Run (public tests)", "submit": "Submit", "final_submit": "Final submission"}
 # Dashboard sort keys: a leading "-" sorts descending.
 SORTS = ("created", "score", "candidate", "problem", "status", "recommendation")
 
@@ -132,6 +133,7 @@ def session_runs(session: InterviewSession, *, staff: bool) -> list[dict[str, An
         assert event.submission is not None
         detail = submission_detail(submission=event.submission, staff=staff)
         detail["kind"] = event.kind
+        detail["kind_label"] = RUN_LABELS.get(str(event.kind), str(event.kind))
         detail["number"] = number
         detail["at_ms"] = ms_since_start(session, event.at)
         detail["clock"] = format_clock(detail["at_ms"])
@@ -180,14 +182,19 @@ def evidence_links(session: InterviewSession, evidence: list[dict[str, Any]]) ->
         if item["kind"] == "moment":
             links.append((f"replay {format_clock(value)}", f"{replay}#t={value}"))
         elif item["kind"] == "submission":
-            links.append((f"run #{value}", f"#sub-{value}"))
+            event = session.events.filter(submission_id=value).order_by("at").first()
+            when = format_clock(ms_since_start(session, event.at)) if event else "?"
+            links.append((f"run at {when}", f"#sub-{value}"))
         else:
-            links.append((f"question #{value}", f"#q-{value}"))
+            question = session.questions.filter(pk=value).first()
+            when = format_clock(ms_since_start(session, question.asked_at)) if question else "?"
+            links.append((f"question at {when}", f"#q-{value}"))
     return links
 
 
 def scorecard_view(card: Scorecard) -> dict[str, Any]:
     scores = {s.criterion: {"level": s.level, "comment": s.comment, "evidence": s.evidence,
+                            "title": s.criterion.replace("_", " ").capitalize(),
                             "evidence_text": evidence_text(s.evidence),
                             "links": evidence_links(card.session, s.evidence)}
               for s in card.scores.all()}
@@ -264,6 +271,10 @@ def review_context(session: InterviewSession, user: Any,
                       for q in questions],
         "review_notes": list(session.review_notes.select_related("author")),
         "panel_notes": list(session.notes.select_related("author")),
+        "chat": [{"clock": format_clock(ms_since_start(session, m.created_at)),
+                  "author": m.author.get_username() if m.author else m.role, "role": m.role,
+                  "text": m.text}
+                 for m in session.chat_messages.select_related("author")],
         "signals": signals,
         "first_pass_clock": format_clock(signals.first_pass_ms)
         if signals.first_pass_ms is not None else "",
