@@ -311,7 +311,9 @@ def released_outcome(session: InterviewSession) -> dict[str, Any] | None:
         mean = sum(levels) / len(levels)
         nearest = half_up(mean)
         anchored = row["levels"][nearest - 1] if len(row["levels"]) >= nearest else ""
+        anchored = anchored.split(": ", 1)[1] if anchored[:2] == f"{nearest}:" else anchored
         rows.append({"criterion": row["criterion"], "level": round(mean, 1),
+                     "title": row["criterion"].replace("_", " ").capitalize(),
                      "description": anchored, "weight": _weight(row["weight"])})
     recs = [RECOMMENDATION_VALUE[c.recommendation] for c in cards
             if c.recommendation in RECOMMENDATION_VALUE]
@@ -392,6 +394,8 @@ def report_data(session: InterviewSession) -> dict[str, Any]:
     outcome = released_outcome(session)
     return {
         "solo": session.kind == InterviewSession.Kind.SOLO,
+        "strong_titled": [(row["criterion"].replace("_", " ").capitalize(), row["strong"])
+                          for row in _rubric_rows(session) if row["strong"]],
         # The code as it was graded at the end (the final submission), else as last stored.
         "final_code": final.code if final is not None else session_code(session.pk),
         "released_feedback": released_feedback(session) if outcome else [],

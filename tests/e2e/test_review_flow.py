@@ -131,7 +131,7 @@ def test_interviewer_scores_with_evidence_and_the_candidate_reads_the_report(
     # The candidate's report: released outcome, aggregates only, the PDF.
     candidate.goto(session_path + "report/")
     expect(candidate.locator("#report-recommendation")).to_have_text("Yes")
-    expect(candidate.locator("#report-outcome")).to_contain_text("correctness: 3.0 / 4")
+    expect(candidate.locator("#report-outcome")).to_contain_text("Correctness: 3.0 / 4")
     expect(candidate.locator("#report-timeline svg")).to_have_count(1)
     # Released scores come with the interviewer's comments (issue 14); evidence stays theirs.
     expect(candidate.locator(".report-comments")).to_contain_text("INTERVIEWER-ONLY comment")

@@ -315,7 +315,7 @@ def test_the_report_shows_hidden_tests_only_as_aggregates_and_scores_once_releas
         services.scores_release(session=world.session, user=world.owner)
     services.scores_release(session=world.session, user=world.assigned)
     page = client.get(f"/sessions/{world.session.pk}/report/").content.decode()
-    assert "correctness: 3.0 / 4 — 3: solid" in page
+    assert "<strong>Correctness</strong>: 3.0 / 4 — solid" in page
     assert 'id="report-weighted">3.0<' in page
     assert 'id="report-recommendation">Yes<' in page
     # Released: the interviewers' comments and summaries come with the levels (issue 14);
@@ -414,7 +414,7 @@ def test_the_outcome_averages_reviewers_per_criterion_weighted_by_the_rubric() -
     levels = {row["criterion"]: row["level"] for row in outcome["criteria"]}
     assert levels == {"correctness": 4.0, "edge_cases": 2.5, "clarifying_questions": 2.5}
     described = {row["criterion"]: row["description"] for row in outcome["criteria"]}
-    assert described["edge_cases"] == "3: most"  # 2.5 is read as 3, halves up
+    assert described["edge_cases"] == "most"  # 2.5 is read as 3, halves up
     assert outcome["weighted"] == round((4 * 3 + 2.5 * 2 + 2.5 * 1) / 6, 2)
     assert outcome["recommendation"] == "Yes"  # mean of strong yes (4) and no (2) is yes (3)
 
