@@ -281,6 +281,16 @@ CELERY_BEAT_SCHEDULE["expire-interview-sessions"] = {
     "options": {"queue": "cpu", "expires": 30},
 }
 
+# E-mail (interview invitations): Django's SMTP backend with these settings.
+EMAIL_BACKEND = env_str("EMAIL_BACKEND", "django.core.mail.backends.smtp.EmailBackend")
+EMAIL_HOST = env_str("EMAIL_HOST", "localhost")
+EMAIL_PORT = env_int("EMAIL_PORT", 25)
+EMAIL_HOST_USER = env_str("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
+EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 10)
+DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "Onsite <onsite@localhost>")
+
 # Review, scoring and feedback reports (issue 7).
 # Webhooks for session.finished / session.scored: comma-separated receiver URLs.
 ONSITE_WEBHOOK_URLS = env_list("ONSITE_WEBHOOK_URLS", [])

@@ -59,6 +59,12 @@ class InterviewSession(models.Model):
     finish_reason = models.CharField(max_length=12, choices=FinishReason.choices, blank=True)
     final_submission = models.ForeignKey(Submission, null=True, blank=True,
                                          on_delete=models.SET_NULL, related_name="+")
+    # Live sessions: when the interview is planned (the clock still starts when the candidate
+    # joins), where the invitation went, and the video meeting both sides open beside it.
+    scheduled_for = models.DateTimeField(null=True, blank=True)
+    candidate_email = models.EmailField(blank=True)
+    call_link = models.URLField(max_length=500, blank=True)
+    invitation_sent_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at"]
@@ -70,6 +76,15 @@ class InterviewSession(models.Model):
         if self.status == self.Status.ACTIVE and self.deadline and self.deadline <= timezone.now():
             return str(self.Status.FINISHED)
         return str(self.status)
+
+    @property
+    def duration_label(self) -> str:
+        """The length as people say it ("45 minutes"), never "0:45:00"."""
+        seconds = int(self.duration.total_seconds())
+        if seconds < 60 or seconds % 60:
+            return f"{seconds} seconds" if seconds < 120 else f"{round(seconds / 60)} minutes"
+        minutes = seconds // 60
+        return "1 minute" if minutes == 1 else f"{minutes} minutes"
 
     def __str__(self) -> str:
         return f"session #{self.pk} {self.kind} {self.problem_id} {self.status}"
@@ -178,6 +193,24 @@ class Note(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} #{self.pk} in session {self.session_id}"
+
+
+class ChatMessage(models.Model):
+    """A line of the session's text chat: seen by both sides, kept for the replay and report."""
+
+    session = models.ForeignKey(InterviewSession, on_delete=models.CASCADE,
+                                related_name="chat_messages")
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL,
+                               related_name="+")
+    role = models.CharField(max_length=12)  # "candidate" or "interviewer" when it was sent
+    text = models.TextField()
+    created_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["created_at", "id"]
+
+    def __str__(self) -> str:
+        return f"chat #{self.pk} in session {self.session_id}"
 
 
 # ---------------------------------------------------------------- review (issue 7)

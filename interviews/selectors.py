@@ -11,9 +11,20 @@ from django.conf import settings
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
-from interviews.models import DocUpdate, InterviewSession, Note, Question, SessionEvent
+from interviews.models import (
+    ChatMessage,
+    DocUpdate,
+    InterviewSession,
+    Note,
+    Question,
+    ReviewNote,
+    SessionEvent,
+)
 from interviews.services import (
+    chat_public,
+    hints_revealed,
     note_public,
+    private_note_public,
     question_for_interviewer,
     question_public,
     role_can_edit,
@@ -84,8 +95,39 @@ def session_state(*, session: InterviewSession, role: str) -> dict[str, Any]:
         "questions": [question_for_interviewer(q, clarifications) if role == "interviewer"
                       else question_public(q) for q in questions],
         "notes": [note_public(n) for n in session.notes.select_related("author")],
+        "chat": [chat_public(m) for m in session.chat_messages.select_related("author")],
+        "call_link": session.call_link,
         "submissions": [{"id": e.submission_id, "kind": e.kind, "at": e.at.isoformat()}
                         for e in runs],
+    }
+
+
+def interviewer_panel(*, session: InterviewSession, user: Any) -> dict[str, Any]:
+    """The interviewer's private side panel: reference, rubric anchors, hints (revealed or
+    not), follow-ups, canned answers, the user's private notes. For the interviewer's page
+    only: nothing here may go into `session_state`, a broadcast to `session.<id>`, the replay
+    or the report."""
+    problem = session.problem
+    revealed = len(hints_revealed(session))
+    return {
+        "reference_code": problem.reference_code,
+        "rubric": [
+            {"criterion": str(item.get("criterion", "")),
+             "title": str(item.get("criterion", "")).replace("_", " ").capitalize(),
+             "strong": str(item.get("strong", "")),
+             "levels": [str(level).split(": ", 1)[-1] for level in item.get("levels", [])]}
+            for item in problem.rubric
+        ],
+        "hints": [{"number": i + 1, "text": str(text), "revealed": i < revealed}
+                  for i, text in enumerate(problem.hints)],
+        "hints_revealed": revealed,
+        "follow_ups": [str(text) for text in problem.follow_ups],
+        "canned": [{"index": i, "question": str(item.get("question", "")),
+                    "answer": str(item.get("answer", "")), "key": bool(item.get("key"))}
+                   for i, item in enumerate(problem.clarifications)],
+        "private_notes": [private_note_public(note) for note in
+                          ReviewNote.objects.filter(session=session, author=user)
+                          .select_related("author")],
     }
 
 
@@ -149,6 +191,10 @@ def replay_data(*, session: InterviewSession) -> dict[str, Any]:
         marks.append({"t": _ms_since(start, note.created_at), "kind": "note",
                       "label": f"{note.kind.capitalize()}: {note.text}",
                       "actor": note.author.get_username() if note.author else ""})
+    for message in ChatMessage.objects.filter(session=session).select_related("author"):
+        marks.append({"t": _ms_since(start, message.created_at), "kind": "chat",
+                      "label": f"Chat: {message.text}",
+                      "actor": message.author.get_username() if message.author else ""})
     marks.sort(key=lambda m: m["t"])
     return {
         "id": session.pk,

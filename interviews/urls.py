@@ -39,6 +39,11 @@ urlpatterns = [
     path("<int:session_id>/hints", views.hint_reveal, name="hint"),
     path("<int:session_id>/events", views.page_event, name="events"),
     path("<int:session_id>/settings", views.session_settings, name="settings"),
+    path("<int:session_id>/chat", views.chat_send, name="chat"),
+    path("<int:session_id>/call-link", views.call_link_set, name="call_link"),
+    path("<int:session_id>/private-notes", views.private_note_add, name="private_notes"),
+    path("<int:session_id>/canned/<int:index>", views.canned_send, name="canned"),
+    path("<int:session_id>/hints/reveal", views.hint_reveal_for_candidate, name="hint_reveal"),
     path("<int:session_id>/replay/", views.session_replay, name="replay"),
     path("<int:session_id>/replay/data", views.replay_data, name="replay_data"),
 ]

@@ -9,8 +9,9 @@ cannot do anything but see that the session is over.
 from __future__ import annotations
 
 import math
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -113,12 +114,33 @@ def session_start(request: HttpRequest) -> HttpResponse:
     return redirect("interviews:detail", session_id=session.pk)
 
 
+def _starts_at(day: str, time: str, zone_name: str) -> datetime | None:
+    """The form's date and time read in the scheduler's time zone (the page sends its IANA
+    name), as an aware datetime; None when neither was given."""
+    day, time = day.strip(), time.strip()
+    if not day and not time:
+        return None
+    if not day or not time:
+        raise SessionError("bad_start", "give both a date and a time, or neither")
+    try:
+        zone = ZoneInfo(zone_name or "UTC")
+    except (ZoneInfoNotFoundError, ValueError):
+        zone = ZoneInfo("UTC")
+    try:
+        local = datetime.fromisoformat(f"{day}T{time}")
+    except ValueError:
+        raise SessionError("bad_start", "the start is a date and a time") from None
+    return local.replace(tzinfo=zone) if local.tzinfo is None else local
+
+
 @login_required
 @require_POST
 def session_schedule(request: HttpRequest) -> HttpResponse:
-    """Form (interviewers): schedule a live session; its page shows the invitation link."""
+    """Form (interviewers): schedule a live session, e-mail the invitation (with a calendar
+    entry) when an address is given; the session page shows the link with a Copy button."""
     candidate = None
-    username = request.POST.get("candidate", "").strip()
+    post = request.POST
+    username = post.get("candidate", "").strip()
     try:
         rate_limit_check(request=request, scope="sessions")
         if username:
@@ -126,13 +148,23 @@ def session_schedule(request: HttpRequest) -> HttpResponse:
             if candidate is None:
                 raise SessionError("bad_candidate", f"no user {username!r}")
         session = services.session_schedule_live(
-            interviewer=request.user, problem_slug=request.POST.get("problem", ""),
-            duration=_minutes(request.POST.get("minutes")), candidate=candidate,
-            interviewer_can_edit=request.POST.get("interviewer_can_edit") == "on",
+            interviewer=request.user, problem_slug=post.get("problem", ""),
+            duration=_minutes(post.get("minutes")), candidate=candidate,
+            interviewer_can_edit=post.get("interviewer_can_edit") == "on",
+            scheduled_for=_starts_at(post.get("starts_date", ""), post.get("starts_time", ""),
+                                     post.get("tz", "")),
+            candidate_email=post.get("email", ""), call_link=post.get("call_link", ""),
         )
     except ApplicationError as exc:
         return _back_with_error(exc)
+    if session.candidate_email:
+        services.invitation_send(session_id=session.pk, join_url=_join_url(request, session))
     return redirect("interviews:detail", session_id=session.pk)
+
+
+def _join_url(request: HttpRequest, session: InterviewSession) -> str:
+    return request.build_absolute_uri(
+        reverse("interviews:join", kwargs={"token": session.invite_token}))
 
 
 @login_required
@@ -145,6 +177,10 @@ def session_join(request: HttpRequest, token: str) -> HttpResponse:
     if session is None:
         raise Http404("No such invitation.")
     role = services.session_role(session, request.user)
+    refusal = services.session_join_refusal(session, request.user)
+    if refusal:  # said before any click: the wrong account never sees a Join button
+        return render(request, "interviews/join.html", {"session": session, "error": refusal},
+                      status=403)
     already_in = role == "interviewer" or (role == "candidate" and session.status != "scheduled")
     if request.method == "POST" or already_in:
         try:
@@ -171,9 +207,12 @@ def session_detail(request: HttpRequest, session_id: int) -> HttpResponse:
         "statement_html": markdown_render(session.problem.statement_md),
         "hints_shown": services.hints_revealed(session),
         "hints_total": len(session.problem.hints),
-        "invite_url": request.build_absolute_uri(
-            reverse("interviews:join", kwargs={"token": session.invite_token}))
+        "invite_url": _join_url(request, session)
         if role == "interviewer" and session.invite_token else "",
+        # The interviewer's private side panel: rendered into their page only.
+        "panel": selectors.interviewer_panel(session=session, user=request.user)
+        if role == "interviewer" else None,
+        "chat_max": services.MAX_CHAT_CHARS,
     }
     return render(request, "interviews/session_detail.html", context)
 
@@ -310,3 +349,61 @@ def session_settings(request: HttpRequest, session_id: int) -> JsonResponse:
     except ApplicationError as exc:
         return _error(exc)
     return JsonResponse({"interviewer_can_edit": can_edit in (True, "true", "on", "1")})
+
+
+@login_required
+@require_POST
+def chat_send(request: HttpRequest, session_id: int) -> JsonResponse:
+    try:
+        message = services.chat_send(session_id=session_id, user=request.user,
+                                     text=str(_body(request).get("text", "")))
+    except SessionError as exc:
+        return _error(exc)
+    return JsonResponse(services.chat_public(message), status=201)
+
+
+@login_required
+@require_POST
+def call_link_set(request: HttpRequest, session_id: int) -> JsonResponse:
+    try:
+        link = services.session_set_call_link(session_id=session_id, user=request.user,
+                                              link=str(_body(request).get("call_link", "")))
+    except SessionError as exc:
+        return _error(exc)
+    return JsonResponse({"call_link": link})
+
+
+@login_required
+@require_POST
+def private_note_add(request: HttpRequest, session_id: int) -> JsonResponse:
+    try:
+        note = services.private_note_add(session_id=session_id, user=request.user,
+                                         text=str(_body(request).get("text", "")))
+    except SessionError as exc:
+        return _error(exc)
+    return JsonResponse(services.private_note_public(note), status=201)
+
+
+@login_required
+@require_POST
+def canned_send(request: HttpRequest, session_id: int, index: int) -> JsonResponse:
+    try:
+        question = services.canned_answer_send(session_id=session_id, user=request.user,
+                                               index=index)
+    except SessionError as exc:
+        return _error(exc)
+    return JsonResponse(services.question_public(question))
+
+
+@login_required
+@require_POST
+def hint_reveal_for_candidate(request: HttpRequest, session_id: int) -> JsonResponse:
+    try:
+        revealed = services.session_hint_reveal_by_interviewer(session_id=session_id,
+                                                               user=request.user)
+    except SessionError as exc:
+        return _error(exc)
+    if revealed is None:
+        return JsonResponse({"detail": "every hint is revealed already", "code": "no_hint"},
+                            status=409)
+    return JsonResponse({"number": revealed[0]})

@@ -58,15 +58,33 @@ def report_pdf(data: dict[str, Any]) -> bytes:
         line(f"  {test['verdict']:<4} {test['name']} ({test['time_ms']:.0f} ms)")
     for tag, (passed, total) in data["hidden_by_tag"].items():
         line(f"  hidden {tag}: {passed}/{total} passed")
-    heading("Rubric outcome")
     outcome = data["outcome"]
-    if outcome:
-        line(f"Overall recommendation: {outcome['recommendation']} "
-             f"({outcome['reviewers']} reviewer(s))")
-        for row in outcome["criteria"]:
-            line(f"  {row['criterion']}: {row['level']} / 4 - {row['description']}")
+    if data.get("solo"):
+        heading("Practice session")
+        line("You practised on your own: compare with what a strong answer shows below.")
     else:
-        line("Not released yet.")
+        heading("Rubric outcome")
+        if outcome:
+            line(f"Overall recommendation: {outcome['recommendation']} "
+                 f"({outcome['reviewers']} reviewer(s))")
+            for row in outcome["criteria"]:
+                line(f"  {row['criterion']}: {row['level']} / 4 - {row['description']}")
+            for card in data.get("released_feedback", []):
+                pdf.set_font("Helvetica", "B", 10)
+                line(card["reviewer"])
+                pdf.set_font("Helvetica", "", 10)
+                if card["summary"]:
+                    line(card["summary"])
+                for comment in card["comments"]:
+                    line(f"  {comment['criterion']}: {comment['comment']}")
+        else:
+            line("Not released yet.")
+    heading("Final code")
+    pdf.set_font("Courier", "", 8)
+    for code_line in str(data.get("final_code", "")).splitlines() or ["(empty)"]:
+        pdf.multi_cell(width, 3.6, latin(code_line.expandtabs(4)) or " ",
+                       new_x="LMARGIN", new_y="NEXT")
+    pdf.set_font("Helvetica", "", 10)
     heading("Timeline")
     # fpdf2 ignores (and warns about) <title> tooltips: drop them before embedding.
     svg = re.sub(r"<title>.*?</title>", "", str(data["timeline"]["svg"]), flags=re.DOTALL)
@@ -77,6 +95,10 @@ def report_pdf(data: dict[str, Any]) -> bytes:
     for mark in data["timeline"]["marks"]:
         seconds = mark.t_ms // 1000
         line(f"  {seconds // 60:02d}:{seconds % 60:02d}  {mark.label}")
+    if data.get("chat"):
+        heading("Chat")
+        for message in data["chat"]:
+            line(f"  {message['clock']}  {message['role']}: {message['text']}")
     heading("What a strong answer shows")
     for criterion, strong in data["strong"]:
         line(f"  [{criterion}] {strong}")

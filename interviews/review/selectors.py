@@ -4,6 +4,7 @@ reviewer-only field cannot slip into the report by accident."""
 
 from __future__ import annotations
 
+import difflib
 import math
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -23,10 +24,12 @@ from interviews.review.services import criteria_of, evidence_text, format_clock
 from interviews.review.suggest import (
     RUN_KINDS,
     hidden_by_tag,
+    integrity_note,
     ms_since_start,
     session_signals,
     suggestions,
 )
+from interviews.services.documents import session_code
 
 RECOMMENDATION_VALUE = {"strong_no": 1, "no": 2, "yes": 3, "strong_yes": 4}
 RECOMMENDATION_LABEL = {v: k for k, v in RECOMMENDATION_VALUE.items()}
@@ -39,6 +42,12 @@ class Filters:
     candidate: str = ""
     date_from: date | None = None
     date_to: date | None = None
+    sort: str = "-created"
+
+
+RUN_LABELS = {"run": "Run (public tests)", "submit": "Submit", "final_submit": "Final submission"}
+# Dashboard sort keys: a leading "-" sorts descending.
+SORTS = ("created", "score", "candidate", "problem", "status", "recommendation")
 
 
 def filters_from(params: Any) -> Filters:
@@ -49,7 +58,47 @@ def filters_from(params: Any) -> Filters:
         candidate=str(params.get("candidate", "")).strip(),
         date_from=_date(params.get("from")),
         date_to=_date(params.get("to")),
+        sort=_sort(params.get("sort")),
     )
+
+
+def _sort(raw: Any) -> str:
+    value = str(raw or "").strip()
+    return value if value.lstrip("-") in SORTS else "-created"
+
+
+def dashboard_rows(sessions: QuerySet[InterviewSession], sort: str) -> list[dict[str, Any]]:
+    """One row per session: the submitted scorecards' weighted level and consensus
+    recommendation (for reviewers, released or not), how many are in, sorted by `sort`."""
+    labels = dict(Scorecard.Recommendation.choices)
+    rows = []
+    for session in sessions.prefetch_related("scorecards__scores"):
+        weights = {r["criterion"]: _weight(r["weight"]) for r in _rubric_rows(session)}
+        cards = list(session.scorecards.all())
+        submitted = [c for c in cards if c.submitted_at is not None]
+        levels = [(weights.get(s.criterion, 1.0), s.level) for c in submitted
+                  for s in c.scores.all() if s.level]
+        total = sum(w for w, _ in levels)
+        score = round(sum(w * lv for w, lv in levels) / total, 1) if total else None
+        recs = [RECOMMENDATION_VALUE[c.recommendation] for c in submitted
+                if c.recommendation in RECOMMENDATION_VALUE]
+        rec = RECOMMENDATION_LABEL[half_up(sum(recs) / len(recs))] if recs else ""
+        rows.append({"session": session, "status": session.status_now(), "score": score,
+                     "recommendation": labels.get(rec, ""), "rec_value": half_up(
+                         sum(recs) / len(recs)) if recs else 0,
+                     "submitted": len(submitted), "cards": len(cards)})
+    key = sort.lstrip("-")
+    keys: dict[str, Any] = {
+        "created": lambda r: r["session"].created_at,
+        "score": lambda r: (r["score"] is not None, r["score"] or 0),
+        "candidate": lambda r: r["session"].candidate.get_username()
+        if r["session"].candidate else "",
+        "problem": lambda r: r["session"].problem.title.lower(),
+        "status": lambda r: r["status"],
+        "recommendation": lambda r: r["rec_value"],
+    }
+    rows.sort(key=keys[key], reverse=sort.startswith("-"))
+    return rows
 
 
 def _date(raw: Any) -> date | None:
@@ -80,13 +129,36 @@ def session_runs(session: InterviewSession, *, staff: bool) -> list[dict[str, An
     events = (session.events.filter(kind__in=RUN_KINDS).exclude(submission=None)
               .select_related("submission", "submission__problem").order_by("at", "id"))
     out = []
-    for event in events:
+    previous: str | None = None
+    for number, event in enumerate(events, start=1):
         assert event.submission is not None
         detail = submission_detail(submission=event.submission, staff=staff)
         detail["kind"] = event.kind
+        detail["kind_label"] = RUN_LABELS.get(str(event.kind), str(event.kind))
+        detail["number"] = number
         detail["at_ms"] = ms_since_start(session, event.at)
         detail["clock"] = format_clock(detail["at_ms"])
+        code = event.submission.code
+        detail["code"] = code
+        detail["diff"] = code_diff(previous, code)
+        detail["added"] = sum(1 for line in detail["diff"] if line["kind"] == "add")
+        detail["removed"] = sum(1 for line in detail["diff"] if line["kind"] == "del")
+        previous = code
         out.append(detail)
+    return out
+
+
+def code_diff(before: str | None, after: str) -> list[dict[str, str]]:
+    """The lines of a unified diff from the previous run's code ("add", "del", "ctx", "hunk");
+    empty for the first run (its code is shown whole)."""
+    if before is None:
+        return []
+    lines = difflib.unified_diff(before.splitlines(), after.splitlines(), lineterm="", n=2)
+    out = []
+    for line in list(lines)[2:]:  # the ---/+++ header names no files here
+        kind = ("hunk" if line.startswith("@@") else "add" if line.startswith("+")
+                else "del" if line.startswith("-") else "ctx")
+        out.append({"kind": kind, "text": line})
     return out
 
 
@@ -111,14 +183,19 @@ def evidence_links(session: InterviewSession, evidence: list[dict[str, Any]]) ->
         if item["kind"] == "moment":
             links.append((f"replay {format_clock(value)}", f"{replay}#t={value}"))
         elif item["kind"] == "submission":
-            links.append((f"run #{value}", f"#sub-{value}"))
+            event = session.events.filter(submission_id=value).order_by("at").first()
+            when = format_clock(ms_since_start(session, event.at)) if event else "?"
+            links.append((f"run at {when}", f"#sub-{value}"))
         else:
-            links.append((f"question #{value}", f"#q-{value}"))
+            question = session.questions.filter(pk=value).first()
+            when = format_clock(ms_since_start(session, question.asked_at)) if question else "?"
+            links.append((f"question at {when}", f"#q-{value}"))
     return links
 
 
 def scorecard_view(card: Scorecard) -> dict[str, Any]:
     scores = {s.criterion: {"level": s.level, "comment": s.comment, "evidence": s.evidence,
+                            "title": s.criterion.replace("_", " ").capitalize(),
                             "evidence_text": evidence_text(s.evidence),
                             "links": evidence_links(card.session, s.evidence)}
               for s in card.scores.all()}
@@ -127,19 +204,49 @@ def scorecard_view(card: Scorecard) -> dict[str, Any]:
             "submitted_at": card.submitted_at, "scores": scores}
 
 
-def review_context(session: InterviewSession, user: Any) -> dict[str, Any]:
-    """Everything the review page shows to a reviewer (`access.review_role` already checked)."""
+def _side_by_side(session: InterviewSession, own: dict[str, Any] | None,
+                  others: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The submitted scorecards as columns, criteria as rows: once the reader has submitted
+    and at least one other has (the others are independent until then)."""
+    if not own or not own.get("submitted_at") or not others:
+        return None
+    cards = [own, *others]
+    labels = dict(Scorecard.Recommendation.choices)
+    rows = [{"criterion": row["criterion"].replace("_", " "),
+             "cells": [card["scores"].get(row["criterion"], {}) for card in cards]}
+            for row in _rubric_rows(session)]
+    return {"interviewers": [card["interviewer"] for card in cards], "rows": rows,
+            "recommendations": [labels.get(card["recommendation"], "—") for card in cards],
+            "summaries": [card["summary"] for card in cards]}
+
+
+def review_context(session: InterviewSession, user: Any,
+                   posted: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Everything the review page shows to a reviewer (`access.review_role` already checked).
+
+    `posted` is a refused rubric form ({"scores", "recommendation", "summary"}): the page then
+    shows every value as typed, so an error never wipes the form."""
     signals = session_signals(session)
     criteria = criteria_of(session)
     suggested = suggestions(signals, criteria)
     own = Scorecard.objects.filter(session=session, interviewer=user).first()
     own_view = scorecard_view(own) if own else None
+    if posted is not None:
+        own_view = (own_view or {"submitted_at": None, "scores": {}}) | {
+            "recommendation": posted["recommendation"], "summary": posted["summary"]}
     rubric = []
     for row in _rubric_rows(session):
         mine = (own_view or {}).get("scores", {}).get(row["criterion"], {})
+        if posted is not None:
+            typed = posted["scores"].get(row["criterion"], {})
+            level = str(typed.get("level", ""))
+            mine = {"level": int(level) if level.isdigit() else None,
+                    "comment": typed.get("comment", ""),
+                    "evidence_text": typed.get("evidence", "")}
         hint = suggested.get(row["criterion"])
         rubric.append(row | {
-            "level": mine.get("level") or (hint.level if hint else None),
+            "level": mine.get("level") or (hint.level if hint else None)
+            if posted is None else mine.get("level"),
             "comment": mine.get("comment", ""),
             "evidence_text": mine.get("evidence_text", ""),
             "suggestion": hint,
@@ -155,6 +262,7 @@ def review_context(session: InterviewSession, user: Any) -> dict[str, Any]:
     questions = list(session.questions.order_by("asked_at", "id"))
     viewer = access.session_viewer(session, user)
     return {
+        "side_by_side": _side_by_side(session, own_view, others),
         "session": session,
         "role": access.review_role(session, user),
         "can_score": access.can_score(session, user),
@@ -167,9 +275,17 @@ def review_context(session: InterviewSession, user: Any) -> dict[str, Any]:
         "review_notes": list(session.review_notes.select_related("author"))
         if visibility.may_see(visibility.REVIEW_NOTE, viewer) else [],
         "panel_notes": list(session.notes.select_related("author")),
+        "chat": [{"clock": format_clock(ms_since_start(session, m.created_at)),
+                  "author": m.author.get_username() if m.author else m.role, "role": m.role,
+                  "text": m.text}
+                 for m in session.chat_messages.select_related("author")],
         "signals": signals,
         "first_pass_clock": format_clock(signals.first_pass_ms)
         if signals.first_pass_ms is not None else "",
+        "integrity": integrity_note(signals),
+        "key_questions": [{"question": k.question, "asked": k.asked,
+                           "clock": format_clock(k.at_ms) if k.at_ms is not None else "",
+                           "question_id": k.question_id} for k in signals.key_questions],
         "rubric": rubric,
         "own": own_view,
         "others": others,
@@ -199,7 +315,9 @@ def released_outcome(session: InterviewSession) -> dict[str, Any] | None:
         mean = sum(levels) / len(levels)
         nearest = half_up(mean)
         anchored = row["levels"][nearest - 1] if len(row["levels"]) >= nearest else ""
+        anchored = anchored.split(": ", 1)[1] if anchored[:2] == f"{nearest}:" else anchored
         rows.append({"criterion": row["criterion"], "level": round(mean, 1),
+                     "title": row["criterion"].replace("_", " ").capitalize(),
                      "description": anchored, "weight": _weight(row["weight"])})
     recs = [RECOMMENDATION_VALUE[c.recommendation] for c in cards
             if c.recommendation in RECOMMENDATION_VALUE]
@@ -210,6 +328,21 @@ def released_outcome(session: InterviewSession) -> dict[str, Any] | None:
                 if total_weight else None)
     return {"criteria": rows, "recommendation": labels.get(overall, ""),
             "reviewers": len(cards), "weighted": weighted}
+
+
+def released_feedback(session: InterviewSession) -> list[dict[str, Any]]:
+    """Once scores are released: each submitted scorecard's summary and per-criterion comments
+    (never its evidence links or the private notes), by interviewer in turn."""
+    out = []
+    for number, card in enumerate(
+        session.scorecards.exclude(submitted_at=None).prefetch_related("scores"), start=1
+    ):
+        comments = [{"criterion": s.criterion.replace("_", " "), "comment": s.comment}
+                    for s in card.scores.all() if s.comment.strip()]
+        if comments or card.summary.strip():
+            out.append({"reviewer": f"Interviewer {number}", "summary": card.summary,
+                        "comments": comments})
+    return out
 
 
 def half_up(value: float) -> int:
@@ -262,7 +395,17 @@ def report_data(session: InterviewSession) -> dict[str, Any]:
                          "tag": r.tag}
                         for r in final.results.filter(hidden=False).order_by("index")]
     timeline = session_timeline(session)
+    outcome = released_outcome(session)
     return {
+        "solo": session.kind == InterviewSession.Kind.SOLO,
+        "strong_titled": [(row["criterion"].replace("_", " ").capitalize(), row["strong"])
+                          for row in _rubric_rows(session) if row["strong"]],
+        # The code as it was graded at the end (the final submission), else as last stored.
+        "final_code": final.code if final is not None else session_code(session.pk),
+        "released_feedback": released_feedback(session) if outcome else [],
+        "chat": [{"clock": format_clock(ms_since_start(session, m.created_at)),
+                  "role": m.role, "text": m.text}
+                 for m in session.chat_messages.order_by("created_at", "id")],
         "session": session,
         "problem": session.problem,
         "candidate": session.candidate.get_username() if session.candidate else "",
@@ -270,14 +413,18 @@ def report_data(session: InterviewSession) -> dict[str, Any]:
                   "status": final.status} if final else None,
         "public_tests": public_tests,
         "hidden_by_tag": hidden_by_tag(final.pk if final else None),
-        "outcome": released_outcome(session),
+        "outcome": outcome,
         "timeline": timeline,
         "questions": [{"text": q.text, "answer": q.answer,
                        "clock": format_clock(ms_since_start(session, q.asked_at))}
                       for q in session.questions.order_by("asked_at", "id")],
         "strong": [(row["criterion"], row["strong"]) for row in _rubric_rows(session)
                    if row["strong"]],
-        "follow_ups": [str(f) for f in session.problem.follow_ups or []],
+        # A live interview's follow-ups are the interviewer's private material (the problem
+        # may be used again with the next candidate); practising alone, they are the
+        # report's reading list.
+        "follow_ups": [str(f) for f in session.problem.follow_ups or []]
+        if session.kind == InterviewSession.Kind.SOLO else [],
     }
 
 
@@ -299,6 +446,9 @@ def report_public(data: dict[str, Any]) -> dict[str, Any]:
         "questions": data["questions"],
         "strong": [{"criterion": c, "strong": s} for c, s in data["strong"]],
         "follow_ups": data["follow_ups"],
+        "final_code": data["final_code"],
+        "released_feedback": data["released_feedback"],
+        "chat": data["chat"],
     }
 
 

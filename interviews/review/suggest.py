@@ -33,6 +33,9 @@ class Signals:
     hints_used: int = 0  # hints the candidate opened during the session
     first_pass_ms: int | None = None
     first_pass_submission: int | None = None
+    pastes: int = 0  # large pastes into the editor (ONSITE_PASTE_CHARS or more)
+    paste_chars: int = 0
+    tab_leaves: int = 0  # times the candidate left the tab
 
 
 @dataclass(frozen=True)
@@ -78,7 +81,12 @@ def session_signals(session: InterviewSession) -> Signals:
     first_pass = (session.events.filter(kind__in=RUN_KINDS,
                                         submission__verdict=Submission.Verdict.AC)
                   .order_by("at", "id").first())
+    pastes = list(session.events.filter(kind=SessionEvent.Kind.PASTE)
+                  .values_list("data", flat=True))
     return Signals(
+        pastes=len(pastes),
+        paste_chars=sum(int((d or {}).get("chars", 0)) for d in pastes),
+        tab_leaves=session.events.filter(kind=SessionEvent.Kind.TAB_HIDDEN).count(),
         hidden_by_tag=hidden_by_tag(session.final_submission_id),
         key_questions=tuple(keys),
         hints_used=hint_events,
@@ -108,12 +116,28 @@ def suggestions(signals: Signals, criteria: list[str]) -> dict[str, Suggestion]:
                 out[criterion] = Suggestion(
                     criterion, level_for_rate(passed / total),
                     f"{passed}/{total} hidden {criterion} tests passed")
+    if out and (signals.pastes or signals.tab_leaves):
+        # Not a level of its own: what the reviewer should weigh beside the pass rate.
+        caveat = integrity_note(signals)
+        out = {c: Suggestion(s.criterion, s.level, f"{s.why}; {caveat}") for c, s in out.items()}
     if "clarifying_questions" in criteria and signals.key_questions:
         asked = sum(k.asked for k in signals.key_questions)
         out["clarifying_questions"] = Suggestion(
             "clarifying_questions", level_for_rate(asked / len(signals.key_questions)),
             f"{asked} of {len(signals.key_questions)} key clarifying questions asked")
     return out
+
+
+def integrity_note(signals: Signals) -> str:
+    """Pastes and tab leaves, as the review page says them."""
+    parts = []
+    if signals.pastes:
+        parts.append(f"{signals.pastes} large paste{'s' if signals.pastes != 1 else ''} "
+                     f"({signals.paste_chars} characters)")
+    if signals.tab_leaves:
+        parts.append(f"left the tab {signals.tab_leaves} time"
+                     f"{'s' if signals.tab_leaves != 1 else ''}")
+    return " and ".join(parts) if parts else "no large paste, never left the tab"
 
 
 def signals_public(signals: Signals) -> dict[str, Any]:
@@ -124,4 +148,7 @@ def signals_public(signals: Signals) -> dict[str, Any]:
         "hints_used": signals.hints_used,
         "first_pass_ms": signals.first_pass_ms,
         "first_pass_submission": signals.first_pass_submission,
+        "pastes": signals.pastes,
+        "paste_chars": signals.paste_chars,
+        "tab_leaves": signals.tab_leaves,
     }

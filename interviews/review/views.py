@@ -10,7 +10,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseForbidden
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseForbidden, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
@@ -55,6 +55,19 @@ def _back(session_id: int, *, error: str = "", anchor: str = "") -> HttpResponse
     return redirect(url + anchor)
 
 
+def _sort_links(request: HttpRequest, current: str) -> dict[str, dict[str, str]]:
+    """Per sortable column: the URL that sorts by it (flipping the order when it is the
+    current one) and the arrow to show."""
+    links = {}
+    for key in selectors.SORTS:
+        params = request.GET.copy()
+        descending = current == f"-{key}"
+        params["sort"] = key if descending else f"-{key}"
+        arrow = "▼" if descending else "▲" if current == key else ""
+        links[key] = {"url": "?" + params.urlencode(), "arrow": arrow}
+    return links
+
+
 @login_required
 @require_GET
 def dashboard(request: HttpRequest) -> HttpResponse:
@@ -63,7 +76,9 @@ def dashboard(request: HttpRequest) -> HttpResponse:
         return HttpResponseForbidden("Reviewing is for interviewers and admins.")
     filters = selectors.filters_from(request.GET)
     context = {
-        "sessions": selectors.dashboard_sessions(request.user, filters)[:200],
+        "rows": selectors.dashboard_rows(
+            selectors.dashboard_sessions(request.user, filters)[:200], filters.sort),
+        "sorts": _sort_links(request, filters.sort),
         "filters": filters,
         "statuses": InterviewSession.Status.values,
         "problems": Problem.objects.order_by("title").only("slug", "title"),
@@ -108,18 +123,27 @@ def scorecard_post(request: HttpRequest, session_id: int) -> HttpResponse:
     if (limited := _throttled(request, "scorecards")) is not None:
         return limited
     session = _reviewable(request, session_id)
+    posted: dict[str, Any] = {"recommendation": request.POST.get("recommendation", ""),
+              "summary": request.POST.get("summary", ""),
+              "scores": _scores_from_form(session, request.POST)}
+    autosave = request.headers.get("X-Autosave") == "1"
     try:
-        services.scorecard_save(
-            session=session, user=request.user,
-            recommendation=request.POST.get("recommendation", ""),
-            summary=request.POST.get("summary", ""),
-            scores=_scores_from_form(session, request.POST),
-            submit=request.POST.get("action") == "submit",
+        card = services.scorecard_save(
+            session=session, user=request.user, recommendation=posted["recommendation"],
+            summary=posted["summary"], scores=posted["scores"],
+            submit=request.POST.get("action") == "submit" and not autosave,
         )
     except SessionError as exc:
         if exc.code == "forbidden":
             return HttpResponseForbidden(exc.message)
-        return _back(session_id, error=exc.message)
+        if autosave:
+            return error_json(exc)
+        # Re-render with every value as typed: one bad entry never wipes the form.
+        context = selectors.review_context(session, request.user, posted=posted)
+        context["error"] = exc.message
+        return render(request, "interviews/review/review.html", context, status=400)
+    if autosave:
+        return JsonResponse({"saved_at": card.updated_at.isoformat()})
     return _back(session_id, anchor="#scorecard")
 
 

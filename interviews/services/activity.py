@@ -125,6 +125,7 @@ def session_hint_reveal(*, session_id: int, user: Any) -> tuple[int, str] | None
             data={"number": shown + 1},
         )
     realtime.broadcast_interviewer(
-        session_id, {"type": "event", "kind": "hint", "at": event.at.isoformat()}
+        session_id,
+        {"type": "event", "kind": "hint", "number": shown + 1, "at": event.at.isoformat()},
     )
     return shown + 1, hints[shown]

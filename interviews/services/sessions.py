@@ -11,9 +11,12 @@ from __future__ import annotations
 import logging
 from datetime import datetime, timedelta
 from typing import Any
+from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.contrib.auth.models import Group, User
+from django.core.exceptions import ValidationError
+from django.core.validators import validate_email
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
@@ -34,6 +37,9 @@ from problems.models import Problem
 
 log = logging.getLogger(__name__)
 MIN_DURATION = timedelta(seconds=10)
+MAX_CALL_LINK_CHARS = 500
+# A start time a few minutes in the past is "now" typed slowly, not a mistake.
+SCHEDULE_SLACK = timedelta(minutes=10)
 Kind = InterviewSession.Kind
 Status = InterviewSession.Status
 
@@ -111,6 +117,28 @@ def _check_duration(duration: timedelta) -> None:
         )
 
 
+def _check_email(raw: str) -> str:
+    address = raw.strip()
+    if not address:
+        return ""
+    try:
+        validate_email(address)
+    except ValidationError:
+        raise SessionError("bad_email", f"{address!r} is not an e-mail address") from None
+    return address
+
+
+def call_link_check(raw: str) -> str:
+    """An http(s) URL of a video meeting, or "" for none."""
+    link = raw.strip()
+    if not link:
+        return ""
+    parts = urlsplit(link)
+    if len(link) > MAX_CALL_LINK_CHARS or parts.scheme not in ("http", "https") or not parts.netloc:
+        raise SessionError("bad_call_link", "the call link is an http(s) address of a meeting")
+    return link
+
+
 def _store_starter(session: InterviewSession) -> None:
     DocUpdate.objects.create(
         session=session,
@@ -151,14 +179,24 @@ def session_schedule_live(
     duration: timedelta,
     candidate: Any = None,
     interviewer_can_edit: bool = False,
+    scheduled_for: datetime | None = None,
+    candidate_email: str = "",
+    call_link: str = "",
 ) -> InterviewSession:
-    """Schedule a live session; the clock starts when the candidate joins by its link."""
+    """Schedule a live session; the clock starts when the candidate joins by its link.
+
+    `scheduled_for` is when the interview is planned (the invitation and its calendar entry
+    say so); `candidate_email` is where the invitation goes; `call_link` the video meeting."""
     if not is_interviewer(interviewer):
         raise SessionError("forbidden", "only interviewers schedule live sessions")
     if candidate is not None and candidate.pk == interviewer.pk:
         raise SessionError("bad_candidate", "the interviewer cannot be the candidate")
     problem = _problem(problem_slug)
     _check_duration(duration)
+    candidate_email = _check_email(candidate_email)
+    call_link = call_link_check(call_link)
+    if scheduled_for is not None and scheduled_for < timezone.now() - SCHEDULE_SLACK:
+        raise SessionError("bad_start", "the start time is in the past")
     with transaction.atomic():
         session = InterviewSession.objects.create(
             problem=problem,
@@ -168,9 +206,24 @@ def session_schedule_live(
             duration=duration,
             interviewer_can_edit=interviewer_can_edit,
             invite_token=new_invite_token(),
+            scheduled_for=scheduled_for,
+            candidate_email=candidate_email,
+            call_link=call_link,
         )
         _store_starter(session)
     return session
+
+
+def session_join_refusal(session: InterviewSession, user: Any) -> str:
+    """Why this user may not join by the invitation, or "" (the join page says it before
+    any click; session_join applies the same rule under the row lock)."""
+    if session.interviewer_id == user.pk:
+        return ""
+    if session.candidate_id is not None and session.candidate_id != user.pk:
+        if session.status == Status.SCHEDULED:
+            return "this invitation is for another candidate"
+        return "this invitation was already used"
+    return ""
 
 
 def session_join(*, token: str, user: Any) -> InterviewSession:
@@ -187,8 +240,9 @@ def session_join(*, token: str, user: Any) -> InterviewSession:
             raise SessionError("not_found", "no such invitation")
         if session.interviewer_id == user.pk:
             return session  # the interviewer checking the link: nothing starts
-        if session.candidate_id is not None and session.candidate_id != user.pk:
-            raise SessionError("forbidden", "this invitation is for another candidate")
+        refusal = session_join_refusal(session, user)
+        if refusal:
+            raise SessionError("forbidden", refusal)
         if session.status == Status.SCHEDULED:
             # Conditional: of two people claiming the same link at once, one wins.
             now = timezone.now()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
@@ -18,6 +19,7 @@ from playwright.sync_api import Browser, BrowserContext, Page, expect
 from tests.e2e.conftest import Platform
 
 pytestmark = pytest.mark.e2e
+SHOTS = Path(__file__).resolve().parents[2] / "var" / "screenshots"
 
 TIMEOUT_MS = 60_000
 
@@ -30,7 +32,7 @@ class People:
 
     def log_in(self, username: str) -> Page:
         context = self.browser.new_context(base_url=self.platform.base_url,
-                                           viewport={"width": 1400, "height": 1000})
+                                           viewport={"width": 1440, "height": 1000})
         self.contexts.append(context)
         page = context.new_page()
         page.on("pageerror", lambda error: self.errors.append(f"{username}: {error}"))
@@ -114,23 +116,28 @@ def test_interviewer_scores_with_evidence_and_the_candidate_reads_the_report(
     interviewer.select_option("select[name=recommendation]", "yes")
     interviewer.click("#scorecard-submit")
     expect(interviewer.locator("#scorecard-submitted")).to_contain_text("yes")
-    expect(interviewer.locator("#scorecard")).to_contain_text(f"t={clock(moment)}, sub={run_id}")
+    expect(interviewer.locator("#scorecard")).to_contain_text(f"replay {clock(moment)}")
     links = interviewer.locator("#scorecard a.evidence-link")
     expect(links).to_have_count(2)
     assert links.first.get_attribute("href") == f"{session_path}replay/#t={moment // 1000 * 1000}"
     assert links.last.get_attribute("href") == f"#sub-{run_id}"
     interviewer.click("#release-button")
     expect(interviewer.locator("#released")).to_be_visible()
-    interviewer.screenshot(path="/tmp/onsite-e2e-review.png", full_page=True)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    interviewer.screenshot(path=str(SHOTS / "review-page.png"), full_page=True)
+    interviewer.goto("/sessions/review/")
+    interviewer.screenshot(path=str(SHOTS / "review-dashboard.png"), full_page=True)
 
     # The candidate's report: released outcome, aggregates only, the PDF.
     candidate.goto(session_path + "report/")
     expect(candidate.locator("#report-recommendation")).to_have_text("Yes")
-    expect(candidate.locator("#report-outcome")).to_contain_text("correctness: 3.0 / 4")
+    expect(candidate.locator("#report-outcome")).to_contain_text("Correctness: 3.0 / 4")
     expect(candidate.locator("#report-timeline svg")).to_have_count(1)
-    assert "INTERVIEWER-ONLY" not in candidate.content()
+    # Released scores come with the interviewer's comments (issue 14); evidence stays theirs.
+    expect(candidate.locator(".report-comments")).to_contain_text("INTERVIEWER-ONLY comment")
+    assert f"sub={run_id}" not in candidate.content()
     pdf_href = candidate.get_attribute("#report-pdf", "href") or ""
     response = candidate.request.get(pdf_href)
     assert response.status == 200 and response.headers["content-type"] == "application/pdf"
     assert response.body().startswith(b"%PDF-")
-    candidate.screenshot(path="/tmp/onsite-e2e-report.png", full_page=True)
+    candidate.screenshot(path=str(SHOTS / "report.png"), full_page=True)

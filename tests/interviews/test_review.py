@@ -235,6 +235,7 @@ def test_each_interviewer_sees_the_others_scores_only_after_submitting() -> None
     client = client_for(second)
     page = client.get(f"/sessions/{world.session.pk}/review/").content.decode()
     assert 'id="others-hidden"' in page and "c-correctness" not in page
+    assert 'id="side-by-side"' not in page
     api = client.get(f"/api/review/sessions/{world.session.pk}/scores").json()
     assert api["others"] == [] and api["others_hidden"] is True
 
@@ -242,6 +243,9 @@ def test_each_interviewer_sees_the_others_scores_only_after_submitting() -> None
                             summary="", scores=full_scores(2), submit=True)
     page = client.get(f"/sessions/{world.session.pk}/review/").content.decode()
     assert "others-hidden" not in page and "c-correctness" in page
+    table = page[page.index('id="side-by-side"'):page.index("</table>", page.index("side-by-side"))]
+    assert "<th scope=\"col\">second</th><th scope=\"col\">assigned</th>" in table
+    assert "<strong>No</strong>" in table and "<strong>Strong yes</strong>" in table
     api = client.get(f"/api/review/sessions/{world.session.pk}/scores").json()
     assert [c["interviewer"] for c in api["others"]] == ["assigned"]
     # An admin who has not started a scorecard reads them all.
@@ -298,21 +302,27 @@ def test_the_report_shows_hidden_tests_only_as_aggregates_and_scores_once_releas
     assert "secret 1" not in page and SECRET_INPUT not in page and PRIVATE_NOTE not in page
     assert 'data-tag="edge_cases"' in page and "0/1 passed" in page and "2/2 passed" in page
     assert 'id="report-unreleased"' in page
-    assert "STRONG-CORRECTNESS" in page and "FOLLOW-UP: what if x is a float?" in page
+    assert "STRONG-CORRECTNESS" in page
+    # A live interview's follow-ups are the interviewer's private material (issue 13).
+    assert "FOLLOW-UP: what if x is a float?" not in page
     assert "<svg" in page and 'class="run"' in page and 'class="question"' in page
 
     services.scorecard_save(session=world.session, user=world.assigned, recommendation="yes",
-                            summary="SUMMARY-PRIVATE", scores=full_scores(3), submit=True)
+                            summary="SUMMARY-ON-RELEASE", scores=full_scores(3), submit=True)
     page = client.get(f"/sessions/{world.session.pk}/report/").content.decode()
     assert 'id="report-unreleased"' in page and "3.0 / 4" not in page  # submitted, not released
+    assert "c-correctness" not in page and "SUMMARY-ON-RELEASE" not in page
     with pytest.raises(SessionError):
         services.scores_release(session=world.session, user=world.owner)
     services.scores_release(session=world.session, user=world.assigned)
     page = client.get(f"/sessions/{world.session.pk}/report/").content.decode()
-    assert "correctness: 3.0 / 4 — 3: solid" in page
+    assert "<strong>Correctness</strong>: 3.0 / 4 — solid" in page
     assert 'id="report-weighted">3.0<' in page
     assert 'id="report-recommendation">Yes<' in page
-    assert "c-correctness" not in page and "SUMMARY-PRIVATE" not in page  # comments stay private
+    # Released: the interviewers' comments and summaries come with the levels (issue 14);
+    # the private notes never do.
+    assert "c-correctness" in page and "SUMMARY-ON-RELEASE" in page
+    assert PRIVATE_NOTE not in page and "Interviewer 1" in page
 
 
 def test_the_pdf_export_is_a_pdf_with_the_report() -> None:
@@ -405,6 +415,96 @@ def test_the_outcome_averages_reviewers_per_criterion_weighted_by_the_rubric() -
     levels = {row["criterion"]: row["level"] for row in outcome["criteria"]}
     assert levels == {"correctness": 4.0, "edge_cases": 2.5, "clarifying_questions": 2.5}
     described = {row["criterion"]: row["description"] for row in outcome["criteria"]}
-    assert described["edge_cases"] == "3: most"  # 2.5 is read as 3, halves up
+    assert described["edge_cases"] == "most"  # 2.5 is read as 3, halves up
     assert outcome["weighted"] == round((4 * 3 + 2.5 * 2 + 2.5 * 1) / 6, 2)
     assert outcome["recommendation"] == "Yes"  # mean of strong yes (4) and no (2) is yes (3)
+
+
+# ---------------------------------------------------------------- scoring in clicks (issue 14)
+
+
+def test_a_refused_rubric_form_comes_back_with_every_value_as_typed() -> None:
+    world = build_world()
+    client = client_for(world.assigned)
+    form = {"recommendation": "yes", "summary": "SUMMARY-KEPT", "action": "save"}
+    for row in RUBRIC:
+        form[f"level-{row['criterion']}"] = "2"
+        form[f"comment-{row['criterion']}"] = f"KEPT-{row['criterion']}"
+    form[f"evidence-{RUBRIC[0]['criterion']}"] = "t=59:00"  # past the end: refused
+    response = client.post(f"/sessions/{world.session.pk}/review/scorecard", form)
+    assert response.status_code == 400
+    page = response.content.decode()
+    assert 'role="alert"' in page and "SUMMARY-KEPT" in page and "t=59:00" in page
+    for row in RUBRIC:
+        assert f"KEPT-{row['criterion']}" in page
+        assert f'name="level-{row["criterion"]}" value="2" checked' in page
+    assert '<option value="yes" selected>' in page
+    assert not Scorecard.objects.filter(session=world.session).exists()
+
+
+def test_the_draft_autosaves_as_json_and_never_submits() -> None:
+    world = build_world()
+    client = client_for(world.assigned)
+    form = {"recommendation": "no", "summary": "draft", "action": "submit",
+            f"level-{RUBRIC[0]['criterion']}": "3"}
+    saved = client.post(f"/sessions/{world.session.pk}/review/scorecard", form,
+                        headers={"X-Autosave": "1"})
+    assert saved.status_code == 200 and "saved_at" in saved.json()
+    card = Scorecard.objects.get(session=world.session, interviewer=world.assigned)
+    assert card.submitted_at is None and card.summary == "draft"
+    bad = client.post(f"/sessions/{world.session.pk}/review/scorecard",
+                      form | {f"evidence-{RUBRIC[0]['criterion']}": "nonsense"},
+                      headers={"X-Autosave": "1"})
+    assert bad.status_code == 400 and bad.json()["detail"]
+
+
+def test_suggestions_carry_their_signal_with_pastes_and_tab_leaves() -> None:
+    world = build_world()
+    at = world.session.started_at
+    assert at is not None
+    SessionEvent.objects.create(session=world.session, kind="paste", at=at + timedelta(minutes=6),
+                                data={"chars": 420})
+    SessionEvent.objects.create(session=world.session, kind="tab_hidden",
+                                at=at + timedelta(minutes=7))
+    page = client_for(world.assigned).get(f"/sessions/{world.session.pk}/review/").content.decode()
+    assert "1 large paste (420 characters) and left the tab 1 time" in page
+    suggestion = page[page.index('class="suggestion"'):]
+    assert "hidden" in suggestion.split("</p>", 1)[0] and "large paste" in suggestion.split(
+        "</p>", 1)[0]
+    assert "sub=" not in page.replace('data-evidence="sub=', "") and " ms)" not in page
+
+
+def test_the_dashboard_shows_score_recommendation_and_status_and_sorts_by_score() -> None:
+    world = build_world()
+    low = InterviewSession.objects.create(
+        problem=world.session.problem, candidate=world.other, interviewer=world.assigned,
+        kind="live", status="finished", duration=timedelta(minutes=30),
+        started_at=world.session.started_at, finished_at=world.session.finished_at)
+    services.scorecard_save(session=world.session, user=world.assigned, recommendation="yes",
+                            summary="", scores=full_scores(3), submit=True)
+    services.scorecard_save(session=low, user=world.assigned, recommendation="no",
+                            summary="", scores=full_scores(1), submit=True)
+    client = client_for(world.assigned)
+    page = client.get("/sessions/review/?sort=-score").content.decode()
+    table = page[page.index('id="review-sessions"'):]
+    assert "3.0<span" in table and "1.0<span" in table
+    assert table.index(f'data-session="{world.session.pk}"') < table.index(
+        f'data-session="{low.pk}"')
+    assert ">Yes<" in table and ">No<" in table and "1 of 1" in table
+    ascending = client.get("/sessions/review/?sort=score").content.decode()
+    assert ascending.index(f'data-session="{low.pk}"') < ascending.index(
+        f'data-session="{world.session.pk}"')
+    assert "Score ▲" in ascending
+    assert client.get("/sessions/review/?sort=evil").status_code == 200  # ignored, not a 500
+
+
+def test_each_run_shows_its_code_and_the_diff_to_the_previous_run() -> None:
+    world = build_world()
+    Submission.objects.filter(pk=world.run.pk).update(code="def solve(x):\n    return x\n")
+    Submission.objects.filter(pk=world.passing.pk).update(code="def solve(x):\n    return x + 1\n")
+    page = client_for(world.assigned).get(f"/sessions/{world.session.pk}/review/").content.decode()
+    runs = page[page.index('id="runs"'):]
+    assert "Run 1" in runs and "Run 2" in runs and "Changes since run 1" in runs
+    assert '<span class="diff-del">-    return x</span>' in runs
+    assert '<span class="diff-add">+    return x + 1</span>' in runs
+    assert "sub=" not in runs.replace('data-evidence="sub=', "")

@@ -2,6 +2,7 @@
 // page (#session) and the interviewer's replay page (#replay).
 import htmx from "htmx.org";
 
+import { copyButtonsMount, localTimesRender, scheduleFormMount } from "./cockpit.js";
 import { sessionPageMount } from "./page.js";
 import { replayPageMount } from "./replay.js";
 
@@ -11,6 +12,13 @@ window.htmx = htmx;
 function mount() {
   const session = document.getElementById("session");
   if (session) sessionPageMount(session);
+  // The session list (schedule form) and the join page.
+  const sessions = document.querySelector(".sessions-page, .join-card");
+  if (sessions) {
+    localTimesRender(sessions);
+    copyButtonsMount(sessions);
+    scheduleFormMount(document.getElementById("live-form"));
+  }
   const replay = document.getElementById("replay");
   if (replay) {
     replayPageMount(replay).catch((error) => {

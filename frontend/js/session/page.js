@@ -15,6 +15,15 @@ import { editorExtensions, preferencesLoad } from "../editor.js";
 import { submissionFollow } from "../grader.js";
 import { ResultsPanel } from "../results.js";
 import { ApiError, getJson, postJson } from "./api.js";
+import {
+  CallLink,
+  ChatPanel,
+  Cockpit,
+  candidateHintAdd,
+  copyButtonsMount,
+  localTimesRender,
+  sideTabsMount,
+} from "./cockpit.js";
 import { ActivityFeed, NotesPanel, QuestionsPanel } from "./panels.js";
 import { SessionProvider } from "./provider.js";
 import { Countdown } from "./timer.js";
@@ -45,6 +54,11 @@ export function sessionPageMount(root) {
     events: `${base}/events`,
     settings: `${base}/settings`,
     state: `${base}/state`,
+    chat: `${base}/chat`,
+    callLink: `${base}/call-link`,
+    privateNotes: `${base}/private-notes`,
+    canned: `${base}/canned`,
+    hintReveal: `${base}/hints/reveal`,
   };
   const role = state.role;
   const banner = document.getElementById("session-banner");
@@ -152,6 +166,8 @@ export function sessionPageMount(root) {
     const text = FINISH_TEXT[event.reason] || "The session is over.";
     showBanner(event.error ? `${text} (${event.error})` : text, "done");
     if (event.submission) follow(event.submission, "submit");
+    closeForms();
+    reportLinkShow();
   };
   const awaitFinish = async () => {
     // The socket normally brings the end; if it is down, ask (which also ends the session on
@@ -184,8 +200,48 @@ export function sessionPageMount(root) {
   const questions = new QuestionsPanel(document.getElementById("questions-panel"), { urls, role });
   const notes = new NotesPanel(document.getElementById("notes-panel"), { urls });
   const activity = new ActivityFeed(document.getElementById("activity"));
+  const chat = new ChatPanel(document.getElementById("chat-panel"), {
+    url: urls.chat,
+    userName: root.dataset.userName,
+  });
+  const callLink = new CallLink({ url: urls.callLink });
+  const cockpit = new Cockpit(document.getElementById("cockpit"), {
+    urls,
+    onQuestion: (question) => questions.render(question),
+  });
   state.questions.forEach((question) => questions.render(question));
   state.notes.forEach((note) => notes.render(note));
+  (state.chat || []).forEach((message) => chat.render(message));
+  localTimesRender(root);
+  copyButtonsMount(root);
+  const tabs = sideTabsMount(root.querySelector(".side-pane.has-tabs"));
+  // The session is over: the candidate's feedback report is one click away.
+  function reportLinkShow() {
+    if (role !== "candidate" || document.getElementById("report-link")) return;
+    const link = document.createElement("a");
+    link.id = "report-link";
+    link.className = "button primary report-link";
+    link.href = root.dataset.reportUrl;
+    link.textContent = "Read your feedback report";
+    banner.after(link);
+  }
+  // The session is over: nothing more can be asked, noted, said or revealed.
+  function closeForms() {
+    root
+      .querySelectorAll(
+        "#question-form textarea, #question-form button, #note-form select, #note-form textarea, " +
+          "#note-form button, #hint-button, .answer-form textarea, .answer-form button",
+      )
+      .forEach((node) => {
+        node.disabled = true;
+      });
+    chat.close();
+    callLink.close();
+    cockpit.close();
+    root.querySelectorAll(".side-form, .answer-form").forEach((form) => {
+      form.dataset.closed = "true";
+    });
+  }
 
   // ---------------------------------------------------------------- events from the server
 
@@ -195,11 +251,23 @@ export function sessionPageMount(root) {
         return follow(event.id, event.mode);
       case "question":
       case "question_detail":
+        tabs.notify("live");
         return questions.render(event.question);
       case "note":
+        tabs.notify("notes");
         return notes.render(event.note);
       case "event":
+        if (event.kind === "hint") cockpit.hintRevealed(event.number);
         return activity.add(event);
+      case "hint":
+        if (role === "candidate") candidateHintAdd(event.number, event.text);
+        else cockpit.hintRevealed(event.number);
+        return undefined;
+      case "chat":
+        tabs.notify("live");
+        return chat.render(event.message);
+      case "call_link":
+        return callLink.show(event.call_link);
       case "settings":
         interviewerCanEdit = Boolean(event.interviewer_can_edit);
         if (editToggle) editToggle.checked = interviewerCanEdit;
@@ -212,6 +280,7 @@ export function sessionPageMount(root) {
         setEditable(roleMayEdit());
         setBusy(false);
         showBanner(role === "interviewer" ? `${event.candidate} joined: the clock runs.` : "");
+        document.getElementById("invite-box")?.remove();
         return undefined;
       case "refused":
         setEditable(false);

@@ -5,7 +5,9 @@ import { element } from "../dom.js";
 
 function clock(iso) {
   const date = new Date(iso);
-  return Number.isNaN(date.getTime()) ? "" : date.toLocaleTimeString();
+  return Number.isNaN(date.getTime())
+    ? ""
+    : date.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", hourCycle: "h23" });
 }
 
 const SOURCE_LABELS = {
@@ -152,6 +154,7 @@ const ACTIVITY_TEXT = {
   paste: (event) => `${event.by || "someone"} pasted ${event.chars} characters`,
   tab_hidden: () => "The candidate left the tab",
   tab_visible: () => "The candidate came back to the tab",
+  hint: (event) => `Hint ${event.number || ""} is open for the candidate`,
 };
 
 export class ActivityFeed {
@@ -161,6 +164,7 @@ export class ActivityFeed {
 
   add(event) {
     if (!this.list) return;
+    this.list.querySelector(".activity-empty")?.remove();
     const text = (ACTIVITY_TEXT[event.kind] || (() => event.kind))(event);
     const item = element("li", { className: `activity activity-${event.kind}` });
     item.append(element("span", { className: "q-time", text: clock(event.at) }));

@@ -1,0 +1,267 @@
+// The interviewer's cockpit (private notes, canned answers, hints to reveal) and the channels
+// both sides share in a live session (chat, call link). Text from people goes in with
+// textContent, never as markup.
+import { ApiError, postJson } from "./api.js";
+import { element } from "../dom.js";
+
+const failure = (error) =>
+  error instanceof ApiError ? error.message : "Something went wrong.";
+
+function clock(iso) {
+  const date = new Date(iso);
+  return Number.isNaN(date.getTime())
+    ? ""
+    : date.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", hourCycle: "h23" });
+}
+
+/** `<time class="local-time" datetime=ISO>`: the moment in the viewer's own time zone. */
+export function localTimesRender(root = document) {
+  for (const node of root.querySelectorAll("time.local-time[datetime]")) {
+    const date = new Date(node.getAttribute("datetime"));
+    if (Number.isNaN(date.getTime())) continue;
+    node.textContent = date.toLocaleString([], {
+      weekday: "short",
+      day: "numeric",
+      month: "short",
+      year: "numeric",
+      hour: "2-digit",
+      minute: "2-digit",
+      hourCycle: "h23",
+      timeZoneName: "short",
+    });
+  }
+  for (const node of root.querySelectorAll("time.local-clock[datetime]")) {
+    node.textContent = clock(node.getAttribute("datetime"));
+  }
+}
+
+/** Copy buttons: `data-copy` names the input whose value goes to the clipboard. */
+export function copyButtonsMount(root = document) {
+  for (const button of root.querySelectorAll("button[data-copy]")) {
+    const status = button.parentElement.querySelector(".copy-status");
+    button.addEventListener("click", async () => {
+      const input = document.querySelector(button.dataset.copy);
+      if (!input) return;
+      try {
+        await navigator.clipboard.writeText(input.value);
+      } catch {
+        // No clipboard permission (plain http): select the text so Ctrl+C works.
+        input.select();
+        document.execCommand?.("copy");
+      }
+      button.textContent = "Copied";
+      if (status) status.textContent = "Link copied to the clipboard.";
+      setTimeout(() => {
+        button.textContent = "Copy";
+        if (status) status.textContent = "";
+      }, 2500);
+    });
+  }
+}
+
+/** The schedule form sends the scheduler's time zone with the local date and time. */
+export function scheduleFormMount(form) {
+  if (!form) return;
+  const zone = form.querySelector("input[name=tz]");
+  if (zone) zone.value = Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
+  const zoneLabel = form.querySelector(".tz-label");
+  if (zoneLabel && zone) zoneLabel.textContent = `(${zone.value})`;
+}
+
+export class ChatPanel {
+  constructor(root, { url, userName }) {
+    this.root = root;
+    this.url = url;
+    this.userName = userName;
+    this.list = root?.querySelector("#chat");
+    this.form = root?.querySelector("#chat-form");
+    this.error = root?.querySelector("#chat-error");
+    this.seen = new Set();
+    this.form?.addEventListener("submit", (event) => {
+      event.preventDefault();
+      this.send();
+    });
+  }
+
+  async send() {
+    const input = this.form.querySelector("input[name=text]");
+    const text = input.value.trim();
+    if (!text) return;
+    this.error.textContent = "";
+    try {
+      this.render(await postJson(this.url, { text }));
+      input.value = "";
+    } catch (error) {
+      this.error.textContent = failure(error);
+    }
+  }
+
+  render(message) {
+    if (!this.list || this.seen.has(message.id)) return;
+    this.seen.add(message.id);
+    const mine = message.author === this.userName;
+    const item = element("li", {
+      className: `chat-message chat-${message.role}${mine ? " chat-mine" : ""}`,
+      attrs: { "data-id": String(message.id) },
+    });
+    const meta = element("span", { className: "chat-meta" });
+    meta.textContent = `${mine ? "You" : message.author || message.role} · ${clock(message.created_at)}`;
+    item.append(meta, element("span", { className: "chat-text", text: message.text }));
+    this.list.append(item);
+    this.list.scrollTop = this.list.scrollHeight;
+  }
+
+  close() {
+    this.form?.querySelectorAll("input, button").forEach((node) => {
+      node.disabled = true;
+    });
+  }
+}
+
+export class CallLink {
+  constructor({ url }) {
+    this.link = document.getElementById("call-link");
+    this.none = document.getElementById("call-none");
+    this.form = document.getElementById("call-form");
+    this.error = document.getElementById("call-error");
+    this.form?.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      const input = this.form.querySelector("input[name=call_link]");
+      this.error.textContent = "";
+      try {
+        this.show((await postJson(url, { call_link: input.value.trim() })).call_link);
+      } catch (error) {
+        this.error.textContent = failure(error);
+      }
+    });
+  }
+
+  show(link) {
+    if (!this.link) return;
+    this.link.hidden = !link;
+    if (this.none) this.none.hidden = Boolean(link);
+    if (link) this.link.href = link;
+  }
+
+  close() {
+    this.form?.querySelectorAll("input, button").forEach((node) => {
+      node.disabled = true;
+    });
+  }
+}
+
+/** The interviewer's private panel: notes, canned answers, hints to reveal. */
+export class Cockpit {
+  constructor(root, { urls, onQuestion }) {
+    this.root = root;
+    if (!root) return;
+    this.urls = urls;
+    this.notes = root.querySelector("#private-notes");
+    this.noteForm = root.querySelector("#private-note-form");
+    this.noteError = root.querySelector("#private-note-error");
+    this.noteForm?.addEventListener("submit", (event) => {
+      event.preventDefault();
+      this.noteAdd();
+    });
+    this.cannedError = root.querySelector("#canned-error");
+    for (const button of root.querySelectorAll(".canned-send")) {
+      button.addEventListener("click", async () => {
+        this.cannedError.textContent = "";
+        button.disabled = true;
+        try {
+          onQuestion(await postJson(`${urls.canned}/${button.dataset.index}`));
+          button.textContent = "Sent";
+        } catch (error) {
+          this.cannedError.textContent = failure(error);
+        } finally {
+          setTimeout(() => {
+            button.disabled = false;
+            button.textContent = "Send";
+          }, 1500);
+        }
+      });
+    }
+    this.hintButton = root.querySelector("#hint-reveal");
+    this.hintError = root.querySelector("#hint-error");
+    this.hintButton?.addEventListener("click", async () => {
+      this.hintError.textContent = "";
+      try {
+        this.hintRevealed((await postJson(urls.hintReveal)).number);
+      } catch (error) {
+        this.hintError.textContent = failure(error);
+      }
+    });
+  }
+
+  async noteAdd() {
+    const input = this.noteForm.querySelector("textarea");
+    const text = input.value.trim();
+    if (!text) return;
+    this.noteError.textContent = "";
+    try {
+      const note = await postJson(this.urls.privateNotes, { text });
+      const item = element("li", { className: "private-note", attrs: { "data-id": String(note.id) } });
+      item.append(element("span", { className: "note-meta", text: clock(note.created_at) }));
+      item.append(document.createTextNode(` ${note.text}`));
+      this.notes.append(item);
+      input.value = "";
+    } catch (error) {
+      this.noteError.textContent = failure(error);
+    }
+  }
+
+  /** Hint `number` is open for the candidate now (revealed here or opened by them). */
+  hintRevealed(number) {
+    if (!this.root || !number) return;
+    const items = [...this.root.querySelectorAll(".hint-admin")];
+    for (const item of items) {
+      if (Number(item.dataset.number) <= number) item.dataset.revealed = "true";
+    }
+    const shown = items.filter((item) => item.dataset.revealed === "true").length;
+    const count = this.root.querySelector("#hints-count");
+    if (count) count.textContent = `${shown} of ${items.length} revealed`;
+    if (this.hintButton) this.hintButton.disabled = shown >= items.length;
+  }
+
+  close() {
+    this.root
+      ?.querySelectorAll("#hint-reveal, .canned-send")
+      .forEach((node) => {
+        node.disabled = true;
+      });
+  }
+}
+
+/** The candidate's hint list gets a hint the interviewer revealed. */
+export function candidateHintAdd(number, text) {
+  const list = document.getElementById("session-hints");
+  if (!list || list.querySelector(`[data-number="${number}"]`)) return;
+  list.append(element("li", { className: "hint", text, attrs: { "data-number": String(number) } }));
+}
+
+/** The interviewer's side panel tabs: one group of sections at a time (all without script). */
+export function sideTabsMount(pane) {
+  const buttons = [...(pane?.querySelectorAll("[data-tab-button]") || [])];
+  if (!buttons.length) return { notify() {} };
+  let current = "live";
+  const show = (name) => {
+    current = name;
+    for (const button of buttons) {
+      const selected = button.dataset.tabButton === name;
+      button.setAttribute("aria-selected", String(selected));
+      if (selected) button.classList.remove("has-news");
+    }
+    for (const section of pane.querySelectorAll("[data-tab]")) {
+      section.hidden = section.dataset.tab !== name;
+    }
+  };
+  buttons.forEach((button) => button.addEventListener("click", () => show(button.dataset.tabButton)));
+  show("live");
+  return {
+    /** Something arrived for tab `name`: mark its button unless it is open. */
+    notify(name) {
+      if (name === current) return;
+      buttons.find((button) => button.dataset.tabButton === name)?.classList.add("has-news");
+    },
+  };
+}

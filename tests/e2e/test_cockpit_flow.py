@@ -1,0 +1,251 @@
+"""End to end: the interviewer's cockpit in two browser contexts (issue 14 points 1-3).
+
+The interviewer schedules a live interview with a date, a time, an e-mail address and a call
+link; a real local SMTP server (aiosmtpd) receives the invitation and its .ics; the Copy
+button copies the link; another account is refused on the join page before any click; the
+candidate sees when it starts and for how long, joins, and the invite box goes away. During
+the session the interviewer sends a canned answer in one click, reveals a hint, chats, keeps a
+private note; every frame of the candidate's socket and the candidate's page are searched for
+the private material. Ending the session closes the forms on both sides.
+
+Screenshots (1440 px wide) go to var/screenshots/cockpit-*.png.
+"""
+
+from __future__ import annotations
+
+import email
+import email.policy
+import os
+import re
+import tomllib
+from collections.abc import Iterator
+from datetime import UTC, date, datetime, timedelta
+from email.message import EmailMessage
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import pytest
+from aiosmtpd.controller import Controller
+from playwright.sync_api import Browser, BrowserContext, Page, expect
+
+from tests.e2e.conftest import Platform
+from tests.services import free_port
+
+pytestmark = pytest.mark.e2e
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGE = ROOT / "problems" / "bank" / "token-bucket"
+SHOTS = ROOT / "var" / "screenshots"
+SYNC_MS = 15_000
+VIEWPORT = {"width": 1440, "height": 1000}
+
+
+class Inbox:
+    def __init__(self) -> None:
+        self.messages: list[EmailMessage] = []
+
+    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
+        parsed = email.message_from_bytes(envelope.content, policy=email.policy.default)
+        assert isinstance(parsed, EmailMessage)
+        self.messages.append(parsed)
+        return "250 OK"
+
+
+@pytest.fixture(scope="module")
+def inbox() -> Iterator[Inbox]:
+    """A real SMTP server; the platform's processes read its port from the environment."""
+    handler = Inbox()
+    port = free_port()
+    controller = Controller(handler, hostname="127.0.0.1", port=port)
+    controller.start()
+    saved = {key: os.environ.get(key) for key in ("EMAIL_HOST", "EMAIL_PORT")}
+    os.environ["EMAIL_HOST"], os.environ["EMAIL_PORT"] = "127.0.0.1", str(port)
+    try:
+        yield handler
+    finally:
+        controller.stop()
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
+@pytest.fixture(scope="module")
+def platform(inbox: Inbox, platform: Platform) -> Platform:
+    """The conftest platform, started after the SMTP server (so it sends mail there)."""
+    return platform
+
+
+def problem_meta() -> dict[str, Any]:
+    return tomllib.loads((PACKAGE / "problem.toml").read_text())
+
+
+class People:
+    def __init__(self, browser: Browser, platform: Platform) -> None:
+        self.browser, self.platform = browser, platform
+        self.contexts: list[BrowserContext] = []
+        self.errors: list[str] = []
+
+    def log_in(self, username: str, next_url: str = "/sessions/") -> Page:
+        context = self.browser.new_context(base_url=self.platform.base_url, viewport=VIEWPORT,
+                                           timezone_id="Europe/Paris")
+        self.contexts.append(context)
+        page = context.new_page()
+        page.on("pageerror", lambda error: self.errors.append(f"{username}: {error}"))
+        page.goto(f"/accounts/login/?next={next_url}")
+        page.fill("input[name=username]", username)
+        page.fill("input[name=password]", self.platform.password)
+        page.click("form.login-form button[type=submit]")
+        expect(page).to_have_url(self.platform.base_url + next_url)
+        return page
+
+
+@pytest.fixture
+def people(browser: Browser, platform: Platform) -> Iterator[People]:
+    opened = People(browser, platform)
+    yield opened
+    for context in opened.contexts:
+        context.close()
+    assert opened.errors == [], f"uncaught errors in the pages: {opened.errors}"
+
+
+def shot(page: Page, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"cockpit-{name}.png"), full_page=True)
+
+
+def test_schedule_invite_join_and_run_the_interview_from_the_cockpit(
+    people: People, inbox: Inbox
+) -> None:
+    meta = problem_meta()
+    private = [
+        (PACKAGE / "reference.py").read_text().strip().splitlines()[-1].strip(),
+        meta["follow_ups"][0],
+        meta["rubric"][0]["levels"][1],
+        meta["clarification"][3]["answer"],  # a canned answer never sent
+        meta["hints"][1],  # never revealed
+        "PRIVATE NOTE: strong on edge cases, slow start",
+    ]
+
+    # ------------------------------------------------------------ scheduling
+    interviewer = people.log_in("interviewer")
+    day = (date.today() + timedelta(days=2)).isoformat()
+    form = interviewer.locator("#live-form")
+    form.locator("select[name=problem]").select_option("token-bucket")
+    form.locator("input[name=starts_date]").fill(day)
+    form.locator("input[name=starts_time]").fill("14:30")
+    form.locator("input[name=minutes]").fill("30")
+    form.locator("input[name=email]").fill("ada@example.com")
+    form.locator("input[name=candidate]").fill("candidate")
+    form.locator("input[name=call_link]").fill("https://meet.example.com/onsite-e2e")
+    expect(form.locator("input[name=tz]")).to_have_value("Europe/Paris")
+    shot(interviewer, "schedule")
+    form.locator("button[type=submit]").click()
+    expect(interviewer).to_have_url(re.compile(r"/sessions/\d+/$"))
+    session_url = interviewer.url
+    expect(interviewer.locator("#invite-box")).to_contain_text("Invitation e-mailed to ada@")
+    expect(interviewer.locator("#invite-box time")).to_contain_text("14:30")
+    interviewer.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    interviewer.click("#copy-invite")
+    expect(interviewer.locator("#copy-invite")).to_have_text("Copied")
+    invite = interviewer.input_value("#invite-url")
+    assert interviewer.evaluate("navigator.clipboard.readText()") == invite
+    shot(interviewer, "scheduled")
+
+    assert len(inbox.messages) == 1
+    message = inbox.messages[0]
+    assert message["To"] == "ada@example.com"
+    body = message.get_body(preferencelist=("plain",))
+    assert body is not None and invite in body.get_content()
+    (ics,) = [part for part in message.iter_attachments() if part.get_filename() == "interview.ics"]
+    calendar = ics.get_content()
+    calendar = calendar.decode() if isinstance(calendar, bytes) else calendar
+    start = datetime.fromisoformat(f"{day}T14:30").replace(tzinfo=ZoneInfo("Europe/Paris"))
+    assert "BEGIN:VEVENT" in calendar
+    assert f"DTSTART:{start.astimezone(UTC):%Y%m%dT%H%M%SZ}" in calendar
+
+    # ------------------------------------------------------------ the wrong account
+    author = people.log_in("author")
+    author.goto(invite)
+    expect(author.locator("#join-error")).to_contain_text("another candidate")
+    expect(author.locator("#join-form")).to_have_count(0)
+    shot(author, "join-refused")
+
+    # ------------------------------------------------------------ joining
+    candidate = people.log_in("candidate")
+    frames: list[str] = []
+    candidate.on("websocket", lambda ws: ws.on(
+        "framereceived", lambda payload: frames.append(payload if isinstance(payload, str)
+                                                       else payload.decode("latin-1"))))
+    candidate.goto(invite)
+    expect(candidate.locator("#join-length")).to_have_text("30 minutes")
+    expect(candidate.locator("#join-starts")).to_contain_text("14:30")
+    shot(candidate, "join")
+    candidate.click("#join-form button[type=submit]")
+    expect(candidate).to_have_url(session_url)
+    expect(candidate.locator("#session")).to_have_attribute("data-ready", "true", timeout=SYNC_MS)
+    expect(interviewer.locator("#session")).to_have_attribute("data-status", "active",
+                                                              timeout=SYNC_MS)
+    expect(interviewer.locator("#invite-box")).to_have_count(0)
+    expect(candidate.locator("#call-link")).to_have_attribute(
+        "href", "https://meet.example.com/onsite-e2e")
+
+    # ------------------------------------------------------------ the cockpit at work
+    cockpit = interviewer.locator("#cockpit")
+    expect(cockpit.locator("#reference-panel")).not_to_have_attribute("open", "")
+    expect(cockpit.locator(".rubric-criterion")).to_have_count(len(meta["rubric"]))
+
+    candidate.fill("#question-form textarea", "Does the bucket start full or empty?")
+    candidate.click("#question-form button[type=submit]")
+    expect(interviewer.locator("#questions .answer-form")).to_have_count(1, timeout=60_000)
+    cockpit.locator(".canned-send[data-index='0']").click()
+    expect(candidate.locator("#questions .q-answer")).to_contain_text(
+        meta["clarification"][0]["answer"], timeout=SYNC_MS)
+
+    shot(interviewer, "interviewer-live")
+    interviewer.click("[data-tab-button=prompts]")
+    cockpit.locator("#hint-reveal").click()
+    expect(candidate.locator("#session-hints .hint")).to_have_count(1, timeout=SYNC_MS)
+    expect(candidate.locator("#session-hints")).to_contain_text(meta["hints"][0][:40])
+    expect(cockpit.locator("#hints-count")).to_have_text(f"1 of {len(meta['hints'])} revealed")
+
+    candidate.fill("#chat-form input[name=text]", "Can I use a dict here?")
+    candidate.press("#chat-form input[name=text]", "Enter")
+    expect(interviewer.locator("#chat .chat-message")).to_have_count(1, timeout=SYNC_MS)
+    expect(interviewer.locator("[data-tab-button=live]")).to_have_class(re.compile("has-news"))
+    shot(interviewer, "interviewer-prompts")
+    interviewer.click("[data-tab-button=live]")
+    interviewer.fill("#chat-form input[name=text]", "Sure, go ahead.")
+    interviewer.click("#chat-form button[type=submit]")
+    expect(candidate.locator("#chat .chat-message")).to_have_count(2, timeout=SYNC_MS)
+
+    shot(interviewer, "interviewer-chat")
+    interviewer.click("[data-tab-button=notes]")
+    interviewer.fill("#private-note-form textarea", private[-1])
+    interviewer.click("#private-note-form button[type=submit]")
+    expect(interviewer.locator("#private-notes")).to_contain_text(private[-1])
+    shot(interviewer, "interviewer-notes")
+    interviewer.click("[data-tab-button=rubric]")
+    shot(interviewer, "interviewer-rubric")
+    interviewer.click("[data-tab-button=live]")
+    shot(candidate, "candidate-live")
+
+    candidate.reload()
+    expect(candidate.locator("#session")).to_have_attribute("data-ready", "true", timeout=SYNC_MS)
+    seen = candidate.content() + "\n".join(frames)
+    leaked = [text for text in private if text in seen]
+    assert leaked == [], f"the candidate received private material: {leaked}"
+    assert "Sure, go ahead." in seen  # the search does see what was shared
+
+    # ------------------------------------------------------------ the end closes the forms
+    interviewer.once("dialog", lambda dialog: dialog.accept())
+    interviewer.click("#finish-button")
+    for page in (candidate, interviewer):
+        expect(page.locator("#session")).to_have_attribute("data-status", "finished",
+                                                           timeout=SYNC_MS)
+        expect(page.locator("#chat-form input[name=text]")).to_be_disabled()
+        expect(page.locator("#note-form textarea")).to_be_disabled()
+    expect(candidate.locator("#question-form textarea")).to_be_disabled()
+    expect(interviewer.locator("#hint-reveal")).to_be_disabled()
