@@ -61,6 +61,7 @@ DRAFT_SCORECARD = "draft_scorecard"
 SCORECARD = "scorecard"
 HIDDEN_TEST_IO = "hidden_test_io"
 REFERENCE_SOLUTION = "reference_solution"
+INTERVIEWER_PROMPTS = "interviewer_prompts"
 
 _REVIEWERS = frozenset({Viewer.ASSIGNED, Viewer.ADMIN})
 
@@ -78,8 +79,12 @@ PRIVATE_FIELDS: dict[str, frozenset[Viewer]] = {
     # Hidden tests' inputs, expected and actual outputs, errors, names. Authors see them for
     # their own submissions (their own tests), not for candidates'.
     HIDDEN_TEST_IO: frozenset({Viewer.ASSIGNED, Viewer.ADMIN, Viewer.AUTHOR}),
-    # A problem's reference solution: its authors and admins (studio, admin).
-    REFERENCE_SOLUTION: frozenset({Viewer.AUTHOR, Viewer.ADMIN}),
+    # A problem's reference solution: its authors and admins (studio, admin), and the
+    # interviewer running a session on it (the cockpit's side panel, collapsed).
+    REFERENCE_SOLUTION: frozenset({Viewer.AUTHOR, Viewer.ADMIN, Viewer.ASSIGNED}),
+    # What the cockpit's side panel prompts the interviewer with: rubric anchors, follow-up
+    # questions, canned answers, hints not yet revealed. The session's interviewers, admins.
+    INTERVIEWER_PROMPTS: _REVIEWERS,
 }
 
 
@@ -106,6 +111,12 @@ def others_scorecards_visible(viewer: Viewer | None, *, own_card: str | None) ->
     if own_card is not None:
         return own_card == "submitted"
     return viewer == Viewer.ADMIN
+
+
+def released_feedback_visible(viewer: Viewer | None, *, released: bool) -> bool:
+    """On top of the SCORECARD row: once the scores are released, the session's candidate
+    reads the submitted scorecards' comments and summary in their report (never a draft)."""
+    return viewer == Viewer.CANDIDATE and released
 
 
 # ---------------------------------------------------------------- viewer resolution

@@ -11,6 +11,7 @@ from django.conf import settings
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
+from core import visibility
 from interviews.models import (
     ChatMessage,
     DocUpdate,
@@ -106,11 +107,17 @@ def interviewer_panel(*, session: InterviewSession, user: Any) -> dict[str, Any]
     """The interviewer's private side panel: reference, rubric anchors, hints (revealed or
     not), follow-ups, canned answers, the user's private notes. For the interviewer's page
     only: nothing here may go into `session_state`, a broadcast to `session.<id>`, the replay
-    or the report."""
+    or the report. What it holds is decided by core.visibility, as everywhere."""
+    viewer = visibility.viewer_of("session", session, user)
+    if not visibility.may_see(visibility.INTERVIEWER_PROMPTS, viewer, visibility.Channel.PAGE):
+        return {}
     problem = session.problem
     revealed = len(hints_revealed(session))
+    reference_visible = visibility.may_see(
+        visibility.REFERENCE_SOLUTION, viewer, visibility.Channel.PAGE
+    )
     return {
-        "reference_code": problem.reference_code,
+        "reference_code": problem.reference_code if reference_visible else "",
         "rubric": [
             {"criterion": str(item.get("criterion", "")),
              "title": str(item.get("criterion", "")).replace("_", " ").capitalize(),

@@ -49,12 +49,14 @@ pytestmark = pytest.mark.django_db(transaction=True)
 DRAFT = "MARK-DRAFT-SCORECARD-3141"
 SUBMITTED = "MARK-SUBMITTED-SCORECARD-2718"
 REFERENCE = "MARK-REFERENCE-SOLUTION-1618"
+PROMPTS = "MARK-INTERVIEWER-PROMPT-1414"  # a follow-up question of the cockpit's side panel
 MARKERS = {
     visibility.REVIEW_NOTE: PRIVATE_NOTE,
     visibility.DRAFT_SCORECARD: DRAFT,
     visibility.SCORECARD: SUBMITTED,
     visibility.HIDDEN_TEST_IO: SECRET_INPUT,
     visibility.REFERENCE_SOLUTION: REFERENCE,
+    visibility.INTERVIEWER_PROMPTS: PROMPTS,
 }
 # Who each matrix viewer is to the policy, and whose scorecard they hold.
 VIEWERS: dict[str, Viewer] = {
@@ -71,17 +73,18 @@ VIEWERS: dict[str, Viewer] = {
 OWN_CARD = {"assigned": "submitted", "panel": "draft"}
 WROTE = {"assigned": visibility.SCORECARD, "panel": visibility.DRAFT_SCORECARD}
 
-H, R, D, S, REF = (visibility.HIDDEN_TEST_IO, visibility.REVIEW_NOTE,
-                   visibility.DRAFT_SCORECARD, visibility.SCORECARD,
-                   visibility.REFERENCE_SOLUTION)
+H, R, D, S, REF, P = (visibility.HIDDEN_TEST_IO, visibility.REVIEW_NOTE,
+                      visibility.DRAFT_SCORECARD, visibility.SCORECARD,
+                      visibility.REFERENCE_SOLUTION, visibility.INTERVIEWER_PROMPTS)
 PARTICIPANTS = {"candidate", "assigned"}
 REVIEWERS = {"assigned", "panel", "admin"}
 READERS = REVIEWERS | {"candidate"}
 # channel name → (Channel, URL template, fields it renders, viewers who get a 200).
 CHANNELS: dict[str, tuple[Channel, str, set[str], set[str]]] = {
-    "session page": (Channel.PAGE, "/sessions/{id}/", set(), PARTICIPANTS),
+    # The cockpit's side panel: the interviewer's own private notes and the reference.
+    "session page": (Channel.PAGE, "/sessions/{id}/", {R, REF, P}, PARTICIPANTS),
     "review page": (Channel.PAGE, "/sessions/{id}/review/", {H, R, D, S}, REVIEWERS),
-    "admin problem page": (Channel.PAGE, "/admin/problems/problem/{problem}/change/", {REF},
+    "admin problem page": (Channel.PAGE, "/admin/problems/problem/{problem}/change/", {REF, P},
                            {"admin"}),
     "session state": (Channel.JSON, "/sessions/{id}/state", set(), PARTICIPANTS),
     "api review session": (Channel.API, "/api/review/sessions/{id}", {H}, READERS),
@@ -150,6 +153,7 @@ def _world() -> dict[str, Any]:
     world = build_world()
     problem = world.session.problem
     problem.reference_code = f"# {REFERENCE}\ndef solve(x):\n    return x + 1\n"
+    problem.follow_ups = [f"How would you shard it? {PROMPTS}"]
     problem.save()
     panel = user_with_role("panel", "interviewer")
     ReviewAssignment.objects.create(session=world.session, interviewer=panel)
@@ -213,14 +217,21 @@ def test_webhook_payloads_carry_no_private_field() -> None:
         assert marker not in bodies, field
 
 
-def test_released_scores_give_the_candidate_levels_never_the_reviewers_text() -> None:
+def test_released_scores_give_the_candidate_the_submitted_feedback_never_a_draft() -> None:
+    """Once released, the report carries the submitted scorecards' comments and summary
+    (issue 14); a draft never reaches the candidate, released or not."""
     built = _world()
     world = built["world"]
+    assert visibility.released_feedback_visible(Viewer.CANDIDATE, released=True)
     services.scores_release(session=world.session, user=world.admin)
-    for channel_name in ("report", "report pdf", "api review report", "api review scores"):
+    for channel_name in ("report", "report pdf"):
         opened, text = _read(built["users"], built["ids"], "candidate", channel_name)
         assert opened
-        assert SUBMITTED not in text and DRAFT not in text and "c-correctness" not in text
+        assert SUBMITTED in text and DRAFT not in text
+    for channel_name in ("api review report", "api review scores"):
+        opened, text = _read(built["users"], built["ids"], "candidate", channel_name)
+        assert opened
+        assert DRAFT not in text
     api = client_for(world.owner).get(f"/api/review/sessions/{world.session.pk}/scores").json()
     assert api["outcome"]["reviewers"] == 1  # the levels are there, the words are not
 
