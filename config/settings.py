@@ -165,6 +165,7 @@ ONSITE_RATES = {
     "session_actions": env_str("ONSITE_RATE_SESSION_ACTIONS", "120/min"),
     "questions": env_str("ONSITE_RATE_QUESTIONS", "30/min"),
     "notes": env_str("ONSITE_RATE_NOTES", "60/min"),
+    "chat": env_str("ONSITE_RATE_CHAT", "60/min"),
     "scorecards": env_str("ONSITE_RATE_SCORECARDS", "60/min"),
     "reviews": env_str("ONSITE_RATE_REVIEWS", "60/min"),
 }

@@ -355,9 +355,10 @@ def session_settings(request: HttpRequest, session_id: int) -> JsonResponse:
 @require_POST
 def chat_send(request: HttpRequest, session_id: int) -> JsonResponse:
     try:
+        rate_limit_check(request=request, scope="chat")
         message = services.chat_send(session_id=session_id, user=request.user,
                                      text=str(_body(request).get("text", "")))
-    except SessionError as exc:
+    except ApplicationError as exc:
         return _error(exc)
     return JsonResponse(services.chat_public(message), status=201)
 

@@ -130,6 +130,7 @@ def test_starting_sessions_is_rate_limited(settings: Any) -> None:
 @pytest.mark.parametrize(("scope", "path", "body"), [
     ("questions", "questions", {"text": "Is x an int?"}),
     ("notes", "notes", {"text": "tradeoff: simple first", "kind": "tradeoff"}),
+    ("chat", "chat", {"text": "hello"}),
     ("session_actions", "events", {"kind": "tab_hidden"}),
 ])
 def test_session_json_endpoints_are_rate_limited(settings: Any, scope: str, path: str,
