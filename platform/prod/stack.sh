@@ -43,7 +43,7 @@ images() {
 containers() { docker ps -aq --filter "label=com.docker.compose.project=$PROJECT"; }
 
 wait_healthy() {
-  local deadline=$((SECONDS + ${ONSITE_PROD_START_SECONDS:-600})) id state bad
+  local deadline=$((SECONDS + ${ONSITE_PROD_START_SECONDS:-900})) id state bad
   while :; do
     bad=""
     for id in $(compose ps -q); do
