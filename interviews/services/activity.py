@@ -103,6 +103,28 @@ def hints_revealed(session: InterviewSession) -> list[str]:
     return list(session.problem.hints)[:shown]
 
 
+def hint_open(
+    session: InterviewSession, user: Any, **data: Any
+) -> tuple[int, str, SessionEvent] | None:
+    """Record the session's next hint as opened: (its number, its text, the timeline event),
+    or None when every hint is open already. The one place hints are counted."""
+    with transaction.atomic():
+        # Lock the session row: two quick clicks (or the candidate and the interviewer at the
+        # same moment) must not record the same hint twice.
+        InterviewSession.objects.select_for_update().filter(pk=session.pk).first()
+        hints = list(session.problem.hints)
+        shown = session.events.filter(kind=SessionEvent.Kind.HINT).count()
+        if shown >= len(hints):
+            return None
+        event = event_record(
+            session_id=session.pk,
+            kind=SessionEvent.Kind.HINT,
+            actor=user,
+            data={"number": shown + 1, **data},
+        )
+    return shown + 1, str(hints[shown]), event
+
+
 def session_hint_reveal(*, session_id: int, user: Any) -> tuple[int, str] | None:
     """Open the candidate's next hint and record it (hints used are a rubric signal).
 
@@ -111,21 +133,12 @@ def session_hint_reveal(*, session_id: int, user: Any) -> tuple[int, str] | None
     if role != "candidate":
         raise SessionError("not_candidate", "only the candidate opens hints")
     _require_active(session)
-    with transaction.atomic():
-        # Lock the session row: two quick clicks must not record the same hint twice.
-        InterviewSession.objects.select_for_update().filter(pk=session_id).first()
-        hints = list(session.problem.hints)
-        shown = session.events.filter(kind=SessionEvent.Kind.HINT).count()
-        if shown >= len(hints):
-            return None
-        event = event_record(
-            session_id=session_id,
-            kind=SessionEvent.Kind.HINT,
-            actor=user,
-            data={"number": shown + 1},
-        )
+    opened = hint_open(session, user)
+    if opened is None:
+        return None
+    number, text, event = opened
     realtime.broadcast_interviewer(
         session_id,
-        {"type": "event", "kind": "hint", "number": shown + 1, "at": event.at.isoformat()},
+        {"type": "event", "kind": "hint", "number": number, "at": event.at.isoformat()},
     )
-    return shown + 1, hints[shown]
+    return number, text

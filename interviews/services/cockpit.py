@@ -17,8 +17,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from interviews import realtime
-from interviews.models import ChatMessage, InterviewSession, Question, ReviewNote, SessionEvent
-from interviews.services.activity import event_record
+from interviews.models import ChatMessage, InterviewSession, Question, ReviewNote
+from interviews.services.activity import hint_open
 from interviews.services.questions import question_answer
 from interviews.services.sessions import (
     SessionError,
@@ -113,21 +113,10 @@ def session_hint_reveal_by_interviewer(*, session_id: int, user: Any) -> tuple[i
     if role != "interviewer":
         raise SessionError("forbidden", "only the interviewer reveals hints")
     _require_active(session)
-    with transaction.atomic():
-        # Lock the session row: the candidate opening a hint at the same moment must not
-        # record the same number twice.
-        InterviewSession.objects.select_for_update().filter(pk=session_id).first()
-        hints = list(session.problem.hints)
-        shown = session.events.filter(kind=SessionEvent.Kind.HINT).count()
-        if shown >= len(hints):
-            return None
-        event = event_record(
-            session_id=session_id,
-            kind=SessionEvent.Kind.HINT,
-            actor=user,
-            data={"number": shown + 1, "by": "interviewer"},
-        )
-    number, text = shown + 1, str(hints[shown])
+    opened = hint_open(session, user, by="interviewer")
+    if opened is None:
+        return None
+    number, text, event = opened
     transaction.on_commit(
         lambda: realtime.broadcast(
             session_id,
