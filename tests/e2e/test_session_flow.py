@@ -286,3 +286,31 @@ def test_the_deadline_submits_the_code_and_the_countdown_survives_a_reload(
         f"passed {total} of {total}", timeout=GRADING_TIMEOUT_MS)
     expect(candidate.locator("#session")).to_have_attribute("data-can-edit", "false")
     candidate.screenshot(path="/tmp/onsite-e2e-session-deadline.png", full_page=True)
+
+
+def test_an_edit_over_the_message_cap_stops_with_a_message_and_is_never_resent(
+    pages: Pages,
+) -> None:
+    """The page knows the server's cap (from its state) and never sends a larger change: it
+    says why and stops, instead of reconnecting and resending the same change forever."""
+    candidate = pages.log_in("candidate")
+    session_id = start_solo(candidate, "30")
+    cap = int(candidate.evaluate(f"fetch('/sessions/{session_id}/state')"
+                                 ".then(r => r.json()).then(s => s.doc_max_message_bytes)"))
+    sent: list[int] = []
+    candidate.on("websocket", lambda ws: ws.on(
+        "framesent", lambda payload: sent.append(len(payload))))
+    before = editor(candidate)
+
+    candidate.evaluate("n => window.onsiteSession.setCode('#'.repeat(n))", cap + 1024)
+
+    connection = candidate.locator("#connection")
+    expect(connection).to_have_attribute("data-state", "closed", timeout=SYNC_TIMEOUT_MS)
+    expect(connection).to_contain_text("too large to send")
+    candidate.wait_for_timeout(3000)  # longer than the first reconnect delays
+    assert all(size <= cap for size in sent)
+    expect(connection).to_have_attribute("data-state", "closed")
+    # Nothing of the oversized change reached the server's copy.
+    candidate.reload()
+    wait_ready(candidate)
+    assert editor(candidate) == before
