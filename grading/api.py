@@ -111,7 +111,7 @@ class SubmissionListView(APIView):
         """The caller's own submissions, newest first, a page at a time."""
         query = SubmissionListQuery(data=request.query_params)
         if not query.is_valid():
-            return Response({"detail": _first_error(query.errors)}, status=400)
+            return Response({"detail": _first_error(query.errors), "code": "invalid"}, status=400)
         params = query.validated_data
         submissions = selectors.submissions_of(request.user, problem_slug=params.get("problem", ""))
         if "mode" in params:
@@ -120,7 +120,8 @@ class SubmissionListView(APIView):
         try:
             page = paginator.page(params["page"])
         except EmptyPage:
-            return Response({"detail": f"no page {params['page']}"}, status=404)
+            return Response({"detail": f"no page {params['page']}", "code": "not_found"},
+                            status=404)
 
         def link(number: int | None) -> str | None:
             if number is None:

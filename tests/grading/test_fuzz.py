@@ -73,9 +73,9 @@ def api_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, A
         procs.run("seeddemo", [python, "manage.py", "seeddemo", "--password", "fuzz-pw-1"])
         tokens = {}
         for who in ("candidate", "admin"):
-            procs.run(f"token-{who}", [python, "manage.py", "drf_create_token", who])
+            procs.run(f"token-{who}", [python, "manage.py", "createtoken", who])
             text = (work / f"token-{who}.log").read_text()
-            match = re.search(r"token (\w+) for user", text)
+            match = re.search(r"(onsite_\S+)", text)
             assert match, text
             tokens[who] = match.group(1)
         _, web_log = procs.start("daphne", [

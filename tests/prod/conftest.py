@@ -112,7 +112,7 @@ def stack() -> Iterator[Stack]:
         assert up.returncode == 0, "platform/prod/stack.sh up failed (its output is above)"
         password = "prod-" + secrets.token_urlsafe(12)
         manage("web", "seeddemo", "--password", password)
-        token = manage("web", "drf_create_token", "candidate").split()[2]
+        token = manage("web", "createtoken", "candidate").split()[-1]
         yield Stack(
             url=f"http://127.0.0.1:{PORTS['nginx']}",
             web_urls=(f"http://127.0.0.1:{PORTS['web']}", f"http://127.0.0.1:{PORTS['web-2']}"),
