@@ -34,6 +34,9 @@ from schemathesis.checks import (
 from tests.e2e.conftest import Processes, http_ready, redis_ready, wait_until
 from tests.services import free_port
 
+# Minutes of CPU (a server, or PyTorch engines): the full suite, not `make test-fast`.
+pytestmark = pytest.mark.slow
+
 EXAMPLES_PER_OPERATION = 20  # per generation mode (valid, invalid)
 SEED = 1313
 VENV_BIN = os.path.dirname(sys.executable)

@@ -27,6 +27,9 @@ from bench.batching import (
     load_solution,
 )
 
+# Minutes of CPU (a server, or PyTorch engines): the full suite, not `make test-fast`.
+pytestmark = pytest.mark.slow
+
 PRIORITY = ("IE", "TLE", "MLE", "OLE", "RE", "WA", "AC")
 META = tomllib.loads((PACKAGE_DIR / "problem.toml").read_text(encoding="utf-8"))
 ALL_TESTS = [

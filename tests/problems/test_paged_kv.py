@@ -23,6 +23,9 @@ import pytest
 from bench.batching import Graded, Package, grade, grade_all, load_solution
 from bench.paged_kv import PACKAGE_DIR, package
 
+# Minutes of CPU (a server, or PyTorch engines): the full suite, not `make test-fast`.
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 PRIORITY = ("IE", "TLE", "MLE", "OLE", "RE", "WA", "AC")
 META = tomllib.loads((PACKAGE_DIR / "problem.toml").read_text(encoding="utf-8"))
