@@ -1,8 +1,9 @@
 """Docker side of the sandbox: a locked-down container per run, talked to over its attach socket.
 
 Every Docker or OS error is wrapped into ``SandboxError``. The worker enforces the run's total
-wall deadline itself (the harness enforces the per-test limits inside), reads at most a capped
-number of bytes, and always removes the container.
+wall deadline itself, and ends a run early when no frame comes within one test's budget (the
+harness enforces the per-test limits inside), reads at most a capped number of bytes, and always
+removes the container.
 """
 
 from __future__ import annotations
@@ -403,8 +404,15 @@ class Attached:
         frame_cap = 6 * (limits.result_bytes + limits.output_bytes) + 65536
         byte_cap = self.bytes_read + len(tests) * frame_cap + (1 << 20)
         outcomes: list[TestOutcome] = []
+        # The harness ends every test within its budget, so a frame more than a budget (and
+        # the startup margin) after the last one means the sandbox stalled (frozen, starved of
+        # its supervisor): the run ends then instead of at the total deadline.
+        stall_seconds = limits.test_budget_seconds + limits.startup_margin_seconds
+        progress_at = time.monotonic()
 
         def emit(outcome: TestOutcome) -> None:
+            nonlocal progress_at
+            progress_at = time.monotonic()
             outcomes.append(outcome)
             if on_outcome is not None:
                 on_outcome(outcome)
@@ -429,11 +437,16 @@ class Attached:
                     outcomes, tests, Status.OUTPUT, "the sandbox wrote more than allowed", emit
                 )
                 break
-            remaining = deadline - time.monotonic()
+            now = time.monotonic()
+            remaining = min(deadline, progress_at + stall_seconds) - now
             if remaining <= 0:
-                self._fill(
-                    outcomes, tests, Status.TIMEOUT, "the run's total time limit was exceeded", emit
+                message = (
+                    "the run's total time limit was exceeded"
+                    if now >= deadline
+                    else "the sandbox stopped answering: no result within this test's share "
+                    "of the run's total time limit"
                 )
+                self._fill(outcomes, tests, Status.TIMEOUT, message, emit)
                 break
             if not self._recv(min(remaining, 1.0)):
                 code = self._exit_code()

@@ -853,6 +853,21 @@ def supervise(ctx: dict[str, Any], index: int, nonce: Nonce) -> None:
             code = EXIT_INTERNAL
         os._exit(code)
     status = _wait_for(pid, max(0.0, deadline - END_RESERVE_SECONDS / 2 - time.monotonic()))
+    if status is not None and os.WIFSTOPPED(status):
+        # The test stopped its supervisor: nothing measures or reports it any more, so it
+        # ends now rather than at its budget's hard stop (which would cost tens of seconds).
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        outcome = _not_run(
+            f"wall time limit of {ctx['test_wall_seconds']:g} s exceeded "
+            "(the test stopped its supervisor)"
+        )
+        outcome["status"] = "timeout"
+        outcome["time_ms"] = round((time.monotonic() - started) * 1000.0, 3)
+        _kill_strays(timeout=max(0.05, deadline - time.monotonic()))
+        nonce.write_frame({**base, **outcome})
+        return
     if status is not None and os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0:
         _kill_strays(timeout=max(0.05, deadline - time.monotonic()))
         return  # the supervisor wrote the frame
@@ -877,20 +892,25 @@ def supervise(ctx: dict[str, Any], index: int, nonce: Nonce) -> None:
     nonce.write_frame({**base, **outcome})
 
 
+# How often PID 1 looks whether a supervisor was stopped (a pidfd wakes only on exit).
+STOP_POLL_SECONDS = 0.1
+
+
 def _wait_for(pid: int, timeout: float) -> int | None:
-    """waitpid with a timeout: the exit status, or None if ``pid`` is still running."""
+    """waitpid with a timeout: the exit or stop status (``WIFSTOPPED``: the process was
+    SIGSTOPped), or None if ``pid`` is still running."""
     deadline = time.monotonic() + timeout
     pidfd = _pidfd(pid)
     try:
         while True:
-            got, status = os.waitpid(pid, os.WNOHANG)
+            got, status = os.waitpid(pid, os.WNOHANG | os.WUNTRACED)
             if got == pid:
                 return status
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 return None
             if pidfd is not None:
-                select.select([pidfd], [], [], remaining)
+                select.select([pidfd], [], [], min(remaining, STOP_POLL_SECONDS))
             else:
                 time.sleep(min(remaining, 0.005))
     finally:
