@@ -37,6 +37,11 @@ WORKDIR = "/work"
 LABEL = "onsite.sandbox"
 LABEL_RUN = "onsite.run"
 LABEL_POOL = "onsite.pool"
+# Which process group made a container (``onsite.owner``): the value of ONSITE_SANDBOX_OWNER,
+# else the host's name. Lets one worker (or one test run) find its own containers on a Docker
+# engine that several share.
+LABEL_OWNER = "onsite.owner"
+OWNER_ENV = "ONSITE_SANDBOX_OWNER"
 RUN_USER = "65534:65534"
 MIB = 1024 * 1024
 # Harness exit codes that mean the platform failed (see sandbox/harness/runner.py).
@@ -211,6 +216,7 @@ def create_container(
                 LABEL: "1",
                 LABEL_RUN: run_id,
                 LABEL_POOL: "1" if pooled else "0",
+                LABEL_OWNER: container_owner(),
                 "onsite.image": spec.image,
             },
             stdin_open=True,
@@ -544,6 +550,11 @@ def _outcome_from_frame(
         error=text("error", MAX_ERROR_CHARS),
         exc_type=text("exc_type", 200),
     )
+
+
+def container_owner() -> str:
+    """The ``onsite.owner`` label of the containers this process creates."""
+    return os.environ.get(OWNER_ENV) or socket.gethostname()
 
 
 def new_run_id() -> str:

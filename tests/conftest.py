@@ -28,3 +28,27 @@ def _images_for_docker_tests(request: pytest.FixtureRequest) -> None:
         request.getfixturevalue("sandbox_images")
     if request.node.get_closest_marker("gpu_image"):
         request.getfixturevalue("gpu_image")
+
+
+def _xdist_group(item: pytest.Item) -> str | None:
+    """Which tests share one pytest-xdist worker (`make test` runs with `--dist loadgroup`):
+    the browser flows (one platform per worker, started once), each bank problem's solutions
+    (graded back to back, all but the first in a warm container) and the fault drills (they
+    write one figures file)."""
+    path = item.path.as_posix()
+    if "/tests/e2e/" in path:
+        return "browser"
+    if path.endswith("tests/problems/test_bank_grading.py"):
+        callspec = getattr(item, "callspec", None)
+        folder = callspec.params.get("folder") if callspec is not None else None
+        return f"bank-{folder.name}" if folder is not None else "bank"
+    if path.endswith("tests/grading/test_faults.py"):
+        return "faults"
+    return None
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        group = _xdist_group(item)
+        if group is not None:
+            item.add_marker(pytest.mark.xdist_group(group))

@@ -83,7 +83,16 @@ def restart_redis() -> None:
     start_redis_again()
 
 
-if not os.environ.get("ONSITE_TEST_REDIS_URL"):
+# One Redis per pytest process: with pytest-xdist each worker (PYTEST_XDIST_WORKER) starts its
+# own instead of sharing the controller's, so Celery queues, channel layers and rate limits of
+# concurrent workers never mix. Subprocesses of a worker have its id and reuse its Redis.
+_RUN = os.environ.get("PYTEST_XDIST_WORKER", "main")
+_GIVEN = bool(os.environ.get("ONSITE_TEST_REDIS_URL")) and "ONSITE_TEST_REDIS_FOR" not in os.environ
+if not _GIVEN and os.environ.get("ONSITE_TEST_REDIS_FOR") != _RUN:
     os.environ["ONSITE_TEST_REDIS_URL"], _REDIS_PROC = start_redis()
+    os.environ["ONSITE_TEST_REDIS_FOR"] = _RUN
+    # The sandbox containers this run (and its Celery workers) create carry this owner label,
+    # so a test can count its own containers on an engine other runs share.
+    os.environ["ONSITE_SANDBOX_OWNER"] = f"test-{os.getpid()}"
 os.environ["REDIS_URL"] = os.environ["ONSITE_TEST_REDIS_URL"]
 os.environ.setdefault("ONSITE_VAR_DIR", str(ROOT / "var"))

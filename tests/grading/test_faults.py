@@ -18,6 +18,7 @@ from django.utils import timezone
 
 from grading.models import Submission
 from grading.services import submission_create
+from sandbox.docker_runner import LABEL_OWNER, container_owner
 from tests import services
 from tests.factories import ADD_ONE, tiny_problem, user_with_role
 from tests.processes import start_worker, stop, wait_for, worker
@@ -48,7 +49,9 @@ def record(name: str, seconds: float) -> None:
 
 
 def sandbox_container_count() -> int:
-    return len(docker.from_env().containers.list(all=True, filters={"label": "onsite.sandbox=1"}))
+    """This test run's sandbox containers (other runs and stacks may share the engine)."""
+    label = f"{LABEL_OWNER}={container_owner()}"
+    return len(docker.from_env().containers.list(all=True, filters={"label": label}))
 
 
 def test_worker_killed_mid_grade_is_graded_again_exactly_once(tmp_path: Path) -> None:
