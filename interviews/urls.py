@@ -18,6 +18,7 @@ urlpatterns = [
     path("<int:session_id>/review/", review_views.review_page, name="review"),
     path("<int:session_id>/review/notes", review_views.review_note, name="review_note"),
     path("<int:session_id>/review/scorecard", review_views.scorecard_post, name="scorecard"),
+    path("<int:session_id>/review/cite", review_views.scorecard_cite, name="scorecard_cite"),
     path("<int:session_id>/review/release", review_views.release, name="release"),
     path("<int:session_id>/review/assign", review_views.assign, name="assign"),
     path("<int:session_id>/report/", review_views.report, name="report"),

@@ -11,7 +11,6 @@ from datetime import date, datetime
 from typing import Any
 
 from django.db.models import QuerySet
-from django.urls import reverse
 from django.utils import timezone
 from django.utils.dateparse import parse_date
 
@@ -20,7 +19,15 @@ from grading.models import Submission
 from grading.selectors import submission_detail
 from interviews.models import DocUpdate, InterviewSession, Scorecard, ScoreRelease
 from interviews.review import access, charts
-from interviews.review.services import criteria_of, evidence_text, format_clock
+from interviews.review.evidence import (
+    Chip,
+    Evidence,
+    EvidenceLabels,
+    evidence_labels,
+    format_clock,
+    moment_at,
+)
+from interviews.review.services import criteria_of
 from interviews.review.suggest import (
     RUN_KINDS,
     hidden_by_tag,
@@ -172,36 +179,36 @@ def _rubric_rows(session: InterviewSession) -> list[dict[str, Any]]:
     return rows
 
 
-def evidence_links(session: InterviewSession, evidence: list[dict[str, Any]]) -> list[
-        tuple[str, str]]:
-    """(label, href) per evidence item: a moment opens the replay, a run or a question its
-    place on the review page."""
-    replay = reverse("interviews:replay", kwargs={"session_id": session.pk})
-    links = []
-    for item in evidence:
-        value = int(item["value"])
-        if item["kind"] == "moment":
-            links.append((f"replay {format_clock(value)}", f"{replay}#t={value}"))
-        elif item["kind"] == "submission":
-            event = session.events.filter(submission_id=value).order_by("at").first()
-            when = format_clock(ms_since_start(session, event.at)) if event else "?"
-            links.append((f"run at {when}", f"#sub-{value}"))
-        else:
-            question = session.questions.filter(pk=value).first()
-            when = format_clock(ms_since_start(session, question.asked_at)) if question else "?"
-            links.append((f"question at {when}", f"#q-{value}"))
-    return links
+def _chip_dict(chip: Chip) -> dict[str, Any]:
+    return {"token": chip.token, "label": chip.label, "href": chip.href, "kind": chip.kind,
+            "valid": chip.valid}
 
 
-def scorecard_view(card: Scorecard) -> dict[str, Any]:
-    scores = {s.criterion: {"level": s.level, "comment": s.comment, "evidence": s.evidence,
-                            "title": s.criterion.replace("_", " ").capitalize(),
-                            "evidence_text": evidence_text(s.evidence),
-                            "links": evidence_links(card.session, s.evidence)}
-              for s in card.scores.all()}
+def scorecard_view(card: Scorecard, labels: EvidenceLabels | None = None) -> dict[str, Any]:
+    labels = labels or evidence_labels(session=card.session, reviewer=True)
+    scores = {}
+    for s in card.scores.all():
+        chips = labels.chips(s.evidence)
+        scores[s.criterion] = {"level": s.level, "comment": s.comment, "evidence": s.evidence,
+                               "title": s.criterion.replace("_", " ").capitalize(),
+                               "chips": [_chip_dict(c) for c in chips],
+                               "links": [(c.label, c.href) for c in chips]}
     return {"id": card.pk, "interviewer": card.interviewer.get_username(),
             "recommendation": card.recommendation, "summary": card.summary,
             "submitted_at": card.submitted_at, "scores": scores}
+
+
+def cite_targets(labels: EvidenceLabels, runs: list[dict[str, Any]],
+                 questions: list[dict[str, Any]],
+                 marks: list[charts.Mark]) -> list[dict[str, Any]]:
+    """Give each run and question the chip its cite button adds ("cite"); return the
+    timeline's marks with theirs (a moment at the mark's time)."""
+    for run in runs:
+        run["cite"] = _chip_dict(labels.chip(Evidence("submission", run["id"])))
+    for question in questions:
+        question["cite"] = _chip_dict(labels.chip(Evidence("question", question["id"])))
+    return [{"mark": m, "cite": _chip_dict(labels.chip(moment_at(m.t_ms)))}
+            for m in marks]
 
 
 def _side_by_side(session: InterviewSession, own: dict[str, Any] | None,
@@ -221,16 +228,19 @@ def _side_by_side(session: InterviewSession, own: dict[str, Any] | None,
 
 
 def review_context(session: InterviewSession, user: Any,
-                   posted: dict[str, Any] | None = None) -> dict[str, Any]:
+                   posted: dict[str, Any] | None = None,
+                   field_errors: dict[str, str] | None = None) -> dict[str, Any]:
     """Everything the review page shows to a reviewer (`access.review_role` already checked).
 
     `posted` is a refused rubric form ({"scores", "recommendation", "summary"}): the page then
-    shows every value as typed, so an error never wipes the form."""
+    shows every value as sent, every chip included, with `field_errors` beside their
+    criterion, so an error never wipes the form."""
     signals = session_signals(session)
     criteria = criteria_of(session)
     suggested = suggestions(signals, criteria)
+    labels = evidence_labels(session=session, reviewer=True)
     own = Scorecard.objects.filter(session=session, interviewer=user).first()
-    own_view = scorecard_view(own) if own else None
+    own_view = scorecard_view(own, labels) if own else None
     if posted is not None:
         own_view = (own_view or {"submitted_at": None, "scores": {}}) | {
             "recommendation": posted["recommendation"], "summary": posted["summary"]}
@@ -242,13 +252,16 @@ def review_context(session: InterviewSession, user: Any,
             level = str(typed.get("level", ""))
             mine = {"level": int(level) if level.isdigit() else None,
                     "comment": typed.get("comment", ""),
-                    "evidence_text": typed.get("evidence", "")}
+                    "chips": [_chip_dict(c) for c in
+                              labels.posted_chips(list(typed.get("evidence") or []))]}
         hint = suggested.get(row["criterion"])
         rubric.append(row | {
             "level": mine.get("level") or (hint.level if hint else None)
             if posted is None else mine.get("level"),
             "comment": mine.get("comment", ""),
-            "evidence_text": mine.get("evidence_text", ""),
+            "chips": mine.get("chips", []),
+            "error": (field_errors or {}).get(row["criterion"], ""),
+            "title": row["criterion"].replace("_", " ").capitalize(),
             "suggestion": hint,
             "level_choices": list(enumerate(row["levels"], start=1)),
         })
@@ -256,22 +269,25 @@ def review_context(session: InterviewSession, user: Any,
     others_hidden = False
     cards = session.scorecards.exclude(interviewer=user).select_related("interviewer")
     if access.can_see_other_scores(session, user):
-        others = [scorecard_view(c) for c in cards.exclude(submitted_at=None)]
+        others = [scorecard_view(c, labels) for c in cards.exclude(submitted_at=None)]
     else:
         others_hidden = cards.exists()
     questions = list(session.questions.order_by("asked_at", "id"))
     viewer = access.session_viewer(session, user)
+    runs = session_runs(session, staff=visibility.may_see(visibility.HIDDEN_TEST_IO, viewer))
+    question_rows = [{"id": q.pk, "text": q.text, "answer": q.answer,
+                      "matched_key": q.matched_key,
+                      "clock": format_clock(ms_since_start(session, q.asked_at))}
+                     for q in questions]
+    timeline = session_timeline(session)
     return {
+        "timeline_marks": cite_targets(labels, runs, question_rows, timeline["marks"]),
         "side_by_side": _side_by_side(session, own_view, others),
         "session": session,
         "role": access.review_role(session, user),
         "can_score": access.can_score(session, user),
-        "runs": session_runs(session, staff=visibility.may_see(visibility.HIDDEN_TEST_IO,
-                                                                viewer)),
-        "questions": [{"id": q.pk, "text": q.text, "answer": q.answer,
-                       "matched_key": q.matched_key,
-                       "clock": format_clock(ms_since_start(session, q.asked_at))}
-                      for q in questions],
+        "runs": runs,
+        "questions": question_rows,
         "review_notes": list(session.review_notes.select_related("author"))
         if visibility.may_see(visibility.REVIEW_NOTE, viewer) else [],
         "panel_notes": list(session.notes.select_related("author")),
@@ -292,7 +308,7 @@ def review_context(session: InterviewSession, user: Any,
         "others_hidden": others_hidden,
         "recommendations": [c for c in Scorecard.Recommendation.choices if c[0]],
         "released": ScoreRelease.objects.filter(session=session).exists(),
-        "timeline": session_timeline(session),
+        "timeline": timeline,
     }
 
 
@@ -332,13 +348,19 @@ def released_outcome(session: InterviewSession) -> dict[str, Any] | None:
 
 def released_feedback(session: InterviewSession) -> list[dict[str, Any]]:
     """Once scores are released: each submitted scorecard's summary and per-criterion comments
-    (never its evidence links or the private notes), by interviewer in turn."""
+    with the evidence as labels (what happened, never a link into the review page, never a
+    private note), by interviewer in turn."""
     out = []
+    labels = evidence_labels(session=session, reviewer=False)
     for number, card in enumerate(
         session.scorecards.exclude(submitted_at=None).prefetch_related("scores"), start=1
     ):
-        comments = [{"criterion": s.criterion.replace("_", " "), "comment": s.comment}
-                    for s in card.scores.all() if s.comment.strip()]
+        comments = []
+        for s in card.scores.all():
+            cited = [c.label for c in labels.chips(s.evidence) if c.valid]
+            if s.comment.strip() or cited:
+                comments.append({"criterion": s.criterion.replace("_", " "),
+                                 "comment": s.comment, "evidence": cited})
         if comments or card.summary.strip():
             out.append({"reviewer": f"Interviewer {number}", "summary": card.summary,
                         "comments": comments})

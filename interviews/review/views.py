@@ -6,6 +6,7 @@ Anyone who may not see a session gets the 404 of a session that does not exist.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 from urllib.parse import urlencode
 
@@ -112,7 +113,7 @@ def review_note(request: HttpRequest, session_id: int) -> HttpResponse:
 
 def _scores_from_form(session: InterviewSession, post: Any) -> dict[str, dict[str, Any]]:
     return {c: {"level": post.get(f"level-{c}", ""), "comment": post.get(f"comment-{c}", ""),
-                "evidence": post.get(f"evidence-{c}", "")}
+                "evidence": post.getlist(f"evidence-{c}")}
             for c in services.criteria_of(session)}
 
 
@@ -138,13 +139,39 @@ def scorecard_post(request: HttpRequest, session_id: int) -> HttpResponse:
             return HttpResponseForbidden(exc.message)
         if autosave:
             return error_json(exc)
-        # Re-render with every value as typed: one bad entry never wipes the form.
-        context = selectors.review_context(session, request.user, posted=posted)
+        # Re-render with every value as sent: one bad entry never wipes the form.
+        fields = exc.fields if isinstance(exc, services.ScorecardInvalid) else {}
+        context = selectors.review_context(session, request.user, posted=posted,
+                                           field_errors=fields)
         context["error"] = exc.message
         return render(request, "interviews/review/review.html", context, status=400)
     if autosave:
         return JsonResponse({"saved_at": card.updated_at.isoformat()})
     return _back(session_id, anchor="#scorecard")
+
+
+@login_required
+@require_POST
+def scorecard_cite(request: HttpRequest, session_id: int) -> HttpResponse:
+    """The replay's cite buttons: `{"criterion", "evidence": "<kind>:<value>"}` adds one item
+    to the criterion of the user's draft; answers the item's label."""
+    if (limited := _throttled(request, "scorecards")) is not None:
+        return limited
+    session = _reviewable(request, session_id)
+    try:
+        body = json.loads(request.body or b"{}")
+    except ValueError:
+        body = None
+    if not isinstance(body, dict):
+        return error_json(SessionError("bad_request", "send a JSON object"))
+    try:
+        score, chip = services.scorecard_evidence_add(
+            session=session, user=request.user, criterion=str(body.get("criterion", "")),
+            token=str(body.get("evidence", "")))
+    except SessionError as exc:
+        return error_json(exc)
+    return JsonResponse({"criterion": score.criterion, "label": chip.label,
+                         "count": len(score.evidence)})
 
 
 @login_required
