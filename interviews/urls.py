@@ -11,7 +11,7 @@ app_name = "interviews"
 
 urlpatterns = [
     path("", views.session_list, name="list"),
-    path("review/", review_views.dashboard, name="review_dashboard"),
+    path("review/", review_views.dashboard_view, name="review_dashboard"),
     path("history/", review_views.history, name="history"),
     path("shared/<str:token>/", review_views.shared_report, name="shared_report"),
     path("shared/<str:token>/pdf", review_views.shared_report_pdf, name="shared_report_pdf"),

@@ -6,13 +6,10 @@ from __future__ import annotations
 
 import difflib
 import math
-from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import datetime
 from typing import Any
 
-from django.db.models import QuerySet
 from django.utils import timezone
-from django.utils.dateparse import parse_date
 
 from core import visibility
 from grading.models import Submission
@@ -42,93 +39,7 @@ RECOMMENDATION_VALUE = {"strong_no": 1, "no": 2, "yes": 3, "strong_yes": 4}
 RECOMMENDATION_LABEL = {v: k for k, v in RECOMMENDATION_VALUE.items()}
 
 
-@dataclass(frozen=True)
-class Filters:
-    status: str = ""
-    problem: str = ""
-    candidate: str = ""
-    date_from: date | None = None
-    date_to: date | None = None
-    sort: str = "-created"
-
-
 RUN_LABELS = {"run": "Run (public tests)", "submit": "Submit", "final_submit": "Final submission"}
-# Dashboard sort keys: a leading "-" sorts descending.
-SORTS = ("created", "score", "candidate", "problem", "status", "recommendation")
-
-
-def filters_from(params: Any) -> Filters:
-    """Dashboard filters from a query string (bad dates are ignored, not errors)."""
-    return Filters(
-        status=str(params.get("status", "")).strip(),
-        problem=str(params.get("problem", "")).strip(),
-        candidate=str(params.get("candidate", "")).strip(),
-        date_from=_date(params.get("from")),
-        date_to=_date(params.get("to")),
-        sort=_sort(params.get("sort")),
-    )
-
-
-def _sort(raw: Any) -> str:
-    value = str(raw or "").strip()
-    return value if value.lstrip("-") in SORTS else "-created"
-
-
-def dashboard_rows(sessions: QuerySet[InterviewSession], sort: str) -> list[dict[str, Any]]:
-    """One row per session: the submitted scorecards' weighted level and consensus
-    recommendation (for reviewers, released or not), how many are in, sorted by `sort`."""
-    labels = dict(Scorecard.Recommendation.choices)
-    rows = []
-    for session in sessions.prefetch_related("scorecards__scores"):
-        weights = {r["criterion"]: _weight(r["weight"]) for r in _rubric_rows(session)}
-        cards = list(session.scorecards.all())
-        submitted = [c for c in cards if c.submitted_at is not None]
-        levels = [(weights.get(s.criterion, 1.0), s.level) for c in submitted
-                  for s in c.scores.all() if s.level]
-        total = sum(w for w, _ in levels)
-        score = round(sum(w * lv for w, lv in levels) / total, 1) if total else None
-        recs = [RECOMMENDATION_VALUE[c.recommendation] for c in submitted
-                if c.recommendation in RECOMMENDATION_VALUE]
-        rec = RECOMMENDATION_LABEL[half_up(sum(recs) / len(recs))] if recs else ""
-        rows.append({"session": session, "status": session.status_now(), "score": score,
-                     "recommendation": labels.get(rec, ""), "rec_value": half_up(
-                         sum(recs) / len(recs)) if recs else 0,
-                     "submitted": len(submitted), "cards": len(cards)})
-    key = sort.lstrip("-")
-    keys: dict[str, Any] = {
-        "created": lambda r: r["session"].created_at,
-        "score": lambda r: (r["score"] is not None, r["score"] or 0),
-        "candidate": lambda r: r["session"].candidate.get_username()
-        if r["session"].candidate else "",
-        "problem": lambda r: r["session"].problem.title.lower(),
-        "status": lambda r: r["status"],
-        "recommendation": lambda r: r["rec_value"],
-    }
-    rows.sort(key=keys[key], reverse=sort.startswith("-"))
-    return rows
-
-
-def _date(raw: Any) -> date | None:
-    try:
-        return parse_date(str(raw or ""))
-    except ValueError:
-        return None
-
-
-def dashboard_sessions(user: Any, filters: Filters) -> QuerySet[InterviewSession]:
-    """The sessions the user may review, filtered; newest first."""
-    qs = access.sessions_for_review(user)
-    if filters.status:
-        qs = qs.filter(status=filters.status)
-    if filters.problem:
-        qs = qs.filter(problem__slug=filters.problem)
-    if filters.candidate:
-        qs = qs.filter(candidate__username__icontains=filters.candidate)
-    if filters.date_from:
-        qs = qs.filter(created_at__date__gte=filters.date_from)
-    if filters.date_to:
-        qs = qs.filter(created_at__date__lte=filters.date_to)
-    return qs.order_by("-created_at")
 
 
 def session_runs(session: InterviewSession, *, staff: bool) -> list[dict[str, Any]]:
@@ -169,7 +80,7 @@ def code_diff(before: str | None, after: str) -> list[dict[str, str]]:
     return out
 
 
-def _rubric_rows(session: InterviewSession) -> list[dict[str, Any]]:
+def rubric_rows(session: InterviewSession) -> list[dict[str, Any]]:
     rows = []
     for item in session.problem.rubric or []:
         if isinstance(item, dict) and item.get("criterion"):
@@ -221,7 +132,7 @@ def _side_by_side(session: InterviewSession, own: dict[str, Any] | None,
     labels = dict(Scorecard.Recommendation.choices)
     rows = [{"criterion": row["criterion"].replace("_", " "),
              "cells": [card["scores"].get(row["criterion"], {}) for card in cards]}
-            for row in _rubric_rows(session)]
+            for row in rubric_rows(session)]
     return {"interviewers": [card["interviewer"] for card in cards], "rows": rows,
             "recommendations": [labels.get(card["recommendation"], "—") for card in cards],
             "summaries": [card["summary"] for card in cards]}
@@ -245,7 +156,7 @@ def review_context(session: InterviewSession, user: Any,
         own_view = (own_view or {"submitted_at": None, "scores": {}}) | {
             "recommendation": posted["recommendation"], "summary": posted["summary"]}
     rubric = []
-    for row in _rubric_rows(session):
+    for row in rubric_rows(session):
         mine = (own_view or {}).get("scores", {}).get(row["criterion"], {})
         if posted is not None:
             typed = posted["scores"].get(row["criterion"], {})
@@ -312,6 +223,23 @@ def review_context(session: InterviewSession, user: Any,
     }
 
 
+def replay_cite(session: InterviewSession, user: Any, chosen: str = "") -> dict[str, Any] | None:
+    """The replay's scoring bar, for a scorer whose scorecard is still a draft: the rubric's
+    criteria (`chosen` first selected, when it is one) and where cites go. None for anyone
+    else (the candidate replays the same page without it)."""
+    if access.review_role(session, user) is None or not access.can_score(session, user):
+        return None
+    if Scorecard.objects.filter(session=session, interviewer=user,
+                                submitted_at__isnull=False).exists():
+        return None
+    criteria = [{"criterion": c, "title": c.replace("_", " ").capitalize()}
+                for c in criteria_of(session)]
+    if not criteria:
+        return None
+    names = [c["criterion"] for c in criteria]
+    return {"criteria": criteria, "chosen": chosen if chosen in names else names[0]}
+
+
 # ---------------------------------------------------------------- the candidate's report
 
 
@@ -323,7 +251,7 @@ def released_outcome(session: InterviewSession) -> dict[str, Any] | None:
     if not cards:
         return None
     rows = []
-    for row in _rubric_rows(session):
+    for row in rubric_rows(session):
         levels = [s.level for c in cards for s in c.scores.all()
                   if s.criterion == row["criterion"] and s.level]
         if not levels:
@@ -334,7 +262,7 @@ def released_outcome(session: InterviewSession) -> dict[str, Any] | None:
         anchored = anchored.split(": ", 1)[1] if anchored[:2] == f"{nearest}:" else anchored
         rows.append({"criterion": row["criterion"], "level": round(mean, 1),
                      "title": row["criterion"].replace("_", " ").capitalize(),
-                     "description": anchored, "weight": _weight(row["weight"])})
+                     "description": anchored, "weight": rubric_weight(row["weight"])})
     recs = [RECOMMENDATION_VALUE[c.recommendation] for c in cards
             if c.recommendation in RECOMMENDATION_VALUE]
     overall = RECOMMENDATION_LABEL[half_up(sum(recs) / len(recs))] if recs else ""
@@ -372,7 +300,7 @@ def half_up(value: float) -> int:
     return math.floor(value + 0.5)
 
 
-def _weight(raw: Any) -> float:
+def rubric_weight(raw: Any) -> float:
     """A criterion's weight from the rubric (a bad or missing one counts as 1)."""
     try:
         weight = float(raw)
@@ -404,11 +332,13 @@ def session_timeline(session: InterviewSession) -> dict[str, Any]:
             "svg": charts.timeline_svg(duration_ms=duration, edits_ms=edits, marks=marks)}
 
 
-def report_data(session: InterviewSession) -> dict[str, Any]:
+def report_data(session: InterviewSession,
+                channel: visibility.Channel = visibility.Channel.REPORT) -> dict[str, Any]:
     """The candidate feedback report: safe for the candidate and for a share link.
 
-    Hidden tests appear only as pass counts per tag; no interviewer note, comment or evidence,
-    and rubric levels only once released.
+    Hidden tests appear only as pass counts per tag; no interviewer note; rubric levels only
+    once released, and the interviewers' comments, summary and evidence labels then too,
+    except on a share link (`channel`), which carries nothing private.
     """
     final = session.final_submission
     public_tests: list[dict[str, Any]] = []
@@ -421,10 +351,11 @@ def report_data(session: InterviewSession) -> dict[str, Any]:
     return {
         "solo": session.kind == InterviewSession.Kind.SOLO,
         "strong_titled": [(row["criterion"].replace("_", " ").capitalize(), row["strong"])
-                          for row in _rubric_rows(session) if row["strong"]],
+                          for row in rubric_rows(session) if row["strong"]],
         # The code as it was graded at the end (the final submission), else as last stored.
         "final_code": final.code if final is not None else session_code(session.pk),
-        "released_feedback": released_feedback(session) if outcome else [],
+        "released_feedback": released_feedback(session)
+        if outcome and channel not in visibility.OUTSIDE_CHANNELS else [],
         "chat": [{"clock": format_clock(ms_since_start(session, m.created_at)),
                   "role": m.role, "text": m.text}
                  for m in session.chat_messages.order_by("created_at", "id")],
@@ -440,7 +371,7 @@ def report_data(session: InterviewSession) -> dict[str, Any]:
         "questions": [{"text": q.text, "answer": q.answer,
                        "clock": format_clock(ms_since_start(session, q.asked_at))}
                       for q in session.questions.order_by("asked_at", "id")],
-        "strong": [(row["criterion"], row["strong"]) for row in _rubric_rows(session)
+        "strong": [(row["criterion"], row["strong"]) for row in rubric_rows(session)
                    if row["strong"]],
         # A live interview's follow-ups are the interviewer's private material (the problem
         # may be used again with the next candidate); practising alone, they are the

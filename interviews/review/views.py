@@ -6,7 +6,6 @@ Anyone who may not see a session gets the 404 of a session that does not exist.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 from urllib.parse import urlencode
 
@@ -16,11 +15,13 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
+from core import visibility
 from core.errors import ApplicationError, error_json
+from core.jsonbody import json_object_parse
 from core.ratelimit import rate_limit_check
 from core.roles import is_interviewer
 from interviews.models import InterviewSession, ReportShare
-from interviews.review import access, pdf, selectors, services
+from interviews.review import access, dashboard, pdf, selectors, services
 from interviews.services import SessionError
 from problems.models import Problem
 
@@ -58,30 +59,46 @@ def _back(session_id: int, *, error: str = "", anchor: str = "") -> HttpResponse
 
 def _sort_links(request: HttpRequest, current: str) -> dict[str, dict[str, str]]:
     """Per sortable column: the URL that sorts by it (flipping the order when it is the
-    current one) and the arrow to show."""
+    current one; back to page 1), the arrow to show and its aria-sort."""
     links = {}
-    for key in selectors.SORTS:
+    for key in dashboard.SORTS:
         params = request.GET.copy()
+        params.pop("page", None)
         descending = current == f"-{key}"
         params["sort"] = key if descending else f"-{key}"
         arrow = "▼" if descending else "▲" if current == key else ""
-        links[key] = {"url": "?" + params.urlencode(), "arrow": arrow}
+        aria = "descending" if descending else "ascending" if current == key else "none"
+        links[key] = {"url": "?" + params.urlencode(), "arrow": arrow, "aria": aria}
     return links
+
+
+def _page_url(request: HttpRequest, number: int) -> str:
+    params = request.GET.copy()
+    params["page"] = str(number)
+    return "?" + params.urlencode()
 
 
 @login_required
 @require_GET
-def dashboard(request: HttpRequest) -> HttpResponse:
-    """`/sessions/review/`: the sessions this reviewer may review, filtered."""
+def dashboard_view(request: HttpRequest) -> HttpResponse:
+    """`/sessions/review/`: the sessions this reviewer may review, filtered, sorted, paged."""
     if not is_interviewer(request.user):
         return HttpResponseForbidden("Reviewing is for interviewers and admins.")
-    filters = selectors.filters_from(request.GET)
+    filters = dashboard.dashboard_filters_parse(params=request.GET)
+    page = dashboard.dashboard_page(user=request.user, filters=filters)
     context = {
-        "rows": selectors.dashboard_rows(
-            selectors.dashboard_sessions(request.user, filters)[:200], filters.sort),
+        "page": page,
+        "rows": page.object_list,
+        "previous_url": _page_url(request, page.previous_page_number())
+        if page.has_previous() else "",
+        "next_url": _page_url(request, page.next_page_number()) if page.has_next() else "",
         "sorts": _sort_links(request, filters.sort),
         "filters": filters,
+        "mine": dashboard.MINE,
+        "sort_choices": dashboard.SORT_CHOICES,
         "statuses": InterviewSession.Status.values,
+        "recommendations": dashboard.recommendation_choices(),
+        "interviewers": dashboard.dashboard_interviewers(user=request.user),
         "problems": Problem.objects.order_by("title").only("slug", "title"),
     }
     return render(request, "interviews/review/dashboard.html", context)
@@ -159,16 +176,11 @@ def scorecard_cite(request: HttpRequest, session_id: int) -> HttpResponse:
         return limited
     session = _reviewable(request, session_id)
     try:
-        body = json.loads(request.body or b"{}")
-    except ValueError:
-        body = None
-    if not isinstance(body, dict):
-        return error_json(SessionError("bad_request", "send a JSON object"))
-    try:
+        body = json_object_parse(request.body)
         score, chip = services.scorecard_evidence_add(
             session=session, user=request.user, criterion=str(body.get("criterion", "")),
             token=str(body.get("evidence", "")))
-    except SessionError as exc:
+    except ApplicationError as exc:
         return error_json(exc)
     return JsonResponse({"criterion": score.criterion, "label": chip.label,
                          "count": len(score.evidence)})
@@ -224,8 +236,9 @@ def _shared_session(token: str) -> InterviewSession:
     return _session(share.session_id)
 
 
-def _pdf_response(session: InterviewSession) -> HttpResponse:
-    body = pdf.report_pdf(selectors.report_data(session))
+def _pdf_response(session: InterviewSession,
+                  channel: visibility.Channel = visibility.Channel.PDF) -> HttpResponse:
+    body = pdf.report_pdf(selectors.report_data(session, channel))
     response = HttpResponse(body, content_type="application/pdf")
     response["Content-Disposition"] = f'inline; filename="onsite-report-{session.pk}.pdf"'
     return response
@@ -280,7 +293,7 @@ def share_revoke(request: HttpRequest, session_id: int, share_id: int) -> HttpRe
 def shared_report(request: HttpRequest, token: str) -> HttpResponse:
     """A share link: anyone holding the token reads the report, until it is revoked."""
     session = _shared_session(token)
-    context = selectors.report_data(session)
+    context = selectors.report_data(session, visibility.Channel.SHARE_LINK)
     context["owner_view"] = False
     context["pdf_url"] = reverse("interviews:shared_report_pdf", kwargs={"token": token})
     response = render(request, "interviews/review/report.html", context)
@@ -291,7 +304,7 @@ def shared_report(request: HttpRequest, token: str) -> HttpResponse:
 
 @require_GET
 def shared_report_pdf(request: HttpRequest, token: str) -> HttpResponse:
-    response = _pdf_response(_shared_session(token))
+    response = _pdf_response(_shared_session(token), visibility.Channel.SHARE_LINK)
     response["Referrer-Policy"] = "no-referrer"
     return response
 
