@@ -283,6 +283,9 @@ def test_cite_while_replaying_and_the_evidence_waits_on_the_review_page(people: 
     expect(candidate.locator("#replay-cite")).to_have_count(0)
     expect(candidate.locator("#replay-marks button.cite")).to_have_count(0)
 
+    # A review tab stays open while the interviewer replays in another one.
+    review_tab = interviewer.context.new_page()
+    review_tab.goto(session_path + "review/")
     # The interviewer comes from the rubric's "cite from the replay" link for edge cases.
     interviewer.goto(session_path + "review/")
     interviewer.click('fieldset[data-criterion="edge_cases"] a[href$="?criterion=edge_cases"]')
@@ -305,6 +308,11 @@ def test_cite_while_replaying_and_the_evidence_waits_on_the_review_page(people: 
     interviewer.set_viewport_size({"width": 390, "height": 844})
     shot(interviewer, "replay-cite-390")
     interviewer.set_viewport_size(VIEWPORT)
+
+    # Back on the review tab, it takes the replay's chips (so its autosave keeps them).
+    review_tab.evaluate("document.dispatchEvent(new Event('visibilitychange'))")
+    expect(review_tab.locator('fieldset[data-criterion="edge_cases"] li.chip')).to_have_count(3)
+    review_tab.close()
 
     interviewer.click("#replay-cite a.replay-cite-back")
     chips = interviewer.locator('fieldset[data-criterion="edge_cases"] li.chip')
