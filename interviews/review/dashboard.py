@@ -160,7 +160,8 @@ def dashboard_rows(*, sessions: QuerySet[InterviewSession]) -> list[dict[str, An
         rows.append({"session": session, "status": session.status_now(), "score": score,
                      # Not labels[""]: the empty choice is labelled "None", not blank.
                      "recommendation": labels[rec] if rec else "",
-                     "rec_key": rec or NO_RECOMMENDATION, "rec_value": value, "submitted": len(submitted), "cards": len(cards)})
+                     "rec_key": rec or NO_RECOMMENDATION, "rec_value": value,
+                     "submitted": len(submitted), "cards": len(cards)})
     return rows
 
 
