@@ -74,7 +74,8 @@ PRIVATE_FIELDS: dict[str, frozenset[Viewer]] = {
     DRAFT_SCORECARD: frozenset(),
     # A submitted scorecard (summary, comments, evidence), released or not: reviewers only,
     # and a reviewer who scores sees the others' only once their own is submitted
-    # (independent scoring). The candidate gets the released mean levels, never the text.
+    # (independent scoring). Once released, the candidate reads the submitted cards' mean
+    # levels, comments, summary and evidence as labels (`released_feedback_visible`).
     SCORECARD: _REVIEWERS,
     # Hidden tests' inputs, expected and actual outputs, errors, names. Authors see them for
     # their own submissions (their own tests), not for candidates'.
@@ -115,7 +116,9 @@ def others_scorecards_visible(viewer: Viewer | None, *, own_card: str | None) ->
 
 def released_feedback_visible(viewer: Viewer | None, *, released: bool) -> bool:
     """On top of the SCORECARD row: once the scores are released, the session's candidate
-    reads the submitted scorecards' comments and summary in their report (never a draft)."""
+    reads the submitted scorecards' comments, summary and evidence in their report (never a
+    draft). Evidence goes as labels made only of what both sides saw (runs, questions, chat,
+    pastes, tab changes: interviews/review/evidence.py), never a link into the review page."""
     return viewer == Viewer.CANDIDATE and released
 
 

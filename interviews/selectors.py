@@ -193,6 +193,7 @@ def replay_data(*, session: InterviewSession) -> dict[str, Any]:
     for question in Question.objects.filter(session=session):
         marks.append({"t": _ms_since(start, question.asked_at), "kind": "question",
                       "label": f"Question: {question.text}", "actor": "",
+                      "question": question.pk,
                       "answer": question.answer, "matched_key": question.matched_key})
     for note in Note.objects.filter(session=session).select_related("author"):
         marks.append({"t": _ms_since(start, note.created_at), "kind": "note",

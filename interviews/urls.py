@@ -11,13 +11,14 @@ app_name = "interviews"
 
 urlpatterns = [
     path("", views.session_list, name="list"),
-    path("review/", review_views.dashboard, name="review_dashboard"),
+    path("review/", review_views.dashboard_view, name="review_dashboard"),
     path("history/", review_views.history, name="history"),
     path("shared/<str:token>/", review_views.shared_report, name="shared_report"),
     path("shared/<str:token>/pdf", review_views.shared_report_pdf, name="shared_report_pdf"),
     path("<int:session_id>/review/", review_views.review_page, name="review"),
     path("<int:session_id>/review/notes", review_views.review_note, name="review_note"),
     path("<int:session_id>/review/scorecard", review_views.scorecard_post, name="scorecard"),
+    path("<int:session_id>/review/cite", review_views.scorecard_cite, name="scorecard_cite"),
     path("<int:session_id>/review/release", review_views.release, name="release"),
     path("<int:session_id>/review/assign", review_views.assign, name="assign"),
     path("<int:session_id>/report/", review_views.report, name="report"),

@@ -29,6 +29,7 @@ from core.ratelimit import rate_limit_check
 from core.roles import is_interviewer
 from interviews import matching, selectors, services
 from interviews.models import InterviewSession
+from interviews.review import selectors as review_selectors
 from interviews.services import SessionError
 from problems.models import Problem
 
@@ -225,7 +226,9 @@ def session_replay(request: HttpRequest, session_id: int) -> HttpResponse:
                                 pk=session_id)
     if not selectors.can_replay(session, request.user):
         raise Http404("No such session.")
-    return render(request, "interviews/session_replay.html", {"session": session})
+    cite = review_selectors.replay_cite(session, request.user,
+                                        chosen=request.GET.get("criterion", ""))
+    return render(request, "interviews/session_replay.html", {"session": session, "cite": cite})
 
 
 # ---------------------------------------------------------------- JSON

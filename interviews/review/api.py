@@ -19,7 +19,7 @@ from core.api import StrictCharField, error_responses
 from core.errors import error_payload, error_status
 from core.roles import is_interviewer
 from interviews.models import InterviewSession, Scorecard
-from interviews.review import access, selectors, services
+from interviews.review import access, dashboard, selectors, services
 from interviews.review.suggest import session_signals, signals_public, suggestions
 from interviews.services import SessionError
 
@@ -117,9 +117,9 @@ class ReviewSessionListView(APIView):
         **error_responses(401, 403, 429)})
     def get(self, request: Request) -> Response:
         """Sessions the user reviews (filters as the dashboard) plus their own as candidate."""
-        filters = selectors.filters_from(request.query_params)
+        filters = dashboard.dashboard_filters_parse(params=request.query_params)
         if is_interviewer(request.user):
-            qs = selectors.dashboard_sessions(request.user, filters)
+            qs = dashboard.dashboard_sessions(user=request.user, filters=filters)
         else:
             qs = InterviewSession.objects.none()
         own = InterviewSession.objects.filter(candidate_id=request.user.pk)

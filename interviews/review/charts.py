@@ -28,7 +28,7 @@ class Mark:
 
     @property
     def clock(self) -> str:
-        """mm:ss since the session started (what evidence `t=` takes)."""
+        """mm:ss since the session started (as evidence labels show a moment)."""
         return _clock(self.t_ms)
 
 

@@ -77,6 +77,8 @@ def report_pdf(data: dict[str, Any]) -> bytes:
                     line(card["summary"])
                 for comment in card["comments"]:
                     line(f"  {comment['criterion']}: {comment['comment']}")
+                    for label in comment.get("evidence", []):
+                        line(f"    - {label}")
         else:
             line("Not released yet.")
     heading("Final code")

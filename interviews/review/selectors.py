@@ -6,21 +6,25 @@ from __future__ import annotations
 
 import difflib
 import math
-from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import datetime
 from typing import Any
 
-from django.db.models import QuerySet
-from django.urls import reverse
 from django.utils import timezone
-from django.utils.dateparse import parse_date
 
 from core import visibility
 from grading.models import Submission
 from grading.selectors import submission_detail
 from interviews.models import DocUpdate, InterviewSession, Scorecard, ScoreRelease
 from interviews.review import access, charts
-from interviews.review.services import criteria_of, evidence_text, format_clock
+from interviews.review.evidence import (
+    Chip,
+    Evidence,
+    EvidenceLabels,
+    evidence_labels,
+    format_clock,
+    moment_at,
+)
+from interviews.review.services import criteria_of
 from interviews.review.suggest import (
     RUN_KINDS,
     hidden_by_tag,
@@ -35,93 +39,7 @@ RECOMMENDATION_VALUE = {"strong_no": 1, "no": 2, "yes": 3, "strong_yes": 4}
 RECOMMENDATION_LABEL = {v: k for k, v in RECOMMENDATION_VALUE.items()}
 
 
-@dataclass(frozen=True)
-class Filters:
-    status: str = ""
-    problem: str = ""
-    candidate: str = ""
-    date_from: date | None = None
-    date_to: date | None = None
-    sort: str = "-created"
-
-
 RUN_LABELS = {"run": "Run (public tests)", "submit": "Submit", "final_submit": "Final submission"}
-# Dashboard sort keys: a leading "-" sorts descending.
-SORTS = ("created", "score", "candidate", "problem", "status", "recommendation")
-
-
-def filters_from(params: Any) -> Filters:
-    """Dashboard filters from a query string (bad dates are ignored, not errors)."""
-    return Filters(
-        status=str(params.get("status", "")).strip(),
-        problem=str(params.get("problem", "")).strip(),
-        candidate=str(params.get("candidate", "")).strip(),
-        date_from=_date(params.get("from")),
-        date_to=_date(params.get("to")),
-        sort=_sort(params.get("sort")),
-    )
-
-
-def _sort(raw: Any) -> str:
-    value = str(raw or "").strip()
-    return value if value.lstrip("-") in SORTS else "-created"
-
-
-def dashboard_rows(sessions: QuerySet[InterviewSession], sort: str) -> list[dict[str, Any]]:
-    """One row per session: the submitted scorecards' weighted level and consensus
-    recommendation (for reviewers, released or not), how many are in, sorted by `sort`."""
-    labels = dict(Scorecard.Recommendation.choices)
-    rows = []
-    for session in sessions.prefetch_related("scorecards__scores"):
-        weights = {r["criterion"]: _weight(r["weight"]) for r in _rubric_rows(session)}
-        cards = list(session.scorecards.all())
-        submitted = [c for c in cards if c.submitted_at is not None]
-        levels = [(weights.get(s.criterion, 1.0), s.level) for c in submitted
-                  for s in c.scores.all() if s.level]
-        total = sum(w for w, _ in levels)
-        score = round(sum(w * lv for w, lv in levels) / total, 1) if total else None
-        recs = [RECOMMENDATION_VALUE[c.recommendation] for c in submitted
-                if c.recommendation in RECOMMENDATION_VALUE]
-        rec = RECOMMENDATION_LABEL[half_up(sum(recs) / len(recs))] if recs else ""
-        rows.append({"session": session, "status": session.status_now(), "score": score,
-                     "recommendation": labels.get(rec, ""), "rec_value": half_up(
-                         sum(recs) / len(recs)) if recs else 0,
-                     "submitted": len(submitted), "cards": len(cards)})
-    key = sort.lstrip("-")
-    keys: dict[str, Any] = {
-        "created": lambda r: r["session"].created_at,
-        "score": lambda r: (r["score"] is not None, r["score"] or 0),
-        "candidate": lambda r: r["session"].candidate.get_username()
-        if r["session"].candidate else "",
-        "problem": lambda r: r["session"].problem.title.lower(),
-        "status": lambda r: r["status"],
-        "recommendation": lambda r: r["rec_value"],
-    }
-    rows.sort(key=keys[key], reverse=sort.startswith("-"))
-    return rows
-
-
-def _date(raw: Any) -> date | None:
-    try:
-        return parse_date(str(raw or ""))
-    except ValueError:
-        return None
-
-
-def dashboard_sessions(user: Any, filters: Filters) -> QuerySet[InterviewSession]:
-    """The sessions the user may review, filtered; newest first."""
-    qs = access.sessions_for_review(user)
-    if filters.status:
-        qs = qs.filter(status=filters.status)
-    if filters.problem:
-        qs = qs.filter(problem__slug=filters.problem)
-    if filters.candidate:
-        qs = qs.filter(candidate__username__icontains=filters.candidate)
-    if filters.date_from:
-        qs = qs.filter(created_at__date__gte=filters.date_from)
-    if filters.date_to:
-        qs = qs.filter(created_at__date__lte=filters.date_to)
-    return qs.order_by("-created_at")
 
 
 def session_runs(session: InterviewSession, *, staff: bool) -> list[dict[str, Any]]:
@@ -162,7 +80,7 @@ def code_diff(before: str | None, after: str) -> list[dict[str, str]]:
     return out
 
 
-def _rubric_rows(session: InterviewSession) -> list[dict[str, Any]]:
+def rubric_rows(session: InterviewSession) -> list[dict[str, Any]]:
     rows = []
     for item in session.problem.rubric or []:
         if isinstance(item, dict) and item.get("criterion"):
@@ -172,36 +90,36 @@ def _rubric_rows(session: InterviewSession) -> list[dict[str, Any]]:
     return rows
 
 
-def evidence_links(session: InterviewSession, evidence: list[dict[str, Any]]) -> list[
-        tuple[str, str]]:
-    """(label, href) per evidence item: a moment opens the replay, a run or a question its
-    place on the review page."""
-    replay = reverse("interviews:replay", kwargs={"session_id": session.pk})
-    links = []
-    for item in evidence:
-        value = int(item["value"])
-        if item["kind"] == "moment":
-            links.append((f"replay {format_clock(value)}", f"{replay}#t={value}"))
-        elif item["kind"] == "submission":
-            event = session.events.filter(submission_id=value).order_by("at").first()
-            when = format_clock(ms_since_start(session, event.at)) if event else "?"
-            links.append((f"run at {when}", f"#sub-{value}"))
-        else:
-            question = session.questions.filter(pk=value).first()
-            when = format_clock(ms_since_start(session, question.asked_at)) if question else "?"
-            links.append((f"question at {when}", f"#q-{value}"))
-    return links
+def _chip_dict(chip: Chip) -> dict[str, Any]:
+    return {"token": chip.token, "label": chip.label, "href": chip.href, "kind": chip.kind,
+            "valid": chip.valid}
 
 
-def scorecard_view(card: Scorecard) -> dict[str, Any]:
-    scores = {s.criterion: {"level": s.level, "comment": s.comment, "evidence": s.evidence,
-                            "title": s.criterion.replace("_", " ").capitalize(),
-                            "evidence_text": evidence_text(s.evidence),
-                            "links": evidence_links(card.session, s.evidence)}
-              for s in card.scores.all()}
+def scorecard_view(card: Scorecard, labels: EvidenceLabels | None = None) -> dict[str, Any]:
+    labels = labels or evidence_labels(session=card.session, reviewer=True)
+    scores = {}
+    for s in card.scores.all():
+        chips = labels.chips(s.evidence)
+        scores[s.criterion] = {"level": s.level, "comment": s.comment, "evidence": s.evidence,
+                               "title": s.criterion.replace("_", " ").capitalize(),
+                               "chips": [_chip_dict(c) for c in chips],
+                               "links": [(c.label, c.href) for c in chips]}
     return {"id": card.pk, "interviewer": card.interviewer.get_username(),
             "recommendation": card.recommendation, "summary": card.summary,
             "submitted_at": card.submitted_at, "scores": scores}
+
+
+def cite_targets(labels: EvidenceLabels, runs: list[dict[str, Any]],
+                 questions: list[dict[str, Any]],
+                 marks: list[charts.Mark]) -> list[dict[str, Any]]:
+    """Give each run and question the chip its cite button adds ("cite"); return the
+    timeline's marks with theirs (a moment at the mark's time)."""
+    for run in runs:
+        run["cite"] = _chip_dict(labels.chip(Evidence("submission", run["id"])))
+    for question in questions:
+        question["cite"] = _chip_dict(labels.chip(Evidence("question", question["id"])))
+    return [{"mark": m, "cite": _chip_dict(labels.chip(moment_at(m.t_ms)))}
+            for m in marks]
 
 
 def _side_by_side(session: InterviewSession, own: dict[str, Any] | None,
@@ -214,41 +132,47 @@ def _side_by_side(session: InterviewSession, own: dict[str, Any] | None,
     labels = dict(Scorecard.Recommendation.choices)
     rows = [{"criterion": row["criterion"].replace("_", " "),
              "cells": [card["scores"].get(row["criterion"], {}) for card in cards]}
-            for row in _rubric_rows(session)]
+            for row in rubric_rows(session)]
     return {"interviewers": [card["interviewer"] for card in cards], "rows": rows,
             "recommendations": [labels.get(card["recommendation"], "—") for card in cards],
             "summaries": [card["summary"] for card in cards]}
 
 
 def review_context(session: InterviewSession, user: Any,
-                   posted: dict[str, Any] | None = None) -> dict[str, Any]:
+                   posted: dict[str, Any] | None = None,
+                   field_errors: dict[str, str] | None = None) -> dict[str, Any]:
     """Everything the review page shows to a reviewer (`access.review_role` already checked).
 
     `posted` is a refused rubric form ({"scores", "recommendation", "summary"}): the page then
-    shows every value as typed, so an error never wipes the form."""
+    shows every value as sent, every chip included, with `field_errors` beside their
+    criterion, so an error never wipes the form."""
     signals = session_signals(session)
     criteria = criteria_of(session)
     suggested = suggestions(signals, criteria)
+    labels = evidence_labels(session=session, reviewer=True)
     own = Scorecard.objects.filter(session=session, interviewer=user).first()
-    own_view = scorecard_view(own) if own else None
+    own_view = scorecard_view(own, labels) if own else None
     if posted is not None:
         own_view = (own_view or {"submitted_at": None, "scores": {}}) | {
             "recommendation": posted["recommendation"], "summary": posted["summary"]}
     rubric = []
-    for row in _rubric_rows(session):
+    for row in rubric_rows(session):
         mine = (own_view or {}).get("scores", {}).get(row["criterion"], {})
         if posted is not None:
             typed = posted["scores"].get(row["criterion"], {})
             level = str(typed.get("level", ""))
             mine = {"level": int(level) if level.isdigit() else None,
                     "comment": typed.get("comment", ""),
-                    "evidence_text": typed.get("evidence", "")}
+                    "chips": [_chip_dict(c) for c in
+                              labels.posted_chips(list(typed.get("evidence") or []))]}
         hint = suggested.get(row["criterion"])
         rubric.append(row | {
             "level": mine.get("level") or (hint.level if hint else None)
             if posted is None else mine.get("level"),
             "comment": mine.get("comment", ""),
-            "evidence_text": mine.get("evidence_text", ""),
+            "chips": mine.get("chips", []),
+            "error": (field_errors or {}).get(row["criterion"], ""),
+            "title": row["criterion"].replace("_", " ").capitalize(),
             "suggestion": hint,
             "level_choices": list(enumerate(row["levels"], start=1)),
         })
@@ -256,22 +180,25 @@ def review_context(session: InterviewSession, user: Any,
     others_hidden = False
     cards = session.scorecards.exclude(interviewer=user).select_related("interviewer")
     if access.can_see_other_scores(session, user):
-        others = [scorecard_view(c) for c in cards.exclude(submitted_at=None)]
+        others = [scorecard_view(c, labels) for c in cards.exclude(submitted_at=None)]
     else:
         others_hidden = cards.exists()
     questions = list(session.questions.order_by("asked_at", "id"))
     viewer = access.session_viewer(session, user)
+    runs = session_runs(session, staff=visibility.may_see(visibility.HIDDEN_TEST_IO, viewer))
+    question_rows = [{"id": q.pk, "text": q.text, "answer": q.answer,
+                      "matched_key": q.matched_key,
+                      "clock": format_clock(ms_since_start(session, q.asked_at))}
+                     for q in questions]
+    timeline = session_timeline(session)
     return {
+        "timeline_marks": cite_targets(labels, runs, question_rows, timeline["marks"]),
         "side_by_side": _side_by_side(session, own_view, others),
         "session": session,
         "role": access.review_role(session, user),
         "can_score": access.can_score(session, user),
-        "runs": session_runs(session, staff=visibility.may_see(visibility.HIDDEN_TEST_IO,
-                                                                viewer)),
-        "questions": [{"id": q.pk, "text": q.text, "answer": q.answer,
-                       "matched_key": q.matched_key,
-                       "clock": format_clock(ms_since_start(session, q.asked_at))}
-                      for q in questions],
+        "runs": runs,
+        "questions": question_rows,
         "review_notes": list(session.review_notes.select_related("author"))
         if visibility.may_see(visibility.REVIEW_NOTE, viewer) else [],
         "panel_notes": list(session.notes.select_related("author")),
@@ -292,8 +219,25 @@ def review_context(session: InterviewSession, user: Any,
         "others_hidden": others_hidden,
         "recommendations": [c for c in Scorecard.Recommendation.choices if c[0]],
         "released": ScoreRelease.objects.filter(session=session).exists(),
-        "timeline": session_timeline(session),
+        "timeline": timeline,
     }
+
+
+def replay_cite(session: InterviewSession, user: Any, chosen: str = "") -> dict[str, Any] | None:
+    """The replay's scoring bar, for a scorer whose scorecard is still a draft: the rubric's
+    criteria (`chosen` first selected, when it is one) and where cites go. None for anyone
+    else (the candidate replays the same page without it)."""
+    if access.review_role(session, user) is None or not access.can_score(session, user):
+        return None
+    if Scorecard.objects.filter(session=session, interviewer=user,
+                                submitted_at__isnull=False).exists():
+        return None
+    criteria = [{"criterion": c, "title": c.replace("_", " ").capitalize()}
+                for c in criteria_of(session)]
+    if not criteria:
+        return None
+    names = [c["criterion"] for c in criteria]
+    return {"criteria": criteria, "chosen": chosen if chosen in names else names[0]}
 
 
 # ---------------------------------------------------------------- the candidate's report
@@ -307,7 +251,7 @@ def released_outcome(session: InterviewSession) -> dict[str, Any] | None:
     if not cards:
         return None
     rows = []
-    for row in _rubric_rows(session):
+    for row in rubric_rows(session):
         levels = [s.level for c in cards for s in c.scores.all()
                   if s.criterion == row["criterion"] and s.level]
         if not levels:
@@ -318,7 +262,7 @@ def released_outcome(session: InterviewSession) -> dict[str, Any] | None:
         anchored = anchored.split(": ", 1)[1] if anchored[:2] == f"{nearest}:" else anchored
         rows.append({"criterion": row["criterion"], "level": round(mean, 1),
                      "title": row["criterion"].replace("_", " ").capitalize(),
-                     "description": anchored, "weight": _weight(row["weight"])})
+                     "description": anchored, "weight": rubric_weight(row["weight"])})
     recs = [RECOMMENDATION_VALUE[c.recommendation] for c in cards
             if c.recommendation in RECOMMENDATION_VALUE]
     overall = RECOMMENDATION_LABEL[half_up(sum(recs) / len(recs))] if recs else ""
@@ -332,13 +276,19 @@ def released_outcome(session: InterviewSession) -> dict[str, Any] | None:
 
 def released_feedback(session: InterviewSession) -> list[dict[str, Any]]:
     """Once scores are released: each submitted scorecard's summary and per-criterion comments
-    (never its evidence links or the private notes), by interviewer in turn."""
+    with the evidence as labels (what happened, never a link into the review page, never a
+    private note), by interviewer in turn."""
     out = []
+    labels = evidence_labels(session=session, reviewer=False)
     for number, card in enumerate(
         session.scorecards.exclude(submitted_at=None).prefetch_related("scores"), start=1
     ):
-        comments = [{"criterion": s.criterion.replace("_", " "), "comment": s.comment}
-                    for s in card.scores.all() if s.comment.strip()]
+        comments = []
+        for s in card.scores.all():
+            cited = [c.label for c in labels.chips(s.evidence) if c.valid]
+            if s.comment.strip() or cited:
+                comments.append({"criterion": s.criterion.replace("_", " "),
+                                 "comment": s.comment, "evidence": cited})
         if comments or card.summary.strip():
             out.append({"reviewer": f"Interviewer {number}", "summary": card.summary,
                         "comments": comments})
@@ -350,7 +300,7 @@ def half_up(value: float) -> int:
     return math.floor(value + 0.5)
 
 
-def _weight(raw: Any) -> float:
+def rubric_weight(raw: Any) -> float:
     """A criterion's weight from the rubric (a bad or missing one counts as 1)."""
     try:
         weight = float(raw)
@@ -382,11 +332,13 @@ def session_timeline(session: InterviewSession) -> dict[str, Any]:
             "svg": charts.timeline_svg(duration_ms=duration, edits_ms=edits, marks=marks)}
 
 
-def report_data(session: InterviewSession) -> dict[str, Any]:
+def report_data(session: InterviewSession,
+                channel: visibility.Channel = visibility.Channel.REPORT) -> dict[str, Any]:
     """The candidate feedback report: safe for the candidate and for a share link.
 
-    Hidden tests appear only as pass counts per tag; no interviewer note, comment or evidence,
-    and rubric levels only once released.
+    Hidden tests appear only as pass counts per tag; no interviewer note; rubric levels only
+    once released, and the interviewers' comments, summary and evidence labels then too,
+    except on a share link (`channel`), which carries nothing private.
     """
     final = session.final_submission
     public_tests: list[dict[str, Any]] = []
@@ -399,10 +351,11 @@ def report_data(session: InterviewSession) -> dict[str, Any]:
     return {
         "solo": session.kind == InterviewSession.Kind.SOLO,
         "strong_titled": [(row["criterion"].replace("_", " ").capitalize(), row["strong"])
-                          for row in _rubric_rows(session) if row["strong"]],
+                          for row in rubric_rows(session) if row["strong"]],
         # The code as it was graded at the end (the final submission), else as last stored.
         "final_code": final.code if final is not None else session_code(session.pk),
-        "released_feedback": released_feedback(session) if outcome else [],
+        "released_feedback": released_feedback(session)
+        if outcome and channel not in visibility.OUTSIDE_CHANNELS else [],
         "chat": [{"clock": format_clock(ms_since_start(session, m.created_at)),
                   "role": m.role, "text": m.text}
                  for m in session.chat_messages.order_by("created_at", "id")],
@@ -418,7 +371,7 @@ def report_data(session: InterviewSession) -> dict[str, Any]:
         "questions": [{"text": q.text, "answer": q.answer,
                        "clock": format_clock(ms_since_start(session, q.asked_at))}
                       for q in session.questions.order_by("asked_at", "id")],
-        "strong": [(row["criterion"], row["strong"]) for row in _rubric_rows(session)
+        "strong": [(row["criterion"], row["strong"]) for row in rubric_rows(session)
                    if row["strong"]],
         # A live interview's follow-ups are the interviewer's private material (the problem
         # may be used again with the next candidate); practising alone, they are the

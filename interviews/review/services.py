@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -14,122 +12,39 @@ from core.roles import is_interviewer
 from interviews.models import (
     CriterionScore,
     InterviewSession,
-    Question,
     ReportShare,
     ReviewAssignment,
     ReviewNote,
     Scorecard,
     ScoreRelease,
-    SessionEvent,
 )
-from interviews.review import access, webhooks
+from interviews.review import access, evidence, webhooks
+from interviews.review.evidence import Evidence
 from interviews.services import SessionError
 
 MAX_NOTE_CHARS = 4000
 MAX_COMMENT_CHARS = 4000
-MAX_EVIDENCE = 20
-EVIDENCE_KINDS = ("moment", "submission", "question")
-_TOKEN = re.compile(r"^(t|moment|run|sub|submission|q|question)\s*[=:]\s*(.+)$", re.IGNORECASE)
-_ALIASES = {"t": "moment", "run": "submission", "sub": "submission", "q": "question"}
+MAX_EVIDENCE = evidence.MAX_PER_CRITERION
 
 
-@dataclass(frozen=True)
-class Evidence:
-    kind: str
-    value: int
+class ScorecardInvalid(SessionError):
+    """A refused rubric form; `fields` maps each refused criterion to why, so the page shows
+    every error beside its criterion (and keeps every value)."""
+
+    def __init__(self, fields: dict[str, str]) -> None:
+        first = next(iter(fields.items()))
+        super().__init__("bad_evidence", f"{_title(first[0])}: {first[1]}")
+        self.fields = fields
+
+
+def _title(criterion: str) -> str:
+    return criterion.replace("_", " ").capitalize()
 
 
 def criteria_of(session: InterviewSession) -> list[str]:
     """The criteria of the session's problem rubric, in the author's order."""
     return [str(item["criterion"]) for item in session.problem.rubric or []
             if isinstance(item, dict) and item.get("criterion")]
-
-
-def parse_clock(raw: str) -> int:
-    """"mm:ss", "h:mm:ss" or plain seconds → milliseconds."""
-    parts = raw.strip().split(":")
-    try:
-        numbers = [float(p) for p in parts]
-    except ValueError:
-        raise SessionError("bad_evidence", f"not a time: {raw!r}") from None
-    if len(numbers) > 3 or any(n < 0 or n != n for n in numbers):
-        raise SessionError("bad_evidence", f"not a time: {raw!r}")
-    seconds = 0.0
-    for n in numbers:
-        seconds = seconds * 60 + n
-    return int(seconds * 1000)
-
-
-def format_clock(ms: int) -> str:
-    seconds = ms // 1000
-    return f"{seconds // 60:02d}:{seconds % 60:02d}"
-
-
-def parse_evidence(raw: Any) -> list[Evidence]:
-    """Evidence from the form's text ("t=01:23, sub=12, q=4") or the API's list of objects."""
-    items: list[Evidence] = []
-    if isinstance(raw, list):
-        for entry in raw:
-            if not isinstance(entry, dict) or entry.get("kind") not in EVIDENCE_KINDS:
-                raise SessionError("bad_evidence", "evidence is {kind, value} objects")
-            value = entry.get("value")
-            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                raise SessionError("bad_evidence", "an evidence value is a whole number")
-            items.append(Evidence(str(entry["kind"]), value))
-    else:
-        for token in re.split(r"[,;\s]+", str(raw or "").strip()):
-            if not token:
-                continue
-            match = _TOKEN.match(token)
-            if match is None:
-                raise SessionError("bad_evidence",
-                                   f"evidence {token!r}: use t=mm:ss, sub=ID or q=ID")
-            kind = _ALIASES.get(match.group(1).lower(), match.group(1).lower())
-            value_text = match.group(2)
-            if kind == "moment":
-                items.append(Evidence(kind, parse_clock(value_text)))
-            elif value_text.isdigit():
-                items.append(Evidence(kind, int(value_text)))
-            else:
-                raise SessionError("bad_evidence", f"evidence {token!r}: an id is a number")
-    if len(items) > MAX_EVIDENCE:
-        raise SessionError("bad_evidence", f"at most {MAX_EVIDENCE} evidence links a criterion")
-    return items
-
-
-def _check_evidence(session: InterviewSession, items: list[Evidence]) -> None:
-    """Evidence must point into this session: a run of another session is not evidence."""
-    subs = {e.value for e in items if e.kind == "submission"}
-    if subs:
-        known = set(SessionEvent.objects.filter(session=session, submission_id__in=subs)
-                    .values_list("submission_id", flat=True))
-        if subs - known:
-            raise SessionError("bad_evidence", f"no run {sorted(subs - known)[0]} in this session")
-    questions = {e.value for e in items if e.kind == "question"}
-    if questions:
-        known = set(Question.objects.filter(session=session, pk__in=questions)
-                    .values_list("pk", flat=True))
-        if questions - known:
-            raise SessionError("bad_evidence",
-                               f"no question {sorted(questions - known)[0]} in this session")
-    start = session.started_at or session.created_at
-    end = session.finished_at or session.deadline
-    if end is not None:
-        length = int((end - start).total_seconds() * 1000)
-        for e in items:
-            if e.kind == "moment" and e.value > length:
-                raise SessionError("bad_evidence",
-                                   f"{format_clock(e.value)} is after the session ended")
-
-
-def evidence_text(evidence: list[dict[str, Any]]) -> str:
-    """The form's text for stored evidence (what `parse_evidence` reads back)."""
-    short = {"moment": "t", "submission": "sub", "question": "q"}
-    out = []
-    for e in evidence:
-        value = format_clock(int(e["value"])) if e["kind"] == "moment" else str(e["value"])
-        out.append(f"{short[e['kind']]}={value}")
-    return ", ".join(out)
 
 
 def _require_scorer(session: InterviewSession, user: Any) -> None:
@@ -166,11 +81,18 @@ def scorecard_save(*, session: InterviewSession, user: Any, recommendation: str,
     if recommendation not in Scorecard.Recommendation.values:
         raise SessionError("bad_recommendation", "unknown recommendation")
     cleaned: dict[str, tuple[int | None, str, list[Evidence]]] = {}
+    refused: dict[str, str] = {}
     for criterion, item in scores.items():
         comment = str(item.get("comment", ""))[:MAX_COMMENT_CHARS]
-        evidence = parse_evidence(item.get("evidence", ""))
-        _check_evidence(session, evidence)
-        cleaned[criterion] = (_level(item.get("level")), comment, evidence)
+        try:
+            items = evidence.evidence_parse(raw=item.get("evidence"))
+            evidence.evidence_check(session=session, items=items)
+        except SessionError as exc:
+            refused[criterion] = exc.message
+            continue
+        cleaned[criterion] = (_level(item.get("level")), comment, items)
+    if refused:
+        raise ScorecardInvalid(refused)
     with transaction.atomic():
         card, _ = Scorecard.objects.select_for_update().get_or_create(session=session,
                                                                       interviewer=user)
@@ -178,11 +100,11 @@ def scorecard_save(*, session: InterviewSession, user: Any, recommendation: str,
             raise SessionError("submitted", "this scorecard is submitted already")
         card.recommendation = recommendation
         card.summary = summary[:MAX_COMMENT_CHARS]
-        for criterion, (level, comment, evidence) in cleaned.items():
+        for criterion, (level, comment, items) in cleaned.items():
             CriterionScore.objects.update_or_create(
                 scorecard=card, criterion=criterion,
                 defaults={"level": level, "comment": comment,
-                          "evidence": [{"kind": e.kind, "value": e.value} for e in evidence]},
+                          "evidence": [e.stored() for e in items]},
             )
         if submit:
             levels = dict(card.scores.values_list("criterion", "level"))
@@ -197,6 +119,33 @@ def scorecard_save(*, session: InterviewSession, user: Any, recommendation: str,
             data = scored_data(card)
             transaction.on_commit(lambda: webhooks.webhook_send(webhooks.SESSION_SCORED, data))
     return card
+
+
+def scorecard_evidence_add(*, session: InterviewSession, user: Any, criterion: str,
+                           token: str) -> tuple[CriterionScore, evidence.Chip]:
+    """Add one cited item to the criterion of the user's draft scorecard (the replay's cite
+    buttons); citing an item twice keeps one. Returns the criterion and the item's chip."""
+    _require_scorer(session, user)
+    if criterion not in criteria_of(session):
+        raise SessionError("bad_criterion", "not a criterion of this rubric")
+    item = evidence.evidence_parse_one(token)
+    evidence.evidence_check(session=session, items=[item])
+    with transaction.atomic():
+        # Locked: two cites at once from two tabs must both land, not overwrite each other.
+        card, _ = Scorecard.objects.select_for_update().get_or_create(session=session,
+                                                                      interviewer=user)
+        if card.submitted_at is not None:
+            raise SessionError("submitted", "this scorecard is submitted already")
+        score, _ = CriterionScore.objects.get_or_create(scorecard=card, criterion=criterion)
+        stored = list(score.evidence or [])
+        if item.stored() not in stored:
+            if len(stored) >= MAX_EVIDENCE:
+                raise SessionError("bad_evidence", f"at most {MAX_EVIDENCE} pieces of evidence "
+                                   "a criterion")
+            score.evidence = [*stored, item.stored()]
+            score.save(update_fields=["evidence"])
+        card.save(update_fields=["updated_at"])
+    return score, evidence.evidence_labels(session=session, reviewer=True).chip(item)
 
 
 def scored_data(card: Scorecard) -> dict[str, Any]:

@@ -15,11 +15,13 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
+from core import visibility
 from core.errors import ApplicationError, error_json
+from core.jsonbody import json_object_parse
 from core.ratelimit import rate_limit_check
 from core.roles import is_interviewer
 from interviews.models import InterviewSession, ReportShare
-from interviews.review import access, pdf, selectors, services
+from interviews.review import access, dashboard, pdf, selectors, services
 from interviews.services import SessionError
 from problems.models import Problem
 
@@ -57,30 +59,46 @@ def _back(session_id: int, *, error: str = "", anchor: str = "") -> HttpResponse
 
 def _sort_links(request: HttpRequest, current: str) -> dict[str, dict[str, str]]:
     """Per sortable column: the URL that sorts by it (flipping the order when it is the
-    current one) and the arrow to show."""
+    current one; back to page 1), the arrow to show and its aria-sort."""
     links = {}
-    for key in selectors.SORTS:
+    for key in dashboard.SORTS:
         params = request.GET.copy()
+        params.pop("page", None)
         descending = current == f"-{key}"
         params["sort"] = key if descending else f"-{key}"
         arrow = "▼" if descending else "▲" if current == key else ""
-        links[key] = {"url": "?" + params.urlencode(), "arrow": arrow}
+        aria = "descending" if descending else "ascending" if current == key else "none"
+        links[key] = {"url": "?" + params.urlencode(), "arrow": arrow, "aria": aria}
     return links
+
+
+def _page_url(request: HttpRequest, number: int) -> str:
+    params = request.GET.copy()
+    params["page"] = str(number)
+    return "?" + params.urlencode()
 
 
 @login_required
 @require_GET
-def dashboard(request: HttpRequest) -> HttpResponse:
-    """`/sessions/review/`: the sessions this reviewer may review, filtered."""
+def dashboard_view(request: HttpRequest) -> HttpResponse:
+    """`/sessions/review/`: the sessions this reviewer may review, filtered, sorted, paged."""
     if not is_interviewer(request.user):
         return HttpResponseForbidden("Reviewing is for interviewers and admins.")
-    filters = selectors.filters_from(request.GET)
+    filters = dashboard.dashboard_filters_parse(params=request.GET)
+    page = dashboard.dashboard_page(user=request.user, filters=filters)
     context = {
-        "rows": selectors.dashboard_rows(
-            selectors.dashboard_sessions(request.user, filters)[:200], filters.sort),
+        "page": page,
+        "rows": page.object_list,
+        "previous_url": _page_url(request, page.previous_page_number())
+        if page.has_previous() else "",
+        "next_url": _page_url(request, page.next_page_number()) if page.has_next() else "",
         "sorts": _sort_links(request, filters.sort),
         "filters": filters,
+        "mine": dashboard.MINE,
+        "sort_choices": dashboard.SORT_CHOICES,
         "statuses": InterviewSession.Status.values,
+        "recommendations": dashboard.recommendation_choices(),
+        "interviewers": dashboard.dashboard_interviewers(user=request.user),
         "problems": Problem.objects.order_by("title").only("slug", "title"),
     }
     return render(request, "interviews/review/dashboard.html", context)
@@ -112,7 +130,7 @@ def review_note(request: HttpRequest, session_id: int) -> HttpResponse:
 
 def _scores_from_form(session: InterviewSession, post: Any) -> dict[str, dict[str, Any]]:
     return {c: {"level": post.get(f"level-{c}", ""), "comment": post.get(f"comment-{c}", ""),
-                "evidence": post.get(f"evidence-{c}", "")}
+                "evidence": post.getlist(f"evidence-{c}")}
             for c in services.criteria_of(session)}
 
 
@@ -138,13 +156,34 @@ def scorecard_post(request: HttpRequest, session_id: int) -> HttpResponse:
             return HttpResponseForbidden(exc.message)
         if autosave:
             return error_json(exc)
-        # Re-render with every value as typed: one bad entry never wipes the form.
-        context = selectors.review_context(session, request.user, posted=posted)
+        # Re-render with every value as sent: one bad entry never wipes the form.
+        fields = exc.fields if isinstance(exc, services.ScorecardInvalid) else {}
+        context = selectors.review_context(session, request.user, posted=posted,
+                                           field_errors=fields)
         context["error"] = exc.message
         return render(request, "interviews/review/review.html", context, status=400)
     if autosave:
         return JsonResponse({"saved_at": card.updated_at.isoformat()})
     return _back(session_id, anchor="#scorecard")
+
+
+@login_required
+@require_POST
+def scorecard_cite(request: HttpRequest, session_id: int) -> HttpResponse:
+    """The replay's cite buttons: `{"criterion", "evidence": "<kind>:<value>"}` adds one item
+    to the criterion of the user's draft; answers the item's label."""
+    if (limited := _throttled(request, "scorecards")) is not None:
+        return limited
+    session = _reviewable(request, session_id)
+    try:
+        body = json_object_parse(request.body)
+        score, chip = services.scorecard_evidence_add(
+            session=session, user=request.user, criterion=str(body.get("criterion", "")),
+            token=str(body.get("evidence", "")))
+    except ApplicationError as exc:
+        return error_json(exc)
+    return JsonResponse({"criterion": score.criterion, "label": chip.label,
+                         "count": len(score.evidence)})
 
 
 @login_required
@@ -197,8 +236,9 @@ def _shared_session(token: str) -> InterviewSession:
     return _session(share.session_id)
 
 
-def _pdf_response(session: InterviewSession) -> HttpResponse:
-    body = pdf.report_pdf(selectors.report_data(session))
+def _pdf_response(session: InterviewSession,
+                  channel: visibility.Channel = visibility.Channel.PDF) -> HttpResponse:
+    body = pdf.report_pdf(selectors.report_data(session, channel))
     response = HttpResponse(body, content_type="application/pdf")
     response["Content-Disposition"] = f'inline; filename="onsite-report-{session.pk}.pdf"'
     return response
@@ -253,7 +293,7 @@ def share_revoke(request: HttpRequest, session_id: int, share_id: int) -> HttpRe
 def shared_report(request: HttpRequest, token: str) -> HttpResponse:
     """A share link: anyone holding the token reads the report, until it is revoked."""
     session = _shared_session(token)
-    context = selectors.report_data(session)
+    context = selectors.report_data(session, visibility.Channel.SHARE_LINK)
     context["owner_view"] = False
     context["pdf_url"] = reverse("interviews:shared_report_pdf", kwargs={"token": token})
     response = render(request, "interviews/review/report.html", context)
@@ -264,7 +304,7 @@ def shared_report(request: HttpRequest, token: str) -> HttpResponse:
 
 @require_GET
 def shared_report_pdf(request: HttpRequest, token: str) -> HttpResponse:
-    response = _pdf_response(_shared_session(token))
+    response = _pdf_response(_shared_session(token), visibility.Channel.SHARE_LINK)
     response["Referrer-Policy"] = "no-referrer"
     return response
 

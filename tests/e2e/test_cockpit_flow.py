@@ -249,3 +249,88 @@ def test_schedule_invite_join_and_run_the_interview_from_the_cockpit(
         expect(page.locator("#note-form textarea")).to_be_disabled()
     expect(candidate.locator("#question-form textarea")).to_be_disabled()
     expect(interviewer.locator("#hint-reveal")).to_be_disabled()
+
+
+def test_cite_while_replaying_and_the_evidence_waits_on_the_review_page(people: People) -> None:
+    """Issue 14, scoring in clicks: the interviewer cites the current second, a question and
+    the final run on the replay into "edge cases"; the review page has them as chips on that
+    criterion (labels, not codes). The candidate's replay has no scoring bar."""
+    interviewer = people.log_in("interviewer")
+    form = interviewer.locator("#live-form")
+    form.locator("select[name=problem]").select_option("token-bucket")
+    form.locator("input[name=minutes]").fill("30")
+    form.locator("input[name=candidate]").fill("candidate")
+    form.locator("button[type=submit]").click()
+    expect(interviewer).to_have_url(re.compile(r"/sessions/\d+/$"))
+    session_path = re.sub(r"^https?://[^/]+", "", interviewer.url)
+    invite = interviewer.input_value("#invite-url")
+
+    candidate = people.log_in("candidate")
+    candidate.goto(invite)
+    candidate.click("#join-form button[type=submit]")
+    expect(candidate.locator("#session")).to_have_attribute("data-ready", "true", timeout=SYNC_MS)
+    candidate.fill("#question-form textarea", "Can the bucket hold zero tokens?")
+    candidate.click("#question-form button[type=submit]")
+    expect(interviewer.locator("#questions .answer-form")).to_have_count(1, timeout=60_000)
+    candidate.once("dialog", lambda dialog: dialog.accept())
+    candidate.click("#finish-button")
+    expect(candidate.locator("#session")).to_have_attribute("data-status", "finished",
+                                                            timeout=60_000)
+
+    # The candidate replays the same page without any scoring bar or cite button.
+    candidate.goto(session_path + "replay/")
+    expect(candidate.locator("#replay")).to_have_attribute("data-ready", "true", timeout=SYNC_MS)
+    expect(candidate.locator("#replay-cite")).to_have_count(0)
+    expect(candidate.locator("#replay-marks button.cite")).to_have_count(0)
+
+    # A review tab stays open while the interviewer replays in another one.
+    review_tab = interviewer.context.new_page()
+    review_tab.goto(session_path + "review/")
+    # The interviewer comes from the rubric's "cite from the replay" link for edge cases.
+    interviewer.goto(session_path + "review/")
+    interviewer.click('fieldset[data-criterion="edge_cases"] a[href$="?criterion=edge_cases"]')
+    expect(interviewer.locator("#replay")).to_have_attribute("data-ready", "true",
+                                                             timeout=SYNC_MS)
+    expect(interviewer.locator("#cite-criterion")).to_have_value("edge_cases")
+    # The final run is graded by the worker: reload until its mark has a verdict.
+    final = interviewer.locator("#replay-marks li.item-final_submit")
+    expect(final).to_have_count(1, timeout=60_000)
+    status = interviewer.locator("#cite-status")
+    interviewer.evaluate("window.onsiteReplay.seek(1500)")
+    interviewer.click("#cite-moment")
+    expect(status).to_contain_text("Added “00:01")
+    expect(status).to_contain_text("to Edge cases")
+    interviewer.locator("#replay-marks li.item-question button.cite").click()
+    expect(status).to_contain_text("Added “Question: Can the bucket hold zero tokens?”")
+    final.locator("button.cite").click()
+    expect(status).to_contain_text("Added “Run ")
+    shot(interviewer, "replay-cite")
+    interviewer.set_viewport_size({"width": 390, "height": 844})
+    shot(interviewer, "replay-cite-390")
+    interviewer.set_viewport_size(VIEWPORT)
+
+    # Back on the review tab, it takes the replay's chips (so its autosave keeps them).
+    review_tab.evaluate("document.dispatchEvent(new Event('visibilitychange'))")
+    expect(review_tab.locator('fieldset[data-criterion="edge_cases"] li.chip')).to_have_count(3)
+    review_tab.close()
+
+    interviewer.click("#replay-cite a.replay-cite-back")
+    chips = interviewer.locator('fieldset[data-criterion="edge_cases"] li.chip')
+    expect(chips).to_have_count(3)
+    expect(chips.nth(0)).to_contain_text("00:01")
+    expect(chips.nth(1)).to_have_text(re.compile(r"^Question: Can the bucket hold zero tokens\?"))
+    expect(chips.nth(2)).to_contain_text(re.compile(r"Run \d+ \(final\)"))
+    expect(interviewer.locator('fieldset[data-criterion="correctness"] li.chip')).to_have_count(0)
+    text = interviewer.locator("#scorecard-form").inner_text()
+    assert "moment:" not in text and "submission:" not in text and "sub=" not in text
+    # A chip's × removes it, and the autosave keeps the removal.
+    chips.nth(0).locator("button.chip-remove").click()
+    expect(chips).to_have_count(2)
+    expect(interviewer.locator("#autosave-status")).to_have_attribute("data-state", "saved",
+                                                                      timeout=SYNC_MS)
+    interviewer.reload()
+    expect(chips).to_have_count(2)
+    interviewer.locator('fieldset[data-criterion="edge_cases"]').scroll_into_view_if_needed()
+    shot(interviewer, "review-chips")
+    interviewer.set_viewport_size({"width": 390, "height": 844})
+    shot(interviewer, "review-chips-390")

@@ -106,17 +106,24 @@ def test_interviewer_scores_with_evidence_and_the_candidate_reads_the_report(
     assert "correctness" in names
     for name in names:
         interviewer.check(f'fieldset.criterion[data-criterion="{name}"] input[value="3"]')
-    # Evidence is cited from the timeline and the runs into the field last focused.
-    interviewer.focus('input[name="evidence-correctness"]')
+    # Evidence is cited from the timeline and the runs into the criterion being scored, as
+    # chips (hidden inputs), never typed.
+    interviewer.click('fieldset.criterion[data-criterion="correctness"] .cite-target-button')
     interviewer.locator(".timeline-marks li").last.locator("button.cite").click()
     interviewer.locator(f"#sub-{run_id} button.cite").click()
-    expect(interviewer.locator('input[name="evidence-correctness"]')).to_have_value(
-        f"t={clock(moment)}, sub={run_id}")
+    chips = interviewer.locator('fieldset.criterion[data-criterion="correctness"] li.chip')
+    expect(chips).to_have_count(2)
+    expect(chips.first).to_contain_text(clock(moment))
+    expect(chips.last).to_contain_text("Run ")
+    expect(interviewer.locator('input[name="evidence-correctness"]')).to_have_count(2)
+    assert [interviewer.locator('input[name="evidence-correctness"]').nth(i).input_value()
+            for i in range(2)] == [f"moment:{moment // 1000 * 1000}", f"submission:{run_id}"]
     interviewer.fill('textarea[name="comment-correctness"]', "INTERVIEWER-ONLY comment")
     interviewer.select_option("select[name=recommendation]", "yes")
     interviewer.click("#scorecard-submit")
     expect(interviewer.locator("#scorecard-submitted")).to_contain_text("yes")
-    expect(interviewer.locator("#scorecard")).to_contain_text(f"replay {clock(moment)}")
+    expect(interviewer.locator("#scorecard a.evidence-link").first).to_contain_text(
+        clock(moment))
     links = interviewer.locator("#scorecard a.evidence-link")
     expect(links).to_have_count(2)
     assert links.first.get_attribute("href") == f"{session_path}replay/#t={moment // 1000 * 1000}"

@@ -134,9 +134,15 @@ def client_for(user: User | None) -> Client:
     return client
 
 
-def full_scores(level: int = 3, evidence: str = "") -> dict[str, dict[str, object]]:
+def full_scores(level: int = 3, evidence: list[object] | None = None,
+                ) -> dict[str, dict[str, object]]:
     return {row["criterion"]: {"level": level, "comment": f"c-{row['criterion']}",
-                               "evidence": evidence} for row in RUBRIC}
+                               "evidence": evidence or []} for row in RUBRIC}
+
+
+def cited(world: World) -> list[object]:
+    """The chips' tokens for 02:00, the passing run and the question (what the form posts)."""
+    return ["moment:120000", f"submission:{world.passing.pk}", f"question:{world.question.pk}"]
 
 
 # ---------------------------------------------------------------- signals and suggestions
@@ -170,8 +176,7 @@ def test_the_review_page_prefills_suggestions_the_interviewer_can_override() -> 
     scores = {"recommendation": "yes", "summary": "ok", "action": "save"}
     for row in RUBRIC:
         scores[f"level-{row['criterion']}"] = "2"
-        evidence = f"t=02:00, sub={world.passing.pk}, q={world.question.pk}"
-        scores[f"evidence-{row['criterion']}"] = evidence
+        scores[f"evidence-{row['criterion']}"] = cited(world)  # type: ignore[assignment]
     assert client.post(f"/sessions/{world.session.pk}/review/scorecard", scores).status_code == 302
     card = Scorecard.objects.get(session=world.session, interviewer=world.assigned)
     correctness = card.scores.get(criterion="correctness")
@@ -181,17 +186,19 @@ def test_the_review_page_prefills_suggestions_the_interviewer_can_override() -> 
                                     {"kind": "question", "value": world.question.pk}]
     assert card.submitted_at is None
     page = client.get(f"/sessions/{world.session.pk}/review/").content.decode()
-    assert f"t=02:00, sub={world.passing.pk}, q={world.question.pk}" in page
+    for token in cited(world):  # the saved chips come back as the form's hidden inputs
+        assert f'name="evidence-correctness" value="{token}"' in page
 
 
 def test_evidence_must_point_into_this_session() -> None:
     world = build_world()
     foreign = _submission(world.other, world.session.problem, "run", "AC", [])
-    for bad in (f"sub={foreign.pk}", "q=999999", "t=59:00", "t=aa", "line=3"):
+    for bad in (f"submission:{foreign.pk}", "question:999999", "moment:3540000", "moment:aa",
+                "line:3", {"kind": "moment", "value": -1}):
         with pytest.raises(SessionError) as caught:
             services.scorecard_save(session=world.session, user=world.assigned,
                                     recommendation="", summary="",
-                                    scores=full_scores(evidence=bad), submit=False)
+                                    scores=full_scores(evidence=[bad]), submit=False)
         assert caught.value.code == "bad_evidence", bad
 
 
@@ -386,9 +393,8 @@ def test_practice_history_lists_sessions_and_charts_released_levels() -> None:
 
 def test_submitted_evidence_links_to_the_replay_the_run_and_the_question() -> None:
     world = build_world()
-    evidence = f"t=02:00, sub={world.passing.pk}, q={world.question.pk}"
     services.scorecard_save(session=world.session, user=world.assigned, recommendation="yes",
-                            summary="", scores=full_scores(3, evidence), submit=True)
+                            summary="", scores=full_scores(3, cited(world)), submit=True)
     page = client_for(world.assigned).get(f"/sessions/{world.session.pk}/review/").content.decode()
     sid = world.session.pk
     assert f'class="evidence-link" href="/sessions/{sid}/replay/#t=120000"' in page
@@ -430,11 +436,11 @@ def test_a_refused_rubric_form_comes_back_with_every_value_as_typed() -> None:
     for row in RUBRIC:
         form[f"level-{row['criterion']}"] = "2"
         form[f"comment-{row['criterion']}"] = f"KEPT-{row['criterion']}"
-    form[f"evidence-{RUBRIC[0]['criterion']}"] = "t=59:00"  # past the end: refused
+    form[f"evidence-{RUBRIC[0]['criterion']}"] = "moment:3540000"  # past the end: refused
     response = client.post(f"/sessions/{world.session.pk}/review/scorecard", form)
     assert response.status_code == 400
     page = response.content.decode()
-    assert 'role="alert"' in page and "SUMMARY-KEPT" in page and "t=59:00" in page
+    assert 'role="alert"' in page and "SUMMARY-KEPT" in page and 'value="moment:3540000"' in page
     for row in RUBRIC:
         assert f"KEPT-{row['criterion']}" in page
         assert f'name="level-{row["criterion"]}" value="2" checked' in page
@@ -453,7 +459,7 @@ def test_the_draft_autosaves_as_json_and_never_submits() -> None:
     card = Scorecard.objects.get(session=world.session, interviewer=world.assigned)
     assert card.submitted_at is None and card.summary == "draft"
     bad = client.post(f"/sessions/{world.session.pk}/review/scorecard",
-                      form | {f"evidence-{RUBRIC[0]['criterion']}": "nonsense"},
+                      form | {f"evidence-{RUBRIC[0]['criterion']}": "nonsense:1"},
                       headers={"X-Autosave": "1"})
     assert bad.status_code == 400 and bad.json()["detail"]
 
@@ -508,3 +514,97 @@ def test_each_run_shows_its_code_and_the_diff_to_the_previous_run() -> None:
     assert '<span class="diff-del">-    return x</span>' in runs
     assert '<span class="diff-add">+    return x + 1</span>' in runs
     assert "sub=" not in runs.replace('data-evidence="sub=', "")
+
+
+# ---------------------------------------------------------------- evidence chips (issue 14)
+
+
+def test_a_foreign_run_is_a_field_error_and_the_form_keeps_every_other_chip() -> None:
+    world = build_world()
+    foreign = _submission(world.other, world.session.problem, "run", "AC", [])
+    client = client_for(world.assigned)
+    form: dict[str, object] = {"recommendation": "no", "summary": "SUMMARY-KEPT",
+                               "action": "save"}
+    for row in RUBRIC:
+        form[f"level-{row['criterion']}"] = "3"
+        form[f"comment-{row['criterion']}"] = f"KEPT-{row['criterion']}"
+        form[f"evidence-{row['criterion']}"] = cited(world)
+    form["evidence-edge_cases"] = [*cited(world), f"submission:{foreign.pk}"]
+    response = client.post(f"/sessions/{world.session.pk}/review/scorecard", form)
+    assert response.status_code == 400
+    page = response.content.decode()
+    # The error sits beside its criterion, and names no other session's data.
+    assert 'id="error-edge_cases"' in page and 'id="error-correctness"' not in page
+    assert "not one of this session" in page
+    assert page.count(f'value="submission:{foreign.pk}"') == 1
+    assert 'class="chip chip-bad"' in page
+    for row in RUBRIC:
+        for token in cited(world):
+            assert f'name="evidence-{row["criterion"]}" value="{token}"' in page
+        assert f"KEPT-{row['criterion']}" in page
+    assert "SUMMARY-KEPT" in page and '<option value="no" selected>' in page
+    assert not Scorecard.objects.filter(session=world.session).exists()
+
+
+def test_chips_read_as_what_happened_never_as_codes() -> None:
+    world = build_world()
+    at = world.session.started_at
+    assert at is not None
+    SessionEvent.objects.create(session=world.session, kind="paste",
+                                at=at + timedelta(minutes=3, seconds=12), data={"chars": 40})
+    evidence = ["moment:192000", f"submission:{world.passing.pk}",
+                f"question:{world.question.pk}"]
+    services.scorecard_save(session=world.session, user=world.assigned, recommendation="",
+                            summary="", scores=full_scores(3, evidence), submit=False)
+    page = client_for(world.assigned).get(f"/sessions/{world.session.pk}/review/").content.decode()
+    form = page[page.index('id="scorecard-form"'):]
+    assert ">03:12 pasted 40 chars</a>" in form
+    assert re.search(r">Run \d+( \(final\))? · \d+/\d+ passed</a>", form)
+    assert f">Question: {world.question.text}</a>" in form
+    assert "t=03:12" not in page and "sub=" not in page and "q=" not in form
+
+
+def test_citing_from_the_replay_adds_to_the_draft_once_and_refuses_what_is_not_evidence() -> None:
+    world = build_world()
+    client = client_for(world.assigned)
+    url = f"/sessions/{world.session.pk}/review/cite"
+    token = f"submission:{world.passing.pk}"
+    for _ in range(2):
+        answer = client.post(url, {"criterion": "correctness", "evidence": token},
+                             content_type="application/json")
+        assert answer.status_code == 200 and answer.json()["label"].startswith("Run ")
+    moment = client.post(url, {"criterion": "correctness", "evidence": "moment:120400"},
+                         content_type="application/json")
+    assert moment.json()["count"] == 2
+    score = Scorecard.objects.get(session=world.session).scores.get(criterion="correctness")
+    assert score.evidence == [{"kind": "submission", "value": world.passing.pk},
+                              {"kind": "moment", "value": 120_000}]
+    foreign = _submission(world.other, world.session.problem, "run", "AC", [])
+    for body in ({"criterion": "correctness", "evidence": f"submission:{foreign.pk}"},
+                 {"criterion": "nope", "evidence": token},
+                 {"criterion": "correctness", "evidence": "moment:99999999"},
+                 {"criterion": "correctness", "evidence": "t=02:00"}):
+        refused = client.post(url, body, content_type="application/json")
+        assert refused.status_code == 400 and refused.json()["detail"], body
+    assert client.post(url, "[1]", content_type="application/json").status_code == 400
+    # Nobody else adds to it: the candidate and an unassigned interviewer see no session.
+    for outsider in (world.owner, world.unassigned):
+        assert client_for(outsider).post(url, {"criterion": "correctness", "evidence": token},
+                                         content_type="application/json").status_code == 404
+    services.scorecard_save(session=world.session, user=world.assigned, recommendation="yes",
+                            summary="", scores=full_scores(3), submit=True)
+    late = client.post(url, {"criterion": "correctness", "evidence": token},
+                       content_type="application/json")
+    assert late.status_code == 409
+
+
+def test_the_released_report_shows_the_evidence_as_labels_without_links() -> None:
+    world = build_world()
+    services.scorecard_save(session=world.session, user=world.assigned, recommendation="yes",
+                            summary="", scores=full_scores(3, cited(world)), submit=True)
+    services.scores_release(session=world.session, user=world.admin)
+    page = client_for(world.owner).get(f"/sessions/{world.session.pk}/report/").content.decode()
+    evidence = page[page.index('class="evidence-chips report-evidence"'):]
+    assert f"Question: {world.question.text}" in evidence and "02:00 " in evidence
+    assert "evidence-link" not in page and "#sub-" not in page and "data-token" not in page
+    assert f"submission:{world.passing.pk}" not in page and "moment:" not in page

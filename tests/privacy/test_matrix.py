@@ -239,3 +239,45 @@ def test_released_scores_give_the_candidate_the_submitted_feedback_never_a_draft
 def test_every_private_field_has_a_marker_in_this_matrix() -> None:
     """Adding a row to the policy without a marker here fails: the matrix stays complete."""
     assert set(MARKERS) == set(visibility.PRIVATE_FIELDS)
+
+
+def test_released_evidence_reads_as_labels_made_of_nothing_private() -> None:
+    """Issue 14: the released report shows each cited item as a label. A moment is cited right
+    when the interviewer wrote a private note and revealed nothing else: its label describes
+    what both sides saw, and no private field's marker reaches the candidate or a share link."""
+    from datetime import timedelta
+
+    from interviews.models import CriterionScore, ReviewNote
+
+    built = _world()
+    world = built["world"]
+    start = world.session.started_at
+    assert start is not None
+    ReviewNote.objects.filter(session=world.session).update(created_at=start + timedelta(
+        minutes=2))
+    score = CriterionScore.objects.get(scorecard__interviewer=world.assigned,
+                                       criterion="correctness")
+    score.evidence = [{"kind": "moment", "value": 120_000},
+                      {"kind": "submission", "value": world.final.pk},
+                      {"kind": "question", "value": world.question.pk}]
+    score.save()
+    services.scores_release(session=world.session, user=world.admin)
+    for name, channel_name in (("candidate", "report"), ("candidate", "report pdf"),
+                               ("share_link", "share link"), ("share_link", "share link pdf")):
+        opened, text = _read(built["users"], built["ids"], name, channel_name)
+        assert opened, channel_name
+        if channel_name == "report":
+            assert "02:00 asked" in text and "Question: Can x be negative?" in text
+            assert re.search(r"Run \d \(final\)", text), channel_name
+        # Released: the submitted card's words are the candidate's to read, nothing else.
+        released = visibility.released_feedback_visible(VIEWERS[name], released=True)
+        leaked = [field for field, marker in MARKERS.items()
+                  if marker in text and not allowed(field, name, CHANNELS[channel_name][0])
+                  and not (field == visibility.SCORECARD and released)]
+        assert leaked == [], f"{channel_name}: {leaked}"
+        assert "#sub-" not in text and f"submission:{world.final.pk}" not in text
+    # The candidate's replay has no scoring bar; the assigned interviewer's has.
+    _, replay = _read(built["users"], built["ids"], "candidate", "replay page")
+    assert 'id="replay-cite"' not in replay
+    _, own = _read(built["users"], built["ids"], "panel", "replay page")
+    assert 'id="replay-cite"' in own

@@ -7,18 +7,22 @@
 //
 // Page contract: #replay carries data-data-url; #replay-editor, #replay-slider,
 // #replay-play, #replay-speed, #replay-time, #replay-timeline (marks), #replay-marks (list).
+// For a scorer with a draft, #replay-cite (data-cite-url) holds #cite-criterion, #cite-moment
+// and #cite-status: cites add evidence to that criterion of the draft the review page shows.
 import { python } from "@codemirror/lang-python";
 import { EditorState } from "@codemirror/state";
 import { EditorView } from "@codemirror/view";
 import { basicSetup } from "codemirror";
 import * as Y from "yjs";
 
-import { getJson } from "./api.js";
+import { getJson, postJson } from "./api.js";
 import { formatLeft } from "./timer.js";
 import { element } from "../dom.js";
 
 const CHECKPOINT_EVERY = 200;
 const TICK_MS = 50;
+// Marks that are no evidence of anything (connections, settings): no cite button.
+const UNCITED = new Set(["joined", "left", "settings"]);
 
 function decode(base64) {
   const binary = atob(base64);
@@ -126,6 +130,7 @@ export async function replayPageMount(root) {
   slider.addEventListener("input", () => show(Number(slider.value)));
   playButton.addEventListener("click", () => (timer ? pause() : play()));
 
+  const cite = citeBar(() => position);
   // Marks: runs and submissions, pastes, tab changes, questions and notes, at their moments.
   for (const mark of data.marks) {
     const left = `${(100 * Math.min(mark.t, duration)) / duration}%`;
@@ -150,6 +155,7 @@ export async function replayPageMount(root) {
     if (mark.actor) {
       item.append(element("span", { className: "mark-actor", text: ` (${mark.actor})` }));
     }
+    if (cite && !UNCITED.has(mark.kind)) item.append(" ", cite.button(evidenceOf(mark)));
     markList.append(item);
   }
 
@@ -167,5 +173,48 @@ export async function replayPageMount(root) {
     duration,
     play,
     pause,
+  };
+}
+
+/** What citing a mark adds: its run, its question, else the moment it happened. */
+export function evidenceOf(mark) {
+  if (mark.submission && ["run", "submit", "final_submit"].includes(mark.kind)) {
+    return `submission:${mark.submission.id}`;
+  }
+  if (mark.kind === "question" && mark.question) return `question:${mark.question}`;
+  return `moment:${mark.t}`;
+}
+
+/** The scoring bar (absent for the candidate): cite the current second or a mark into the
+ * chosen criterion; the server answers the label the review page will show. */
+function citeBar(currentMs) {
+  const bar = document.getElementById("replay-cite");
+  if (!bar) return null;
+  const criterion = document.getElementById("cite-criterion");
+  const status = document.getElementById("cite-status");
+  const send = async (evidence) => {
+    const title = criterion.selectedOptions[0]?.textContent || criterion.value;
+    try {
+      const answer = await postJson(bar.dataset.citeUrl, { criterion: criterion.value, evidence });
+      status.textContent = `Added “${answer.label}” to ${title}.`;
+      status.dataset.state = "saved";
+    } catch (error) {
+      status.textContent = `Not added: ${error.message}`;
+      status.dataset.state = "error";
+    }
+  };
+  document.getElementById("cite-moment").addEventListener("click", () => {
+    send(`moment:${Math.floor(currentMs() / 1000) * 1000}`);
+  });
+  return {
+    button(evidence) {
+      const button = element("button", {
+        className: "link-button cite",
+        text: "cite",
+        attrs: { type: "button", "data-evidence": evidence },
+      });
+      button.addEventListener("click", () => send(evidence));
+      return button;
+    },
   };
 }

@@ -1,0 +1,199 @@
+"""The interviewer dashboard: the sessions a reviewer may review, filtered, sorted, paged.
+
+Everything comes from GET parameters (a filtered view is a URL to share), parsed here once for
+the page and the API. A bad parameter is ignored, never an error page: a stale or hand-edited
+link still shows the dashboard.
+
+Score and recommendation are computed from the submitted scorecards with the rubric's weights
+(in `selectors`), which SQL cannot see; so the filtered sessions get their rows computed, then
+are filtered by recommendation, sorted and cut into pages. That is a few queries per page
+view (scorecards and their scores are prefetched), linear in the sessions the filters leave.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from datetime import date
+from typing import Any
+
+from django.core.paginator import Page, Paginator
+from django.db.models import Q, QuerySet
+from django.utils import timezone
+from django.utils.dateparse import parse_date
+
+from interviews.models import InterviewSession, Scorecard
+from interviews.review import access
+from interviews.review.selectors import (
+    RECOMMENDATION_LABEL,
+    RECOMMENDATION_VALUE,
+    half_up,
+    rubric_rows,
+    rubric_weight,
+)
+
+PAGE_SIZE = 25
+# Sort keys of the columns; a leading "-" sorts descending.
+SORTS = ("created", "score", "candidate", "problem", "status", "recommendation")
+DEFAULT_SORT = "-created"
+# The form's "Sort by" (the column headers sort too; on a phone the form is what shows).
+SORT_CHOICES = (("-created", "Newest first"), ("created", "Oldest first"),
+                ("-score", "Highest score"), ("score", "Lowest score"),
+                ("-recommendation", "Strongest recommendation"),
+                ("recommendation", "Weakest recommendation"), ("status", "Status"),
+                ("candidate", "Candidate A–Z"), ("problem", "Problem A–Z"))
+MINE = "me"
+NO_RECOMMENDATION = "none"  # no submitted scorecard with a recommendation yet
+MAX_TEXT_CHARS = 100
+
+
+@dataclass(frozen=True)
+class DashboardFilters:
+    status: str = ""
+    recommendation: str = ""
+    problem: str = ""
+    interviewer: str = ""  # "", MINE, or an interviewer's username
+    candidate: str = ""  # text searched in the candidate's name, username and e-mail
+    date_from: date | None = None
+    date_to: date | None = None
+    sort: str = DEFAULT_SORT
+    page: int = 1
+
+    @property
+    def active(self) -> bool:
+        """Any filter set (the sort and the page are not filters)."""
+        return self != replace(DashboardFilters(), sort=self.sort, page=self.page)
+
+
+def recommendation_choices() -> list[tuple[str, str]]:
+    return [(v, label) for v, label in Scorecard.Recommendation.choices if v] + [
+        (NO_RECOMMENDATION, "Not scored yet")]
+
+
+def _date(raw: Any) -> date | None:
+    try:
+        return parse_date(str(raw or "").strip())
+    except ValueError:
+        return None
+
+
+def _choice(raw: Any, allowed: list[str]) -> str:
+    value = str(raw or "").strip()
+    return value if value in allowed else ""
+
+
+def _page(raw: Any) -> int:
+    text = str(raw or "").strip()
+    return int(text) if text.isdigit() and 0 < int(text) < 100_000 else 1
+
+
+def dashboard_filters_parse(*, params: Any) -> DashboardFilters:
+    """Filters from a query string; anything unknown or malformed is dropped."""
+    sort = str(params.get("sort") or "").strip()
+    return DashboardFilters(
+        status=_choice(params.get("status"), list(InterviewSession.Status.values)),
+        recommendation=_choice(params.get("recommendation"),
+                               [v for v, _ in recommendation_choices()]),
+        problem=str(params.get("problem") or "").strip()[:MAX_TEXT_CHARS],
+        interviewer=str(params.get("interviewer") or "").strip()[:MAX_TEXT_CHARS],
+        candidate=str(params.get("candidate") or "").strip()[:MAX_TEXT_CHARS],
+        date_from=_date(params.get("from")),
+        date_to=_date(params.get("to")),
+        sort=sort if sort.lstrip("-") in SORTS else DEFAULT_SORT,
+        page=_page(params.get("page")),
+    )
+
+
+def _status_q(status: str) -> Q:
+    """The status as the dashboard shows it (`status_now`): a running session past its
+    deadline is finished already, before the sweeper stores that."""
+    over = Q(status=InterviewSession.Status.ACTIVE, deadline__lte=timezone.now())
+    if status == InterviewSession.Status.FINISHED:
+        return Q(status=status) | over
+    if status == InterviewSession.Status.ACTIVE:
+        return Q(status=status) & ~over
+    return Q(status=status)
+
+
+def dashboard_sessions(*, user: Any, filters: DashboardFilters) -> QuerySet[InterviewSession]:
+    """The sessions the user may review that the SQL-side filters keep; newest first."""
+    qs = access.sessions_for_review(user)
+    if filters.status:
+        qs = qs.filter(_status_q(filters.status))
+    if filters.problem:
+        qs = qs.filter(problem__slug=filters.problem)
+    if filters.interviewer == MINE:
+        qs = qs.filter(Q(interviewer=user) | Q(review_assignments__interviewer=user))
+    elif filters.interviewer:
+        qs = qs.filter(Q(interviewer__username=filters.interviewer)
+                       | Q(review_assignments__interviewer__username=filters.interviewer))
+    if filters.candidate:
+        text = filters.candidate
+        qs = qs.filter(Q(candidate__username__icontains=text)
+                       | Q(candidate__first_name__icontains=text)
+                       | Q(candidate__last_name__icontains=text)
+                       | Q(candidate__email__icontains=text)
+                       | Q(candidate_email__icontains=text))
+    if filters.date_from:
+        qs = qs.filter(created_at__date__gte=filters.date_from)
+    if filters.date_to:
+        qs = qs.filter(created_at__date__lte=filters.date_to)
+    return qs.distinct().order_by("-created_at", "-id")
+
+
+def dashboard_rows(*, sessions: QuerySet[InterviewSession]) -> list[dict[str, Any]]:
+    """One row per session: the submitted scorecards' weighted level and consensus
+    recommendation (for reviewers, released or not) and how many are in."""
+    labels = dict(Scorecard.Recommendation.choices)
+    rows = []
+    for session in sessions.prefetch_related("scorecards__scores"):
+        weights = {r["criterion"]: rubric_weight(r["weight"]) for r in rubric_rows(session)}
+        cards = list(session.scorecards.all())
+        submitted = [c for c in cards if c.submitted_at is not None]
+        levels = [(weights.get(s.criterion, 1.0), s.level) for c in submitted
+                  for s in c.scores.all() if s.level]
+        total = sum(w for w, _ in levels)
+        score = round(sum(w * lv for w, lv in levels) / total, 1) if total else None
+        recs = [RECOMMENDATION_VALUE[c.recommendation] for c in submitted
+                if c.recommendation in RECOMMENDATION_VALUE]
+        value = half_up(sum(recs) / len(recs)) if recs else 0
+        rec = RECOMMENDATION_LABEL[value] if recs else ""
+        rows.append({"session": session, "status": session.status_now(), "score": score,
+                     # Not labels[""]: the empty choice is labelled "None", not blank.
+                     "recommendation": labels[rec] if rec else "",
+                     "rec_key": rec or NO_RECOMMENDATION, "rec_value": value,
+                     "submitted": len(submitted), "cards": len(cards)})
+    return rows
+
+
+_SORT_KEYS: dict[str, Any] = {
+    "created": lambda r: r["session"].created_at,
+    # Unscored sessions sort below every score, whichever way.
+    "score": lambda r: (r["score"] is not None, r["score"] or 0),
+    "candidate": lambda r: r["session"].candidate.get_username().lower()
+    if r["session"].candidate else "",
+    "problem": lambda r: r["session"].problem.title.lower(),
+    "status": lambda r: r["status"],
+    "recommendation": lambda r: r["rec_value"],
+}
+
+
+def dashboard_rows_sort(*, rows: list[dict[str, Any]], sort: str) -> list[dict[str, Any]]:
+    """Rows by a sort key ("-" descending); ties keep the newest first."""
+    ordered = sorted(rows, key=lambda r: (r["session"].created_at, r["session"].pk),
+                     reverse=True)
+    return sorted(ordered, key=_SORT_KEYS[sort.lstrip("-")], reverse=sort.startswith("-"))
+
+
+def dashboard_page(*, user: Any, filters: DashboardFilters) -> Page[dict[str, Any]]:
+    """The page of rows the filters ask for (a page past the end is the last one)."""
+    rows = dashboard_rows(sessions=dashboard_sessions(user=user, filters=filters))
+    if filters.recommendation:
+        rows = [r for r in rows if r["rec_key"] == filters.recommendation]
+    rows = dashboard_rows_sort(rows=rows, sort=filters.sort)
+    return Paginator(rows, PAGE_SIZE).get_page(filters.page)
+
+
+def dashboard_interviewers(*, user: Any) -> list[str]:
+    """Usernames of the interviewers of the sessions the user may review (the filter's list)."""
+    sessions = access.sessions_for_review(user).exclude(interviewer=None)
+    return sorted(set(sessions.values_list("interviewer__username", flat=True)))

@@ -1,0 +1,151 @@
+"""End to end: the review dashboard's filters, sorting and pages (issue 14, point 3).
+
+27 finished sessions are written straight into the platform's database (three of them scored);
+the interviewer pages through them, sorts by score, filters by recommendation and shares the
+URL with the admin, whose browser shows the same rows; a search that matches nothing shows the
+empty state. Screenshots at 1440 and 390 px go to var/screenshots/dashboard-*.png.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, BrowserContext, Page, expect
+
+from tests.e2e.conftest import Platform
+
+pytestmark = pytest.mark.e2e
+
+ROOT = Path(__file__).resolve().parents[2]
+SHOTS = ROOT / "var" / "screenshots"
+PHONE = {"width": 390, "height": 844}
+
+SEED = """
+from datetime import timedelta
+from django.contrib.auth.models import User
+from django.utils import timezone
+from interviews.models import CriterionScore, InterviewSession, Scorecard
+from problems.models import Problem
+
+problem = Problem.objects.get(slug="token-bucket")
+me = User.objects.get(username="interviewer")
+candidate = User.objects.get(username="candidate")
+now = timezone.now()
+for i in range(27):
+    session = InterviewSession.objects.create(
+        problem=problem, candidate=candidate, interviewer=me, kind="live", status="finished",
+        duration=timedelta(minutes=30), started_at=now - timedelta(hours=2),
+        finished_at=now - timedelta(hours=1), candidate_email=f"seeded{i}@example.com")
+    if i < 3:
+        card = Scorecard.objects.create(session=session, interviewer=me, submitted_at=now,
+                                        recommendation=["no", "yes", "strong_yes"][i])
+        for item in problem.rubric:
+            CriterionScore.objects.create(scorecard=card, criterion=item["criterion"],
+                                          level=i + 2)
+"""
+
+
+def seed(platform: Platform) -> None:
+    """Rows straight into the platform's SQLite file (what the UI would take minutes for)."""
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings",
+           "DATABASE_URL": f"sqlite:///{platform.logs / 'db.sqlite3'}",
+           "DJANGO_SECRET_KEY": "seed-only"}
+    done = subprocess.run([sys.executable, "manage.py", "shell", "-c", SEED], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+
+
+class People:
+    def __init__(self, browser: Browser, platform: Platform) -> None:
+        self.browser, self.platform = browser, platform
+        self.contexts: list[BrowserContext] = []
+        self.errors: list[str] = []
+
+    def log_in(self, username: str) -> Page:
+        context = self.browser.new_context(base_url=self.platform.base_url,
+                                           viewport={"width": 1440, "height": 1000})
+        self.contexts.append(context)
+        page = context.new_page()
+        page.on("pageerror", lambda error: self.errors.append(f"{username}: {error}"))
+        page.goto("/accounts/login/?next=/sessions/review/")
+        page.fill("input[name=username]", username)
+        page.fill("input[name=password]", self.platform.password)
+        page.click("form.login-form button[type=submit]")
+        expect(page).to_have_url(self.platform.base_url + "/sessions/review/")
+        return page
+
+
+@pytest.fixture
+def people(browser: Browser, platform: Platform) -> Iterator[People]:
+    opened = People(browser, platform)
+    yield opened
+    for context in opened.contexts:
+        context.close()
+    assert opened.errors == [], f"uncaught errors in the pages: {opened.errors}"
+
+
+def shot(page: Page, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"dashboard-{name}.png"), full_page=True)
+
+
+def test_filter_sort_page_and_share_the_dashboard(people: People, platform: Platform) -> None:
+    seed(platform)
+    interviewer = people.log_in("interviewer")
+    rows = interviewer.locator("#review-sessions tbody tr")
+    total = int((interviewer.locator("#review-count").inner_text()).split()[0])
+    assert total >= 27
+    expect(rows).to_have_count(25)
+    expect(interviewer.locator("#review-pages")).to_contain_text("Page 1 of")
+    shot(interviewer, "1440")
+    interviewer.click("#page-next")
+    expect(interviewer).to_have_url(re.compile(r"page=2"))
+    expect(rows).to_have_count(total - 25 if total <= 50 else 25)
+
+    # Sorting by score (a column header) puts the best first, unscored sessions last.
+    interviewer.goto("/sessions/review/")
+    interviewer.click("#review-sessions thead a:has-text('Score')")
+    expect(interviewer).to_have_url(re.compile(r"sort=-score"))
+    expect(rows.first.locator(".score-cell")).to_contain_text("4.0")
+    expect(rows.nth(1).locator(".score-cell")).to_contain_text("3.0")
+
+    # Filters from the form, as GET parameters: a URL to share.
+    interviewer.select_option("#review-filters select[name=recommendation]", "strong_yes")
+    interviewer.select_option("#review-filters select[name=interviewer]", "me")
+    interviewer.click("#review-filters button[type=submit]")
+    expect(rows).to_have_count(1)
+    expect(rows.first.locator(".rec-cell")).to_have_text("Strong yes")
+    shared = interviewer.url
+    assert "recommendation=strong_yes" in shared and "interviewer=me" in shared
+
+    # The admin opens the same URL in another browser: the same filters, set in the form.
+    admin = people.log_in("admin")
+    admin.goto(shared.replace("interviewer=me", "interviewer=interviewer"))
+    expect(admin.locator("#review-sessions tbody tr")).to_have_count(1)
+    expect(admin.locator("#review-filters select[name=recommendation]")).to_have_value(
+        "strong_yes")
+    expect(admin.locator("#review-sessions tbody tr").first).to_have_attribute(
+        "data-session", rows.first.get_attribute("data-session") or "")
+
+    # Nothing matches: a clear empty state with a way back.
+    interviewer.fill("#review-filters input[name=candidate]", "nobody-by-that-name")
+    interviewer.click("#review-filters button[type=submit]")
+    expect(interviewer.locator("#review-empty")).to_contain_text("No sessions match")
+    shot(interviewer, "empty")
+    interviewer.click("#clear-filters")
+    expect(rows).to_have_count(25)
+
+    # At 390 px the rows are cards and the form sorts (the headers are off screen).
+    interviewer.set_viewport_size(PHONE)
+    interviewer.select_option("#review-filters select[name=sort]", "-recommendation")
+    interviewer.click("#review-filters button[type=submit]")
+    expect(rows.first.locator(".rec-cell")).to_have_text("Strong yes")
+    width = interviewer.evaluate("document.documentElement.scrollWidth")
+    assert width <= PHONE["width"], f"the dashboard scrolls sideways at 390 px ({width} px)"
+    shot(interviewer, "390")

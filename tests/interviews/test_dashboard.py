@@ -1,0 +1,179 @@
+"""The interviewer dashboard's filters, sorting and pages (interviews/review/dashboard.py)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from django.http import QueryDict
+from django.utils import timezone
+
+from interviews.models import InterviewSession, ReviewAssignment
+from interviews.review import dashboard, services
+from interviews.review.dashboard import DashboardFilters
+from tests.factories import user_with_role
+from tests.interviews.test_review import World, build_world, client_for, full_scores
+
+pytestmark = pytest.mark.django_db
+
+
+def _session(world: World, **fields: Any) -> InterviewSession:
+    defaults: dict[str, Any] = {"problem": world.session.problem, "candidate": world.other,
+                                "interviewer": world.assigned, "kind": "live",
+                                "status": "finished", "duration": timedelta(minutes=30)}
+    return InterviewSession.objects.create(**(defaults | fields))
+
+
+def _ids(world: World, user: Any = None, **filters: Any) -> list[int]:
+    page = dashboard.dashboard_page(user=user or world.assigned,
+                                    filters=DashboardFilters(**filters))
+    return [row["session"].pk for row in page.object_list]
+
+
+def _scored(world: World, session: InterviewSession, level: int, recommendation: str) -> None:
+    services.scorecard_save(session=session, user=world.assigned, recommendation=recommendation,
+                            summary="", scores=full_scores(level), submit=True)
+
+
+# ---------------------------------------------------------------- parsing
+
+
+def test_parsing_keeps_known_values_and_drops_the_rest() -> None:
+    params = QueryDict("status=finished&recommendation=yes&problem=p&interviewer=me"
+                       "&candidate=%20ada%20&from=2026-01-02&to=2026-13-40&sort=-score&page=3")
+    filters = dashboard.dashboard_filters_parse(params=params)
+    assert filters == DashboardFilters(status="finished", recommendation="yes", problem="p",
+                                       interviewer="me", candidate="ada",
+                                       date_from=filters.date_from, date_to=None,
+                                       sort="-score", page=3)
+    assert str(filters.date_from) == "2026-01-02" and filters.active
+    bad = dashboard.dashboard_filters_parse(params=QueryDict(
+        "status=evil&recommendation=maybe&sort=password&page=-1&from=yesterday"))
+    assert bad == DashboardFilters() and not bad.active
+    assert not DashboardFilters(sort="score", page=4).active  # sorting is not filtering
+
+
+# ---------------------------------------------------------------- filters
+
+
+def test_status_filters_read_the_clock_like_the_status_column() -> None:
+    world = build_world()
+    now = timezone.now()
+    overdue = _session(world, status="active", started_at=now - timedelta(hours=1),
+                       deadline=now - timedelta(minutes=1))
+    running = _session(world, status="active", started_at=now,
+                       deadline=now + timedelta(minutes=30))
+    scheduled = _session(world, status="scheduled")
+    assert set(_ids(world, status="finished")) == {world.session.pk, overdue.pk}
+    assert _ids(world, status="active") == [running.pk]
+    assert _ids(world, status="scheduled") == [scheduled.pk]
+
+
+def test_recommendation_filter_uses_the_consensus_and_none_means_not_scored() -> None:
+    world = build_world()
+    low = _session(world)
+    unscored = _session(world)
+    _scored(world, world.session, 3, "yes")
+    _scored(world, low, 1, "strong_no")
+    assert _ids(world, recommendation="yes") == [world.session.pk]
+    assert _ids(world, recommendation="strong_no") == [low.pk]
+    assert _ids(world, recommendation="none") == [unscored.pk]
+    assert _ids(world, recommendation="strong_yes") == []
+    page = client_for(world.assigned).get("/sessions/review/").content.decode()
+    row = page[page.index(f'data-session="{unscored.pk}"'):]
+    assert '<td class="rec-cell" data-label="Recommendation"><span class="muted">—</span>' in row
+
+
+def test_interviewer_filter_mine_and_by_name() -> None:
+    world = build_world()
+    second = user_with_role("second", "interviewer")
+    theirs = _session(world, interviewer=second)
+    panel = _session(world, interviewer=second)
+    ReviewAssignment.objects.create(session=panel, interviewer=world.assigned)
+    # An admin sees all three; "mine" is what the reader interviews or is on the panel of.
+    assert set(_ids(world, world.admin)) == {world.session.pk, theirs.pk, panel.pk}
+    assert set(_ids(world, world.assigned, interviewer="me")) == {world.session.pk, panel.pk}
+    assert _ids(world, world.admin, interviewer="me") == []
+    assert set(_ids(world, world.admin, interviewer="second")) == {theirs.pk, panel.pk}
+    # Filtering never widens what a reader may review.
+    assert _ids(world, world.assigned, interviewer="second") == [panel.pk]
+    assert dashboard.dashboard_interviewers(user=world.admin) == ["assigned", "second"]
+
+
+def test_candidate_search_reads_name_username_and_email() -> None:
+    world = build_world()
+    world.other.first_name, world.other.email = "Grace", "grace@example.com"
+    world.other.save()
+    invited = _session(world, candidate=None, status="scheduled",
+                       candidate_email="linus@example.org")
+    grace = _session(world)
+    assert _ids(world, candidate="GRAC") == [grace.pk]
+    assert _ids(world, candidate="example.org") == [invited.pk]
+    assert _ids(world, candidate="own") == [world.session.pk]  # the username "owner"
+    assert _ids(world, candidate="nobody") == []
+
+
+def test_date_range_is_inclusive() -> None:
+    world = build_world()
+    old = _session(world)
+    InterviewSession.objects.filter(pk=old.pk).update(
+        created_at=timezone.now() - timedelta(days=10))
+    today = timezone.localdate()
+    assert _ids(world, date_from=today) == [world.session.pk]
+    assert _ids(world, date_to=today - timedelta(days=10)) == [old.pk]
+    assert set(_ids(world, date_from=today - timedelta(days=10), date_to=today)) == {
+        world.session.pk, old.pk}
+
+
+# ---------------------------------------------------------------- sorting and pages
+
+
+def test_sorting_by_score_recommendation_and_status_puts_unscored_last() -> None:
+    world = build_world()
+    low = _session(world)
+    unscored = _session(world, status="scheduled")
+    _scored(world, world.session, 4, "strong_yes")
+    _scored(world, low, 2, "no")
+    assert _ids(world, sort="-score") == [world.session.pk, low.pk, unscored.pk]
+    assert _ids(world, sort="score") == [unscored.pk, low.pk, world.session.pk]
+    assert _ids(world, sort="-recommendation") == [world.session.pk, low.pk, unscored.pk]
+    assert _ids(world, sort="status")[-1] == unscored.pk
+    assert _ids(world, sort="-created")[0] == unscored.pk
+
+
+def test_pages_of_25_and_a_page_past_the_end_is_the_last() -> None:
+    world = build_world()
+    for _ in range(30):
+        _session(world)
+    first = dashboard.dashboard_page(user=world.assigned, filters=DashboardFilters())
+    assert len(first.object_list) == 25 and first.paginator.count == 31
+    second = dashboard.dashboard_page(user=world.assigned, filters=DashboardFilters(page=2))
+    assert len(second.object_list) == 6
+    assert {r["session"].pk for r in first.object_list}.isdisjoint(
+        r["session"].pk for r in second.object_list)
+    assert dashboard.dashboard_page(user=world.assigned,
+                                    filters=DashboardFilters(page=99)).number == 2
+
+
+# ---------------------------------------------------------------- the page
+
+
+def test_the_page_keeps_filters_in_its_links_and_says_when_nothing_matches() -> None:
+    world = build_world()
+    for _ in range(30):
+        _session(world)
+    client = client_for(world.assigned)
+    page = client.get("/sessions/review/?status=finished&candidate=oth").content.decode()
+    assert "30 sessions match the filters · page 1 of 2" in page
+    assert 'href="?status=finished&amp;candidate=oth&amp;page=2"' in page
+    # A sort link keeps the filters and goes back to page 1.
+    assert 'href="?status=finished&amp;candidate=oth&amp;sort=-score"' in page
+    assert '<option value="finished" selected>' in page and 'value="oth"' in page
+    empty = client.get("/sessions/review/?candidate=nobody").content.decode()
+    assert 'id="review-empty"' in empty and "No sessions match these filters" in empty
+    assert 'id="review-sessions"' not in empty
+    fresh = client_for(user_with_role("fresh", "interviewer")).get("/sessions/review/")
+    assert "Nothing to review yet" in fresh.content.decode()
+    assert client.get("/sessions/review/?page=abc&from=x&sort=%00").status_code == 200
+    assert client_for(world.owner).get("/sessions/review/").status_code == 403
