@@ -13,6 +13,8 @@ files whose tails are shown when something fails to start.
 from __future__ import annotations
 
 import contextlib
+import email
+import email.policy
 import os
 import secrets
 import shutil
@@ -25,9 +27,12 @@ import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from email.message import EmailMessage
 from pathlib import Path
+from typing import Any
 
 import pytest
+from aiosmtpd.controller import Controller
 
 # `browser` is the frontend tests' fixture (Debian's chromium), shared here by import.
 from tests.frontend.conftest import browser, bundle_ensure
@@ -136,9 +141,35 @@ def http_ready(url: str) -> bool:
         return False
 
 
+class Inbox:
+    """What the platform's real SMTP server (aiosmtpd, on loopback) received, in order."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.messages: list[EmailMessage] = []
+
+    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
+        parsed = email.message_from_bytes(envelope.content, policy=email.policy.default)
+        assert isinstance(parsed, EmailMessage)
+        self.messages.append(parsed)
+        return "250 OK"
+
+
+@pytest.fixture(scope="session")
+def inbox() -> Iterator[Inbox]:
+    """A real SMTP server for the whole run: the platform's processes send their mail here."""
+    handler = Inbox(free_port())
+    controller = Controller(handler, hostname="127.0.0.1", port=handler.port)
+    controller.start()
+    try:
+        yield handler
+    finally:
+        controller.stop()
+
+
 @pytest.fixture(scope="session")
 def platform(
-    tmp_path_factory: pytest.TempPathFactory, sandbox_images: dict[str, str]
+    tmp_path_factory: pytest.TempPathFactory, sandbox_images: dict[str, str], inbox: Inbox
 ) -> Iterator[Platform]:
     """The running platform; its URL, the demo password, and where the logs are.
 
@@ -158,6 +189,8 @@ def platform(
         "DJANGO_SECRET_KEY": secrets.token_urlsafe(40),
         "DJANGO_DEBUG": "0",
         "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
+        "EMAIL_HOST": "127.0.0.1",
+        "EMAIL_PORT": str(inbox.port),
         # No warm container pool: the worker starts one container per grading, so nothing of
         # the sandbox outlives the worker.
         "ONSITE_SANDBOX_POOL_SIZE": "0",

@@ -13,24 +13,18 @@ Screenshots (1440 px wide) go to var/screenshots/cockpit-*.png.
 
 from __future__ import annotations
 
-import email
-import email.policy
-import os
 import re
 import tomllib
 from collections.abc import Iterator
 from datetime import UTC, date, datetime, timedelta
-from email.message import EmailMessage
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
-from aiosmtpd.controller import Controller
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
-from tests.e2e.conftest import Platform
-from tests.services import free_port
+from tests.e2e.conftest import Inbox, Platform
 
 pytestmark = pytest.mark.e2e
 
@@ -39,43 +33,6 @@ PACKAGE = ROOT / "problems" / "bank" / "token-bucket"
 SHOTS = ROOT / "var" / "screenshots"
 SYNC_MS = 15_000
 VIEWPORT = {"width": 1440, "height": 1000}
-
-
-class Inbox:
-    def __init__(self) -> None:
-        self.messages: list[EmailMessage] = []
-
-    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
-        parsed = email.message_from_bytes(envelope.content, policy=email.policy.default)
-        assert isinstance(parsed, EmailMessage)
-        self.messages.append(parsed)
-        return "250 OK"
-
-
-@pytest.fixture(scope="module")
-def inbox() -> Iterator[Inbox]:
-    """A real SMTP server; the platform's processes read its port from the environment."""
-    handler = Inbox()
-    port = free_port()
-    controller = Controller(handler, hostname="127.0.0.1", port=port)
-    controller.start()
-    saved = {key: os.environ.get(key) for key in ("EMAIL_HOST", "EMAIL_PORT")}
-    os.environ["EMAIL_HOST"], os.environ["EMAIL_PORT"] = "127.0.0.1", str(port)
-    try:
-        yield handler
-    finally:
-        controller.stop()
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
-
-
-@pytest.fixture(scope="module")
-def platform(inbox: Inbox, platform: Platform) -> Platform:
-    """The conftest platform, started after the SMTP server (so it sends mail there)."""
-    return platform
 
 
 def problem_meta() -> dict[str, Any]:
@@ -89,8 +46,9 @@ class People:
         self.errors: list[str] = []
 
     def log_in(self, username: str, next_url: str = "/sessions/") -> Page:
-        context = self.browser.new_context(base_url=self.platform.base_url, viewport=VIEWPORT,
-                                           timezone_id="Europe/Paris")
+        context = self.browser.new_context(
+            base_url=self.platform.base_url, viewport=VIEWPORT, timezone_id="Europe/Paris"
+        )
         self.contexts.append(context)
         page = context.new_page()
         page.on("pageerror", lambda error: self.errors.append(f"{username}: {error}"))
@@ -130,6 +88,7 @@ def test_schedule_invite_join_and_run_the_interview_from_the_cockpit(
     ]
 
     # ------------------------------------------------------------ scheduling
+    mail_before = len(inbox.messages)  # the inbox serves the whole run's platform
     interviewer = people.log_in("interviewer")
     day = (date.today() + timedelta(days=2)).isoformat()
     form = interviewer.locator("#live-form")
@@ -154,8 +113,8 @@ def test_schedule_invite_join_and_run_the_interview_from_the_cockpit(
     assert interviewer.evaluate("navigator.clipboard.readText()") == invite
     shot(interviewer, "scheduled")
 
-    assert len(inbox.messages) == 1
-    message = inbox.messages[0]
+    assert len(inbox.messages) == mail_before + 1
+    message = inbox.messages[mail_before]
     assert message["To"] == "ada@example.com"
     body = message.get_body(preferencelist=("plain",))
     assert body is not None and invite in body.get_content()
@@ -176,9 +135,15 @@ def test_schedule_invite_join_and_run_the_interview_from_the_cockpit(
     # ------------------------------------------------------------ joining
     candidate = people.log_in("candidate")
     frames: list[str] = []
-    candidate.on("websocket", lambda ws: ws.on(
-        "framereceived", lambda payload: frames.append(payload if isinstance(payload, str)
-                                                       else payload.decode("latin-1"))))
+    candidate.on(
+        "websocket",
+        lambda ws: ws.on(
+            "framereceived",
+            lambda payload: frames.append(
+                payload if isinstance(payload, str) else payload.decode("latin-1")
+            ),
+        ),
+    )
     candidate.goto(invite)
     expect(candidate.locator("#join-length")).to_have_text("30 minutes")
     expect(candidate.locator("#join-starts")).to_contain_text("14:30")
@@ -186,11 +151,13 @@ def test_schedule_invite_join_and_run_the_interview_from_the_cockpit(
     candidate.click("#join-form button[type=submit]")
     expect(candidate).to_have_url(session_url)
     expect(candidate.locator("#session")).to_have_attribute("data-ready", "true", timeout=SYNC_MS)
-    expect(interviewer.locator("#session")).to_have_attribute("data-status", "active",
-                                                              timeout=SYNC_MS)
+    expect(interviewer.locator("#session")).to_have_attribute(
+        "data-status", "active", timeout=SYNC_MS
+    )
     expect(interviewer.locator("#invite-box")).to_have_count(0)
     expect(candidate.locator("#call-link")).to_have_attribute(
-        "href", "https://meet.example.com/onsite-e2e")
+        "href", "https://meet.example.com/onsite-e2e"
+    )
 
     # ------------------------------------------------------------ the cockpit at work
     cockpit = interviewer.locator("#cockpit")
@@ -202,7 +169,8 @@ def test_schedule_invite_join_and_run_the_interview_from_the_cockpit(
     expect(interviewer.locator("#questions .answer-form")).to_have_count(1, timeout=60_000)
     cockpit.locator(".canned-send[data-index='0']").click()
     expect(candidate.locator("#questions .q-answer")).to_contain_text(
-        meta["clarification"][0]["answer"], timeout=SYNC_MS)
+        meta["clarification"][0]["answer"], timeout=SYNC_MS
+    )
 
     shot(interviewer, "interviewer-live")
     interviewer.click("[data-tab-button=prompts]")
@@ -243,8 +211,9 @@ def test_schedule_invite_join_and_run_the_interview_from_the_cockpit(
     interviewer.once("dialog", lambda dialog: dialog.accept())
     interviewer.click("#finish-button")
     for page in (candidate, interviewer):
-        expect(page.locator("#session")).to_have_attribute("data-status", "finished",
-                                                           timeout=SYNC_MS)
+        expect(page.locator("#session")).to_have_attribute(
+            "data-status", "finished", timeout=SYNC_MS
+        )
         expect(page.locator("#chat-form input[name=text]")).to_be_disabled()
         expect(page.locator("#note-form textarea")).to_be_disabled()
     expect(candidate.locator("#question-form textarea")).to_be_disabled()
@@ -274,8 +243,9 @@ def test_cite_while_replaying_and_the_evidence_waits_on_the_review_page(people: 
     expect(interviewer.locator("#questions .answer-form")).to_have_count(1, timeout=60_000)
     candidate.once("dialog", lambda dialog: dialog.accept())
     candidate.click("#finish-button")
-    expect(candidate.locator("#session")).to_have_attribute("data-status", "finished",
-                                                            timeout=60_000)
+    expect(candidate.locator("#session")).to_have_attribute(
+        "data-status", "finished", timeout=60_000
+    )
 
     # The candidate replays the same page without any scoring bar or cite button.
     candidate.goto(session_path + "replay/")
@@ -289,8 +259,7 @@ def test_cite_while_replaying_and_the_evidence_waits_on_the_review_page(people: 
     # The interviewer comes from the rubric's "cite from the replay" link for edge cases.
     interviewer.goto(session_path + "review/")
     interviewer.click('fieldset[data-criterion="edge_cases"] a[href$="?criterion=edge_cases"]')
-    expect(interviewer.locator("#replay")).to_have_attribute("data-ready", "true",
-                                                             timeout=SYNC_MS)
+    expect(interviewer.locator("#replay")).to_have_attribute("data-ready", "true", timeout=SYNC_MS)
     expect(interviewer.locator("#cite-criterion")).to_have_value("edge_cases")
     # The final run is graded by the worker: reload until its mark has a verdict.
     final = interviewer.locator("#replay-marks li.item-final_submit")
@@ -326,8 +295,9 @@ def test_cite_while_replaying_and_the_evidence_waits_on_the_review_page(people: 
     # A chip's × removes it, and the autosave keeps the removal.
     chips.nth(0).locator("button.chip-remove").click()
     expect(chips).to_have_count(2)
-    expect(interviewer.locator("#autosave-status")).to_have_attribute("data-state", "saved",
-                                                                      timeout=SYNC_MS)
+    expect(interviewer.locator("#autosave-status")).to_have_attribute(
+        "data-state", "saved", timeout=SYNC_MS
+    )
     interviewer.reload()
     expect(chips).to_have_count(2)
     interviewer.locator('fieldset[data-criterion="edge_cases"]').scroll_into_view_if_needed()
