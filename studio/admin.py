@@ -53,7 +53,7 @@ class ProblemAdmin(admin.ModelAdmin):
     @admin.display(description="live validation")
     def live_validation(self, problem: Problem) -> str:
         live = problem.live_version
-        return version_validation_state(live, problem) if live else "-"
+        return version_validation_state(live) if live else "-"
 
     @admin.display(description="versions")
     def version_count(self, problem: Problem) -> int:

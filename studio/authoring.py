@@ -23,10 +23,11 @@ from problems.package import (
     Limits,
     Package,
     TestCase,
+    WrongSolution,
     package_read,
     package_write,
 )
-from problems.services import problem_fields, problem_load, problem_to_package
+from problems.services import problem_load, problem_to_package
 from studio.permissions import problem_can_edit
 from studio.services import ProblemActionError, version_create, version_store
 
@@ -34,12 +35,13 @@ MAX_UPLOAD_BYTES = MAX_ZIP_BYTES
 
 # ---------------------------------------------------------------- new problems and package parts
 
-# The package's parts a studio edit may replace, and where each is stored.
-PROBLEM_PARTS = frozenset({
+# The package's parts a studio edit may replace. Every one of them makes a draft version,
+# except the queue, which is the problem's own (it decides where each version is graded).
+PARTS = frozenset({
     "title", "difficulty", "queue", "kind", "topics", "hints", "follow_ups", "statement_md",
-    "starter_code", "reference_code", "wrong", "clarifications", "rubric",
+    "starter_code", "reference_code", "wrong", "clarifications", "rubric", "driver_code",
+    "checker_code", "support_code", "grading", "limits",
 })
-VERSION_PARTS = frozenset({"driver_code", "checker_code", "support_code", "grading", "limits"})
 
 
 def _package_checked(package: Package) -> Package:
@@ -104,15 +106,14 @@ def problem_create(
 def problem_parts_update(
     *, problem: Problem, user: User | None, parts: Mapping[str, Any]
 ) -> tuple[Problem, ProblemVersion | None]:
-    """Replace some of the package's parts; all of them pass package_read or none is saved.
+    """Replace some of the package's parts as a new draft version; all of them pass
+    package_read or none is saved.
 
-    What candidates read (statement, starter, hints...) is stored on the problem; a change to
-    graded behaviour (driver, checker, support module, grading settings, limits) makes a new
-    draft version. A change to the reference, starter or a wrong solution makes every report
-    stale, so the problem cannot be published again before it is validated again. Returns the
-    problem and the new version (None when graded behaviour did not change).
+    The draft starts from the newest version and reaches candidates only once it is validated
+    and made live (services.version_make_live copies its content onto the problem). Returns
+    the problem and the new version (None when nothing changed).
     """
-    unknown = set(parts) - PROBLEM_PARTS - VERSION_PARTS
+    unknown = set(parts) - PARTS
     if unknown:
         raise ProblemActionError("bad_part", f"not a package part: {', '.join(sorted(unknown))}")
     base = problem.versions.order_by("-number").first()
@@ -121,20 +122,46 @@ def problem_parts_update(
     package = _package_checked(replace(problem_to_package(problem=problem, version=base), **parts))
     new: ProblemVersion | None = None
     with transaction.atomic():
-        if set(parts) & PROBLEM_PARTS:
+        if "queue" in parts:
             Problem.objects.filter(pk=problem.pk).update(
-                **problem_fields(package), updated_at=timezone.now()
+                queue=package.queue, updated_at=timezone.now()
             )
-        if set(parts) & VERSION_PARTS:
-            try:
-                version, created = version_store(problem=problem, package=package, user=user)
-            except IntegrityError as exc:
-                raise ProblemActionError(
-                    "conflict", "another edit was saved at the same moment; reload and try again"
-                ) from exc
-            new = version if created else None
+        try:
+            version, created = version_store(problem=problem, package=package, user=user)
+        except IntegrityError as exc:
+            raise ProblemActionError(
+                "conflict", "another edit was saved at the same moment; reload and try again"
+            ) from exc
+        new = version if created else None
     problem.refresh_from_db()
     return problem, new
+
+
+def _wrong_of(problem: Problem) -> list[WrongSolution]:
+    base = problem.versions.order_by("-number").first()
+    if base is None:
+        raise ProblemActionError("no_version", f"problem {problem.slug} has no version")
+    return [WrongSolution(**w) for w in base.wrong_solutions]
+
+
+def wrong_solution_put(
+    *, problem: Problem, user: User | None, wrong: WrongSolution
+) -> tuple[Problem, ProblemVersion | None]:
+    """Add a known-wrong solution to the newest version's, or replace the one of that file
+    name, as a new draft."""
+    kept = [w for w in _wrong_of(problem) if w.file != wrong.file]
+    return problem_parts_update(problem=problem, user=user, parts={"wrong": (*kept, wrong)})
+
+
+def wrong_solution_delete(
+    *, problem: Problem, user: User | None, index: int
+) -> tuple[Problem, ProblemVersion | None]:
+    """Drop the newest version's `index`-th wrong solution, as a new draft."""
+    wrong = _wrong_of(problem)
+    if not 0 <= index < len(wrong):
+        raise ProblemActionError("no_wrong", f"there is no wrong solution #{index}")
+    del wrong[index]
+    return problem_parts_update(problem=problem, user=user, parts={"wrong": tuple(wrong)})
 
 
 # ---------------------------------------------------------------- packages in and out
@@ -258,7 +285,8 @@ def expected_from_reference(*, problem: Problem, test_input: Any) -> Any:
     version = problem.versions.order_by("-number").first()
     if version is None:
         raise ProblemActionError("no_version", f"problem {problem.slug} has no version")
-    spec = grade_spec_for(version=version, code=problem.reference_code, mode="run")
+    # The newest version's reference: the one the author is editing the tests of.
+    spec = grade_spec_for(version=version, code=version.reference_code, mode="run")
     spec = replace(spec, tests=[replace(spec.tests[0], name="probe", input=test_input,
                                         expected=None)] if spec.tests else [])
     try:

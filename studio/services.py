@@ -32,7 +32,7 @@ from problems.package import (
     package_read,
     package_write,
 )
-from problems.services import problem_to_package, version_fields
+from problems.services import problem_to_package, version_fields, version_matches
 from studio import validation
 from studio.models import Regrade, RegradeItem
 
@@ -59,17 +59,28 @@ def problem_coauthor_remove(*, problem: Problem, user_id: int) -> None:
     problem.coauthors.remove(user_id)
 
 
-def problem_statement_update(*, problem: Problem, statement_md: str) -> Problem:
-    """Replace the statement. Statements are not graded behaviour, so no new version."""
+def problem_statement_update(
+    *, problem: Problem, statement_md: str, user: User | None = None
+) -> tuple[ProblemVersion, bool]:
+    """Save a new statement as a draft version (candidates keep reading the live one's).
+
+    Returns the version holding that statement and whether it is new.
+    """
     if len(statement_md.encode("utf-8")) > MAX_SOURCE_BYTES:
         raise ProblemActionError(
             "too_large", f"the statement is larger than {MAX_SOURCE_BYTES} bytes"
         )
-    Problem.objects.filter(pk=problem.pk).update(
-        statement_md=statement_md, updated_at=timezone.now()
-    )
-    problem.statement_md = statement_md
-    return problem
+    base = _newest(problem)
+    package = replace(problem_to_package(problem=problem, version=base), statement_md=statement_md)
+    return version_store(problem=problem, package=package, user=user)
+
+
+def _newest(problem: Problem) -> ProblemVersion:
+    """The version an edit starts from: the newest, draft or not."""
+    base = problem.versions.order_by("-number").first()
+    if base is None:
+        raise ProblemActionError("no_version", f"problem {problem.slug} has no version")
+    return base
 
 
 def version_create(
@@ -89,9 +100,7 @@ def version_create(
     Returns the version holding those tests and whether it is new (identical graded behaviour
     to the newest version creates nothing). The live version never changes here.
     """
-    base = base or problem.versions.order_by("-number").first()
-    if base is None:
-        raise ProblemActionError("no_version", f"problem {problem.slug} has no version")
+    base = base or _newest(problem)
     package = problem_to_package(problem=problem, version=base)
     if limits:
         package = replace(package, limits=replace(package.limits, **dict(limits)))
@@ -117,6 +126,19 @@ _NOTED_FIELDS = {
     "checker_code": "checker",
     "support_code": "support module",
     "compare": "comparison",
+    "title": "title",
+    "difficulty": "difficulty",
+    "kind": "kind",
+    "topics": "topics",
+    "statement_md": "statement",
+    "starter_code": "starter",
+    "reference_code": "reference",
+    "wrong_solutions": "wrong solutions",
+    "hints": "hints",
+    "follow_ups": "follow-ups",
+    "clarifications": "clarifications",
+    "rubric": "rubric",
+    "custom_reference": "custom-input reference",
 }
 
 
@@ -144,7 +166,11 @@ def version_change_note(base: ProblemVersion | None, fields: Mapping[str, Any]) 
     ]
     if limit_changes:
         notes.append("limits: " + ", ".join(limit_changes))
-    notes += [label for name, label in _NOTED_FIELDS.items() if getattr(base, name) != fields[name]]
+    notes += [
+        label
+        for name, label in _NOTED_FIELDS.items()
+        if name in fields and getattr(base, name) != fields[name]
+    ]
     return "; ".join(notes)[:500] or "no graded change"
 
 
@@ -152,15 +178,16 @@ def version_change_note(base: ProblemVersion | None, fields: Mapping[str, Any]) 
 def version_store(
     *, problem: Problem, package: Package, user: User | None = None
 ) -> tuple[ProblemVersion, bool]:
-    """Add a version for `package`'s graded behaviour unless the newest already has it.
+    """Add a draft version holding `package` (graded behaviour and content) unless the newest
+    already holds it.
 
-    Unlike problem_load, this touches only versions: a statement saved meanwhile by another
-    author is not overwritten with the copy this edit started from.
+    Unlike problem_load, this touches only versions, never what candidates read: the new
+    version is a draft until it is validated and made live (version_make_live).
     """
     latest = problem.versions.order_by("-number").first()
-    if latest is not None and latest.tests_hash == package.tests_hash:
-        return latest, False
     fields = version_fields(package)
+    if latest is not None and version_matches(latest, fields):
+        return latest, False
     version = ProblemVersion.objects.create(
         problem=problem,
         number=latest.number + 1 if latest else 1,
@@ -175,19 +202,18 @@ def version_store(
 # ---------------------------------------------------------------- validation
 
 
-def problem_solutions(problem: Problem) -> list[validation.Solution]:
-    """The programs a validation of any of `problem`'s versions grades."""
+def version_solutions(version: ProblemVersion) -> list[validation.Solution]:
+    """The programs a validation of `version` grades: its reference, starter and wrong ones."""
     return validation.solutions_for(
-        reference=problem.reference_code,
-        starter=problem.starter_code,
-        wrong=problem.wrong_solutions,
+        reference=version.reference_code,
+        starter=version.starter_code,
+        wrong=version.wrong_solutions,
     )
 
 
-def version_validation_state(version: ProblemVersion, problem: Problem | None = None) -> str:
+def version_validation_state(version: ProblemVersion) -> str:
     """pending | running | passed | failed | stale (see validation.validation_state)."""
-    problem = problem or version.problem
-    current = validation.solutions_hash(problem_solutions(problem))
+    current = validation.solutions_hash(version_solutions(version))
     return validation.validation_state(version.validation, version.validation_report, current)
 
 
@@ -211,7 +237,7 @@ def _per_run_seconds(version: ProblemVersion) -> float:
 
 def _validation_budget_seconds(version: ProblemVersion) -> float:
     """The longest a whole validation may take: every solution run to its wall limit."""
-    return len(problem_solutions(version.problem)) * _per_run_seconds(version) + 60.0
+    return len(version_solutions(version)) * _per_run_seconds(version) + 60.0
 
 
 def version_validation_request(*, version: ProblemVersion) -> bool:
@@ -296,7 +322,7 @@ def version_validate(*, version: ProblemVersion) -> jobs.Outcome | str:
 def _validation_run(version: ProblemVersion, claim: jobs.Claim, *, started_at: datetime) -> str:
     version = ProblemVersion.objects.select_related("problem").get(pk=version.pk)
     problem = version.problem
-    solutions = problem_solutions(problem)
+    solutions = version_solutions(version)
     checks: list[dict[str, Any]] = []
     timing: dict[str, Any] | None = None
     for solution in solutions:
@@ -349,7 +375,10 @@ def _validation_fault(version: ProblemVersion, claim: jobs.Claim, message: str) 
 def version_make_live(*, version: ProblemVersion) -> Problem:
     """Switch the problem's live version to `version`; only a validated version may go live.
 
-    New submissions grade against it; past ones keep pointing at the version that graded them.
+    The version's content (statement, starter, hints, rubric... CONTENT_FIELDS) is copied onto
+    the problem in the same transaction: that copy is what candidates read, so a draft reaches
+    them here and nowhere else. New submissions grade against it; past ones keep pointing at
+    the version that graded them.
     """
     with transaction.atomic():
         version = (
@@ -361,10 +390,13 @@ def version_make_live(*, version: ProblemVersion) -> Problem:
                 "not_validated", f"v{version.number} has not passed validation ({state})"
             )
         problem = version.problem
+        content = version.content()
         Problem.objects.filter(pk=problem.pk).update(
-            live_version=version, updated_at=timezone.now()
+            live_version=version, updated_at=timezone.now(), **content
         )
         problem.live_version = version
+        for name, value in content.items():
+            setattr(problem, name, value)
     return problem
 
 
@@ -380,7 +412,7 @@ def problem_publish(*, problem: Problem) -> Problem:
         live = problem.live_version
         if live is None:
             raise ProblemActionError("no_version", f"{problem.slug} has no live version")
-        state = version_validation_state(live, problem)
+        state = version_validation_state(live)
         if state != ProblemVersion.Validation.PASSED:
             raise ProblemActionError(
                 "not_validated",

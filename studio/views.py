@@ -183,16 +183,17 @@ def _problem_page(
                 **latest.limits,
             }
         )
+    # The editors show the newest version (a draft, perhaps); candidates read the live one's.
+    statement = latest.statement_md if latest is not None else problem.statement_md
     context = {
         "problem": problem,
         "versions": selectors.studio_versions(problem),
         "latest": latest,
-        "statement_form": statement_form
-        or StatementForm(initial={"statement_md": problem.statement_md}),
+        "statement_form": statement_form or StatementForm(initial={"statement_md": statement}),
         "statement_html": markdown_render(
-            statement_form.data.get("statement_md", problem.statement_md)
+            statement_form.data.get("statement_md", statement)
             if statement_form is not None
-            else problem.statement_md
+            else statement
         ),
         "tests_form": tests_form,
         "parts_form": parts_form,
@@ -232,13 +233,13 @@ def statement_save(request: HttpRequest, slug: str) -> HttpResponse:
     if not form.is_valid():
         return _problem_page(request, problem, statement_form=form, status=400)
     try:
-        services.problem_statement_update(
-            problem=problem, statement_md=form.cleaned_data["statement_md"]
+        version, created = services.problem_statement_update(
+            problem=problem, statement_md=form.cleaned_data["statement_md"], user=_user(request)
         )
-    except services.ProblemActionError as exc:
-        form.add_error("statement_md", exc.message)
+    except (PackageError, services.ProblemActionError) as exc:
+        form.add_error("statement_md", str(exc))
         return _problem_page(request, problem, statement_form=form, status=400)
-    messages.success(request, "Statement saved.")
+    _parts_saved(request, problem, version if created else None)
     return _problem_page_redirect(problem, "statement")
 
 
@@ -290,7 +291,7 @@ def _editing(request: HttpRequest, latest: ProblemVersion | None) -> tuple[str, 
 def _version_context(request: HttpRequest, version: ProblemVersion) -> dict[str, Any]:
     problem = version.problem
     regrade = selectors.regrade_latest(version)
-    state = services.version_validation_state(version, problem)
+    state = services.version_validation_state(version)
     report = version.validation_report or {}
     timing = report.get("timing") or {}
     suggested = timing.get("suggested_limit_seconds")
@@ -442,10 +443,10 @@ def coauthor_remove(request: HttpRequest, slug: str, user_id: int) -> HttpRespon
 
 def _parts_saved(request: HttpRequest, problem: Problem, new: ProblemVersion | None) -> None:
     if new is not None:
-        messages.success(request, f"Saved; graded behaviour changed, so v{new.number} is a new "
-                         "draft version. Validate it, then make it live.")
+        messages.success(request, f"Saved as draft v{new.number}. Candidates see the live "
+                         "version until you validate this one and make it live.")
     else:
-        messages.success(request, "Saved. Validate again before publishing.")
+        messages.info(request, "Nothing changed: the newest version already has this.")
 
 
 @author_required
@@ -476,11 +477,10 @@ def wrong_add(request: HttpRequest, slug: str) -> HttpResponse:
     if not form.is_valid():
         return _problem_page(request, problem, wrong_form=form, status=400)
     data = form.cleaned_data
-    wrong = [WrongSolution(**w) for w in problem.wrong_solutions if w["file"] != data["file"]]
-    wrong.append(WrongSolution(data["file"], data["verdict"], data["why"], data["code"]))
+    wrong = WrongSolution(data["file"], data["verdict"], data["why"], data["code"])
     try:
-        problem, new = authoring.problem_parts_update(
-            problem=problem, user=_user(request), parts={"wrong": tuple(wrong)}
+        problem, new = authoring.wrong_solution_put(
+            problem=problem, user=_user(request), wrong=wrong
         )
     except (PackageError, services.ProblemActionError) as exc:
         form.add_error(None, str(exc))
@@ -493,13 +493,12 @@ def wrong_add(request: HttpRequest, slug: str) -> HttpResponse:
 @require_POST
 def wrong_delete(request: HttpRequest, slug: str, index: int) -> HttpResponse:
     problem = _editable(request, slug)
-    wrong = [WrongSolution(**w) for w in problem.wrong_solutions]
-    if not 0 <= index < len(wrong):
-        raise Http404("no such wrong solution")
-    del wrong[index]
-    problem, new = authoring.problem_parts_update(
-        problem=problem, user=_user(request), parts={"wrong": tuple(wrong)}
-    )
+    try:
+        problem, new = authoring.wrong_solution_delete(
+            problem=problem, user=_user(request), index=index
+        )
+    except services.ProblemActionError as exc:
+        raise Http404(exc.message) from exc
     _parts_saved(request, problem, new)
     return _problem_page_redirect(problem, "wrong")
 

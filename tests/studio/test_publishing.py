@@ -13,9 +13,9 @@ from studio import validation
 from studio.services import (
     ProblemActionError,
     problem_publish,
-    problem_solutions,
     validations_requeue_stale,
     version_create,
+    version_solutions,
 )
 from tests.factories import tiny_problem, user_with_role
 
@@ -75,7 +75,8 @@ def test_loadproblems_leaves_the_bank_pending_and_the_sweeper_queues_it_but_not_
 
 def test_publishing_needs_the_package_checks_green() -> None:
     problem = tiny_problem(published=False)
-    current = validation.solutions_hash(problem_solutions(problem))
+    assert problem.live_version is not None
+    current = validation.solutions_hash(version_solutions(problem.live_version))
     lint = validation.lint_check(["needs at least 12 hidden tests"])
     ProblemVersion.objects.filter(problem=problem).update(
         validation="passed", validation_report={"solutions_hash": current, "lint": lint}
