@@ -4,7 +4,7 @@ from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from problems.models import Problem, ProblemVersion
+from problems.models import CONTENT_FIELDS, Problem, ProblemVersion
 from studio.models import Regrade, RegradeItem
 from studio.services import version_validation_request, version_validation_state
 
@@ -44,7 +44,8 @@ class ProblemAdmin(admin.ModelAdmin):
     autocomplete_fields = ["owner"]
     filter_horizontal = ["coauthors"]
     # Publishing and going live have rules (a validated live version): the studio applies them.
-    readonly_fields = ["published", "live_version"]
+    # The content is the live version's copy; it changes in the studio, through a draft version.
+    readonly_fields = ["published", "live_version", *CONTENT_FIELDS]
 
     @admin.display(description="live")
     def live_version_number(self, problem: Problem) -> str:
