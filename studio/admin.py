@@ -6,7 +6,7 @@ from django.http import HttpRequest
 
 from problems.models import CONTENT_FIELDS, Problem, ProblemVersion
 from studio.models import Regrade, RegradeItem
-from studio.services import version_validation_request, version_validation_state
+from studio.services.validations import version_validation_request, version_validation_state
 
 
 def _queue_validations(

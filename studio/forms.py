@@ -1,5 +1,5 @@
 """Studio forms. Field checks here are about the form; whether tests make a valid package is
-decided by the package reader itself (studio.services.version_create), and its errors are
+decided by the package reader itself (studio.services.versions.version_create), and its errors are
 put back on the field they came from."""
 
 from __future__ import annotations

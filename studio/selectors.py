@@ -12,7 +12,7 @@ from django.shortcuts import get_object_or_404
 
 from problems.models import Problem, ProblemVersion
 from studio.models import Regrade, RegradeItem
-from studio.services import version_validation_state
+from studio.services.validations import version_validation_state
 
 # The test lists, code and prose are the heavy part of a version; lists and tables never need
 # them (the programs a validation grades stay: they tell whether its report is stale).

@@ -19,7 +19,9 @@ from django.test import Client
 
 from interviews.services import session_code, session_start_solo
 from problems.models import Problem, ProblemVersion
-from studio.services import ProblemActionError, version_make_live, version_validate
+from studio.services.errors import ProblemActionError
+from studio.services.publishing import version_make_live
+from studio.services.validations import version_validate
 from tests.factories import tiny_problem, user_with_role
 
 pytestmark = pytest.mark.django_db

@@ -10,7 +10,7 @@ from django.contrib.auth.models import User
 from django.test import Client
 
 from problems.models import Problem, ProblemVersion
-from studio.services import version_change_note
+from studio.services.versions import version_change_note
 from tests.factories import tiny_problem, user_with_role
 
 pytestmark = pytest.mark.django_db

@@ -10,13 +10,10 @@ from grading.services import GradingError, submission_create
 from problems.models import Problem, ProblemVersion
 from problems.services import BANK_DIR
 from studio import validation
-from studio.services import (
-    ProblemActionError,
-    problem_publish,
-    validations_requeue_stale,
-    version_create,
-    version_solutions,
-)
+from studio.services.errors import ProblemActionError
+from studio.services.publishing import problem_publish
+from studio.services.validations import validations_requeue_stale, version_solutions
+from studio.services.versions import version_create
 from tests.factories import tiny_problem, user_with_role
 
 pytestmark = pytest.mark.django_db

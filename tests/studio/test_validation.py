@@ -13,9 +13,9 @@ from grading.judge import TestVerdict, judgement_from
 from problems.models import Problem, ProblemVersion
 from problems.services import BANK_DIR, problem_load_folder
 from studio import validation
-from studio.services import (
-    ProblemActionError,
-    problem_publish,
+from studio.services.errors import ProblemActionError
+from studio.services.publishing import problem_publish
+from studio.services.validations import (
     version_is_validated,
     version_solutions,
     version_validate,

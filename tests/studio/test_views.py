@@ -17,7 +17,7 @@ from grading.models import Submission
 from problems.models import Problem, ProblemVersion
 from studio import validation
 from studio.models import Regrade, RegradeItem
-from studio.services import version_solutions
+from studio.services.validations import version_solutions
 from tests.factories import ADD_ONE, tiny_problem, user_with_role
 
 pytestmark = pytest.mark.django_db
