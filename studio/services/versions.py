@@ -33,6 +33,9 @@ def problem_statement_update(
         raise ProblemActionError(
             "too_large", f"the statement is larger than {MAX_SOURCE_BYTES} bytes"
         )
+    # Browsers post a textarea with CRLF line ends; a package file reads back with LF ones, so
+    # the next edit (which goes through package_read) would note a statement change otherwise.
+    statement_md = statement_md.replace("\r\n", "\n")
     base = _newest(problem)
     package = replace(problem_to_package(problem=problem, version=base), statement_md=statement_md)
     return version_store(problem=problem, package=package, user=user)

@@ -132,6 +132,17 @@ def test_the_history_shows_who_changed_what(problem: Problem, writer: User) -> N
     assert "revised starter" in page and NEW_HINT in page
 
 
+def test_a_statement_posted_with_crlf_is_not_noted_again_by_the_next_edit(
+    problem: Problem, writer: User
+) -> None:
+    author = client_for(writer)
+    author.post("/studio/add-one/statement/", {"statement_md": "# Add one\r\n\r\nRevised.\r\n"})
+    author.post("/studio/add-one/parts/", parts(hints=NEW_HINT))
+    notes = list(problem.versions.order_by("number").values_list("change_note", flat=True))
+    assert notes[1:] == ["statement", "hints"]
+    assert problem.versions.get(number=3).statement_md == "# Add one\n\nRevised.\n"
+
+
 @pytest.mark.docker
 def test_a_validated_draft_made_live_reaches_candidates(problem: Problem, writer: User) -> None:
     author = client_for(writer)
