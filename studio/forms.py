@@ -106,7 +106,10 @@ class ImportForm(forms.Form):
     archive = forms.FileField(label="Package .zip")
 
 
-_CODE = forms.Textarea(attrs=_TEXTAREA | {"class": "studio-code", "rows": 14})
+# A Python part: the studio's bundle mounts a code editor over it (data-code names the mode).
+_CODE = forms.Textarea(
+    attrs=_TEXTAREA | {"class": "studio-code", "rows": 14, "data-code": "python"}
+)
 
 
 class PartsForm(forms.Form):

@@ -155,6 +155,18 @@ def test_the_problem_page_wires_the_live_preview_with_htmx(
     assert "frontend/bundle.js" in html  # the bundle that carries htmx
 
 
+def test_every_python_part_is_a_textarea_the_studio_bundle_turns_into_an_editor(
+    problem: Problem, author: Client
+) -> None:
+    html = author.get("/studio/add-one/").content.decode()
+    assert "frontend/studio.js" in html and "frontend/bundle.js" not in html
+    coded = set(re.findall(r'<textarea name="(\w+)"[^>]*data-code="python"', html))
+    assert coded == {"starter_code", "reference_code", "driver_code", "checker_code",
+                     "support_code", "code"}
+    # the prose and JSON parts stay plain textareas (no JSON mode in the bundle)
+    assert not re.search(r'<textarea name="(hints|rubric|public_tests)"[^>]*data-code', html)
+
+
 def test_saving_the_statement_makes_a_draft_version(problem: Problem, author: Client) -> None:
     response = author.post("/studio/add-one/statement/", {"statement_md": STATEMENT})
     assert response.status_code == 302
