@@ -81,11 +81,12 @@ def version_matches(version: ProblemVersion, fields: dict[str, Any]) -> bool:
 def problem_load(*, package: Package, publish: bool = True) -> tuple[Problem, bool]:
     """Create or update the problem; add a version when graded behaviour or content changed.
 
-    Returns the problem and whether a new version was created. The first version goes live at
-    once; a later one is left for the author to review (regrade, then make live). The problem's
-    own copy of the content is replaced from the package: this is how the bank on disk (or an
-    import onto an unpublished problem) is deployed. The studio never edits that way; its edits
-    make draft versions that reach the problem only when made live.
+    Returns the problem and whether a new version was created. The problem's own copy of the
+    content is replaced from the package: this is how the bank on disk (or an import onto an
+    unpublished problem) is deployed; the studio never edits that way, its edits are drafts
+    that reach the problem only when made live. The first version goes live at once, and so
+    does one that changes only the content; one that changes graded behaviour is left for the
+    author to review (regrade, then make live).
     """
     problem, _ = Problem.objects.update_or_create(
         slug=package.slug, defaults=problem_fields(package)
@@ -98,7 +99,11 @@ def problem_load(*, package: Package, publish: bool = True) -> tuple[Problem, bo
         number = latest.number + 1 if latest else 1
         latest = ProblemVersion.objects.create(problem=problem, number=number, **fields)
         created = True
-    if problem.live_version_id is None:
+    live = problem.live_version
+    if live is None or (created and live.tests_hash == latest.tests_hash):
+        # The first version; or one that changes only the content, which the problem has just
+        # taken from the package: it goes live with it, so the live version holds what the
+        # problem shows (and an export gives it back). Graded changes wait for the author.
         problem.live_version = latest
     if publish:
         problem.published = True

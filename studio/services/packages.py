@@ -26,7 +26,7 @@ def problem_import_zip(*, data: bytes, user: User) -> tuple[Problem, ProblemVers
     Importing onto a published problem is refused: the package's statement, starter and hints
     would reach candidates at once; unpublish it first (or import under a new slug). The new
     version waits for validation (the sweeper queues it), and never goes live by itself unless
-    it is the problem's first.
+    it is the problem's first or changes only the content (see problem_load).
     """
     package = package_unzip(data)  # PackageError names the file and the field
     existing = Problem.objects.filter(slug=package.slug).first()
