@@ -17,7 +17,8 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
-from interviews.services import session_code, session_start_solo
+from interviews.selectors import interviewer_panel
+from interviews.services import session_code, session_schedule_live, session_start_solo
 from problems.models import Problem, ProblemVersion
 from studio.services.errors import ProblemActionError
 from studio.services.publishing import version_make_live
@@ -77,6 +78,8 @@ def edit_everything(author: Client) -> None:
 
 
 def what_candidates_see(candidate: User) -> dict[str, Any]:
+    """The candidate's problem page and hint, a new solo session (its starter code, page and
+    JSON state), and the private panel of an interviewer scheduling a new live session."""
     client = client_for(candidate)
     page = client.get("/problems/add-one/").content.decode()
     hint = client.get("/problems/add-one/hints/1/").content.decode()
@@ -84,10 +87,14 @@ def what_candidates_see(candidate: User) -> dict[str, Any]:
                                  duration=timedelta(minutes=45))
     session_page = client.get(f"/sessions/{session.pk}/").content.decode()
     state = client.get(f"/sessions/{session.pk}/state").content.decode()
+    interviewer = user_with_role(f"interviewer-{session.pk}", "interviewer")
+    live = session_schedule_live(interviewer=interviewer, problem_slug="add-one",
+                                 duration=timedelta(minutes=45))
+    panel = interviewer_panel(session=live, user=interviewer)
     return {
         "page": page, "hint": hint, "starter": session_code(session.pk),
         "session_page": session_page, "state": state,
-        "rubric": list(session.problem.rubric),
+        "rubric": panel["rubric"], "panel_hints": [h["text"] for h in panel["hints"]],
     }
 
 
@@ -97,7 +104,7 @@ def assert_old(seen: dict[str, Any]) -> None:
     assert seen["starter"] == "def solve(x):\n    pass\n"
     assert "Return x + 1." in seen["session_page"] and "revised" not in seen["session_page"]
     assert "revised" not in seen["state"] and NEW_HINT not in seen["state"]
-    assert seen["rubric"] == []
+    assert seen["rubric"] == [] and seen["panel_hints"] == ["The old hint."]
 
 
 def test_edits_to_a_published_problem_are_drafts_that_reach_nobody(
@@ -163,3 +170,4 @@ def test_a_validated_draft_made_live_reaches_candidates(problem: Problem, writer
     assert seen["starter"] == NEW_STARTER
     assert "Add one, revised" in seen["session_page"]
     assert seen["rubric"][0]["strong"] == "names negatives"
+    assert seen["panel_hints"] == [NEW_HINT]
