@@ -152,7 +152,7 @@ def test_the_problem_page_wires_the_live_preview_with_htmx(
     html = author.get("/studio/add-one/").content.decode()
     assert 'hx-post="/studio/add-one/statement/preview/"' in html
     assert 'hx-include="closest form"' in html and 'id="statement-preview"' in html
-    assert "frontend/bundle.js" in html  # the bundle that carries htmx
+    assert "frontend/studio.js" in html  # the studio bundle, which carries htmx
 
 
 def test_every_python_part_is_a_textarea_the_studio_bundle_turns_into_an_editor(
