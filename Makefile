@@ -50,4 +50,4 @@ bench: setup
 	$(PY) -m bench
 
 clean:
-	rm -rf var/stamps frontend/node_modules frontend/static/frontend/bundle.*
+	rm -rf var/stamps frontend/node_modules frontend/static/frontend/bundle.* frontend/static/frontend/session.* frontend/static/frontend/studio.*

@@ -6,14 +6,14 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from studio import account
+from studio.views import tokens
 
 urlpatterns = [
     path("admin/", admin.site.urls),
-    path("accounts/tokens/", account.tokens_page, name="account-tokens"),
+    path("accounts/tokens/", tokens.tokens_page, name="account-tokens"),
     path(
         "accounts/tokens/<int:token_id>/revoke/",
-        account.token_revoke_view,
+        tokens.token_revoke_view,
         name="account-token-revoke",
     ),
     path("accounts/", include("django.contrib.auth.urls")),

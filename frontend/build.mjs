@@ -1,5 +1,6 @@
-// Builds the browser bundles: js/main.js -> static/frontend/bundle.js, and
-// js/session/main.js -> static/frontend/session.js.
+// Builds the browser bundles: js/main.js -> static/frontend/bundle.js,
+// js/session/main.js -> static/frontend/session.js, and js/studio/main.js ->
+// static/frontend/studio.js.
 //
 //   cd frontend && npm ci && node build.mjs            # minified, for deployment and tests
 //   cd frontend && node build.mjs --watch              # rebuild on change while developing
@@ -32,7 +33,14 @@ const sessionOptions = {
   outfile: here("./static/frontend/session.js"),
 };
 
-for (const each of [options, sessionOptions]) {
+// The authoring studio's pages: htmx and a code editor over each code field.
+const studioOptions = {
+  ...options,
+  entryPoints: [here("./js/studio/main.js")],
+  outfile: here("./static/frontend/studio.js"),
+};
+
+for (const each of [options, sessionOptions, studioOptions]) {
   if (watch) {
     const context = await esbuild.context(each);
     await context.watch();

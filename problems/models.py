@@ -1,8 +1,13 @@
-"""Problems and their graded versions.
+"""Problems and their versions.
 
-A `Problem` holds what the candidate reads; a `ProblemVersion` holds what grading uses (tests,
-driver, checker, limits). Changing tests creates a new version, so past submissions keep
-pointing at the tests they were graded against.
+A `ProblemVersion` is one whole state of a package: what grading uses (tests, driver, checker,
+limits) and what the candidate reads (statement, starter, hints, rubric...). Every studio edit
+makes a new draft version, so past submissions keep pointing at the tests they were graded
+against and an edit reaches nobody until its version is validated and made live.
+
+A `Problem` holds the published snapshot: its content fields are a copy of its live version's
+(`CONTENT_FIELDS`, copied by `studio`'s `version_make_live`), and the candidate's pages,
+interviews and the API read them from there.
 """
 
 from __future__ import annotations
@@ -13,6 +18,25 @@ from django.conf import settings
 from django.db import models
 
 from problems.jsonsafe import TaggedFloatDecoder, TaggedFloatEncoder
+
+# What a version carries for the candidate and the author besides its graded behaviour; the
+# problem holds a copy of its live version's. (The queue stays on the problem alone: it decides
+# where every version of it is graded.)
+CONTENT_FIELDS = (
+    "title",
+    "difficulty",
+    "kind",
+    "topics",
+    "hints",
+    "follow_ups",
+    "clarifications",
+    "rubric",
+    "wrong_solutions",
+    "statement_md",
+    "starter_code",
+    "reference_code",
+    "custom_reference",
+)
 
 
 class ProblemQuerySet(models.QuerySet["Problem"]):
@@ -96,6 +120,20 @@ class ProblemVersion(models.Model):
     driver_code = models.TextField(blank=True)
     checker_code = models.TextField(blank=True)
     support_code = models.TextField(blank=True)
+    # The content (CONTENT_FIELDS): what the problem shows once this version is live.
+    title = models.CharField(max_length=200, blank=True)
+    difficulty = models.CharField(max_length=10, default="medium")
+    kind = models.CharField(max_length=20, default="implement")
+    topics = models.JSONField(default=list, blank=True)
+    hints = models.JSONField(default=list, blank=True)
+    follow_ups = models.JSONField(default=list, blank=True)
+    clarifications = models.JSONField(default=list, blank=True)
+    rubric = models.JSONField(default=list, blank=True)
+    wrong_solutions = models.JSONField(default=list, blank=True)
+    statement_md = models.TextField(blank=True)
+    starter_code = models.TextField(blank=True)
+    reference_code = models.TextField(blank=True)
+    custom_reference = models.BooleanField(default=True)
     compare = models.JSONField()  # {"mode": ..., "float_rel": ..., "float_abs": ...}
     limits = models.JSONField()
     public_tests = models.JSONField(
@@ -135,6 +173,10 @@ class ProblemVersion(models.Model):
 
     def __str__(self) -> str:
         return f"{self.problem.slug} v{self.number}"
+
+    def content(self) -> dict[str, Any]:
+        """This version's CONTENT_FIELDS, as the problem stores them once it is live."""
+        return {name: getattr(self, name) for name in CONTENT_FIELDS}
 
     def tests_for(self, mode: str) -> list[dict[str, Any]]:
         """Public tests for a run; public then hidden for a submit."""

@@ -9,7 +9,7 @@ from typing import Any
 
 from django.db import transaction
 
-from problems.models import Problem, ProblemVersion
+from problems.models import CONTENT_FIELDS, Problem, ProblemVersion
 from problems.package import (
     Clarification,
     Grading,
@@ -26,11 +26,11 @@ log = logging.getLogger(__name__)
 BANK_DIR = Path(__file__).resolve().parent / "bank"
 
 
-def problem_fields(package: Package) -> dict[str, Any]:
+def content_fields(package: Package) -> dict[str, Any]:
+    """The package's CONTENT_FIELDS, as a version (and its problem, once live) stores them."""
     return {
         "title": package.title,
         "difficulty": package.difficulty,
-        "queue": package.queue,
         "kind": package.kind,
         "topics": list(package.topics),
         "hints": list(package.hints),
@@ -43,6 +43,11 @@ def problem_fields(package: Package) -> dict[str, Any]:
         "reference_code": package.reference_code,
         "custom_reference": package.custom_reference,
     }
+
+
+def problem_fields(package: Package) -> dict[str, Any]:
+    """What a problem stores of a package loaded from disk: its content and its queue."""
+    return content_fields(package) | {"queue": package.queue}
 
 
 def version_fields(package: Package) -> dict[str, Any]:
@@ -61,29 +66,44 @@ def version_fields(package: Package) -> dict[str, Any]:
         "limits": asdict(package.limits),
         "public_tests": [test_as_json(t) for t in package.public_tests],
         "hidden_tests": [test_as_json(t) for t in package.hidden_tests],
-    }
+    } | content_fields(package)
+
+
+def version_matches(version: ProblemVersion, fields: dict[str, Any]) -> bool:
+    """Whether `version` already holds `fields` (version_fields): same graded behaviour and
+    same content, so storing them again would make an identical version."""
+    return version.tests_hash == fields["tests_hash"] and all(
+        getattr(version, name) == fields[name] for name in CONTENT_FIELDS
+    )
 
 
 @transaction.atomic
 def problem_load(*, package: Package, publish: bool = True) -> tuple[Problem, bool]:
-    """Create or update the problem; add a version only when graded behaviour changed.
+    """Create or update the problem; add a version when graded behaviour or content changed.
 
-    Returns the problem and whether a new version was created. The first version goes live at
-    once; a later one is left for the author to review (regrade, then make live).
+    Returns the problem and whether a new version was created. The problem's own copy of the
+    content is replaced from the package: this is how the bank on disk (or an import onto an
+    unpublished problem) is deployed; the studio never edits that way, its edits are drafts
+    that reach the problem only when made live. The first version goes live at once, and so
+    does one that changes only the content; one that changes graded behaviour is left for the
+    author to review (regrade, then make live).
     """
     problem, _ = Problem.objects.update_or_create(
         slug=package.slug, defaults=problem_fields(package)
     )
+    fields = version_fields(package)
     latest = problem.versions.order_by("-number").first()
-    if latest is not None and latest.tests_hash == package.tests_hash:
+    if latest is not None and version_matches(latest, fields):
         created = False
     else:
         number = latest.number + 1 if latest else 1
-        latest = ProblemVersion.objects.create(
-            problem=problem, number=number, **version_fields(package)
-        )
+        latest = ProblemVersion.objects.create(problem=problem, number=number, **fields)
         created = True
-    if problem.live_version_id is None:
+    live = problem.live_version
+    if live is None or (created and live.tests_hash == latest.tests_hash):
+        # The first version; or one that changes only the content, which the problem has just
+        # taken from the package: it goes live with it, so the live version holds what the
+        # problem shows (and an export gives it back). Graded changes wait for the author.
         problem.live_version = latest
     if publish:
         problem.published = True
@@ -108,7 +128,8 @@ def problem_load_folder(*, root: Path, publish: bool = True) -> list[tuple[Probl
 
 
 def problem_to_package(*, problem: Problem, version: ProblemVersion | None = None) -> Package:
-    """The package that `problem` (at `version`, default live) was loaded from."""
+    """The package that `problem` (at `version`, default live) was loaded from: the version's
+    graded behaviour and content, the problem's slug and queue."""
     version = version or problem.live_version or problem.versions.order_by("-number").first()
     if version is None:
         raise ValueError(f"problem {problem.slug} has no version")
@@ -129,17 +150,17 @@ def problem_to_package(*, problem: Problem, version: ProblemVersion | None = Non
 
     return Package(
         slug=problem.slug,
-        title=problem.title,
-        difficulty=problem.difficulty,
+        title=version.title,
+        difficulty=version.difficulty,
         queue=problem.queue,
-        kind=problem.kind,
-        topics=tuple(problem.topics),
-        hints=tuple(problem.hints),
-        follow_ups=tuple(problem.follow_ups),
-        statement_md=problem.statement_md,
-        starter_code=problem.starter_code,
-        reference_code=problem.reference_code,
-        custom_reference=problem.custom_reference,
+        kind=version.kind,
+        topics=tuple(version.topics),
+        hints=tuple(version.hints),
+        follow_ups=tuple(version.follow_ups),
+        statement_md=version.statement_md,
+        starter_code=version.starter_code,
+        reference_code=version.reference_code,
+        custom_reference=version.custom_reference,
         limits=Limits(**version.limits),
         grading=Grading(
             driver=version.driver["kind"],
@@ -150,11 +171,11 @@ def problem_to_package(*, problem: Problem, version: ProblemVersion | None = Non
         ),
         public_tests=tests(version.public_tests, False),
         hidden_tests=tests(version.hidden_tests, True),
-        wrong=tuple(WrongSolution(**w) for w in problem.wrong_solutions),
-        clarifications=tuple(Clarification(**c) for c in problem.clarifications),
+        wrong=tuple(WrongSolution(**w) for w in version.wrong_solutions),
+        clarifications=tuple(Clarification(**c) for c in version.clarifications),
         rubric=tuple(
             RubricCriterion(r["criterion"], r["weight"], r["strong"], tuple(r["levels"]))
-            for r in problem.rubric
+            for r in version.rubric
         ),
         driver_code=version.driver_code,
         checker_code=version.checker_code,

@@ -4,9 +4,9 @@ from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from problems.models import Problem, ProblemVersion
+from problems.models import CONTENT_FIELDS, Problem, ProblemVersion
 from studio.models import Regrade, RegradeItem
-from studio.services import version_validation_request, version_validation_state
+from studio.services.validations import version_validation_request, version_validation_state
 
 
 def _queue_validations(
@@ -44,7 +44,8 @@ class ProblemAdmin(admin.ModelAdmin):
     autocomplete_fields = ["owner"]
     filter_horizontal = ["coauthors"]
     # Publishing and going live have rules (a validated live version): the studio applies them.
-    readonly_fields = ["published", "live_version"]
+    # The content is the live version's copy; it changes in the studio, through a draft version.
+    readonly_fields = ["published", "live_version", *CONTENT_FIELDS]
 
     @admin.display(description="live")
     def live_version_number(self, problem: Problem) -> str:
@@ -53,7 +54,7 @@ class ProblemAdmin(admin.ModelAdmin):
     @admin.display(description="live validation")
     def live_validation(self, problem: Problem) -> str:
         live = problem.live_version
-        return version_validation_state(live, problem) if live else "-"
+        return version_validation_state(live) if live else "-"
 
     @admin.display(description="versions")
     def version_count(self, problem: Problem) -> int:

@@ -1,5 +1,5 @@
 """Studio forms. Field checks here are about the form; whether tests make a valid package is
-decided by the package reader itself (studio.services.version_create), and its errors are
+decided by the package reader itself (studio.services.versions.version_create), and its errors are
 put back on the field they came from."""
 
 from __future__ import annotations
@@ -106,7 +106,10 @@ class ImportForm(forms.Form):
     archive = forms.FileField(label="Package .zip")
 
 
-_CODE = forms.Textarea(attrs=_TEXTAREA | {"class": "studio-code", "rows": 14})
+# A Python part: the studio's bundle mounts a code editor over it (data-code names the mode).
+_CODE = forms.Textarea(
+    attrs=_TEXTAREA | {"class": "studio-code", "rows": 14, "data-code": "python"}
+)
 
 
 class PartsForm(forms.Form):

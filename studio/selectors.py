@@ -11,12 +11,15 @@ from django.db.models import Prefetch, QuerySet
 from django.shortcuts import get_object_or_404
 
 from problems.models import Problem, ProblemVersion
-from studio import validation
 from studio.models import Regrade, RegradeItem
-from studio.services import problem_solutions
+from studio.services.validations import version_validation_state
 
-# The test lists and code are the heavy part of a version; lists and tables never need them.
-_HEAVY = ("public_tests", "hidden_tests", "driver_code", "checker_code", "support_code")
+# The test lists, code and prose are the heavy part of a version; lists and tables never need
+# them (the programs a validation grades stay: they tell whether its report is stale).
+_HEAVY = (
+    "public_tests", "hidden_tests", "driver_code", "checker_code", "support_code",
+    "statement_md", "hints", "follow_ups", "clarifications", "rubric",
+)
 
 
 @dataclass(frozen=True)
@@ -30,12 +33,11 @@ class VersionRow:
 
 
 def _rows(problem: Problem, versions: list[ProblemVersion]) -> list[VersionRow]:
-    current = validation.solutions_hash(problem_solutions(problem))
     latest = max((v.number for v in versions), default=0)
     return [
         VersionRow(
             version=v,
-            state=validation.validation_state(v.validation, v.validation_report, current),
+            state=version_validation_state(v),
             live=v.pk == problem.live_version_id,
             latest=v.number == latest,
         )

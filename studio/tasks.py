@@ -11,13 +11,8 @@ from celery import Task, shared_task
 from grading import jobs
 from grading.tasks import job_outcome
 from problems.models import ProblemVersion
-from studio.services import (
-    REGRADES,
-    VALIDATIONS,
-    regrade_run,
-    validations_requeue_stale,
-    version_validate,
-)
+from studio.services.regrades import REGRADES, regrade_run
+from studio.services.validations import VALIDATIONS, validations_requeue_stale, version_validate
 
 AGAIN = (jobs.Outcome.RETRY, jobs.Outcome.BUSY)
 

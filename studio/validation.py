@@ -13,8 +13,8 @@ half the current limit is flagged, because load on a busy grader could push a co
 over it. Timing findings are warnings, not failures: times are noisy, and a validation that
 fails at random would be worse than none.
 
-This module turns judgements into a JSON report; `studio.services.version_validate` runs the
-solutions and stores it.
+This module turns judgements into a JSON report;
+`studio.services.validations.version_validate` runs the solutions and stores it.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ from dataclasses import asdict
 
 from django.contrib.auth.models import Group, User
 
-from problems.models import Problem, ProblemVersion
+from problems.models import CONTENT_FIELDS, Problem, ProblemVersion
 from problems.package import Limits
 
 ADD_ONE = "def solve(x):\n    return x + 1\n"
@@ -37,6 +37,8 @@ def tiny_problem(slug: str = "add-one", *, published: bool = True, hidden: int =
         driver={"kind": "function", "entry": "solve"},
         compare={"mode": "exact", "float_rel": 1e-6, "float_abs": 1e-9},
         limits=asdict(Limits()),  # the package format's defaults, defined once
+        # The live version holds what the problem shows (the problem's copy of it).
+        **{name: getattr(problem, name) for name in CONTENT_FIELDS},
         public_tests=[
             {"name": f"public {i}", "input": {"args": [i]}, "expected": i + 1, "tag": "correctness"}
             for i in range(2)

@@ -30,7 +30,8 @@ fi
 
 # 2. The editor bundle (esbuild, from the committed lockfile).
 h=$(hash_of frontend/package-lock.json frontend/build.mjs $(find frontend/js -type f | sort))
-if [ ! -f frontend/static/frontend/bundle.js ] || ! stamp_ok bundle "$h"; then
+if [ ! -f frontend/static/frontend/bundle.js ] || [ ! -f frontend/static/frontend/studio.js ] \
+    || ! stamp_ok bundle "$h"; then
   log "frontend bundle (npm ci + esbuild)…"
   (cd frontend && npm ci --no-audit --no-fund --loglevel=error && node build.mjs)
   stamp_set bundle "$h"

@@ -96,6 +96,23 @@ def _test(name: str, x: int, tag: str = "correctness") -> dict[str, object]:
     return {"name": name, "input": {"args": [x]}, "expected": 2 * x, "tag": tag}
 
 
+def code_type(page: Page, scope: str, field: str, lines: list[str]) -> None:
+    """Replace the text of the code editor over `field` by typing `lines` as a person would:
+    Enter auto-indents after a colon; Shift+Tab and Tab take the indent back and put it again,
+    so the saved code shows that Tab indents by four spaces (never a tab character)."""
+    content = page.locator(f"{scope} .studio-code-editor[data-code-for={field}] .cm-content")
+    content.click()
+    page.keyboard.press("Control+A")
+    page.keyboard.press("Delete")
+    for number, line in enumerate(lines):
+        if number:
+            page.keyboard.press("Enter")
+            if line.startswith("    "):
+                page.keyboard.press("Shift+Tab")
+                page.keyboard.press("Tab")
+        page.keyboard.type(line.strip())
+
+
 def log_in(page: Page, platform: Platform, username: str, url: str) -> None:
     page.goto(url)
     page.fill("input[name=username]", username)
@@ -137,12 +154,29 @@ def test_an_author_creates_validates_and_publishes_a_problem_a_candidate_solves(
     page.fill("textarea[name=statement_md]", "# Double it\n\nReturn `2 * x`.\n")
     expect(page.locator("#statement-preview h1")).to_have_text("Double it")
     page.click("form.statement-editor button[type=submit]")
-    page.fill("textarea[name=reference_code]", REFERENCE)
+    # The code parts are CodeMirror editors (line numbers, Python highlighting), each kept in
+    # step with the hidden textarea the form posts.
+    editor = page.locator("#parts .studio-code-editor[data-code-for=reference_code]")
+    expect(editor.locator(".cm-lineNumbers")).to_have_count(1)
+    expect(page.locator("#parts textarea[name=reference_code]")).to_be_hidden()
+    expect(page.locator("#parts .studio-code-editor")).to_have_count(5)
+    code_type(page, "#parts", "reference_code", REFERENCE.splitlines())
+    expect(editor.locator(".cm-line").first.locator("span").first).to_have_text("def")
+    posted = page.locator("#parts textarea[name=reference_code]").input_value()
+    assert posted == REFERENCE.rstrip("\n"), posted
     page.fill("textarea[name=hints]", "Multiply.\nBy two.")
     page.fill("textarea[name=clarifications]", json.dumps(CLARIFICATIONS))
     page.fill("textarea[name=rubric]", json.dumps(RUBRIC))
     page.click("#parts-save")
-    expect(page.locator(".studio-message-success")).to_contain_text("Saved")
+    expect(page.locator(".studio-message-success")).to_contain_text("Saved as draft")
+    # the page comes back with the saved code in the editor
+    saved = page.locator("#parts .studio-code-editor[data-code-for=reference_code] .cm-line")
+    expect(saved).to_have_text(REFERENCE.rstrip("\n").splitlines())
+    page.set_viewport_size({"width": 390, "height": 900})
+    page.locator("#parts").scroll_into_view_if_needed()
+    page.screenshot(path=str(SHOTS / "studio-code-editors-390.png"), full_page=True)
+    page.set_viewport_size({"width": 1440, "height": 1000})
+    page.screenshot(path=str(SHOTS / "studio-code-editors-1440.png"), full_page=True)
 
     # Tests: most at once as JSON, then one through the table's form.
     public = [_test(f"public {i}", i) for i in range(1, 4)]
@@ -165,7 +199,7 @@ def test_an_author_creates_validates_and_publishes_a_problem_a_candidate_solves(
         page.fill("#wrong input[name=file]", file)
         page.select_option("#wrong select[name=verdict]", verdict)
         page.fill("#wrong input[name=why]", why)
-        page.fill("#wrong textarea[name=code]", code)
+        code_type(page, "#wrong", "code", code.splitlines())
         page.click("#wrong-add")
         expect(page.locator(f"tr[data-wrong='{file}']")).to_have_count(1)
     page.screenshot(path=str(SHOTS / "studio-new-problem-1440.png"), full_page=True)

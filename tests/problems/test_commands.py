@@ -47,6 +47,19 @@ def test_changed_hidden_tests_make_a_new_version_but_keep_the_live_one(tmp_path:
     assert problem.live_version is not None and problem.live_version.number == 1
 
 
+def test_a_changed_statement_is_a_new_version_that_goes_live_with_it(tmp_path: Path) -> None:
+    bank = copy_bank(tmp_path, ["token-bucket"])
+    call_command("loadproblems", str(bank))
+    statement = bank / "token-bucket" / "statement.md"
+    statement.write_text(statement.read_text() + "\nA fixed typo.\n")
+    call_command("loadproblems", str(bank))
+    problem = Problem.objects.get(slug="token-bucket")
+    assert problem.versions.count() == 2
+    assert problem.live_version is not None and problem.live_version.number == 2
+    assert problem.live_version.statement_md == problem.statement_md
+    assert problem.statement_md.endswith("A fixed typo.\n")
+
+
 def test_a_malformed_package_loads_nothing_at_all(tmp_path: Path) -> None:
     bank = copy_bank(tmp_path, SAMPLE)
     (bank / "lru-cache" / "tests" / "public.json").write_text("[{]")

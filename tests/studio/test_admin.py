@@ -66,4 +66,7 @@ def test_versions_are_read_only_in_the_admin(admin_client: Client) -> None:
     # publishing is the studio's (it checks validation), not a checkbox
     problem_page = admin_client.get(f"/admin/problems/problem/{problem.pk}/change/")
     assert 'name="published"' not in problem_page.content.decode()
+    # nor is the content, which reaches candidates only through a version made live
+    assert 'name="statement_md"' not in problem_page.content.decode()
+    assert 'name="hints"' not in problem_page.content.decode()
     assert 'name="coauthors"' in problem_page.content.decode()

@@ -42,6 +42,13 @@ def create(client: Client, slug: str = "echo", **extra: str) -> object:
     return client.post("/studio/new/", data)
 
 
+def newest(slug: str = "echo") -> ProblemVersion:
+    """The draft an edit made: the problem's newest version."""
+    version = ProblemVersion.objects.filter(problem__slug=slug).order_by("-number").first()
+    assert version is not None
+    return version
+
+
 def zip_upload(data: bytes, name: str = "package.zip") -> SimpleUploadedFile:
     return SimpleUploadedFile(name, data, content_type="application/zip")
 
@@ -97,22 +104,34 @@ def parts(**changes: str) -> dict[str, str]:
     } | changes
 
 
-def test_code_and_hints_save_on_the_problem_and_grading_changes_make_a_draft(
+def test_every_part_saves_as_a_draft_version_and_the_problem_keeps_the_live_copy(
     client: Client, writer: User
 ) -> None:
     create(client)
     response = client.post("/studio/echo/parts/", parts())
     assert response.status_code == 302
     problem = Problem.objects.get(slug="echo")
-    assert problem.hints == ["Think about identity.", "Return the input."]
-    assert problem.versions.count() == 1  # hints and starter are not graded behaviour
+    v2 = newest()
+    assert v2.number == 2 and v2.hints == ["Think about identity.", "Return the input."]
+    assert (v2.validation, v2.created_by, v2.change_note) == ("draft", writer, "starter; hints")
+    assert problem.hints == [] and problem.live_version is not None  # v1's, still live
+    assert problem.live_version.number == 1
+    # the same parts again change nothing, so make nothing
+    client.post("/studio/echo/parts/", parts())
+    assert problem.versions.count() == 2
     client.post("/studio/echo/parts/", parts(title="Echo!", topics="a, b", difficulty="hard"))
+    v3 = newest()
+    assert (v3.title, v3.topics, v3.difficulty) == ("Echo!", ["a", "b"], "hard")
+    assert v3.change_note == "title; difficulty; topics"
     problem.refresh_from_db()
-    assert (problem.title, problem.topics, problem.difficulty) == ("Echo!", ["a", "b"], "hard")
-    client.post("/studio/echo/parts/", parts(compare="float", float_rel="0.01"))
-    v2 = problem.versions.get(number=2)
-    assert v2.compare["mode"] == "float" and v2.compare["float_rel"] == 0.01
-    assert v2.validation == "draft" and v2.created_by == writer and v2.change_note == "comparison"
+    assert (problem.title, problem.topics, problem.difficulty) == (
+        "Echo", ["basics", "warm-up"], "easy"
+    )
+    client.post("/studio/echo/parts/", parts(compare="float", float_rel="0.01", title="Echo!",
+                                             topics="a, b", difficulty="hard"))
+    v4 = newest()
+    assert v4.compare["mode"] == "float" and v4.compare["float_rel"] == 0.01
+    assert v4.change_note == "comparison" and v4.hints == v2.hints and v4.title == "Echo!"
 
 
 def test_a_broken_part_is_refused_and_nothing_is_saved(client: Client) -> None:
@@ -122,7 +141,7 @@ def test_a_broken_part_is_refused_and_nothing_is_saved(client: Client) -> None:
     response = client.post("/studio/echo/parts/", parts(compare="checker"))
     assert response.status_code == 400 and "checker.py" in response.content.decode()
     problem = Problem.objects.get(slug="echo")
-    assert problem.reference_code == "def solve(x):\n    return x\n"
+    assert newest().reference_code == "def solve(x):\n    return x\n"
     assert problem.versions.count() == 1
 
 
@@ -130,17 +149,16 @@ def test_wrong_solutions_are_added_with_their_verdict_and_deleted(client: Client
     create(client)
     data = {"file": "wrong/off_by_one.py", "verdict": "WA", "why": "adds one", "code": WRONG}
     assert client.post("/studio/echo/wrong/", data).status_code == 302
-    problem = Problem.objects.get(slug="echo")
-    assert problem.wrong_solutions == [
+    assert newest().wrong_solutions == [
         {"file": "wrong/off_by_one.py", "verdict": "WA", "why": "adds one", "code": WRONG}
     ]
+    assert newest().change_note == "wrong solutions"
     refused = client.post("/studio/echo/wrong/", data | {"verdict": "AC"})
     assert refused.status_code == 400
     refused = client.post("/studio/echo/wrong/", data | {"file": "../evil.py"})
     assert refused.status_code == 400
     assert client.post("/studio/echo/wrong/0/delete/").status_code == 302
-    problem.refresh_from_db()
-    assert problem.wrong_solutions == []
+    assert newest().wrong_solutions == [] and newest().number == 3
     assert client.post("/studio/echo/wrong/5/delete/").status_code == 404
 
 
@@ -247,12 +265,12 @@ def test_clarifications_with_the_key_flag_and_rubric_anchors_are_edited(client: 
     response = client.post("/studio/echo/parts/", parts(clarifications=clarifications,
                                                         rubric=rubric))
     assert response.status_code == 302
-    problem = Problem.objects.get(slug="echo")
-    assert problem.clarifications == [
+    draft = newest()
+    assert draft.clarifications == [
         {"question": "Can x be negative?", "answer": "Yes.", "key": True}
     ]
-    assert problem.rubric[0]["levels"] == ["none", "some", "most", "all"]
-    assert problem.rubric[0]["weight"] == 2.0
+    assert draft.rubric[0]["levels"] == ["none", "some", "most", "all"]
+    assert draft.rubric[0]["weight"] == 2.0
     # the editor shows them back as JSON
     page = client.get("/studio/echo/").content.decode()
     assert "Can x be negative?" in page and "names negatives" in page

@@ -33,10 +33,14 @@ TABLES = (
 READ_BACK = """
 import json
 from grading.models import Submission
-from problems.models import Problem
+from problems.models import CONTENT_FIELDS, Problem, ProblemVersion
 from studio.models import Regrade, RegradeItem
 item = RegradeItem.objects.select_related("regrade__version__problem", "submission").get()
+version = ProblemVersion.objects.select_related("problem").get()
 print(json.dumps({
+    "content_copied": all(
+        getattr(version, name) == getattr(version.problem, name) for name in CONTENT_FIELDS
+    ) and bool(version.statement_md),
     "regrades": Regrade.objects.count(),
     "item": [item.old_verdict, item.new_verdict, item.regrade.version.problem.slug,
              item.submission.code],
@@ -77,6 +81,7 @@ def test_a_database_from_before_the_move_migrates_and_keeps_every_row(tmp_path: 
     assert "studio" in applied
     read = json.loads(_manage(db, "shell", "-c", READ_BACK).strip().splitlines()[-1])
     assert read == {
+        "content_copied": True,  # each version got its problem's statement, starter...
         "regrades": 1,
         "item": ["WA", "AC", "token-bucket", "print(1)"],
         "problems": 1,

@@ -10,7 +10,7 @@ from django.contrib.auth.models import User
 from django.test import Client
 
 from problems.models import Problem, ProblemVersion
-from studio.services import version_change_note
+from studio.services.versions import version_change_note
 from tests.factories import tiny_problem, user_with_role
 
 pytestmark = pytest.mark.django_db
@@ -69,6 +69,7 @@ def test_another_author_reads_but_cannot_edit(problem: Problem, path: str, data:
     problem.refresh_from_db()
     assert problem.statement_md == "Return x + 1." and not problem.coauthors.exists()
     assert problem.versions.get(number=1).validation == "pending"
+    assert problem.versions.count() == 1
 
 
 def test_a_coauthor_edits_once_the_owner_adds_them(problem: Problem, owner: User) -> None:
@@ -94,8 +95,9 @@ def test_only_authors_can_be_coauthors(problem: Problem, owner: User) -> None:
 def test_an_admin_edits_any_problem(problem: Problem) -> None:
     admin = client_for(user_with_role("root", admin=True))
     assert admin.post("/studio/add-one/statement/", {"statement_md": "by root"}).status_code == 302
-    problem.refresh_from_db()
-    assert problem.statement_md == "by root"
+    v2 = problem.versions.get(number=2)
+    assert v2.statement_md == "by root" and v2.created_by is not None
+    assert (v2.created_by.username, v2.change_note) == ("root", "statement")
 
 
 def test_the_history_shows_who_changed_what(problem: Problem, owner: User) -> None:

@@ -10,13 +10,10 @@ from grading.services import GradingError, submission_create
 from problems.models import Problem, ProblemVersion
 from problems.services import BANK_DIR
 from studio import validation
-from studio.services import (
-    ProblemActionError,
-    problem_publish,
-    problem_solutions,
-    validations_requeue_stale,
-    version_create,
-)
+from studio.services.errors import ProblemActionError
+from studio.services.publishing import problem_publish
+from studio.services.validations import validations_requeue_stale, version_solutions
+from studio.services.versions import version_create
 from tests.factories import tiny_problem, user_with_role
 
 pytestmark = pytest.mark.django_db
@@ -75,7 +72,8 @@ def test_loadproblems_leaves_the_bank_pending_and_the_sweeper_queues_it_but_not_
 
 def test_publishing_needs_the_package_checks_green() -> None:
     problem = tiny_problem(published=False)
-    current = validation.solutions_hash(problem_solutions(problem))
+    assert problem.live_version is not None
+    current = validation.solutions_hash(version_solutions(problem.live_version))
     lint = validation.lint_check(["needs at least 12 hidden tests"])
     ProblemVersion.objects.filter(problem=problem).update(
         validation="passed", validation_report={"solutions_hash": current, "lint": lint}

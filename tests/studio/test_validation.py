@@ -13,11 +13,11 @@ from grading.judge import TestVerdict, judgement_from
 from problems.models import Problem, ProblemVersion
 from problems.services import BANK_DIR, problem_load_folder
 from studio import validation
-from studio.services import (
-    ProblemActionError,
-    problem_publish,
-    problem_solutions,
+from studio.services.errors import ProblemActionError
+from studio.services.publishing import problem_publish
+from studio.services.validations import (
     version_is_validated,
+    version_solutions,
     version_validate,
     version_validation_request,
     version_validation_state,
@@ -37,10 +37,21 @@ def wrong(file: str, verdict_: str, code: str) -> dict[str, Any]:
     return {"file": file, "verdict": verdict_, "why": "because", "code": code}
 
 
-def with_wrong(problem: Problem, *solutions: dict[str, Any]) -> Problem:
-    problem.wrong_solutions = list(solutions)
+def with_content(problem: Problem, **content: Any) -> Problem:
+    """Change the problem's content as a package load would: on it and on its live version
+    (which is what a validation grades)."""
+    version = problem.live_version
+    assert version is not None
+    for name, value in content.items():
+        setattr(problem, name, value)
+        setattr(version, name, value)
     problem.save()
+    version.save()
     return problem
+
+
+def with_wrong(problem: Problem, *solutions: dict[str, Any]) -> Problem:
+    return with_content(problem, wrong_solutions=list(solutions))
 
 
 def check(report: dict[str, Any], name: str) -> dict[str, Any]:
@@ -129,13 +140,15 @@ def test_publishing_needs_a_validated_live_version_that_is_not_stale() -> None:
         problem_publish(problem=problem)
     live = problem.live_version
     assert live is not None
-    current = validation.solutions_hash(problem_solutions(problem))
+    current = validation.solutions_hash(version_solutions(live))
     ProblemVersion.objects.filter(pk=live.pk).update(
         validation="passed", validation_report={"solutions_hash": current}
     )
     assert problem_publish(problem=problem).published
-    # The reference changes after the validation: the report no longer speaks for it.
-    Problem.objects.filter(pk=problem.pk).update(reference_code=OFF_BY_TWO, published=False)
+    # The reference changes under the report (a version edited in place, as the admin or a
+    # migration could): the report no longer speaks for it.
+    ProblemVersion.objects.filter(pk=live.pk).update(reference_code=OFF_BY_TWO)
+    Problem.objects.filter(pk=problem.pk).update(published=False)
     problem.refresh_from_db()
     assert version_validation_state(problem.live_version) == "stale"  # type: ignore[arg-type]
     with pytest.raises(ProblemActionError, match="stale"):
@@ -182,7 +195,7 @@ def test_a_bank_problem_validates_with_every_check_passing() -> None:
 @pytest.mark.docker
 def test_a_broken_package_fails_and_the_report_says_what_and_why() -> None:
     problem = tiny_problem(published=False)
-    problem.starter_code = ADD_ONE  # a starter that already passes
+    with_content(problem, starter_code=ADD_ONE)  # a starter that already passes
     with_wrong(
         problem,
         wrong("wrong/off_by_two.py", "WA", OFF_BY_TWO),  # right: gets WA
@@ -211,14 +224,13 @@ def test_a_broken_package_fails_and_the_report_says_what_and_why() -> None:
 def test_a_slow_reference_test_is_flagged_and_a_limit_suggested() -> None:
     problem = tiny_problem(published=False)
     # Hidden tests take x >= 100: sleeping 0.6 s there is over half of a 1 s limit.
-    problem.reference_code = (
+    with_content(problem, reference_code=(
         "import time\n\n"
         "def solve(x):\n"
         "    if x >= 100:\n"
         "        time.sleep(0.6)\n"
         "    return x + 1\n"
-    )
-    problem.save()
+    ))
     version = problem.live_version
     assert version is not None
     version.limits = dict(version.limits, test_wall_seconds=1.0, test_cpu_seconds=1.0)

@@ -17,14 +17,11 @@ from problems.package import PackageError
 from studio import validation
 from studio.models import Regrade
 from studio.selectors import regrade_transitions
-from studio.services import (
-    ProblemActionError,
-    problem_solutions,
-    regrade_run,
-    version_create,
-    version_make_live,
-    version_regrade_preview,
-)
+from studio.services.errors import ProblemActionError
+from studio.services.publishing import version_make_live
+from studio.services.regrades import regrade_run, version_regrade_preview
+from studio.services.validations import version_solutions
+from studio.services.versions import version_create
 from tests.factories import ADD_ONE, tiny_problem, user_with_role
 from tests.processes import wait_for, worker
 
@@ -42,7 +39,7 @@ def hidden_plus_big(problem: Problem) -> str:
 
 
 def mark_validated(version: ProblemVersion) -> None:
-    current = validation.solutions_hash(problem_solutions(version.problem))
+    current = validation.solutions_hash(version_solutions(version))
     ProblemVersion.objects.filter(pk=version.pk).update(
         validation="passed", validation_report={"solutions_hash": current}
     )

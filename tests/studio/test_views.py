@@ -17,7 +17,7 @@ from grading.models import Submission
 from problems.models import Problem, ProblemVersion
 from studio import validation
 from studio.models import Regrade, RegradeItem
-from studio.services import problem_solutions
+from studio.services.validations import version_solutions
 from tests.factories import ADD_ONE, tiny_problem, user_with_role
 
 pytestmark = pytest.mark.django_db
@@ -61,7 +61,7 @@ def problem(writer: User) -> Problem:
 
 
 def mark_validated(version: ProblemVersion, report: dict[str, Any] | None = None) -> None:
-    current = validation.solutions_hash(problem_solutions(version.problem))
+    current = validation.solutions_hash(version_solutions(version))
     ProblemVersion.objects.filter(pk=version.pk).update(
         validation="passed", validation_report=(report or {}) | {"solutions_hash": current}
     )
@@ -152,15 +152,31 @@ def test_the_problem_page_wires_the_live_preview_with_htmx(
     html = author.get("/studio/add-one/").content.decode()
     assert 'hx-post="/studio/add-one/statement/preview/"' in html
     assert 'hx-include="closest form"' in html and 'id="statement-preview"' in html
-    assert "frontend/bundle.js" in html  # the bundle that carries htmx
+    assert "frontend/studio.js" in html  # the studio bundle, which carries htmx
 
 
-def test_saving_the_statement_does_not_make_a_version(problem: Problem, author: Client) -> None:
+def test_every_python_part_is_a_textarea_the_studio_bundle_turns_into_an_editor(
+    problem: Problem, author: Client
+) -> None:
+    html = author.get("/studio/add-one/").content.decode()
+    assert "frontend/studio.js" in html and "frontend/bundle.js" not in html
+    coded = set(re.findall(r'<textarea name="(\w+)"[^>]*data-code="python"', html))
+    assert coded == {"starter_code", "reference_code", "driver_code", "checker_code",
+                     "support_code", "code"}
+    # the prose and JSON parts stay plain textareas (no JSON mode in the bundle)
+    assert not re.search(r'<textarea name="(hints|rubric|public_tests)"[^>]*data-code', html)
+
+
+def test_saving_the_statement_makes_a_draft_version(problem: Problem, author: Client) -> None:
     response = author.post("/studio/add-one/statement/", {"statement_md": STATEMENT})
     assert response.status_code == 302
+    v2 = problem.versions.get(number=2)
+    assert (v2.statement_md, v2.validation, v2.change_note) == (STATEMENT, "draft", "statement")
+    assert v2.public_tests == problem.versions.get(number=1).public_tests
     problem.refresh_from_db()
-    assert problem.statement_md == STATEMENT
-    assert problem.versions.count() == 1
+    assert problem.statement_md == "Return x + 1."  # what candidates read: v1's, still live
+    # the editor shows the draft back
+    assert "click" in author.get("/studio/add-one/").content.decode()
 
 
 # ---------------------------------------------------------------- tests editor

@@ -1,0 +1,158 @@
+"""Authoring a problem in the studio without touching files: create one and edit any part of
+its package. Every edit goes through `package_read`, the checks a package folder on disk gets,
+so the studio can never store a package the bank would refuse; every edit is a draft version."""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from problems.models import Problem, ProblemVersion
+from problems.package import (
+    Grading,
+    Limits,
+    Package,
+    TestCase,
+    WrongSolution,
+    package_read,
+    package_write,
+)
+from problems.services import problem_load, problem_to_package
+from studio.services.errors import ProblemActionError
+from studio.services.versions import version_store
+
+# ---------------------------------------------------------------- new problems and package parts
+
+# The package's parts a studio edit may replace. Every one of them makes a draft version,
+# except the queue, which is the problem's own (it decides where each version is graded).
+PARTS = frozenset({
+    "title", "difficulty", "queue", "kind", "topics", "hints", "follow_ups", "statement_md",
+    "starter_code", "reference_code", "wrong", "clarifications", "rubric", "driver_code",
+    "checker_code", "support_code", "grading", "limits",
+})
+
+
+def _package_checked(package: Package) -> Package:
+    """`package` as package_read sees it once written out: every rule a folder must pass."""
+    with tempfile.TemporaryDirectory(prefix="onsite-edit-") as scratch:
+        return package_read(package_write(package, scratch))
+
+
+def problem_create(
+    *,
+    user: User,
+    slug: str,
+    title: str,
+    difficulty: str = "medium",
+    queue: str = "cpu",
+    kind: str = "implement",
+    topics: tuple[str, ...] = (),
+    entry: str = "solve",
+) -> Problem:
+    """A new problem owned by `user`, unpublished, with a draft v1 to build on.
+
+    It starts as a one-function problem (`entry`) whose reference passes its one sample test,
+    so it is a valid package from the first save; the author then edits every part.
+    """
+    if Problem.objects.filter(slug=slug).exists():
+        raise ProblemActionError("slug_taken", f"a problem called {slug!r} exists already")
+    package = _package_checked(Package(
+        slug=slug,
+        title=title,
+        difficulty=difficulty,
+        queue=queue,
+        kind=kind,
+        topics=tuple(topics),
+        hints=(),
+        follow_ups=(),
+        statement_md=f"# {title}\n\nDescribe the task here.\n",
+        starter_code=f"def {entry}(x):\n    raise NotImplementedError\n",
+        reference_code=f"def {entry}(x):\n    return x\n",
+        limits=Limits(),
+        grading=Grading(driver="function", entry=entry, compare="exact"),
+        public_tests=(TestCase("sample", {"args": [1]}, 1, "correctness", False),),
+        hidden_tests=(),
+        wrong=(),
+        clarifications=(),
+        rubric=(),
+    ))
+    with transaction.atomic():
+        try:
+            problem, _ = problem_load(package=package, publish=False)
+        except IntegrityError as exc:
+            raise ProblemActionError("slug_taken", f"a problem called {slug!r} exists") from exc
+        Problem.objects.filter(pk=problem.pk).update(owner=user)
+        ProblemVersion.objects.filter(problem=problem).update(
+            validation=ProblemVersion.Validation.DRAFT,
+            created_by=user,
+            change_note="created in the studio",
+        )
+    problem.refresh_from_db()
+    return problem
+
+
+def problem_parts_update(
+    *, problem: Problem, user: User | None, parts: Mapping[str, Any]
+) -> tuple[Problem, ProblemVersion | None]:
+    """Replace some of the package's parts as a new draft version; all of them pass
+    package_read or none is saved.
+
+    The draft starts from the newest version and reaches candidates only once it is validated
+    and made live (services.version_make_live copies its content onto the problem). Returns
+    the problem and the new version (None when nothing changed).
+    """
+    unknown = set(parts) - PARTS
+    if unknown:
+        raise ProblemActionError("bad_part", f"not a package part: {', '.join(sorted(unknown))}")
+    base = problem.versions.order_by("-number").first()
+    if base is None:
+        raise ProblemActionError("no_version", f"problem {problem.slug} has no version")
+    package = _package_checked(replace(problem_to_package(problem=problem, version=base), **parts))
+    new: ProblemVersion | None = None
+    with transaction.atomic():
+        if "queue" in parts:
+            Problem.objects.filter(pk=problem.pk).update(
+                queue=package.queue, updated_at=timezone.now()
+            )
+        try:
+            version, created = version_store(problem=problem, package=package, user=user)
+        except IntegrityError as exc:
+            raise ProblemActionError(
+                "conflict", "another edit was saved at the same moment; reload and try again"
+            ) from exc
+        new = version if created else None
+    problem.refresh_from_db()
+    return problem, new
+
+
+def _wrong_of(problem: Problem) -> list[WrongSolution]:
+    base = problem.versions.order_by("-number").first()
+    if base is None:
+        raise ProblemActionError("no_version", f"problem {problem.slug} has no version")
+    return [WrongSolution(**w) for w in base.wrong_solutions]
+
+
+def wrong_solution_put(
+    *, problem: Problem, user: User | None, wrong: WrongSolution
+) -> tuple[Problem, ProblemVersion | None]:
+    """Add a known-wrong solution to the newest version's, or replace the one of that file
+    name, as a new draft."""
+    kept = [w for w in _wrong_of(problem) if w.file != wrong.file]
+    return problem_parts_update(problem=problem, user=user, parts={"wrong": (*kept, wrong)})
+
+
+def wrong_solution_delete(
+    *, problem: Problem, user: User | None, index: int
+) -> tuple[Problem, ProblemVersion | None]:
+    """Drop the newest version's `index`-th wrong solution, as a new draft."""
+    wrong = _wrong_of(problem)
+    if not 0 <= index < len(wrong):
+        raise ProblemActionError("no_wrong", f"there is no wrong solution #{index}")
+    del wrong[index]
+    return problem_parts_update(problem=problem, user=user, parts={"wrong": tuple(wrong)})

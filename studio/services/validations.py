@@ -1,0 +1,196 @@
+"""Validation: the reference, starter and known-wrong solutions of a version graded on all
+of its tests in the sandbox, as a background job (grading.jobs' lifecycle)."""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from grading import jobs
+from grading.judge import JudgeError, judge
+from grading.sandboxing import run_budget_seconds
+from grading.services import grade_spec_for
+from problems.models import ProblemVersion
+from problems.package import (
+    package_lint,
+)
+from problems.services import problem_to_package
+from studio import validation
+
+log = logging.getLogger(__name__)
+
+
+# ---------------------------------------------------------------- validation
+
+
+def version_solutions(version: ProblemVersion) -> list[validation.Solution]:
+    """The programs a validation of `version` grades: its reference, starter and wrong ones."""
+    return validation.solutions_for(
+        reference=version.reference_code,
+        starter=version.starter_code,
+        wrong=version.wrong_solutions,
+    )
+
+
+def version_validation_state(version: ProblemVersion) -> str:
+    """pending | running | passed | failed | stale (see validation.validation_state)."""
+    current = validation.solutions_hash(version_solutions(version))
+    return validation.validation_state(version.validation, version.validation_report, current)
+
+
+def version_is_validated(version: ProblemVersion) -> bool:
+    return version_validation_state(version) == ProblemVersion.Validation.PASSED
+
+
+VALIDATIONS = jobs.JobTable(
+    model=ProblemVersion,
+    status_field="validation",
+    waiting=(ProblemVersion.Validation.PENDING,),
+    running=ProblemVersion.Validation.RUNNING,
+    retrying=ProblemVersion.Validation.PENDING,
+    failed=ProblemVersion.Validation.FAILED,
+)
+
+
+def per_run_seconds(version: ProblemVersion) -> float:
+    return run_budget_seconds(version.limits, len(version.tests_for("submit")))
+
+
+def _validation_budget_seconds(version: ProblemVersion) -> float:
+    """The longest a whole validation may take: every solution run to its wall limit."""
+    return len(version_solutions(version)) * per_run_seconds(version) + 60.0
+
+
+def version_validation_request(*, version: ProblemVersion) -> bool:
+    """Queue a validation of `version` on its problem's queue, after the transaction commits.
+
+    Returns False (and queues nothing) while a worker holds a validation of it.
+    """
+    held = Q(validation=ProblemVersion.Validation.RUNNING) & (
+        Q(lease_until__isnull=True) | Q(lease_until__gte=timezone.now())
+    )
+    with transaction.atomic():
+        reset = (
+            ProblemVersion.objects.filter(pk=version.pk)
+            .exclude(held)
+            .update(
+                validation=ProblemVersion.Validation.PENDING,
+                validation_started_at=None,
+                attempts=0,
+                claim_token=None,
+                lease_until=None,
+                enqueued_at=None,
+            )
+        )
+        if reset:
+            transaction.on_commit(lambda: _validation_enqueue(version))
+    return bool(reset)
+
+
+def _validation_enqueue(version: ProblemVersion) -> None:
+    from studio.tasks import validate_version
+
+    try:
+        validate_version.apply_async(
+            args=[version.pk],
+            queue=version.problem.queue,
+            **jobs.task_time_limits(_validation_budget_seconds(version)),
+        )
+    except Exception:  # kombu/redis raise many types; the version stays pending, retryable
+        log.exception("could not enqueue the validation of version %s", version.pk)
+        return
+    VALIDATIONS.mark_enqueued(version.pk)
+
+
+def validations_requeue_stale() -> int:
+    """Hand out the validations the queue does not have: versions `loadproblems` left pending
+    (it runs before the broker may be up, so it only marks them), and any whose message was
+    lost. Drafts are not waiting for anything and are left alone. Claims are idempotent."""
+    stale = VALIDATIONS.stale(stale_after_seconds=settings.ONSITE_STALE_SUBMISSION_SECONDS)
+    count = 0
+    for version in stale.select_related("problem"):
+        _validation_enqueue(version)
+        count += 1
+    return count
+
+
+def version_validate(*, version: ProblemVersion) -> jobs.Outcome | str:
+    """Grade the reference, the starter and every known-wrong solution on all of `version`'s
+    tests, calibrate the time limit, and store the report.
+
+    Returns "passed" or "failed"; "skipped" when another worker holds it or it is not
+    pending; RETRY after a platform fault (Docker down) that a later attempt may get past,
+    leaving the version pending; past the attempt cap a platform fault fails the validation.
+    """
+    now = timezone.now()
+    claim = VALIDATIONS.claim(version.pk, validation_started_at=now)
+    if claim is jobs.Outcome.FAILED:
+        report = validation.report_error(
+            version_number=version.number, message="too many attempts", retrying=False
+        )
+        VALIDATIONS.give_up(version.pk, validation_report=report)
+        return "failed"
+    if not isinstance(claim, jobs.Claim):
+        return jobs.Outcome.SKIPPED  # busy (a duplicate delivery) or nothing to do
+    try:
+        with VALIDATIONS.heartbeat(claim):
+            return _validation_run(version, claim, started_at=now)
+    except Exception as exc:
+        # A platform fault, a bug or Celery's soft time limit: never left "running".
+        return _validation_fault(version, claim, f"{exc}")
+
+
+def _validation_run(version: ProblemVersion, claim: jobs.Claim, *, started_at: datetime) -> str:
+    version = ProblemVersion.objects.select_related("problem").get(pk=version.pk)
+    problem = version.problem
+    solutions = version_solutions(version)
+    checks: list[dict[str, Any]] = []
+    timing: dict[str, Any] | None = None
+    for solution in solutions:
+        spec = grade_spec_for(version=version, code=solution.code, mode="submit")
+        try:
+            judgement = judge(spec)
+        except JudgeError as exc:
+            if exc.platform:
+                raise  # the platform, not the package: retry the whole validation
+            checks.append(validation.check_error(solution, str(exc)))
+            continue
+        checks.append(validation.check_solution(solution, judgement))
+        if solution.role == "reference":
+            timing = validation.timing_calibrate(judgement, version.limits)
+    lint = validation.lint_check(package_lint(problem_to_package(problem=problem, version=version)))
+    report = validation.report_build(
+        version_number=version.number,
+        checks=checks,
+        timing=timing,
+        lint=lint,
+        solutions_hash=validation.solutions_hash(solutions),
+        started_at=started_at.isoformat(),
+        finished_at=timezone.now().isoformat(),
+    )
+    states = ProblemVersion.Validation
+    state = states.PASSED if report["passed"] else states.FAILED
+    VALIDATIONS.finish(
+        claim, validation=state, validation_report=report, validated_at=timezone.now()
+    )
+    return str(state)
+
+
+def _validation_fault(version: ProblemVersion, claim: jobs.Claim, message: str) -> str:
+    final = claim.attempt >= jobs.max_attempts()
+    report = validation.report_error(
+        version_number=version.number, message=message, retrying=not final
+    )
+    outcome = VALIDATIONS.release(
+        claim,
+        error=message,
+        retry_fields={"validation_report": report, "validation_started_at": None},
+        failed_fields={"validation_report": report},
+    )
+    return str(outcome)

@@ -1,0 +1,35 @@
+"""Co-authors: the owner (or an admin) lets another author edit the problem, or stops."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
+from django.views.decorators.http import require_POST
+
+from studio.services.authors import problem_coauthor_add, problem_coauthor_remove
+from studio.services.errors import ProblemActionError
+from studio.views.access import author_required, editable, problem_page_redirect
+
+
+@author_required
+@require_POST
+def coauthor_add(request: HttpRequest, slug: str) -> HttpResponse:
+    problem = editable(request, slug)
+    try:
+        user = problem_coauthor_add(
+            problem=problem, username=request.POST.get("username", "").strip()
+        )
+    except ProblemActionError as exc:
+        messages.error(request, exc.message)
+    else:
+        messages.success(request, f"{user.username} can now edit {problem.title}.")
+    return problem_page_redirect(problem, "authors")
+
+
+@author_required
+@require_POST
+def coauthor_remove(request: HttpRequest, slug: str, user_id: int) -> HttpResponse:
+    problem = editable(request, slug)
+    problem_coauthor_remove(problem=problem, user_id=user_id)
+    messages.success(request, "Co-author removed.")
+    return problem_page_redirect(problem, "authors")

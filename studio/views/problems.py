@@ -1,0 +1,238 @@
+"""A problem's page and its editors: the index, a new problem, the statement with its live
+preview, the code and prose parts, the wrong solutions. Every save is a draft version."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from core.markdown import markdown_render
+from problems.models import Problem, ProblemVersion
+from problems.package import PackageError, WrongSolution
+from problems.services import problem_to_package
+from studio import selectors
+from studio.forms import (
+    ImportForm,
+    NewProblemForm,
+    PartsForm,
+    StatementForm,
+    TestForm,
+    TestsForm,
+    WrongForm,
+)
+from studio.permissions import problem_can_edit
+from studio.services.errors import ProblemActionError
+from studio.services.problems import (
+    problem_create,
+    problem_parts_update,
+    wrong_solution_delete,
+    wrong_solution_put,
+)
+from studio.services.versions import problem_statement_update
+from studio.views.access import (
+    author_required,
+    editable,
+    problem_page_redirect,
+    problem_url,
+    request_user,
+)
+
+
+@author_required
+@require_GET
+def studio_index(request: HttpRequest) -> HttpResponse:
+    """`/studio/`: every problem with its versions and their validation state."""
+    context = {"rows": selectors.studio_problems(), "import_form": ImportForm()}
+    return render(request, "studio/index.html", context)
+
+
+@author_required
+@require_http_methods(["GET", "POST"])
+def problem_new(request: HttpRequest) -> HttpResponse:
+    """`/studio/new/`: a new problem from nothing (the author owns it; it starts unpublished)."""
+    form = NewProblemForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        user = request_user(request)
+        assert user is not None  # author_required
+        try:
+            problem = problem_create(user=user, **form.cleaned_data)
+        except ProblemActionError as exc:
+            form.add_error("slug", exc.message)
+        except PackageError as exc:
+            form.add_error(None, str(exc))
+        else:
+            messages.success(request, f"{problem.title} created as a draft: edit every part, "
+                             "add tests, validate, then publish.")
+            return problem_url(problem)
+    status = 400 if request.method == "POST" else 200
+    return render(request, "studio/new.html", {"form": form}, status=status)
+
+
+def problem_page(
+    request: HttpRequest,
+    problem: Problem,
+    *,
+    statement_form: StatementForm | None = None,
+    tests_form: TestsForm | None = None,
+    parts_form: PartsForm | None = None,
+    wrong_form: WrongForm | None = None,
+    test_form: TestForm | None = None,
+    editing: tuple[str, int] | None = None,
+    status: int = 200,
+) -> HttpResponse:
+    latest = selectors.version_latest(problem)
+    editing = editing or test_being_edited(request, latest)
+    if test_form is None:
+        test_form = TestForm(initial={"visibility": "public", "tag": "correctness"})
+        if editing is not None and latest is not None:
+            where, index = editing
+            test = (latest.public_tests if where == "public" else latest.hidden_tests)[index]
+            test_form = TestForm(initial=TestForm.initial_from(test, where))
+    if parts_form is None and latest is not None:
+        parts_form = PartsForm(
+            initial=PartsForm.initial_from(problem_to_package(problem=problem, version=latest))
+        )
+    if tests_form is None and latest is not None:
+        tests_form = TestsForm(
+            initial={
+                "public_tests": selectors.tests_json(latest.public_tests),
+                "hidden_tests": selectors.tests_json(latest.hidden_tests),
+                **latest.limits,
+            }
+        )
+    # The editors show the newest version (a draft, perhaps); candidates read the live one's.
+    statement = latest.statement_md if latest is not None else problem.statement_md
+    context = {
+        "problem": problem,
+        "versions": selectors.studio_versions(problem),
+        "latest": latest,
+        "statement_form": statement_form or StatementForm(initial={"statement_md": statement}),
+        "statement_html": markdown_render(
+            statement_form.data.get("statement_md", statement)
+            if statement_form is not None
+            else statement
+        ),
+        "tests_form": tests_form,
+        "parts_form": parts_form,
+        "wrong_form": wrong_form or WrongForm(),
+        "test_form": test_form,
+        "editing": editing,
+        "test_rows": selectors.test_rows(latest) if latest else [],
+        "can_edit": problem_can_edit(user=request.user, problem=problem),
+        "coauthors": list(problem.coauthors.order_by("username")),
+    }
+    return render(request, "studio/problem.html", context, status=status)
+
+
+@author_required
+@require_GET
+def studio_problem(request: HttpRequest, slug: str) -> HttpResponse:
+    """`/studio/<slug>/`: versions, the statement editor with preview, the tests editor."""
+    return problem_page(request, selectors.studio_problem_get(slug=slug))
+
+
+@author_required
+@require_POST
+def statement_preview(request: HttpRequest, slug: str) -> HttpResponse:
+    """An htmx fragment: the posted Markdown as the candidate will see it (sanitised)."""
+    selectors.studio_problem_get(slug=slug)  # 404 for an unknown problem
+    form = StatementForm(request.POST)
+    source = request.POST.get("statement_md", "") if form.is_valid() else ""
+    context = {"statement_html": markdown_render(source), "errors": form.errors}
+    return render(request, "studio/_preview.html", context)
+
+
+@author_required
+@require_POST
+def statement_save(request: HttpRequest, slug: str) -> HttpResponse:
+    problem = editable(request, slug)
+    form = StatementForm(request.POST)
+    if not form.is_valid():
+        return problem_page(request, problem, statement_form=form, status=400)
+    try:
+        version, created = problem_statement_update(
+            problem=problem,
+            statement_md=form.cleaned_data["statement_md"],
+            user=request_user(request),
+        )
+    except (PackageError, ProblemActionError) as exc:
+        form.add_error("statement_md", str(exc))
+        return problem_page(request, problem, statement_form=form, status=400)
+    _parts_saved(request, problem, version if created else None)
+    return problem_page_redirect(problem, "statement")
+
+
+def test_being_edited(
+    request: HttpRequest, latest: ProblemVersion | None
+) -> tuple[str, int] | None:
+    """`?edit=public:2`: the test the form is filled with (ignored when there is none)."""
+    where, _, number = request.GET.get("edit", "").partition(":")
+    if latest is None or where not in ("public", "hidden") or not number.isdigit():
+        return None
+    index = int(number)
+    rows = latest.public_tests if where == "public" else latest.hidden_tests
+    return (where, index) if index < len(rows) else None
+
+
+def _parts_saved(request: HttpRequest, problem: Problem, new: ProblemVersion | None) -> None:
+    if new is not None:
+        messages.success(request, f"Saved as draft v{new.number}. Candidates see the live "
+                         "version until you validate this one and make it live.")
+    else:
+        messages.info(request, "Nothing changed: the newest version already has this.")
+
+
+@author_required
+@require_POST
+def parts_save(request: HttpRequest, slug: str) -> HttpResponse:
+    """Save the code, prose and grading settings of the package; all of it, or nothing."""
+    problem = editable(request, slug)
+    form = PartsForm(request.POST)
+    if not form.is_valid():
+        return problem_page(request, problem, parts_form=form, status=400)
+    try:
+        problem, new = problem_parts_update(
+            problem=problem, user=request_user(request), parts=form.parts()
+        )
+    except (PackageError, ProblemActionError) as exc:
+        form.add_error(None, str(exc))
+        return problem_page(request, problem, parts_form=form, status=400)
+    _parts_saved(request, problem, new)
+    return problem_page_redirect(problem, "parts")
+
+
+@author_required
+@require_POST
+def wrong_add(request: HttpRequest, slug: str) -> HttpResponse:
+    """Add (or replace, by file name) a known-wrong solution with the verdict it must get."""
+    problem = editable(request, slug)
+    form = WrongForm(request.POST)
+    if not form.is_valid():
+        return problem_page(request, problem, wrong_form=form, status=400)
+    data = form.cleaned_data
+    wrong = WrongSolution(data["file"], data["verdict"], data["why"], data["code"])
+    try:
+        problem, new = wrong_solution_put(
+            problem=problem, user=request_user(request), wrong=wrong
+        )
+    except (PackageError, ProblemActionError) as exc:
+        form.add_error(None, str(exc))
+        return problem_page(request, problem, wrong_form=form, status=400)
+    _parts_saved(request, problem, new)
+    return problem_page_redirect(problem, "wrong")
+
+
+@author_required
+@require_POST
+def wrong_delete(request: HttpRequest, slug: str, index: int) -> HttpResponse:
+    problem = editable(request, slug)
+    try:
+        problem, new = wrong_solution_delete(
+            problem=problem, user=request_user(request), index=index
+        )
+    except ProblemActionError as exc:
+        raise Http404(exc.message) from exc
+    _parts_saved(request, problem, new)
+    return problem_page_redirect(problem, "wrong")

@@ -1,0 +1,116 @@
+"""The tests: all of them saved as JSON lists, or one at a time from the table (add, edit,
+duplicate, delete, fill the expected output from the reference)."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.http import Http404, HttpRequest, HttpResponse
+from django.views.decorators.http import require_POST
+
+from problems.models import ProblemVersion
+from problems.package import PackageError
+from studio.forms import (
+    TestForm,
+    TestsForm,
+)
+from studio.services.errors import ProblemActionError
+from studio.services.testcases import expected_from_reference, test_edit
+from studio.services.versions import version_create
+from studio.views.access import (
+    author_required,
+    editable,
+    problem_page_redirect,
+    request_user,
+    version_url,
+)
+from studio.views.problems import problem_page
+
+
+@author_required
+@require_POST
+def tests_save(request: HttpRequest, slug: str) -> HttpResponse:
+    """Save edited tests (and limits) as a new version: all of it, or nothing."""
+    problem = editable(request, slug)
+    form = TestsForm(request.POST)
+    if not form.is_valid():
+        return problem_page(request, problem, tests_form=form, status=400)
+    try:
+        version, created = version_create(
+            problem=problem,
+            public_json=form.cleaned_data["public_tests"],
+            hidden_json=form.cleaned_data["hidden_tests"],
+            limits=form.limits(),
+            user=request_user(request),
+        )
+    except PackageError as exc:
+        form.add_package_error(exc)
+        return problem_page(request, problem, tests_form=form, status=400)
+    except ProblemActionError as exc:
+        form.add_error(None, exc.message)
+        return problem_page(request, problem, tests_form=form, status=400)
+    if created:
+        messages.success(request, f"Saved as v{version.number}. Validate it, then make it live.")
+    else:
+        messages.info(request, f"Nothing changed: v{version.number} already has these tests.")
+    return version_url(version)
+
+
+def _test_saved(request: HttpRequest, version: ProblemVersion, created: bool) -> HttpResponse:
+    if created:
+        messages.success(request, f"Saved as draft v{version.number}. Validate it, then make it "
+                         "live.")
+    else:
+        messages.info(request, f"Nothing changed: v{version.number} already has these tests.")
+    return problem_page_redirect(version.problem, "test-table")
+
+
+@author_required
+@require_POST
+def test_save(request: HttpRequest, slug: str) -> HttpResponse:
+    """Add a test, or (with `where` and `index`) replace one; the expected output can be filled
+    from the reference, graded in the sandbox."""
+    problem = editable(request, slug)
+    form = TestForm(request.POST)
+    where, index = request.POST.get("where", ""), request.POST.get("index", "")
+    editing = (where, int(index)) if where in ("public", "hidden") and index.isdigit() else None
+    if not form.is_valid():
+        return problem_page(request, problem, test_form=form, editing=editing, status=400)
+    test = form.test()
+    try:
+        if form.cleaned_data["fill_expected"]:
+            test["expected"] = expected_from_reference(
+                problem=problem, test_input=test["input"]
+            )
+        version, created = test_edit(
+            problem=problem,
+            user=request_user(request),
+            op="update" if editing else "add",
+            where=editing[0] if editing else form.cleaned_data["visibility"],
+            index=editing[1] if editing else None,
+            to=form.cleaned_data["visibility"],
+            test=test,
+        )
+    except PackageError as exc:
+        form.add_error(None, f"{exc.field}: {exc.problem}")
+        return problem_page(request, problem, test_form=form, editing=editing, status=400)
+    except ProblemActionError as exc:
+        form.add_error(None, exc.message)
+        return problem_page(request, problem, test_form=form, editing=editing, status=400)
+    return _test_saved(request, version, created)
+
+
+@author_required
+@require_POST
+def test_action(request: HttpRequest, slug: str, where: str, index: int, op: str) -> HttpResponse:
+    """Duplicate or delete one test."""
+    problem = editable(request, slug)
+    if op not in ("duplicate", "delete"):
+        raise Http404("no such action")
+    try:
+        version, created = test_edit(
+            problem=problem, user=request_user(request), op=op, where=where, index=index
+        )
+    except (PackageError, ProblemActionError) as exc:
+        messages.error(request, str(exc))
+        return problem_page_redirect(problem, "test-table")
+    return _test_saved(request, version, created)

@@ -1,0 +1,133 @@
+"""A version's page: its validation report and regrade preview (polled by htmx while they
+run), and the actions on it: validate, regrade, make live, apply the suggested limit."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.views.decorators.http import require_GET, require_POST
+
+from problems.models import ProblemVersion
+from problems.package import PackageError
+from studio import selectors
+from studio.models import Regrade
+from studio.permissions import problem_can_edit
+from studio.services.errors import ProblemActionError
+from studio.services.publishing import version_make_live
+from studio.services.regrades import version_regrade_preview
+from studio.services.validations import version_validation_request, version_validation_state
+from studio.services.versions import version_create
+from studio.views.access import author_required, editable, request_user, version_url
+
+ACTIVE_VALIDATION = (ProblemVersion.Validation.PENDING, ProblemVersion.Validation.RUNNING)
+ACTIVE_REGRADE = (Regrade.Status.QUEUED, Regrade.Status.RUNNING)
+
+
+def _version_context(request: HttpRequest, version: ProblemVersion) -> dict[str, Any]:
+    problem = version.problem
+    regrade = selectors.regrade_latest(version)
+    state = version_validation_state(version)
+    report = version.validation_report or {}
+    timing = report.get("timing") or {}
+    suggested = timing.get("suggested_limit_seconds")
+    wall, cpu = version.limits.get("test_wall_seconds"), version.limits.get("test_cpu_seconds")
+    return {
+        "problem": problem,
+        "version": version,
+        "state": state,
+        "report": report,
+        "checks": report.get("checks", []),
+        "timing": timing,
+        # Offer the suggested limit only when it would change something.
+        "limit_differs": suggested is not None and not wall == cpu == suggested,
+        "live": problem.live_version_id == version.pk,
+        "regrade": regrade,
+        "regrade_items": selectors.regrade_items(regrade) if regrade else [],
+        "transitions": selectors.regrade_transitions(regrade) if regrade else [],
+        "can_edit": problem_can_edit(user=request.user, problem=problem),
+        "polling": version.validation in ACTIVE_VALIDATION
+        or (regrade is not None and regrade.status in ACTIVE_REGRADE),
+    }
+
+
+@author_required
+@require_GET
+def version_detail(request: HttpRequest, slug: str, number: int) -> HttpResponse:
+    """A version: its validation report, its regrade preview, and the actions on it."""
+    problem = selectors.studio_problem_get(slug=slug)
+    version = selectors.studio_version_get(problem=problem, number=number)
+    return render(request, "studio/version.html", _version_context(request, version))
+
+
+@author_required
+@require_GET
+def version_panel(request: HttpRequest, slug: str, number: int) -> HttpResponse:
+    """An htmx fragment polled while a validation or regrade runs."""
+    problem = selectors.studio_problem_get(slug=slug)
+    version = selectors.studio_version_get(problem=problem, number=number)
+    return render(request, "studio/_version_panel.html", _version_context(request, version))
+
+
+@author_required
+@require_POST
+def version_validate(request: HttpRequest, slug: str, number: int) -> HttpResponse:
+    problem = editable(request, slug)
+    version = selectors.studio_version_get(problem=problem, number=number)
+    if version_validation_request(version=version):
+        messages.info(request, f"Validating v{version.number} on the {problem.queue} queue.")
+    else:
+        messages.warning(request, f"v{version.number} is being validated already.")
+    return version_url(version)
+
+
+@author_required
+@require_POST
+def version_regrade(request: HttpRequest, slug: str, number: int) -> HttpResponse:
+    problem = editable(request, slug)
+    version = selectors.studio_version_get(problem=problem, number=number)
+    regrade = version_regrade_preview(version=version, user=request_user(request))
+    messages.info(request, f"Regrading {regrade.total} past submission(s) against v{number}.")
+    return version_url(version)
+
+
+@author_required
+@require_POST
+def version_live(request: HttpRequest, slug: str, number: int) -> HttpResponse:
+    problem = editable(request, slug)
+    version = selectors.studio_version_get(problem=problem, number=number)
+    try:
+        version_make_live(version=version)
+    except ProblemActionError as exc:
+        messages.error(request, exc.message)
+    else:
+        messages.success(request, f"v{version.number} is live: new submissions grade on it.")
+    return version_url(version)
+
+
+@author_required
+@require_POST
+def version_apply_limit(request: HttpRequest, slug: str, number: int) -> HttpResponse:
+    """A new version from this one with the time limit the validation suggested."""
+    problem = editable(request, slug)
+    version = selectors.studio_version_get(problem=problem, number=number)
+    timing = (version.validation_report or {}).get("timing") or {}
+    seconds = timing.get("suggested_limit_seconds")
+    if not isinstance(seconds, int | float):
+        messages.error(request, "This version has no timing report to take a limit from.")
+        return version_url(version)
+    limits = {"test_wall_seconds": float(seconds), "test_cpu_seconds": float(seconds)}
+    try:
+        new, created = version_create(
+            problem=problem, base=version, limits=limits, user=request_user(request)
+        )
+    except (PackageError, ProblemActionError) as exc:
+        messages.error(request, str(exc))
+        return version_url(version)
+    if created:
+        messages.success(request, f"Saved as v{new.number} with a {seconds:g} s limit.")
+    else:
+        messages.info(request, f"v{new.number} already has these tests and limits.")
+    return version_url(new)
