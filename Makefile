@@ -17,9 +17,12 @@ run: setup
 	@$(PY) manage.py seeddemo
 	$(PY) platform/run.py
 
-## The whole test suite, against real Redis, Docker, Celery and chromium.
+## The whole test suite, against real Redis, Docker, Celery and chromium, on TEST_WORKERS
+## pytest-xdist workers (each with its own Redis and database; verdicts are judged on CPU
+## time, so the load they add changes none).
+TEST_WORKERS ?= 3
 test: setup
-	$(PY) -m pytest -q --durations=25
+	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadgroup --durations=25
 
 ## The fast loop: pure logic and real Redis, no Docker, no browser, nothing marked slow.
 test-fast:
@@ -28,7 +31,8 @@ test-fast:
 ## The same suite against the PostgreSQL on this machine.
 test-postgres: setup
 	bash platform/bin/ensure-postgres.sh
-	DATABASE_URL=postgres://onsite:onsite@127.0.0.1:5432/onsite $(PY) -m pytest -q
+	DATABASE_URL=postgres://onsite:onsite@127.0.0.1:5432/onsite \
+		$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadgroup --durations=25
 
 ## The production shape on this machine (docs/scaling.md): PostgreSQL, Redis, two web
 ## processes behind nginx, two cpu workers, one gpu worker, beat; all on 127.0.0.1.

@@ -32,16 +32,12 @@ def _images_for_docker_tests(request: pytest.FixtureRequest) -> None:
 
 def _xdist_group(item: pytest.Item) -> str | None:
     """Which tests share one pytest-xdist worker (`make test` runs with `--dist loadgroup`):
-    the browser flows (one platform per worker, started once), each bank problem's solutions
-    (graded back to back, all but the first in a warm container) and the fault drills (they
-    write one figures file)."""
+    each browser-flow module (its tests build on each other's pages; a worker starts the
+    platform once for all the modules it gets) and the fault drills (they write one figures
+    file). Everything else, the bank's solutions included, goes wherever a worker is free."""
     path = item.path.as_posix()
     if "/tests/e2e/" in path:
-        return "browser"
-    if path.endswith("tests/problems/test_bank_grading.py"):
-        callspec = getattr(item, "callspec", None)
-        folder = callspec.params.get("folder") if callspec is not None else None
-        return f"bank-{folder.name}" if folder is not None else "bank"
+        return f"browser-{item.path.stem}"
     if path.endswith("tests/grading/test_faults.py"):
         return "faults"
     return None

@@ -1,12 +1,13 @@
 """The whole platform as subprocesses, for the end-to-end tests.
 
-A session-scoped `platform` fixture (started once per test run, on first use) starts, against
+A session-scoped `platform` fixture (started once per test run, on first use; under
+pytest-xdist once per worker that gets a browser module) starts, against
 a throwaway SQLite file and its own
 redis-server: migrate, loadproblems (token-bucket only), seeddemo, then daphne (HTTP and
 websockets) and a Celery worker on the cpu and gpu queues. Every process runs in its own
 process group, so teardown reaches the children it forked (Celery's pool) and nothing is left
-running after the run. The browser modules run back to back (tests/e2e/), so the idle worker
-does not compete with other tests for the machine's two cores. Process output goes to log
+running after the run. Each browser module's tests run back to back on one worker (an
+xdist group, tests/conftest.py). Process output goes to log
 files whose tails are shown when something fails to start.
 """
 

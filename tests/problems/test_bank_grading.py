@@ -40,8 +40,8 @@ def _failures(judgement: Judgement) -> str:
 
 @pytest.fixture(scope="module", autouse=True)
 def _warm_pool() -> Iterator[None]:
-    """One warm container per problem shape: each problem's solutions are graded back to back
-    (below), so all but the first start warm."""
+    """One warm container per problem shape: each problem's solutions are collected back to
+    back (below), so on each worker all but the first of a problem's run start warm."""
     from sandbox import configure_default_pool
 
     configure_default_pool(1)
