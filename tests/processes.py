@@ -73,6 +73,16 @@ def start_worker(
     )
 
 
+def broker_purge(queues: tuple[str, ...] = ("cpu", "gpu")) -> None:
+    """Drop the tasks waiting in the run's broker: earlier tests enqueue jobs that no worker of
+    theirs consumed, and a test that asserts on what its own workers received starts clean."""
+    from config.celery import app
+
+    with app.connection_for_write() as conn:
+        for name in queues:
+            conn.default_channel.queue_purge(name)
+
+
 def stop(proc: subprocess.Popen[bytes], sig: int = signal.SIGTERM, timeout: float = 20) -> None:
     if proc.poll() is None:
         os.killpg(proc.pid, sig)
