@@ -34,6 +34,7 @@ from typing import Any
 
 import pytest
 from aiosmtpd.controller import Controller
+from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 # `browser` is the frontend tests' fixture (Debian's chromium), shared here by import.
 from tests.frontend.conftest import browser, bundle_ensure
@@ -236,3 +237,53 @@ def platform(
         yield Platform(base_url=base_url, password=DEMO_PASSWORD, logs=work)
     finally:
         procs.stop_all()
+
+
+class People:
+    """The browser contexts of the people in one test (one each), logged in through the login
+    page; uncaught errors in any of their pages are collected."""
+
+    def __init__(
+        self,
+        browser: Browser,
+        platform: Platform,
+        *,
+        viewport: dict[str, int] | None = None,
+        timezone_id: str | None = None,
+    ) -> None:
+        self.browser, self.platform = browser, platform
+        self.viewport = viewport or {"width": 1440, "height": 1000}
+        self.timezone_id = timezone_id
+        self.contexts: list[BrowserContext] = []
+        self.errors: list[str] = []
+
+    def log_in(self, username: str, next_url: str = "/sessions/") -> Page:
+        options: dict[str, Any] = {"base_url": self.platform.base_url, "viewport": self.viewport}
+        if self.timezone_id:
+            options["timezone_id"] = self.timezone_id
+        context = self.browser.new_context(**options)
+        self.contexts.append(context)
+        page = context.new_page()
+        page.on("pageerror", lambda error: self.errors.append(f"{username}: {error}"))
+        page.goto(f"/accounts/login/?next={next_url}")
+        page.fill("input[name=username]", username)
+        page.fill("input[name=password]", self.platform.password)
+        page.click("form.login-form button[type=submit]")
+        expect(page).to_have_url(self.platform.base_url + next_url)
+        return page
+
+
+@contextlib.contextmanager
+def people_at(browser: Browser, platform: Platform, **options: Any) -> Iterator[People]:
+    """People for one test; afterwards their contexts close and no page may have failed."""
+    opened = People(browser, platform, **options)
+    yield opened
+    for context in opened.contexts:
+        context.close()
+    assert opened.errors == [], f"uncaught errors in the pages: {opened.errors}"
+
+
+@pytest.fixture
+def people(browser: Browser, platform: Platform) -> Iterator[People]:
+    with people_at(browser, platform) as opened:
+        yield opened

@@ -22,9 +22,9 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, expect
+from playwright.sync_api import Browser, Page, expect
 
-from tests.e2e.conftest import Inbox, Platform
+from tests.e2e.conftest import Inbox, People, Platform, people_at
 
 pytestmark = pytest.mark.e2e
 
@@ -39,34 +39,10 @@ def problem_meta() -> dict[str, Any]:
     return tomllib.loads((PACKAGE / "problem.toml").read_text())
 
 
-class People:
-    def __init__(self, browser: Browser, platform: Platform) -> None:
-        self.browser, self.platform = browser, platform
-        self.contexts: list[BrowserContext] = []
-        self.errors: list[str] = []
-
-    def log_in(self, username: str, next_url: str = "/sessions/") -> Page:
-        context = self.browser.new_context(
-            base_url=self.platform.base_url, viewport=VIEWPORT, timezone_id="Europe/Paris"
-        )
-        self.contexts.append(context)
-        page = context.new_page()
-        page.on("pageerror", lambda error: self.errors.append(f"{username}: {error}"))
-        page.goto(f"/accounts/login/?next={next_url}")
-        page.fill("input[name=username]", username)
-        page.fill("input[name=password]", self.platform.password)
-        page.click("form.login-form button[type=submit]")
-        expect(page).to_have_url(self.platform.base_url + next_url)
-        return page
-
-
 @pytest.fixture
 def people(browser: Browser, platform: Platform) -> Iterator[People]:
-    opened = People(browser, platform)
-    yield opened
-    for context in opened.contexts:
-        context.close()
-    assert opened.errors == [], f"uncaught errors in the pages: {opened.errors}"
+    with people_at(browser, platform, viewport=VIEWPORT, timezone_id="Europe/Paris") as opened:
+        yield opened
 
 
 def shot(page: Page, name: str) -> None:

@@ -12,13 +12,12 @@ import os
 import re
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, expect
+from playwright.sync_api import Page, expect
 
-from tests.e2e.conftest import Platform
+from tests.e2e.conftest import People, Platform
 
 pytestmark = pytest.mark.e2e
 
@@ -61,35 +60,6 @@ def seed(platform: Platform) -> None:
     assert done.returncode == 0, done.stderr[-3000:]
 
 
-class People:
-    def __init__(self, browser: Browser, platform: Platform) -> None:
-        self.browser, self.platform = browser, platform
-        self.contexts: list[BrowserContext] = []
-        self.errors: list[str] = []
-
-    def log_in(self, username: str) -> Page:
-        context = self.browser.new_context(base_url=self.platform.base_url,
-                                           viewport={"width": 1440, "height": 1000})
-        self.contexts.append(context)
-        page = context.new_page()
-        page.on("pageerror", lambda error: self.errors.append(f"{username}: {error}"))
-        page.goto("/accounts/login/?next=/sessions/review/")
-        page.fill("input[name=username]", username)
-        page.fill("input[name=password]", self.platform.password)
-        page.click("form.login-form button[type=submit]")
-        expect(page).to_have_url(self.platform.base_url + "/sessions/review/")
-        return page
-
-
-@pytest.fixture
-def people(browser: Browser, platform: Platform) -> Iterator[People]:
-    opened = People(browser, platform)
-    yield opened
-    for context in opened.contexts:
-        context.close()
-    assert opened.errors == [], f"uncaught errors in the pages: {opened.errors}"
-
-
 def shot(page: Page, name: str) -> None:
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / f"dashboard-{name}.png"), full_page=True)
@@ -97,7 +67,7 @@ def shot(page: Page, name: str) -> None:
 
 def test_filter_sort_page_and_share_the_dashboard(people: People, platform: Platform) -> None:
     seed(platform)
-    interviewer = people.log_in("interviewer")
+    interviewer = people.log_in("interviewer", "/sessions/review/")
     rows = interviewer.locator("#review-sessions tbody tr")
     total = int((interviewer.locator("#review-count").inner_text()).split()[0])
     assert total >= 27
@@ -125,7 +95,7 @@ def test_filter_sort_page_and_share_the_dashboard(people: People, platform: Plat
     assert "recommendation=strong_yes" in shared and "interviewer=me" in shared
 
     # The admin opens the same URL in another browser: the same filters, set in the form.
-    admin = people.log_in("admin")
+    admin = people.log_in("admin", "/sessions/review/")
     admin.goto(shared.replace("interviewer=me", "interviewer=interviewer"))
     expect(admin.locator("#review-sessions tbody tr")).to_have_count(1)
     expect(admin.locator("#review-filters select[name=recommendation]")).to_have_value(

@@ -10,47 +10,17 @@ worker, the Docker sandbox): `platform` and `browser` come from tests/e2e/confte
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, expect
+from playwright.sync_api import expect
 
-from tests.e2e.conftest import Platform
+from tests.e2e.conftest import People
 
 pytestmark = pytest.mark.e2e
 SHOTS = Path(__file__).resolve().parents[2] / "var" / "screenshots"
 
 TIMEOUT_MS = 60_000
-
-
-class People:
-    def __init__(self, browser: Browser, platform: Platform) -> None:
-        self.browser, self.platform = browser, platform
-        self.contexts: list[BrowserContext] = []
-        self.errors: list[str] = []
-
-    def log_in(self, username: str) -> Page:
-        context = self.browser.new_context(base_url=self.platform.base_url,
-                                           viewport={"width": 1440, "height": 1000})
-        self.contexts.append(context)
-        page = context.new_page()
-        page.on("pageerror", lambda error: self.errors.append(f"{username}: {error}"))
-        page.goto("/accounts/login/?next=/sessions/")
-        page.fill("input[name=username]", username)
-        page.fill("input[name=password]", self.platform.password)
-        page.click("form.login-form button[type=submit]")
-        expect(page).to_have_url(self.platform.base_url + "/sessions/")
-        return page
-
-
-@pytest.fixture
-def people(browser: Browser, platform: Platform) -> Iterator[People]:
-    opened = People(browser, platform)
-    yield opened
-    for context in opened.contexts:
-        context.close()
-    assert opened.errors == [], f"uncaught errors in the pages: {opened.errors}"
 
 
 def clock(ms: int) -> str:

@@ -19,9 +19,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, WebSocketRoute, expect
+from playwright.sync_api import Browser, Page, WebSocketRoute, expect
 
-from tests.e2e.conftest import Platform
+from tests.e2e.conftest import People, Platform, people_at
 
 pytestmark = pytest.mark.e2e
 
@@ -38,39 +38,10 @@ def all_count() -> int:
     return public_count() + len(json.loads((PACKAGE / "tests" / "hidden.json").read_text()))
 
 
-class Pages:
-    """Browser contexts (one per person), each with its page errors collected."""
-
-    def __init__(self, browser: Browser, platform: Platform) -> None:
-        self.browser = browser
-        self.platform = platform
-        self.contexts: list[BrowserContext] = []
-        self.errors: list[str] = []
-
-    def log_in(self, username: str, next_url: str = "/sessions/") -> Page:
-        context = self.browser.new_context(base_url=self.platform.base_url,
-                                           viewport={"width": 1600, "height": 1000})
-        self.contexts.append(context)
-        page = context.new_page()
-        page.on("pageerror", lambda error: self.errors.append(f"{username}: {error}"))
-        page.goto(f"/accounts/login/?next={next_url}")
-        page.fill("input[name=username]", username)
-        page.fill("input[name=password]", self.platform.password)
-        page.click("form.login-form button[type=submit]")
-        expect(page).to_have_url(self.platform.base_url + next_url)
-        return page
-
-    def close(self) -> None:
-        for context in self.contexts:
-            context.close()
-
-
 @pytest.fixture
-def pages(browser: Browser, platform: Platform) -> Iterator[Pages]:
-    opened = Pages(browser, platform)
-    yield opened
-    opened.close()
-    assert opened.errors == [], f"uncaught errors in the pages: {opened.errors}"
+def pages(browser: Browser, platform: Platform) -> Iterator[People]:
+    with people_at(browser, platform, viewport={"width": 1600, "height": 1000}) as opened:
+        yield opened
 
 
 class NetworkSwitch:
@@ -125,7 +96,7 @@ def start_solo(page: Page, minutes: str) -> int:
     return int(page.url.rstrip("/").rsplit("/", 1)[1])
 
 
-def test_live_session_typing_runs_questions_and_replay(pages: Pages) -> None:
+def test_live_session_typing_runs_questions_and_replay(pages: People) -> None:
     interviewer = pages.log_in("interviewer")
     interviewer.select_option("#live-form select[name=problem]", "token-bucket")
     interviewer.fill("#live-form input[name=minutes]", "30")
@@ -236,7 +207,7 @@ def test_live_session_typing_runs_questions_and_replay(pages: Pages) -> None:
     replay.screenshot(path="/tmp/onsite-e2e-session-replay.png", full_page=True)
 
 
-def test_solo_question_gets_the_canned_answer_or_the_advice_to_assume(pages: Pages) -> None:
+def test_solo_question_gets_the_canned_answer_or_the_advice_to_assume(pages: People) -> None:
     candidate = pages.log_in("candidate")
     start_solo(candidate, "30")
 
@@ -260,7 +231,7 @@ def test_solo_question_gets_the_canned_answer_or_the_advice_to_assume(pages: Pag
 
 
 def test_the_deadline_submits_the_code_and_the_countdown_survives_a_reload(
-    pages: Pages,
+    pages: People,
 ) -> None:
     candidate = pages.log_in("candidate")
     start_solo(candidate, "0.4")  # 24 seconds
@@ -289,7 +260,7 @@ def test_the_deadline_submits_the_code_and_the_countdown_survives_a_reload(
 
 
 def test_an_edit_over_the_message_cap_stops_with_a_message_and_is_never_resent(
-    pages: Pages,
+    pages: People,
 ) -> None:
     """The page knows the server's cap (from its state) and never sends a larger change: it
     says why and stops, instead of reconnecting and resending the same change forever."""
