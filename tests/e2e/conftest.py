@@ -270,6 +270,7 @@ class People:
         page.fill("input[name=password]", self.platform.password)
         page.click("form.login-form button[type=submit]")
         expect(page).to_have_url(self.platform.base_url + next_url)
+        page.wait_for_load_state("load")  # the URL is there at commit, the scripts only now
         return page
 
 

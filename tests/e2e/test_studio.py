@@ -51,6 +51,9 @@ def test_author_previews_the_statement_and_validates_the_live_version(
     page.fill("input[name=password]", platform.password)
     page.click("form.login-form button[type=submit]")
     expect(page).to_have_url(platform.base_url + STUDIO_URL)
+    # The URL changes when the navigation commits; typing before the page's scripts ran
+    # would go unseen by the preview's listener.
+    page.wait_for_load_state("load")
 
     # Live preview: typing posts the Markdown; the sanitised, highlighted HTML comes back.
     page.evaluate("window.__sameDocument = true")
@@ -119,6 +122,7 @@ def log_in(page: Page, platform: Platform, username: str, url: str) -> None:
     page.fill("input[name=password]", platform.password)
     page.click("form.login-form button[type=submit]")
     expect(page).to_have_url(platform.base_url + url)
+    page.wait_for_load_state("load")  # the page's scripts ran: typing is seen
 
 
 def make_second_author(platform: Platform) -> None:
