@@ -28,11 +28,14 @@ test: setup
 test-fast:
 	$(PY) -m pytest -q -m "not docker and not e2e and not slow" --durations=10
 
-## The same suite against the PostgreSQL on this machine.
+## The suite against the PostgreSQL on this machine: every test that uses the database. The
+## browser flows run their own platform on its own SQLite file and the sandbox's tests use no
+## database, so they would only run again unchanged (`make test` runs them).
 test-postgres: setup
 	bash platform/bin/ensure-postgres.sh
 	DATABASE_URL=postgres://onsite:onsite@127.0.0.1:5432/onsite \
-		$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadgroup --durations=25
+		$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadgroup --durations=25 \
+		-m "not e2e" --ignore=tests/sandbox
 
 ## The production shape on this machine (docs/scaling.md): PostgreSQL, Redis, two web
 ## processes behind nginx, two cpu workers, one gpu worker, beat; all on 127.0.0.1.
