@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict
 
 from django.contrib.auth.models import Group, User
+from django.test import Client
 
 from problems.models import CONTENT_FIELDS, Problem, ProblemVersion
 from problems.package import Limits
@@ -56,3 +57,11 @@ def tiny_problem(slug: str = "add-one", *, published: bool = True, hidden: int =
     problem.live_version = version
     problem.save()
     return problem
+
+
+def client_for(user: User | None) -> Client:
+    """A test client logged in as ``user`` (anonymous for None)."""
+    client = Client()
+    if user is not None:
+        client.force_login(user)
+    return client

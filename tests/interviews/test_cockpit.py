@@ -16,13 +16,12 @@ from typing import Any
 
 import pytest
 from asgiref.sync import async_to_sync
-from django.test import Client
 
 from interviews import services
 from interviews.models import ChatMessage, InterviewSession, Question, ReviewNote
 from interviews.services import SessionError
 from problems.models import Problem
-from tests.factories import tiny_problem, user_with_role
+from tests.factories import client_for, tiny_problem, user_with_role
 from tests.interviews.ydoc_client import YClient
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -38,11 +37,6 @@ PRIVATE = {
 REVEALED_HINT = "HINT1-REVEALED-0aa"
 SENT_CANNED = "CANNED-SENT-3c2"
 
-
-def client_for(user: Any) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
 
 
 def marked_problem() -> Problem:

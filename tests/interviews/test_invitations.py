@@ -19,7 +19,7 @@ from django.utils import timezone
 
 from interviews import services
 from interviews.models import InterviewSession
-from tests.factories import tiny_problem, user_with_role
+from tests.factories import client_for, tiny_problem, user_with_role
 from tests.services import free_port
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -52,11 +52,6 @@ def inbox(settings: Any) -> Iterator[Inbox]:
     finally:
         controller.stop()
 
-
-def client_for(user: Any) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
 
 
 def ics_fields(text: str) -> dict[str, str]:

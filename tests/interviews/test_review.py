@@ -27,7 +27,7 @@ from interviews.models import (
 from interviews.review import charts, services, suggest
 from interviews.review.selectors import practice_history
 from interviews.services import SessionError
-from tests.factories import tiny_problem, user_with_role
+from tests.factories import client_for, tiny_problem, user_with_role
 
 pytestmark = pytest.mark.django_db
 
@@ -126,12 +126,6 @@ def build_world() -> World:
     return World(session, owner, other, assigned, unassigned, author, admin, run, passing,
                  final, question)
 
-
-def client_for(user: User | None) -> Client:
-    client = Client()
-    if user is not None:
-        client.force_login(user)
-    return client
 
 
 def full_scores(level: int = 3, evidence: list[object] | None = None,

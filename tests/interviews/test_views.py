@@ -8,19 +8,13 @@ from datetime import timedelta
 
 import pycrdt
 import pytest
-from django.test import Client
 
 from interviews import collab, services
 from interviews.models import InterviewSession, ReviewAssignment
-from tests.factories import tiny_problem, user_with_role
+from tests.factories import client_for, tiny_problem, user_with_role
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-
-def client_for(user: object) -> Client:
-    client = Client()
-    client.force_login(user)  # type: ignore[arg-type]
-    return client
 
 
 def page_state(html: str) -> dict[str, object]:

@@ -23,7 +23,7 @@ from problems.models import Problem, ProblemVersion
 from studio.services.errors import ProblemActionError
 from studio.services.publishing import version_make_live
 from studio.services.validations import version_validate
-from tests.factories import tiny_problem, user_with_role
+from tests.factories import client_for, tiny_problem, user_with_role
 
 pytestmark = pytest.mark.django_db
 
@@ -33,11 +33,6 @@ NEW_HINT = "A revised hint: add one."
 RUBRIC = json.dumps([{"criterion": "edge_cases", "weight": 1, "strong": "names negatives",
                       "levels": ["none", "some", "most", "all"]}])
 
-
-def client_for(user: User) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
 
 
 @pytest.fixture

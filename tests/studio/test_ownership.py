@@ -7,11 +7,10 @@ import json
 
 import pytest
 from django.contrib.auth.models import User
-from django.test import Client
 
 from problems.models import Problem, ProblemVersion
 from studio.services.versions import version_change_note
-from tests.factories import tiny_problem, user_with_role
+from tests.factories import client_for, tiny_problem, user_with_role
 
 pytestmark = pytest.mark.django_db
 
@@ -25,11 +24,6 @@ EDITS = [
     ("/studio/add-one/coauthors/", {"username": "other"}),
 ]
 
-
-def client_for(user: User) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
 
 
 @pytest.fixture

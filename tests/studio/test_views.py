@@ -18,7 +18,7 @@ from problems.models import Problem, ProblemVersion
 from studio import validation
 from studio.models import Regrade, RegradeItem
 from studio.services.validations import version_solutions
-from tests.factories import ADD_ONE, tiny_problem, user_with_role
+from tests.factories import ADD_ONE, client_for, tiny_problem, user_with_role
 
 pytestmark = pytest.mark.django_db
 
@@ -35,11 +35,6 @@ def solve(x):
 <a href="javascript:alert(1)">click</a>
 """
 
-
-def client_for(user: User) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
 
 
 @pytest.fixture
