@@ -60,15 +60,6 @@ MAX_ERROR_CHARS = 8000
 
 DockerErrors = (docker.errors.DockerException, requests.exceptions.RequestException, OSError)
 
-# The OCI runtime of sandbox containers: "runc" (Docker's default) or another runtime the
-# engine has registered (e.g. "crun", faster to start; see README). Same lock-down either way.
-RUNTIME_ENV = "ONSITE_SANDBOX_RUNTIME"
-DEFAULT_RUNTIME = "runc"
-
-
-def configured_runtime() -> str:
-    return os.environ.get(RUNTIME_ENV, "").strip() or DEFAULT_RUNTIME
-
 
 @contextlib.contextmanager
 def docker_errors(what: str) -> Iterator[None]:
@@ -102,6 +93,43 @@ def has_nvidia_runtime(client: docker.DockerClient) -> bool:
     return _GPU_RUNTIME_CACHE[key]
 
 
+# The OCI runtime of sandbox containers: a runtime the engine has registered, or "auto" (the
+# default): crun where the engine has it (it creates a container at about half runc's CPU
+# cost; platform/bin/ensure-docker.sh registers it where the cgroups allow), else runc. GPU
+# containers keep runc under "auto": the NVIDIA toolkit's path. Same lock-down either way.
+RUNTIME_ENV = "ONSITE_SANDBOX_RUNTIME"
+DEFAULT_RUNTIME = "runc"
+PREFERRED_RUNTIME = "crun"
+_ENGINE_RUNTIMES: dict[str, frozenset[str]] = {}
+
+
+def engine_runtimes() -> frozenset[str]:
+    """The OCI runtimes the engine of this environment has registered (asked once per engine;
+    empty when it cannot be asked: the run then fails on its own, with a clear error)."""
+    key = os.environ.get("DOCKER_HOST", "")
+    if key not in _ENGINE_RUNTIMES:
+        try:
+            with docker_errors("docker info"):
+                client = connect()
+                try:
+                    runtimes = frozenset(client.info().get("Runtimes") or {})
+                finally:
+                    client.close()
+        except SandboxError:
+            return frozenset()
+        _ENGINE_RUNTIMES[key] = runtimes
+    return _ENGINE_RUNTIMES[key]
+
+
+def configured_runtime(gpu: bool = False) -> str:
+    wanted = os.environ.get(RUNTIME_ENV, "").strip() or "auto"
+    if wanted != "auto":
+        return wanted
+    if not gpu and PREFERRED_RUNTIME in engine_runtimes():
+        return PREFERRED_RUNTIME
+    return DEFAULT_RUNTIME
+
+
 @dataclass(frozen=True)
 class ContainerSpec:
     """What fixes a container at creation (the pool's key); per-test limits travel in the job."""
@@ -120,7 +148,7 @@ class ContainerSpec:
         cls, image: str, limits: Limits, gpu: bool, runtime: str | None = None
     ) -> ContainerSpec:
         return cls(
-            runtime=runtime or configured_runtime(),
+            runtime=runtime or configured_runtime(gpu),
             image=image,
             gpu=gpu,
             memory_mb=limits.memory_mb,

@@ -12,6 +12,7 @@ from sandbox.docker_runner import (
     ContainerSpec,
     configured_runtime,
     create_container,
+    engine_runtimes,
     has_nvidia_runtime,
     new_run_id,
     remove_container,
@@ -22,8 +23,19 @@ pytestmark = pytest.mark.docker
 LIMITS = Limits(memory_mb=200, pids=48, tmpfs_mb=32, nofile=128, cpus=0.5)
 
 
+@pytest.fixture(params=["default", "runc", "crun"])
+def runtime(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The same lock-down on each OCI runtime the engine has (and on the one chosen by
+    default: crun where registered, see sandbox/docker_runner.py)."""
+    if request.param != "default":
+        if request.param not in engine_runtimes():
+            pytest.skip(f"the engine has no {request.param} runtime")
+        monkeypatch.setenv("ONSITE_SANDBOX_RUNTIME", request.param)
+    return configured_runtime()
+
+
 def test_docker_inspect_shows_every_lockdown_item(
-    docker_client: docker.DockerClient, sandbox_image: str
+    docker_client: docker.DockerClient, sandbox_image: str, runtime: str
 ) -> None:
     spec = ContainerSpec.for_run(sandbox_image, LIMITS, gpu=False)
     run_id = new_run_id()
@@ -46,7 +58,7 @@ def test_docker_inspect_shows_every_lockdown_item(
     ulimits = {u["Name"]: (u["Soft"], u["Hard"]) for u in host["Ulimits"]}
     assert ulimits == {"nofile": (128, 128), "fsize": (32 << 20, 32 << 20), "core": (0, 0)}
     assert host["Init"] is False  # the harness is PID 1 itself (see create_container)
-    assert host["Runtime"] == configured_runtime()  # runc unless ONSITE_SANDBOX_RUNTIME says
+    assert host["Runtime"] == runtime
     assert host["LogConfig"]["Type"] == "none"
     assert host["ShmSize"] == 32 * 1024 * 1024
     assert host["IpcMode"] == "private"
@@ -67,7 +79,7 @@ def test_docker_inspect_shows_every_lockdown_item(
     assert not any(k.startswith(("DJANGO", "DATABASE", "REDIS", "CELERY", "DOCKER")) for k in env)
 
 
-def test_inside_view_is_locked_down(sandbox_image: str) -> None:
+def test_inside_view_is_locked_down(sandbox_image: str, runtime: str) -> None:
     solution = """
         import os, socket
 
@@ -179,3 +191,19 @@ def test_gpu_devices_only_with_the_nvidia_runtime(
         assert requests == []  # no GPU on this engine: the CPU path, no device at all
     assert not info["HostConfig"].get("Devices")
     assert "ONSITE_PRELOAD_TORCH=1" in info["Config"]["Env"]
+
+
+def test_auto_prefers_crun_for_cpu_containers_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    from sandbox import docker_runner
+
+    monkeypatch.delenv("ONSITE_SANDBOX_RUNTIME", raising=False)
+    monkeypatch.setenv("DOCKER_HOST", "unix:///nowhere-but-the-cache.sock")
+    cache = docker_runner._ENGINE_RUNTIMES
+    monkeypatch.setitem(cache, "unix:///nowhere-but-the-cache.sock", frozenset({"runc", "crun"}))
+    assert configured_runtime() == "crun"
+    assert configured_runtime(gpu=True) == "runc"
+    monkeypatch.setitem(cache, "unix:///nowhere-but-the-cache.sock", frozenset({"runc"}))
+    assert configured_runtime() == "runc"
+    monkeypatch.setenv("ONSITE_SANDBOX_RUNTIME", "runc")
+    monkeypatch.setitem(cache, "unix:///nowhere-but-the-cache.sock", frozenset({"runc", "crun"}))
+    assert configured_runtime() == "runc"
