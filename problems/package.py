@@ -12,6 +12,7 @@ import math
 import re
 import sys
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -81,6 +82,22 @@ class WrongSolution:
     verdict: str
     why: str
     code: str
+    # Hidden-test groups it must fail, and words a failed hidden test's message must contain
+    # (optional; the bank's grading test checks both).
+    groups: tuple[str, ...] = ()
+    says: str = ""
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> WrongSolution:
+        """From its stored form (``dataclasses.asdict``; older rows lack the optional fields)."""
+        return cls(
+            file=data["file"],
+            verdict=data["verdict"],
+            why=data.get("why", ""),
+            code=data["code"],
+            groups=tuple(data.get("groups", ())),
+            says=data.get("says", ""),
+        )
 
 
 @dataclass(frozen=True)
@@ -306,7 +323,25 @@ def _read_wrong(meta: dict[str, Any], root: Path, path: Path) -> tuple[WrongSolu
         target = (root / file).resolve()
         if root.resolve() not in target.parents:
             raise PackageError(path, where + "file", "must stay inside the package")
-        wrong.append(WrongSolution(file, verdict, str(item.get("why", "")), _read_text(target)))
+        groups = item.get("groups", [])
+        if not (
+            isinstance(groups, list)
+            and all(isinstance(g, str) and 0 < len(g) <= 60 for g in groups)
+        ):
+            raise PackageError(path, where + "groups", "must be a list of group names")
+        says = item.get("says", "")
+        if not (isinstance(says, str) and len(says) <= 200):
+            raise PackageError(path, where + "says", "must be a short string")
+        wrong.append(
+            WrongSolution(
+                file,
+                verdict,
+                str(item.get("why", "")),
+                _read_text(target),
+                groups=tuple(groups),
+                says=says,
+            )
+        )
     return tuple(wrong)
 
 
@@ -477,6 +512,15 @@ def package_write(package: Package, root: Path | str) -> Path:
     return folder
 
 
+def _wrong_dict(wrong: WrongSolution) -> dict[str, Any]:
+    entry: dict[str, Any] = {"file": wrong.file, "verdict": wrong.verdict, "why": wrong.why}
+    if wrong.groups:
+        entry["groups"] = list(wrong.groups)
+    if wrong.says:
+        entry["says"] = wrong.says
+    return entry
+
+
 def _meta_dict(package: Package) -> dict[str, Any]:
     return {
         "slug": package.slug,
@@ -490,7 +534,7 @@ def _meta_dict(package: Package) -> dict[str, Any]:
         "custom_reference": package.custom_reference,
         "limits": dict(package.limits.__dict__),
         "grading": dict(package.grading.__dict__),
-        "wrong": [{"file": w.file, "verdict": w.verdict, "why": w.why} for w in package.wrong],
+        "wrong": [_wrong_dict(w) for w in package.wrong],
         "clarification": [c.__dict__ for c in package.clarifications],
         "rubric": [
             {

@@ -171,7 +171,7 @@ def problem_to_package(*, problem: Problem, version: ProblemVersion | None = Non
         ),
         public_tests=tests(version.public_tests, False),
         hidden_tests=tests(version.hidden_tests, True),
-        wrong=tuple(WrongSolution(**w) for w in version.wrong_solutions),
+        wrong=tuple(WrongSolution.from_dict(w) for w in version.wrong_solutions),
         clarifications=tuple(Clarification(**c) for c in version.clarifications),
         rubric=tuple(
             RubricCriterion(r["criterion"], r["weight"], r["strong"], tuple(r["levels"]))

@@ -49,6 +49,8 @@ class Solution:
     code: str
     expected: str  # a verdict, or "not AC" for the starter
     why: str = ""
+    groups: tuple[str, ...] = ()  # hidden groups a wrong solution must fail
+    says: str = ""  # words a failed hidden test's message must contain
 
 
 def solutions_for(
@@ -60,7 +62,15 @@ def solutions_for(
         Solution("starter", "starter.py", starter, "not AC"),
     ]
     solutions += [
-        Solution("wrong", str(w["file"]), str(w["code"]), str(w["verdict"]), str(w.get("why", "")))
+        Solution(
+            "wrong",
+            str(w["file"]),
+            str(w["code"]),
+            str(w["verdict"]),
+            str(w.get("why", "")),
+            tuple(str(g) for g in w.get("groups", ())),
+            str(w.get("says", "")),
+        )
         for w in wrong
     ]
     return solutions
@@ -72,7 +82,11 @@ def solutions_hash(solutions: Sequence[Solution]) -> str:
     Reference, starter and wrong solutions live on the problem, not on the version, so they can
     change after a version validated; a report whose hash no longer matches is stale.
     """
-    payload = [[s.role, s.name, s.code, s.expected] for s in solutions]
+    payload = [
+        [s.role, s.name, s.code, s.expected]
+        + ([list(s.groups), s.says] if s.groups or s.says else [])  # older reports stay valid
+        for s in solutions
+    ]
     return hashlib.sha256(json.dumps(payload).encode()).hexdigest()[:16]
 
 
@@ -81,9 +95,28 @@ def _clip(text: Any) -> str:
     return text if len(text) <= MAX_MESSAGE_CHARS else text[:MAX_MESSAGE_CHARS] + "…"
 
 
+def target_missed(groups: Sequence[str], says: str, judgement: Judgement) -> str:
+    """What a wrong solution with the right verdict still failed to show: a declared hidden
+    group it passed whole, or declared words no failed hidden test's message contains ("" when
+    it shows both)."""
+    for group in groups:
+        ok_count, total = judgement.by_group.get(group, (0, 0))
+        if not total:
+            return f"declared to fail hidden group {group}, which has no tests"
+        if ok_count >= total:
+            return f"declared to fail hidden group {group}, but passed it"
+    messages = [
+        str(t.detail.get("message", "")) for t in judgement.tests if t.hidden and t.verdict != "AC"
+    ]
+    if says and not any(says in m for m in messages):
+        return f"no failed hidden test says {says!r}"
+    return ""
+
+
 def check_solution(solution: Solution, judgement: Judgement) -> dict[str, Any]:
     """Whether one graded solution got what it must, with the tests that decided it."""
     got = judgement.verdict
+    missed = ""
     if solution.role == "reference":
         ok = got == "AC"
     elif solution.role == "starter":
@@ -91,6 +124,9 @@ def check_solution(solution: Solution, judgement: Judgement) -> dict[str, Any]:
         ok = got not in ("AC", "IE")
     else:
         ok = got == solution.expected
+        if ok:
+            missed = target_missed(solution.groups, solution.says, judgement)
+            ok = not missed
     if solution.role == "reference":
         notable = [t for t in judgement.tests if t.verdict != "AC"]
     elif solution.role == "wrong" and not ok:
@@ -118,7 +154,7 @@ def check_solution(solution: Solution, judgement: Judgement) -> dict[str, Any]:
             }
             for t in notable[:MAX_FAILURES_SHOWN]
         ],
-        "message": _solution_message(solution, got, ok),
+        "message": missed or _solution_message(solution, got, ok),
     }
 
 

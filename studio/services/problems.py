@@ -135,7 +135,7 @@ def _wrong_of(problem: Problem) -> list[WrongSolution]:
     base = problem.versions.order_by("-number").first()
     if base is None:
         raise ProblemActionError("no_version", f"problem {problem.slug} has no version")
-    return [WrongSolution(**w) for w in base.wrong_solutions]
+    return [WrongSolution.from_dict(w) for w in base.wrong_solutions]
 
 
 def wrong_solution_put(

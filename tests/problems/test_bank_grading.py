@@ -1,5 +1,7 @@
 """Every problem in the bank, graded for real in the sandbox: the reference gets AC, the starter
-does not, and each known-wrong solution gets exactly the verdict its package declares."""
+does not, and each known-wrong solution gets exactly the verdict its package declares, failing
+the hidden groups it declares with the words it declares. This is the one place each bank
+solution is graded whole; the problems' own test modules pin their checkers and drivers."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from grading.services import grade_now
 from problems.models import Problem
 from problems.package import package_read
 from problems.services import BANK_DIR, problem_load
+from studio.validation import target_missed
 
 pytestmark = [pytest.mark.django_db, pytest.mark.docker, pytest.mark.slow]
 
@@ -23,6 +26,10 @@ FOLDERS = [
     )
     for p in sorted(p for p in BANK_DIR.iterdir() if (p / "problem.toml").exists())
 ]
+
+
+# Problems whose checker words every failure the same way (a failed hidden test's message).
+MESSAGE_PREFIX = {"paged-kv-engine": "first violation at step "}
 
 
 def _grade(folder: Path, code: str) -> Judgement:
@@ -72,3 +79,13 @@ def test_bank_solution_gets_its_verdict(folder: Path, role: str) -> None:
         wrong = next(w for w in package.wrong if w.file == role)
         judgement = _grade(folder, wrong.code)
         assert judgement.verdict == wrong.verdict, _failures(judgement)
+        # It fails the hidden groups it exists to be caught by, in the words the package
+        # declares (problem.toml [[wrong]] groups and says; the studio checks the same).
+        assert not target_missed(wrong.groups, wrong.says, judgement), _failures(judgement)
+        messages = [
+            str(t.detail.get("message", ""))
+            for t in judgement.tests
+            if t.hidden and t.verdict != "AC"
+        ]
+        prefix = MESSAGE_PREFIX.get(package.slug)
+        assert not prefix or all(m.startswith(prefix) for m in messages), messages[:3]

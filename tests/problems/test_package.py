@@ -26,6 +26,8 @@ compare = "exact"
 file = "wrong/off_by_one.py"
 verdict = "WA"
 why = "adds two"
+groups = ["small"]
+says = "expected"
 
 [[clarification]]
 question = "Negative numbers?"
@@ -65,6 +67,7 @@ def test_reads_a_well_formed_package(tmp_path: Path) -> None:
     assert [t.name for t in package.public_tests] == ["p0", "p1", "p2"]
     assert all(t.hidden for t in package.hidden_tests)
     assert package.wrong[0].verdict == "WA"
+    assert (package.wrong[0].groups, package.wrong[0].says) == (("small",), "expected")
     assert "needs at least 12 hidden tests" in package_lint(package)
 
 
@@ -99,6 +102,13 @@ def test_reads_a_well_formed_package(tmp_path: Path) -> None:
             ),
             "problem.toml",
             "wrong[0].verdict",
+        ),
+        (
+            lambda f: (f / "problem.toml").write_text(
+                TOML.replace('groups = ["small"]', "groups = [3]")
+            ),
+            "problem.toml",
+            "wrong[0].groups",
         ),
         (
             lambda f: (f / "problem.toml").write_text(TOML.replace('"tiny"', '"other"')),

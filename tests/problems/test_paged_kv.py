@@ -3,9 +3,10 @@
 The problem folder has dashes in its name, so its modules are loaded by path (bench/paged_kv.py
 uses bench/batching.py's loader, which installs the package's support.py as `support` the way
 the sandbox harness and the worker do). The real sandbox run is test_bank_grading.py -k paged;
-these tests pin the grading logic: the reference passes every test, each known-wrong engine
-fails the group it targets with the message that names its bug, the oracle reproduces the
-statement's worked example, and the PyTorch tier reads its KV cache through the block table.
+these tests pin the grading logic: the oracle reproduces the statement's worked example, the
+checker names the first violating step, and the PyTorch tier reads its KV cache through the
+block table. The reference and each known-wrong engine (the hidden groups it must fail, the
+words of its failure: problem.toml [[wrong]] groups and says) are graded once, there.
 """
 
 from __future__ import annotations
@@ -20,29 +21,18 @@ from typing import Any
 
 import pytest
 
-from bench.batching import Graded, Package, grade, grade_all, load_solution
+from bench.batching import Package, grade_all, load_solution
 from bench.paged_kv import PACKAGE_DIR, package
 
 # Minutes of CPU (a server, or PyTorch engines): the full suite, not `make test-fast`.
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
-PRIORITY = ("IE", "TLE", "MLE", "OLE", "RE", "WA", "AC")
 META = tomllib.loads((PACKAGE_DIR / "problem.toml").read_text(encoding="utf-8"))
 ALL_TESTS = [
     *json.loads((PACKAGE_DIR / "tests" / "public.json").read_text(encoding="utf-8")),
     *json.loads((PACKAGE_DIR / "tests" / "hidden.json").read_text(encoding="utf-8")),
 ]
-# The hidden groups each known-wrong engine must fail, and words its first message must contain.
-TARGETS = {
-    "wrong/leaked_block.py": ({"blocks", "edge"}, "the prescribed schedule"),
-    "wrong/double_allocation.py": ({"blocks", "correctness"}, "two live sequences share it"),
-    "wrong/stale_block_after_preemption.py": ({"preemption", "blocks"}, "block"),
-    "wrong/over_budget_admission.py": ({"budget", "blocks"}, "without reserving all its blocks"),
-    "wrong/wrong_victim.py": ({"preemption"}, "the newest running request"),
-    "wrong/prefill_over_budget.py": ({"budget"}, "over the token budget"),
-    "wrong/static_batching.py": ({"throughput", "correctness"}, "the prescribed schedule"),
-}
 
 
 @pytest.fixture(scope="module")
@@ -55,19 +45,8 @@ def reference() -> types.ModuleType:
     return load_solution(PACKAGE_DIR / "reference.py")
 
 
-def _worst(results: list[Graded]) -> str:
-    return min((r.verdict for r in results), key=PRIORITY.index, default="IE")
-
-
 def _by_name(name: str) -> dict[str, Any]:
     return next(t for t in ALL_TESTS if t["name"] == name)
-
-
-@pytest.mark.parametrize("name", [t["name"] for t in ALL_TESTS])
-def test_reference_passes(pkg: Package, reference: types.ModuleType, name: str) -> None:
-    result = grade(pkg, reference, _by_name(name))
-
-    assert result.verdict == "AC", result.message
 
 
 def test_suites_cover_every_group_and_both_tiers(pkg: Package) -> None:
@@ -98,20 +77,11 @@ def test_every_wrong_engine_is_listed_with_a_target() -> None:
     listed = {w["file"] for w in META["wrong"]}
     on_disk = {f"wrong/{p.name}" for p in (PACKAGE_DIR / "wrong").glob("*.py")}
 
-    assert listed == on_disk == set(TARGETS)
+    assert listed == on_disk
     assert len(listed) >= 6
-
-
-@pytest.mark.parametrize("entry", META["wrong"], ids=lambda w: w["file"])
-def test_wrong_engine_fails_its_group(pkg: Package, entry: dict[str, str]) -> None:
-    groups, words = TARGETS[entry["file"]]
-    results = grade_all(pkg, load_solution(PACKAGE_DIR / entry["file"]))
-    failed = [r for r in results if r.hidden and r.verdict != "AC"]
-
-    assert _worst(results) == entry["verdict"]
-    assert groups <= {r.group for r in failed}, {r.group for r in failed}
-    assert any(words in r.message for r in failed), [r.message for r in failed][:3]
-    assert all(r.message.startswith("first violation at step ") for r in failed)
+    # Each names the hidden groups it must fail and the words of its failure (checked by
+    # tests/problems/test_bank_grading.py, where each is graded once, in the sandbox).
+    assert all(w["groups"] and w["says"] for w in META["wrong"])
 
 
 def _schedule_rows(pkg: Package, test_input: dict[str, Any]) -> list[tuple[Any, ...]]:

@@ -88,6 +88,36 @@ def test_a_known_wrong_solution_must_get_exactly_its_declared_verdict() -> None:
     assert validation.check_solution(tle, got_tle)["status"] == "pass"
 
 
+def test_a_known_wrong_solution_must_fail_the_groups_and_say_the_words_it_declares() -> None:
+    declared = validation.Solution(
+        "wrong", "wrong/leak.py", "", "WA", groups=("blocks",), says="shared block"
+    )
+
+    def graded(group: str, message: str) -> TestVerdict:
+        return TestVerdict(0, "h", "WA", 1.0, "correctness", True, {"message": message}, group)
+
+    ok_tests = [verdict("a", hidden=True)]
+    shows_both = judgement_from([*ok_tests, graded("blocks", "a shared block at step 3")])
+    other_group = judgement_from([*ok_tests, graded("budget", "a shared block at step 3")])
+    other_words = judgement_from([*ok_tests, graded("blocks", "wrong tokens")])
+
+    assert validation.check_solution(declared, shows_both)["status"] == "pass"
+    missed = validation.check_solution(declared, other_group)
+    assert missed["status"] == "fail"
+    assert missed["message"] == "declared to fail hidden group blocks, which has no tests"
+    blocks_ac = TestVerdict(1, "h2", "AC", 1.0, "correctness", True, {}, "blocks")
+    passes_it = judgement_from([blocks_ac, graded("budget", "a shared block")])
+    assert validation.check_solution(declared, passes_it)["message"] == (
+        "declared to fail hidden group blocks, but passed it"
+    )
+    assert validation.check_solution(declared, other_words)["message"] == (
+        "no failed hidden test says 'shared block'"
+    )
+    assert validation.solutions_for(
+        reference="", starter="", wrong=[wrong("wrong/leak.py", "WA", "") | {"groups": ["x"]}]
+    )[-1].groups == ("x",)
+
+
 def test_suggested_limit_is_a_multiple_of_the_slowest_test_above_a_floor() -> None:
     assert validation.suggested_limit_seconds(5.0) == validation.TIME_FLOOR_SECONDS
     assert validation.suggested_limit_seconds(400.0) == 1.2  # 3 × 0.4 s
