@@ -99,15 +99,14 @@ def target_missed(groups: Sequence[str], says: str, judgement: Judgement) -> str
     """What a wrong solution with the right verdict still failed to show: a declared hidden
     group it passed whole, or declared words no failed hidden test's message contains ("" when
     it shows both)."""
+    hidden = [t for t in judgement.tests if t.hidden]
     for group in groups:
-        ok_count, total = judgement.by_group.get(group, (0, 0))
-        if not total:
+        verdicts = [t.verdict for t in hidden if t.group == group]
+        if not verdicts:
             return f"declared to fail hidden group {group}, which has no tests"
-        if ok_count >= total:
+        if all(v == "AC" for v in verdicts):
             return f"declared to fail hidden group {group}, but passed it"
-    messages = [
-        str(t.detail.get("message", "")) for t in judgement.tests if t.hidden and t.verdict != "AC"
-    ]
+    messages = [str(t.detail.get("message", "")) for t in hidden if t.verdict != "AC"]
     if says and not any(says in m for m in messages):
         return f"no failed hidden test says {says!r}"
     return ""
