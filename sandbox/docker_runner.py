@@ -96,7 +96,8 @@ def has_nvidia_runtime(client: docker.DockerClient) -> bool:
 # The OCI runtime of sandbox containers: a runtime the engine has registered, or "auto" (the
 # default): crun where the engine has it (it creates a container at about half runc's CPU
 # cost; platform/bin/ensure-docker.sh registers it where the cgroups allow), else runc. GPU
-# containers keep runc under "auto": the NVIDIA toolkit's path. Same lock-down either way.
+# containers on an engine with the NVIDIA runtime keep runc under "auto": the toolkit's
+# documented path. Same lock-down either way.
 RUNTIME_ENV = "ONSITE_SANDBOX_RUNTIME"
 DEFAULT_RUNTIME = "runc"
 PREFERRED_RUNTIME = "crun"
@@ -125,9 +126,10 @@ def configured_runtime(gpu: bool = False) -> str:
     wanted = os.environ.get(RUNTIME_ENV, "").strip() or "auto"
     if wanted != "auto":
         return wanted
-    if not gpu and PREFERRED_RUNTIME in engine_runtimes():
-        return PREFERRED_RUNTIME
-    return DEFAULT_RUNTIME
+    runtimes = engine_runtimes()
+    if gpu and "nvidia" in runtimes:
+        return DEFAULT_RUNTIME  # the GPU path the NVIDIA toolkit documents
+    return PREFERRED_RUNTIME if PREFERRED_RUNTIME in runtimes else DEFAULT_RUNTIME
 
 
 @dataclass(frozen=True)

@@ -193,17 +193,24 @@ def test_gpu_devices_only_with_the_nvidia_runtime(
     assert "ONSITE_PRELOAD_TORCH=1" in info["Config"]["Env"]
 
 
-def test_auto_prefers_crun_for_cpu_containers_only(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_auto_prefers_crun_but_not_for_gpu_containers_on_an_nvidia_engine(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     from sandbox import docker_runner
 
+    engine = "unix:///nowhere-but-the-cache.sock"
+
+    def engine_has(*names: str) -> None:
+        monkeypatch.setitem(docker_runner._ENGINE_RUNTIMES, engine, frozenset(names))
+
     monkeypatch.delenv("ONSITE_SANDBOX_RUNTIME", raising=False)
-    monkeypatch.setenv("DOCKER_HOST", "unix:///nowhere-but-the-cache.sock")
-    cache = docker_runner._ENGINE_RUNTIMES
-    monkeypatch.setitem(cache, "unix:///nowhere-but-the-cache.sock", frozenset({"runc", "crun"}))
-    assert configured_runtime() == "crun"
-    assert configured_runtime(gpu=True) == "runc"
-    monkeypatch.setitem(cache, "unix:///nowhere-but-the-cache.sock", frozenset({"runc"}))
+    monkeypatch.setenv("DOCKER_HOST", engine)
+    engine_has("runc", "crun")
+    assert configured_runtime() == configured_runtime(gpu=True) == "crun"
+    engine_has("runc", "crun", "nvidia")
+    assert (configured_runtime(), configured_runtime(gpu=True)) == ("crun", "runc")
+    engine_has("runc")
     assert configured_runtime() == "runc"
     monkeypatch.setenv("ONSITE_SANDBOX_RUNTIME", "runc")
-    monkeypatch.setitem(cache, "unix:///nowhere-but-the-cache.sock", frozenset({"runc", "crun"}))
+    engine_has("runc", "crun")
     assert configured_runtime() == "runc"
