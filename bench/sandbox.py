@@ -226,6 +226,26 @@ def bare_run(site: Path, count: int) -> None:
     assert len(frames) == count + 1, done.stderr.decode()[-500:]
 
 
+def cpu_snapshot() -> dict[str, float]:
+    """CPU seconds so far: the whole machine's busy time, dockerd's and containerd's."""
+    tick = os.sysconf("SC_CLK_TCK")
+    fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    snapshot = {"machine": (sum(fields) - fields[3] - fields[4]) / tick}
+    for daemon in ("dockerd", "containerd"):
+        total = 0
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                text = stat.read_text()
+            except OSError:
+                continue
+            name, rest = text[text.index("(") + 1 :].rsplit(")", 1)
+            if name == daemon:
+                parts = rest.split()
+                total += int(parts[11]) + int(parts[12])  # utime, stime
+        snapshot[daemon] = total / tick
+    return snapshot
+
+
 def runtimes() -> list[str]:
     """The OCI runtimes to compare: runc, and crun where the engine has it."""
     return [r for r in ("runc", "crun") if r in engine_runtimes()]
@@ -251,14 +271,24 @@ def throughput(image: str, site: Path) -> dict[str, object]:
         for _ in range(per_worker):
             bare_run(site, 5)
 
-    def rate(job: Callable[[], None]) -> float:
+    cpu_ms: dict[str, list[dict[str, float]]] = {}
+
+    def rate(job: Callable[[], None], label: str = "") -> float:
         threads = [threading.Thread(target=job) for _ in range(2)]
+        before = cpu_snapshot()
         started = time.perf_counter()
         for thread in threads:
             thread.start()
         for thread in threads:
             thread.join()
-        return 2 * per_worker / (time.perf_counter() - started)
+        seconds = time.perf_counter() - started
+        after = cpu_snapshot()
+        if label:
+            runs = 2 * per_worker
+            cpu_ms.setdefault(label, []).append(
+                {k: round(1000 * (after[k] - before[k]) / runs, 1) for k in before}
+            )
+        return 2 * per_worker / seconds
 
     docker_rates: dict[str, list[float]] = {name: [] for name in names}
     bare_rates: list[float] = []
@@ -270,12 +300,12 @@ def throughput(image: str, site: Path) -> dict[str, object]:
             pools[name].prewarm(image, LIMITS)
         rate(bare_job)  # warm-up
         for _ in range(max(3, PAIRS // 3)):
-            bare_rates.append(rate(bare_job))
+            bare_rates.append(rate(bare_job, "bare"))
             for name in names:
                 os.environ[RUNTIME_ENV] = name
                 pool = pools[name]
                 pool.wait_idle(pool.prewarm(image, LIMITS), 2, timeout=60)
-                docker_rates[name].append(rate(docker_job(pool)))
+                docker_rates[name].append(rate(docker_job(pool), name))
     finally:
         if previous is None:
             os.environ.pop(RUNTIME_ENV, None)
@@ -292,6 +322,12 @@ def throughput(image: str, site: Path) -> dict[str, object]:
         "docker_runs_per_s": docker_rates,
         "bare_runs_per_s": bare_rates,
         "ratio": ratios,
+        # CPU milliseconds per run, whole machine and the engine's daemons (shims, runtimes and
+        # the kernel's container work are in "machine" only).
+        "cpu_ms_per_run": {
+            label: {k: statistics.median(r[k] for r in rows) for k in rows[0]}
+            for label, rows in cpu_ms.items()
+        },
         "target": 0.8,
     }
 
@@ -355,8 +391,15 @@ def main() -> int:
         f"{sw['median']:.1f} s [{sw['min']:.1f}-{sw['max']:.1f}] (target <= 12 s, load "
         f"average {sub['load_avg']:.1f})"
     )
+    cpu = thr["cpu_ms_per_run"]  # type: ignore[index]
+    print(f"CPU per 5-test run, bare processes: {cpu['bare']['machine']:.0f} ms")
     for name, t in thr["ratio"].items():  # type: ignore[attr-defined]
         default = " (the default)" if name == thr["default_runtime"] else ""
+        c = cpu[name]
+        print(
+            f"CPU per 5-test run, docker ({name}): {c['machine']:.0f} ms (dockerd "
+            f"{c['dockerd']:.0f}, containerd {c['containerd']:.0f})"
+        )
         print(
             f"throughput, 2 workers, docker ({name}{default})/bare processes: "
             f"{t['median']:.2f} [{t['min']:.2f}-{t['max']:.2f}] (target >= 0.8)"

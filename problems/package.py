@@ -87,6 +87,20 @@ class WrongSolution:
     groups: tuple[str, ...] = ()
     says: str = ""
 
+    def as_dict(self) -> dict[str, Any]:
+        """Its stored form: the optional fields only when set (older rows stay equal)."""
+        data: dict[str, Any] = {
+            "file": self.file,
+            "verdict": self.verdict,
+            "why": self.why,
+            "code": self.code,
+        }
+        if self.groups:
+            data["groups"] = list(self.groups)
+        if self.says:
+            data["says"] = self.says
+        return data
+
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> WrongSolution:
         """From its stored form (``dataclasses.asdict``; older rows lack the optional fields)."""
@@ -512,15 +526,6 @@ def package_write(package: Package, root: Path | str) -> Path:
     return folder
 
 
-def _wrong_dict(wrong: WrongSolution) -> dict[str, Any]:
-    entry: dict[str, Any] = {"file": wrong.file, "verdict": wrong.verdict, "why": wrong.why}
-    if wrong.groups:
-        entry["groups"] = list(wrong.groups)
-    if wrong.says:
-        entry["says"] = wrong.says
-    return entry
-
-
 def _meta_dict(package: Package) -> dict[str, Any]:
     return {
         "slug": package.slug,
@@ -534,7 +539,7 @@ def _meta_dict(package: Package) -> dict[str, Any]:
         "custom_reference": package.custom_reference,
         "limits": dict(package.limits.__dict__),
         "grading": dict(package.grading.__dict__),
-        "wrong": [_wrong_dict(w) for w in package.wrong],
+        "wrong": [{k: v for k, v in w.as_dict().items() if k != "code"} for w in package.wrong],
         "clarification": [c.__dict__ for c in package.clarifications],
         "rubric": [
             {

@@ -37,7 +37,7 @@ def content_fields(package: Package) -> dict[str, Any]:
         "follow_ups": list(package.follow_ups),
         "clarifications": [asdict(c) for c in package.clarifications],
         "rubric": [asdict(r) | {"levels": list(r.levels)} for r in package.rubric],
-        "wrong_solutions": [asdict(w) for w in package.wrong],
+        "wrong_solutions": [w.as_dict() for w in package.wrong],
         "statement_md": package.statement_md,
         "starter_code": package.starter_code,
         "reference_code": package.reference_code,

@@ -58,7 +58,7 @@ def test_gpu_suite_script_reports_verdicts_and_figures_on_the_cpu(tmp_path: Path
         engines.split(","), True
     )
     assert report["engines"]["reference.py"]["verdict"] == "AC"
-    assert report["engines"]["wrong/lifo_admission.py"]["groups"]["random_schedules"] == "WA"
+    assert report["engines"]["wrong/lifo_admission.py"]["groups"]["random schedules"] == "WA"
     figures = {f["B"]: f for f in summary["throughput"]}
     assert set(figures) == {1, 4}
     for fig in figures.values():
