@@ -39,6 +39,7 @@ PY
 
 crun_setup() {
   [ "$(id -u)" = 0 ] && [ -x /usr/bin/crun ] || return 0
+  [ ! -e /var/run/onsite-no-crun ] || return 0  # verify-crun found it broken since boot
   if ! crun_cgroups_ok; then
     log "crun cannot run with this machine's cgroups; sandboxes use runc"
     return 0
@@ -49,6 +50,25 @@ crun_setup() {
     log "registered crun with the running engine"
   fi
 }
+
+# `ensure-docker.sh verify-crun IMAGE`: run one container of IMAGE on crun; where that fails,
+# take crun out of daemon.json again (sandboxes then use runc: ONSITE_SANDBOX_RUNTIME=auto).
+if [ "${1:-}" = verify-crun ]; then
+  if docker info 2>/dev/null | grep -q "Runtimes:.*crun" \
+      && ! docker run --rm --runtime crun --network none "$2" /bin/true >/dev/null 2>&1; then
+    log "crun cannot start a sandbox container here; unregistering it (sandboxes use runc)"
+    python3 - <<'PY'
+import json, pathlib
+path = pathlib.Path("/etc/docker/daemon.json")
+config = json.loads(path.read_text() or "{}")
+config.get("runtimes", {}).pop("crun", None)
+path.write_text(json.dumps(config, indent=2) + "\n")
+PY
+    kill -HUP "$(cat /var/run/docker.pid)" 2>/dev/null || true
+    touch /var/run/onsite-no-crun
+  fi
+  exit 0
+fi
 
 if docker info >/dev/null 2>&1; then
   crun_setup

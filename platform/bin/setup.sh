@@ -42,4 +42,5 @@ bash platform/bin/ensure-docker.sh
 for flavor in cpu gpu; do
   .venv/bin/python -m sandbox.image ensure --flavor "$flavor" >/dev/null
 done
+bash platform/bin/ensure-docker.sh verify-crun "$(.venv/bin/python -m sandbox.image ensure --flavor cpu)"
 log "ready"
