@@ -80,19 +80,6 @@ def connect(timeout: float = 30.0) -> docker.DockerClient:
         return client
 
 
-_GPU_RUNTIME_CACHE: dict[str, bool] = {}
-
-
-def has_nvidia_runtime(client: docker.DockerClient) -> bool:
-    """Whether the engine has the nvidia runtime (cached per engine URL)."""
-    key = str(client.api.base_url)
-    if key not in _GPU_RUNTIME_CACHE:
-        with docker_errors("docker info"):
-            runtimes = client.info().get("Runtimes") or {}
-        _GPU_RUNTIME_CACHE[key] = "nvidia" in runtimes
-    return _GPU_RUNTIME_CACHE[key]
-
-
 # The OCI runtime of sandbox containers: a runtime the engine has registered, or "auto" (the
 # default): crun where the engine has it (it creates a container at about half runc's CPU
 # cost; platform/bin/ensure-docker.sh registers it where the cgroups allow), else runc. GPU
@@ -101,25 +88,32 @@ def has_nvidia_runtime(client: docker.DockerClient) -> bool:
 RUNTIME_ENV = "ONSITE_SANDBOX_RUNTIME"
 DEFAULT_RUNTIME = "runc"
 PREFERRED_RUNTIME = "crun"
-_ENGINE_RUNTIMES: dict[str, frozenset[str]] = {}
+_ENGINE_RUNTIMES: dict[str, frozenset[str]] = {}  # DOCKER_HOST -> the runtimes it has
 
 
-def engine_runtimes() -> frozenset[str]:
-    """The OCI runtimes the engine of this environment has registered (asked once per engine;
-    empty when it cannot be asked: the run then fails on its own, with a clear error)."""
+def engine_runtimes(client: docker.DockerClient | None = None) -> frozenset[str]:
+    """The OCI runtimes the engine of this environment has registered, asked once per engine.
+    Without a client, an engine that cannot be reached gives an empty set (not remembered: the
+    run then fails on its own, with a clear error); with one, its error is a SandboxError."""
     key = os.environ.get("DOCKER_HOST", "")
     if key not in _ENGINE_RUNTIMES:
-        try:
-            with docker_errors("docker info"):
-                client = connect()
-                try:
-                    runtimes = frozenset(client.info().get("Runtimes") or {})
-                finally:
-                    client.close()
-        except SandboxError:
-            return frozenset()
-        _ENGINE_RUNTIMES[key] = runtimes
+        if client is None:
+            try:
+                own = connect()
+            except SandboxError:
+                return frozenset()
+            try:
+                return engine_runtimes(own)
+            finally:
+                own.close()
+        with docker_errors("docker info"):
+            _ENGINE_RUNTIMES[key] = frozenset(client.info().get("Runtimes") or {})
     return _ENGINE_RUNTIMES[key]
+
+
+def has_nvidia_runtime(client: docker.DockerClient) -> bool:
+    """Whether the engine has the nvidia runtime (GPUs can be handed to containers)."""
+    return "nvidia" in engine_runtimes(client)
 
 
 def configured_runtime(gpu: bool = False) -> str:
