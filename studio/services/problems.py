@@ -142,8 +142,13 @@ def wrong_solution_put(
     *, problem: Problem, user: User | None, wrong: WrongSolution
 ) -> tuple[Problem, ProblemVersion | None]:
     """Add a known-wrong solution to the newest version's, or replace the one of that file
-    name, as a new draft."""
-    kept = [w for w in _wrong_of(problem) if w.file != wrong.file]
+    name, as a new draft. A replacement that declares no groups or words keeps the ones the
+    replaced entry declared (the studio's form edits code, verdict and why; a package sets all)."""
+    current = _wrong_of(problem)
+    old = next((w for w in current if w.file == wrong.file), None)
+    if old is not None and not (wrong.groups or wrong.says):
+        wrong = replace(wrong, groups=old.groups, says=old.says)
+    kept = [w for w in current if w.file != wrong.file]
     return problem_parts_update(problem=problem, user=user, parts={"wrong": (*kept, wrong)})
 
 

@@ -162,6 +162,22 @@ def test_wrong_solutions_are_added_with_their_verdict_and_deleted(client: Client
     assert client.post("/studio/echo/wrong/5/delete/").status_code == 404
 
 
+def test_replacing_a_wrong_solution_keeps_the_groups_and_words_it_declared(
+    client: Client,
+) -> None:
+    create(client)
+    data = {"file": "wrong/off_by_one.py", "verdict": "WA", "why": "adds one", "code": WRONG}
+    assert client.post("/studio/echo/wrong/", data).status_code == 302
+    declared = newest()
+    declared.wrong_solutions = [declared.wrong_solutions[0] | {"groups": ["edge"], "says": "1"}]
+    declared.save()
+
+    assert client.post("/studio/echo/wrong/", data | {"why": "adds one more"}).status_code == 302
+
+    (entry,) = newest().wrong_solutions
+    assert (entry["why"], entry["groups"], entry["says"]) == ("adds one more", ["edge"], "1")
+
+
 # ---------------------------------------------------------------- packages in and out
 
 
