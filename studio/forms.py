@@ -253,7 +253,23 @@ class WrongForm(forms.Form):
                             initial="wrong/", help_text="wrong/<name>.py")
     verdict = forms.ChoiceField(choices=[(v, v) for v in VERDICT_PRIORITY if v != "AC"])
     why = forms.CharField(max_length=300)
+    groups = forms.CharField(
+        max_length=300, required=False, label="Must fail groups",
+        help_text="hidden-test groups, comma-separated (optional)",
+        widget=forms.TextInput(attrs={"placeholder": "optional: edge cases, budget"}),
+    )
+    says = forms.CharField(
+        max_length=200, required=False, label="Its failure says",
+        help_text="words in a failed hidden test's message (optional)",
+        widget=forms.TextInput(attrs={"placeholder": "optional: words of the failure"}),
+    )
     code = forms.CharField(strip=False, widget=_CODE, max_length=MAX_SOURCE_BYTES)
+
+    def clean_groups(self) -> tuple[str, ...]:
+        names = tuple(g.strip() for g in self.cleaned_data["groups"].split(",") if g.strip())
+        if any(len(name) > 60 for name in names):
+            raise forms.ValidationError("a group name has at most 60 characters")
+        return names
 
 
 class TestForm(forms.Form):

@@ -212,7 +212,9 @@ def wrong_add(request: HttpRequest, slug: str) -> HttpResponse:
     if not form.is_valid():
         return problem_page(request, problem, wrong_form=form, status=400)
     data = form.cleaned_data
-    wrong = WrongSolution(data["file"], data["verdict"], data["why"], data["code"])
+    wrong = WrongSolution(
+        data["file"], data["verdict"], data["why"], data["code"], data["groups"], data["says"]
+    )
     try:
         problem, new = wrong_solution_put(
             problem=problem, user=request_user(request), wrong=wrong

@@ -178,6 +178,20 @@ def test_replacing_a_wrong_solution_keeps_the_groups_and_words_it_declared(
     assert (entry["why"], entry["groups"], entry["says"]) == ("adds one more", ["edge"], "1")
 
 
+def test_the_wrong_solution_form_declares_groups_and_words(client: Client) -> None:
+    create(client)
+    data = {"file": "wrong/off_by_one.py", "verdict": "WA", "why": "adds one", "code": WRONG}
+    declared = data | {"groups": " edge cases, budget ,", "says": "too many"}
+    assert client.post("/studio/echo/wrong/", declared).status_code == 302
+
+    (entry,) = newest().wrong_solutions
+    assert (entry["groups"], entry["says"]) == (["edge cases", "budget"], "too many")
+    page = client.get("/studio/echo/").content.decode()
+    assert "fails edge cases, budget" in page and "says “too many”" in page
+    refused = client.post("/studio/echo/wrong/", data | {"groups": "x" * 61})
+    assert refused.status_code == 400
+
+
 # ---------------------------------------------------------------- packages in and out
 
 
