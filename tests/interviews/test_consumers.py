@@ -95,6 +95,7 @@ def test_without_the_auth_middleware_user_the_real_stack_closes_4401() -> None:
         connected, _ = await communicator.connect()
         assert connected
         output = await communicator.receive_output(timeout=5)
+        await communicator.wait()
         return output.get("code")
 
     assert run(scenario) == CLOSE_UNAUTHENTICATED

@@ -130,11 +130,16 @@ class YClient:
             self.awareness.extend(collab.awareness_decode(message.payload))
 
     async def expect_close(self, timeout: float = 5) -> int | None:
+        """Wait for the server to close the socket, then disconnect as a real server does after
+        a close: the consumer runs its disconnect handler and exits. (Left running, it would be
+        cancelled mid-handler when the test's event loop closes, which could hang that loop.)"""
         assert self.communicator is not None
         while True:
             message = await self.communicator.receive_output(timeout=timeout)
             if message["type"] == "websocket.close":
                 self.close_code = message.get("code")
+                await self.communicator.disconnect(code=self.close_code or 1000, timeout=30)
+                self.communicator = None
                 return self.close_code
 
     @property
