@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Make sure a Docker engine answers. On Debian as root: install docker.io if missing and start
 # dockerd without container networking (sandboxes need none). Otherwise say what to do.
-# As root it also registers crun (the OCI runtime sandboxes prefer: it creates containers at
-# about half runc's cost) where this machine's cgroups let crun run.
+# As root it also registers crun (the OCI runtime sandboxes prefer: a little cheaper per
+# container than runc, see README "Measured here") where this machine's cgroups let crun run.
 set -euo pipefail
 log() { echo "[docker] $*" >&2; }
 
