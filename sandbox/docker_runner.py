@@ -83,9 +83,8 @@ def connect(timeout: float = 30.0) -> docker.DockerClient:
 # The OCI runtime of sandbox containers: a runtime the engine has registered, or "auto" (the
 # default): crun where the engine has it (grading throughput 0.63 of bare processes against
 # runc's 0.55 in `make bench`; platform/bin/ensure-docker.sh registers it where the cgroups
-# allow), else runc. GPU
-# containers on an engine with the NVIDIA runtime keep runc under "auto": the toolkit's
-# documented path. Same lock-down either way.
+# allow), else runc. GPU containers on an engine with the NVIDIA runtime keep runc under
+# "auto": the toolkit's documented path. Same lock-down either way.
 RUNTIME_ENV = "ONSITE_SANDBOX_RUNTIME"
 DEFAULT_RUNTIME = "runc"
 PREFERRED_RUNTIME = "crun"
