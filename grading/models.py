@@ -8,6 +8,7 @@ from django.conf import settings
 from django.db import models
 
 from core import verdicts
+from grading.lanes import Lane
 from problems.models import Problem, ProblemVersion
 
 
@@ -50,6 +51,10 @@ class Submission(models.Model):
     by_tag = models.JSONField(default=dict, blank=True)
     by_group = models.JSONField(default=dict, blank=True)
     worst_by_tag = models.JSONField(default=dict, blank=True)  # {"performance": "TLE"}
+    # How urgent its grading is (grading/lanes.py): which queue it waits in.
+    lane = models.CharField(
+        max_length=12, choices=[(lane.value, lane.value) for lane in Lane], default=Lane.INTERACTIVE
+    )
     attempts = models.PositiveIntegerField(default=0)
     # Who holds the grading right now: a claim token plus a lease, so a redelivered task can
     # take over from a worker that died, and a slow worker cannot overwrite the new result.

@@ -10,7 +10,7 @@ from django.db.models import QuerySet
 from core import visibility
 from core.roles import is_admin, is_author
 from core.visibility import Viewer
-from grading import realtime
+from grading import queueing, realtime
 from grading.judge import TestVerdict
 from grading.models import Submission, TestResult
 
@@ -127,12 +127,15 @@ def submission_detail(*, submission: Submission, staff: bool) -> dict[str, Any]:
         tests = [t for t in tests if not t["hidden"]]
     from grading.services import verdict_summary
 
+    position = queueing.queue_position(submission)
     return {
         "id": submission.pk,
         "problem": submission.problem.slug,
         "mode": submission.mode,
         "status": submission.status,
         "message": submission.message,
+        "lane": submission.lane,
+        "queue": position.as_event() if position else None,
         **verdict_summary(submission),
         "created_at": submission.created_at.isoformat(),
         "tests": tests,

@@ -1,4 +1,5 @@
-"""Celery worker lifecycle: the warm sandbox pool per worker process, and its statistics.
+"""Celery worker lifecycle: the warm sandbox pool per worker process, and its statistics
+(with the queues the process serves: grading.queueing counts the slots of each lane).
 
 Imported by config/celery.py so that the signal handlers are connected in every worker.
 """
@@ -12,12 +13,19 @@ import socket
 from typing import Any
 
 import redis
-from celery.signals import task_postrun, worker_process_init
+from celery.signals import celeryd_after_setup, task_postrun, worker_process_init
 from django.conf import settings
 
 log = logging.getLogger(__name__)
 POOL_STATS_KEY = "onsite:pool:{host}:{pid}"
 POOL_STATS_TTL_SECONDS = 300
+_queues: list[str] = []  # what this worker consumes, in its order (set before the pool forks)
+
+
+@celeryd_after_setup.connect
+def _remember_queues(sender: Any = None, instance: Any = None, **kwargs: Any) -> None:
+    if instance is not None:
+        _queues[:] = list(instance.app.amqp.queues.consume_from or {})
 
 
 @worker_process_init.connect
@@ -28,13 +36,12 @@ def _start_pool(**kwargs: Any) -> None:
 
     size = settings.ONSITE_SANDBOX_POOL_SIZE
     pool = configure_default_pool(size) if size > 0 else None
-    if pool is None:
-        return
-    try:
-        pool.prewarm(sandbox_image("cpu"), sandbox_limits({}))
-    except Exception:  # a missing image must not stop the worker: runs then start cold
-        log.exception("could not prewarm the sandbox pool")
-    pool_stats_publish()
+    if pool is not None:
+        try:
+            pool.prewarm(sandbox_image("cpu"), sandbox_limits({}))
+        except Exception:  # a missing image must not stop the worker: runs then start cold
+            log.exception("could not prewarm the sandbox pool")
+    pool_stats_publish()  # with or without a pool: its queues count as grading slots
 
 
 @task_postrun.connect
@@ -47,7 +54,7 @@ def pool_stats_publish() -> None:
     from sandbox import default_pool
 
     pool = default_pool()
-    stats = {"size": 0, "idle": 0, "hits": 0, "misses": 0}
+    stats: dict[str, Any] = {"size": 0, "idle": 0, "hits": 0, "misses": 0}
     if pool is not None:
         stats = {
             "size": pool.size,
@@ -55,6 +62,7 @@ def pool_stats_publish() -> None:
             "hits": pool.hits,
             "misses": pool.misses,
         }
+    stats["queues"] = list(_queues)
     key = POOL_STATS_KEY.format(host=socket.gethostname(), pid=os.getpid())
     try:
         client = redis.Redis.from_url(settings.REDIS_URL, socket_timeout=2)
@@ -63,7 +71,7 @@ def pool_stats_publish() -> None:
         log.warning("could not publish pool statistics")
 
 
-def pool_stats_read() -> list[dict[str, int]]:
+def pool_stats_read() -> list[dict[str, Any]]:
     try:
         client = redis.Redis.from_url(settings.REDIS_URL, socket_timeout=2)
         keys = list(client.scan_iter(match="onsite:pool:*", count=100))

@@ -159,7 +159,7 @@ def session_schedule(request: HttpRequest) -> HttpResponse:
     except ApplicationError as exc:
         return _back_with_error(exc)
     if session.candidate_email:
-        services.invitation_send(session_id=session.pk, join_url=_join_url(request, session))
+        services.invitation_enqueue(session_id=session.pk, join_url=_join_url(request, session))
     return redirect("interviews:detail", session_id=session.pk)
 
 

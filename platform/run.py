@@ -1,10 +1,16 @@
 """Start the platform's processes and keep them together; Ctrl-C stops every one of them.
 
 Run by `make run` after the build steps. Starts Redis when none answers at REDIS_URL (on this
-machine only), then a Celery worker per queue (cpu with the sweeper's beat, gpu one at a time)
-and the ASGI server, and prints the URL. It supervises them: a child that exits is started again
-with backoff (Redis with the same data directory and append-only file), and the log says so;
-Ctrl-C (or SIGTERM) stops every one of them.
+machine only), then the Celery workers by lane (grading/lanes.py: for each queue kind, one
+worker for the interactive and submit lanes and one for the background lane; an io worker
+with the beat for webhooks, e-mail and the sweeps) and the ASGI server, and prints the URL.
+It supervises them: a child that exits is started again with backoff (Redis with the same
+data directory and append-only file), and the log says so; Ctrl-C (or SIGTERM) stops every
+one of them.
+
+CPU weights (one host): the web server and Redis run at the default priority; the workers
+are niced (background ones more), and the sandboxes are created under their own cgroup
+with a low CPU weight, so a page, a keystroke and a Run outrank batch work for the CPU.
 """
 
 from __future__ import annotations
@@ -21,6 +27,9 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from grading.lanes import FOREGROUND, IO_QUEUE, LANE_ORDER, Lane, worker_queues  # noqa: E402
+
 VAR = Path(os.environ.get("ONSITE_VAR_DIR", ROOT / "var"))
 BIN = Path(sys.executable).parent
 HOST = os.environ.get("ONSITE_HOST", "127.0.0.1")
@@ -43,13 +52,15 @@ class Child:
 
     name: str
     argv: list[str]
+    nice: int = 0
+    env: dict[str, str] | None = None
     proc: subprocess.Popen[bytes] | None = None
     restarts: int = 0
     started_at: float = 0.0
     restart_at: float | None = None
 
     def start(self) -> None:
-        self.proc = spawn(self.name, self.argv)
+        self.proc = spawn(self.name, self.argv, nice=self.nice, env=self.env)
         self.started_at = time.monotonic()
         self.restart_at = None
 
@@ -131,10 +142,98 @@ def wait_for_redis(url: str, child: Child) -> None:
     sys.exit("[run] redis-server did not start")
 
 
-def spawn(name: str, argv: list[str]) -> subprocess.Popen[bytes]:
+def spawn(
+    name: str, argv: list[str], *, nice: int = 0, env: dict[str, str] | None = None
+) -> subprocess.Popen[bytes]:
     print(f"[run] starting {name}: {' '.join(argv)}", flush=True)
+
+    def lower_priority() -> None:
+        if nice:
+            os.nice(nice)
+
     # Its own process group: we decide when it stops, not the terminal's Ctrl-C.
-    return subprocess.Popen(argv, cwd=ROOT, start_new_session=True)
+    return subprocess.Popen(
+        argv,
+        cwd=ROOT,
+        start_new_session=True,
+        preexec_fn=lower_priority,
+        env={**os.environ, **(env or {})},
+    )
+
+
+# Nice values of the workers (the web server and Redis keep 0), and the CPU weights of the
+# sandboxes inside their cgroup (whose own weight is a quarter of one default process).
+FOREGROUND_NICE, BACKGROUND_NICE, IO_NICE = 5, 15, 10
+SANDBOX_CGROUP = "onsite-sandboxes"
+SANDBOX_CGROUP_SHARES = 256  # cgroup v1 cpu.shares; the default of every process is 1024
+FOREGROUND_SHARES, BACKGROUND_SHARES = 1024, 64  # within that cgroup
+
+
+def sandbox_cgroup() -> str | None:
+    """Create the sandboxes' parent cgroup with a low CPU weight where this host lets us (root,
+    cgroup v1 cpu controller or cgroup v2 with cpu enabled); its path for Docker, or None."""
+    v1 = Path("/sys/fs/cgroup/cpu")
+    v2 = Path("/sys/fs/cgroup")
+    try:
+        if (v1 / "cpu.shares").exists():
+            group = v1 / SANDBOX_CGROUP
+            group.mkdir(exist_ok=True)
+            (group / "cpu.shares").write_text(str(SANDBOX_CGROUP_SHARES))
+        elif "cpu" in (v2 / "cgroup.subtree_control").read_text().split():
+            group = v2 / SANDBOX_CGROUP
+            group.mkdir(exist_ok=True)
+            (group / "cpu.weight").write_text(str(max(1, SANDBOX_CGROUP_SHARES * 100 // 1024)))
+        else:
+            return None
+    except OSError as exc:
+        print(f"[run] sandboxes keep Docker's CPU weight ({exc})", flush=True)
+        return None
+    return f"/{SANDBOX_CGROUP}"
+
+
+def worker_children(celery: list[str], cgroup: str | None) -> list[Child]:
+    """For each queue kind a worker for the interactive and submit lanes and one for the
+    background lane (ONSITE_<KIND>_BACKGROUND_WORKERS=0 folds it into the first, which then
+    takes the three lanes in order), and the io worker with the beat."""
+    children = []
+    for kind, default_slots in (("cpu", "2"), ("gpu", "1")):
+        slots = os.environ.get(f"ONSITE_{kind.upper()}_WORKERS", default_slots)
+        background = int(os.environ.get(f"ONSITE_{kind.upper()}_BACKGROUND_WORKERS", "1"))
+        lanes: tuple[Lane, ...] = FOREGROUND if background else LANE_ORDER
+        children.append(
+            Child(
+                f"worker-{kind}",
+                [*celery, "-Q", worker_queues(kind, lanes), "-n", f"{kind}@%h", "-c", slots],
+                nice=FOREGROUND_NICE,
+                env=sandbox_env(cgroup, FOREGROUND_SHARES),
+            )
+        )
+        if background:
+            children.append(
+                Child(
+                    f"worker-{kind}-background",
+                    [*celery, "-Q", worker_queues(kind, (Lane.BACKGROUND,)),
+                     "-n", f"{kind}-background@%h", "-c", str(background)],
+                    nice=BACKGROUND_NICE,
+                    env=sandbox_env(cgroup, BACKGROUND_SHARES),
+                )
+            )
+    children.append(
+        Child(
+            "worker-io",
+            [*celery, "-Q", IO_QUEUE, "-n", "io@%h", "--pool", "threads", "-c", "4",
+             "-B", "--schedule", str(VAR / "celerybeat-schedule")],
+            nice=IO_NICE,
+        )
+    )
+    return children
+
+
+def sandbox_env(cgroup: str | None, shares: int) -> dict[str, str]:
+    env = {"ONSITE_SANDBOX_CPU_SHARES": str(shares)}
+    if cgroup:
+        env["ONSITE_SANDBOX_CGROUP_PARENT"] = cgroup
+    return env
 
 
 def stop(children: list[subprocess.Popen[bytes]]) -> None:
@@ -161,26 +260,7 @@ def main() -> int:
         children.append(redis_child)
         wait_for_redis(REDIS_URL, redis_child)
     celery = [str(BIN / "celery"), "-A", "config", "worker", "--loglevel", "INFO"]
-    children.append(
-        Child(
-            "worker-cpu",
-            [
-                *celery,
-                "-Q",
-                "cpu",
-                "-n",
-                "cpu@%h",
-                "--concurrency",
-                os.environ.get("ONSITE_CPU_WORKERS", "2"),
-                "-B",
-                "--schedule",
-                str(VAR / "celerybeat-schedule"),
-            ],
-        )
-    )
-    children.append(
-        Child("worker-gpu", [*celery, "-Q", "gpu", "-n", "gpu@%h", "--concurrency", "1"])
-    )
+    children += worker_children(celery, sandbox_cgroup())
     children.append(
         Child("web", [str(BIN / "daphne"), "-b", HOST, "-p", str(PORT), "config.asgi:application"])
     )

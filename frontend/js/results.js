@@ -27,6 +27,16 @@ const STATUS_TEXT = {
   failed: "Grading failed.",
 };
 
+/** "Queued: 2 ahead, about 6 s" from a status event's queue position (grading/queueing.py). */
+export function queueText(queue) {
+  if (!queue || typeof queue !== "object") return STATUS_TEXT.queued;
+  const ahead = Number(queue.ahead) || 0;
+  const wait = Math.round(Number(queue.wait_seconds) || 0);
+  const place = ahead === 0 ? "next in line" : `${ahead} ahead`;
+  const when = wait >= 1 ? `about ${wait} s` : "starting in a moment";
+  return `Queued: ${place}, ${when}`;
+}
+
 /** A verdict badge; unknown verdicts still render, as plain text, so nothing is dropped. */
 export function verdictBadge(verdict) {
   const known = Object.hasOwn(VERDICT_TITLES, verdict);
@@ -249,10 +259,12 @@ export class ResultsPanel {
     }
   }
 
-  onStatus({ status, message }) {
+  onStatus({ status, message, queue }) {
     if (this.root.dataset.state === "done") return; // A late replayed status must not win.
     this.root.dataset.state = status;
-    if (status === "retrying") {
+    if (status === "queued") {
+      this.setStatus(queueText(queue));
+    } else if (status === "retrying") {
       this.setStatus(message || STATUS_TEXT.retrying, { error: true });
     } else if (status === "failed") {
       this.setStatus(message || STATUS_TEXT.failed, { error: true });
