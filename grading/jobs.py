@@ -23,6 +23,7 @@ from datetime import timedelta
 from enum import StrEnum
 from typing import Any
 
+from celery import current_app
 from django.conf import settings
 from django.db import close_old_connections, connection, models, transaction
 from django.db.models import F, Q
@@ -273,10 +274,8 @@ class JobKind:
     def enqueue(self, row: Any, *, countdown: float = 0) -> bool:
         """Hand `row` to its lane's queue; whether the broker took it. A broker outage loses
         nothing: the row stays waiting with no `enqueued_at`, and the sweep hands it out."""
-        from config.celery import app
-
         try:
-            app.send_task(
+            current_app.send_task(
                 self.task,
                 args=[row.pk],
                 queue=self.queue(row),

@@ -68,6 +68,7 @@ def test_a_submit_waits_in_the_submit_lane_and_everything_a_person_watches_is_in
     )
     assert lanes == {"run": "interactive", "submit": "submit", "script": "interactive"}
     assert in_session.lane == "interactive"
+    assert SUBMISSION_JOBS.queue(in_session) == "cpu.interactive"
     # The broker got each message on its lane's queue, and none on the background lane.
     assert depth("cpu.interactive") == 3 and depth("cpu.submit") == 1
     assert depth("cpu.background") == 0

@@ -24,14 +24,15 @@ def metric(text: str, name: str) -> float:
 def test_metrics_report_queue_depth_and_oldest_waiting_age() -> None:
     problem = tiny_problem()
     candidate = user_with_role("cand", "candidate")
-    before = metric(Client().get("/metrics").content.decode(), 'onsite_queue_depth{queue="cpu.interactive"}')
+    depth = 'onsite_queue_depth{queue="cpu.interactive"}'
+    before = metric(Client().get("/metrics").content.decode(), depth)
     for _ in range(3):  # no worker runs in this test: the messages wait in Redis
         submission_create(user=candidate, problem_slug=problem.slug, code=ADD_ONE, mode="run")
     response = Client().get("/metrics")
     assert response.status_code == 200
     assert response["Content-Type"].startswith("text/plain")
     text = response.content.decode()
-    assert metric(text, 'onsite_queue_depth{queue="cpu.interactive"}') == before + 3
+    assert metric(text, depth) == before + 3
     assert metric(text, "onsite_broker_up") == 1
     assert metric(text, 'onsite_oldest_waiting_seconds{queue="cpu"}') > 0
     assert metric(text, 'onsite_oldest_waiting_seconds{queue="gpu"}') == 0
