@@ -1,6 +1,7 @@
 """`python -m bench [NAME...]`: run the benchmarks (all by default), ratios measured in one run.
 
-Each benchmark writes its raw samples to bench/results/<name>.json and prints one summary line
+Each benchmark module's `main(argv)` parses only its own arguments (the runner passes none;
+`python -m bench.NAME --flag` passes its own). Each benchmark writes its raw samples to bench/results/<name>.json and prints one summary line
 per figure, its last line the headline ratio (see ../shared/benchmarks.md).
 """
 
@@ -9,7 +10,7 @@ from __future__ import annotations
 import importlib
 import sys
 
-BENCHMARKS = ("sandbox", "batching", "sessions", "stability", "paged_kv")
+BENCHMARKS = ("sandbox", "batching", "sessions", "stability", "paged_kv", "contention")
 
 
 def main(argv: list[str]) -> int:
@@ -28,7 +29,7 @@ def main(argv: list[str]) -> int:
             print(f"== {name}: not available ({exc})")
             continue
         print(f"== {name}", flush=True)
-        code = module.main()
+        code = module.main([])
         if code:
             return int(code)
     return 0

@@ -359,7 +359,7 @@ def submit_wall(slug: str = "continuous-batching-engine") -> dict[str, object]:
     }
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     image = ensure("cpu")
     pool = WarmPool(size=1)
     try:
