@@ -1,8 +1,9 @@
 """`python -m bench [NAME...]`: run the benchmarks (all by default), ratios measured in one run.
 
 Each benchmark module's `main(argv)` parses only its own arguments (the runner passes none;
-`python -m bench.NAME --flag` passes its own). Each benchmark writes its raw samples to bench/results/<name>.json and prints one summary line
-per figure, its last line the headline ratio (see ../shared/benchmarks.md).
+`python -m bench.NAME --flag` passes its own). Each writes its raw samples to
+bench/results/<name>.json and prints one summary line per figure, its last line the headline
+ratio (see ../shared/benchmarks.md).
 """
 
 from __future__ import annotations

@@ -20,9 +20,9 @@ go to bench/results/paged_kv.json; the last printed line is the headline ratio.
 from __future__ import annotations
 
 import argparse
-import sys
 import json
 import statistics
+import sys
 import time
 from collections import deque
 from pathlib import Path

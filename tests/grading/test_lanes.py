@@ -209,3 +209,31 @@ def test_make_run_starts_a_worker_per_lane_group_and_the_io_worker_with_the_beat
     fg, bg = children["worker-cpu"].env, children["worker-cpu-background"].env
     assert int(bg["ONSITE_SANDBOX_CPU_SHARES"]) < int(fg["ONSITE_SANDBOX_CPU_SHARES"])
     assert fg["ONSITE_SANDBOX_CGROUP_PARENT"] == "/onsite-sandboxes"
+
+
+# ---------------------------------------------------------------- one lifecycle, every kind
+
+
+def test_a_regrade_asked_for_while_the_broker_is_down_waits_for_the_sweep() -> None:
+    """Regrades had no sweep: a publish that failed marked them failed. Now every job kind
+    keeps its row waiting and the sweep hands it out once the broker is back."""
+    from studio.models import Regrade
+    from studio.services.regrades import version_regrade_preview
+    from tests import services
+
+    problem = tiny_problem()
+    version = problem.live_version
+    assert version is not None
+    services.stop_redis()
+    try:
+        regrade = version_regrade_preview(version=version)
+    finally:
+        services.start_redis_again()
+    regrade.refresh_from_db()
+    assert regrade.status == Regrade.Status.QUEUED and regrade.enqueued_at is None
+    broker_purge()
+    assert REGRADE_JOBS.requeue_stale() == 1
+    regrade.refresh_from_db()
+    assert regrade.enqueued_at is not None and depth("cpu.background") == 1
+    assert REGRADE_JOBS.requeue_stale() == 0  # handed out: not again until it goes stale
+    broker_purge()
