@@ -13,7 +13,12 @@ import socket
 from typing import Any
 
 import redis
-from celery.signals import celeryd_after_setup, task_postrun, worker_process_init
+from celery.signals import (
+    celeryd_after_setup,
+    task_postrun,
+    worker_process_init,
+    worker_process_shutdown,
+)
 from django.conf import settings
 
 log = logging.getLogger(__name__)
@@ -49,6 +54,19 @@ def _after_task(**kwargs: Any) -> None:
     pool_stats_publish()
 
 
+@worker_process_shutdown.connect
+def _withdraw_stats(**kwargs: Any) -> None:
+    """A process that stops is no grading slot any more (a killed one expires with its TTL)."""
+    try:
+        redis.Redis.from_url(settings.REDIS_URL, socket_timeout=2).delete(_stats_key())
+    except redis.RedisError:
+        pass
+
+
+def _stats_key() -> str:
+    return POOL_STATS_KEY.format(host=socket.gethostname(), pid=os.getpid())
+
+
 def pool_stats_publish() -> None:
     """Write this process's pool occupancy where /metrics can read it (expires if we die)."""
     from sandbox import default_pool
@@ -63,10 +81,9 @@ def pool_stats_publish() -> None:
             "misses": pool.misses,
         }
     stats["queues"] = list(_queues)
-    key = POOL_STATS_KEY.format(host=socket.gethostname(), pid=os.getpid())
     try:
         client = redis.Redis.from_url(settings.REDIS_URL, socket_timeout=2)
-        client.set(key, json.dumps(stats), ex=POOL_STATS_TTL_SECONDS)
+        client.set(_stats_key(), json.dumps(stats), ex=POOL_STATS_TTL_SECONDS)
     except redis.RedisError:
         log.warning("could not publish pool statistics")
 

@@ -147,6 +147,9 @@ def test_a_waiting_run_knows_how_many_are_ahead_of_it_and_about_how_long() -> No
     problem = tiny_problem()
     user = user_with_role("cand", "candidate")
     broker_purge()
+    stale = list(broker().scan_iter(match="onsite:pool:*"))  # workers of earlier tests
+    if stale:
+        broker().delete(*stale)
     submit = submission_create(user=user, problem_slug=problem.slug, code=ADD_ONE, mode="submit")
     runs = [
         submission_create(user=user, problem_slug=problem.slug, code=ADD_ONE, mode="run")
@@ -155,8 +158,9 @@ def test_a_waiting_run_knows_how_many_are_ahead_of_it_and_about_how_long() -> No
     # Interactive runs go first: the submit, queued first, has all three runs ahead of it.
     positions = [queueing.queue_position(s) for s in (*runs, submit)]
     assert [p.ahead if p else None for p in positions] == [0, 1, 2, 3]
-    third = positions[2]
-    assert third is not None and third.slots >= 1 and third.wait_seconds > 0
+    third = positions[2]  # one slot (no worker reported), nothing graded yet: the default time
+    assert third is not None and third.slots == 1 and third.running == 0
+    assert third.wait_seconds == 2 * queueing.DEFAULT_SERVICE_SECONDS  # the two ahead of it
     # The socket's status event and the REST view carry the same position.
     event = status_event(runs[2])
     assert event["status"] == "queued" and event["queue"]["ahead"] == 2
