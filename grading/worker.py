@@ -6,6 +6,7 @@ Imported by config/celery.py so that the signal handlers are connected in every 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -57,10 +58,8 @@ def _after_task(**kwargs: Any) -> None:
 @worker_process_shutdown.connect
 def _withdraw_stats(**kwargs: Any) -> None:
     """A process that stops is no grading slot any more (a killed one expires with its TTL)."""
-    try:
+    with contextlib.suppress(redis.RedisError):
         redis.Redis.from_url(settings.REDIS_URL, socket_timeout=2).delete(_stats_key())
-    except redis.RedisError:
-        pass
 
 
 def _stats_key() -> str:
