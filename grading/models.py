@@ -85,8 +85,10 @@ class TestResult(models.Model):
     hidden = models.BooleanField(default=False)
     tag = models.CharField(max_length=20, default="correctness")
     group = models.CharField(max_length=60, blank=True)
-    verdict = models.CharField(max_length=3, choices=Submission.Verdict.choices)
-    time_ms = models.FloatField(default=0.0)
+    # Blank (core.verdicts.NOT_RUN) for a test not run after a time limit in its group.
+    verdict = models.CharField(max_length=3, choices=Submission.Verdict.choices, blank=True)
+    time_ms = models.FloatField(default=0.0)  # wall time
+    cpu_ms = models.FloatField(default=0.0)  # CPU time of all its processes: what TLE is on
     detail = models.JSONField(default=dict, blank=True)  # input/expected/output/stdout/error
 
     class Meta:

@@ -84,6 +84,8 @@ def _as_verdict(result: TestResult) -> TestVerdict:
         result.tag,
         result.hidden,
         result.detail,
+        result.group or None,
+        cpu_ms=result.cpu_ms,
     )
 
 
@@ -116,6 +118,7 @@ def submission_detail(*, submission: Submission, staff: bool) -> dict[str, Any]:
             "index": result.index,
             "verdict": result.verdict,
             "time_ms": result.time_ms,
+            "cpu_ms": result.cpu_ms,
             "hidden": result.hidden,
             "tag": result.tag,
         }

@@ -12,7 +12,17 @@ from django.utils import timezone
 
 from core.errors import ApplicationError
 from grading import jobs, queueing, realtime, scratch
-from grading.judge import Compare, GradeSpec, JudgeError, Judgement, TestSpec, TestVerdict, judge
+from grading.judge import (
+    STOP_GROUP,
+    STOP_RUN,
+    Compare,
+    GradeSpec,
+    JudgeError,
+    Judgement,
+    TestSpec,
+    TestVerdict,
+    judge,
+)
 from grading.lanes import Lane
 from grading.models import Submission, TestResult
 from grading.sandboxing import run_budget_seconds, sandbox_gpu, sandbox_image, sandbox_limits
@@ -56,6 +66,7 @@ def grade_spec_for(*, version: ProblemVersion, code: str, mode: str) -> GradeSpe
         gpu=sandbox_gpu(queue),
         checker_code=version.checker_code,
         support_code=version.support_code,
+        stop=STOP_RUN if mode == Submission.Mode.RUN else STOP_GROUP,
     )
 
 
@@ -175,6 +186,7 @@ def _record_test(submission_id: int, verdict: TestVerdict, *, done: int, total: 
             "group": verdict.group or "",
             "verdict": verdict.verdict,
             "time_ms": verdict.time_ms,
+            "cpu_ms": verdict.cpu_ms,
             "detail": dict(verdict.detail),
         },
     )
