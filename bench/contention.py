@@ -164,9 +164,14 @@ def platform_env(work: Path, web_port: int, redis_port: int, owner: str) -> dict
 
 
 def slot_counts(env: dict[str, str]) -> dict[str, int]:
-    """Grading slots per (kind, foreground/background), as platform/run.py starts them."""
+    """Grading slots per (kind, foreground/background), as platform/run.py starts them; the
+    cpu slots a Submit may take are the foreground ones less those kept for the interactive
+    lane (platform/run.py INTERACTIVE_SLOTS)."""
+    cpu = int(env.get("ONSITE_CPU_WORKERS", "2"))
+    reserved = max(0, min(int(env.get("ONSITE_CPU_INTERACTIVE_WORKERS", "1")), cpu - 1))
     return {
-        "cpu.fg": int(env.get("ONSITE_CPU_WORKERS", "2")),
+        "cpu.fg": cpu,
+        "cpu.submit": cpu - reserved,
         "gpu.fg": int(env.get("ONSITE_GPU_WORKERS", "1")),
         "cpu.bg": int(env.get("ONSITE_CPU_BACKGROUND_WORKERS", "1")),
         "gpu.bg": int(env.get("ONSITE_GPU_BACKGROUND_WORKERS", "1")),
@@ -717,9 +722,9 @@ class Bench:
                 continue
             await self.click_run("validating", pair=number)
             await self.submit(8)
-            await self.wait_for("both cpu slots on a Submit",
+            await self.wait_for("every submit slot on a Submit",
                                 lambda s: s["running"].get("cpu.submit", 0)
-                                >= self.slots["cpu.fg"], 30)
+                                >= self.slots["cpu.submit"], 30)
             await self.click_run("loaded", pair=number)
 
     async def keep_slots_busy(self, stop: asyncio.Event) -> None:

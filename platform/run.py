@@ -166,7 +166,7 @@ def spawn(
 FOREGROUND_NICE, BACKGROUND_NICE, IO_NICE = 5, 15, 10
 SANDBOX_CGROUP = "onsite-sandboxes"
 SANDBOX_CGROUP_SHARES = 256  # cgroup v1 cpu.shares; the default of every process is 1024
-FOREGROUND_SHARES, BACKGROUND_SHARES = 1024, 64  # within that cgroup
+INTERACTIVE_SHARES, FOREGROUND_SHARES, BACKGROUND_SHARES = 1024, 512, 64  # within that cgroup
 
 
 def sandbox_cgroup() -> str | None:
@@ -191,19 +191,40 @@ def sandbox_cgroup() -> str | None:
     return f"/{SANDBOX_CGROUP}"
 
 
+# Slots reserved for the interactive lane, per kind: a Run never waits for a Submit to end.
+# (gpu: none by default, its one slot serves both; one device, one grading.)
+INTERACTIVE_SLOTS = {"cpu": "1", "gpu": "0"}
+
+
 def worker_children(celery: list[str], cgroup: str | None) -> list[Child]:
-    """For each queue kind a worker for the interactive and submit lanes and one for the
-    background lane (ONSITE_<KIND>_BACKGROUND_WORKERS=0 folds it into the first, which then
-    takes the three lanes in order), and the io worker with the beat."""
+    """For each queue kind: ONSITE_<KIND>_WORKERS foreground slots, of which
+    ONSITE_<KIND>_INTERACTIVE_WORKERS serve the interactive lane alone (the rest take
+    interactive, then submit work), and a worker for the background lane
+    (ONSITE_<KIND>_BACKGROUND_WORKERS=0 folds it into the foreground one, which then takes
+    the three lanes in order); and the io worker with the beat."""
     children = []
     for kind, default_slots in (("cpu", "2"), ("gpu", "1")):
-        slots = os.environ.get(f"ONSITE_{kind.upper()}_WORKERS", default_slots)
-        background = int(os.environ.get(f"ONSITE_{kind.upper()}_BACKGROUND_WORKERS", "1"))
+        prefix = f"ONSITE_{kind.upper()}"
+        slots = max(1, int(os.environ.get(f"{prefix}_WORKERS", default_slots)))
+        wanted = int(os.environ.get(f"{prefix}_INTERACTIVE_WORKERS", INTERACTIVE_SLOTS[kind]))
+        reserved = max(0, min(wanted, slots - 1))  # at least one slot takes Submits
+        background = int(os.environ.get(f"{prefix}_BACKGROUND_WORKERS", "1"))
+        if reserved:
+            children.append(
+                Child(
+                    f"worker-{kind}-interactive",
+                    [*celery, "-Q", worker_queues(kind, (Lane.INTERACTIVE,)),
+                     "-n", f"{kind}-interactive@%h", "-c", str(reserved)],
+                    nice=FOREGROUND_NICE,
+                    env=sandbox_env(cgroup, INTERACTIVE_SHARES),
+                )
+            )
         lanes: tuple[Lane, ...] = FOREGROUND if background else LANE_ORDER
         children.append(
             Child(
                 f"worker-{kind}",
-                [*celery, "-Q", worker_queues(kind, lanes), "-n", f"{kind}@%h", "-c", slots],
+                [*celery, "-Q", worker_queues(kind, lanes), "-n", f"{kind}@%h",
+                 "-c", str(slots - reserved)],
                 nice=FOREGROUND_NICE,
                 env=sandbox_env(cgroup, FOREGROUND_SHARES),
             )
@@ -251,6 +272,39 @@ def stop(children: list[subprocess.Popen[bytes]]) -> None:
             child.wait()
 
 
+WORKERS_READY_SECONDS = 180.0
+
+
+def parent_pid(pid: int) -> int | None:
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def foreground_ready(url: str, workers: list[Child]) -> bool:
+    """Whether every foreground cpu worker has a process that reported itself (grading/
+    worker.py publishes once its warm pool is ready): only then can a first Run start at once."""
+    import redis
+
+    parents = {child.proc.pid for child in workers if child.proc is not None}
+    try:
+        keys = redis.Redis.from_url(url, socket_timeout=1).keys("onsite:pool:*")
+    except redis.RedisError:
+        return False
+    reported = {parent_pid(int(key.rsplit(b":", 1)[1])) for key in keys}
+    return parents <= reported
+
+
+def wait_for_foreground(url: str, children: list[Child]) -> None:
+    workers = [c for c in children if c.name in ("worker-cpu", "worker-cpu-interactive")]
+    deadline = time.monotonic() + WORKERS_READY_SECONDS
+    while time.monotonic() < deadline and not foreground_ready(url, workers):
+        if any(c.exited() is not None for c in workers):
+            return  # the supervisor restarts it; the web need not wait for that
+        time.sleep(0.3)
+
+
 def main() -> int:
     children: list[Child] = []
     argv = redis_argv(REDIS_URL)
@@ -261,12 +315,17 @@ def main() -> int:
         wait_for_redis(REDIS_URL, redis_child)
     celery = [str(BIN / "celery"), "-A", "config", "worker", "--loglevel", "INFO"]
     children += worker_children(celery, sandbox_cgroup())
-    children.append(
-        Child("web", [str(BIN / "daphne"), "-b", HOST, "-p", str(PORT), "config.asgi:application"])
-    )
     for child in children:
         if child.proc is None:
             child.start()
+    # The web answers once the cpu workers can take a Run: a candidate's first click must not
+    # wait for a worker to boot and warm its sandboxes.
+    wait_for_foreground(REDIS_URL, children)
+    web = Child(
+        "web", [str(BIN / "daphne"), "-b", HOST, "-p", str(PORT), "config.asgi:application"]
+    )
+    web.start()
+    children.append(web)
     stopping = False
 
     def on_signal(signum: int, frame: object) -> None:

@@ -201,6 +201,7 @@ def test_make_run_starts_a_worker_per_lane_group_and_the_io_worker_with_the_beat
     children = {c.name: c for c in run.worker_children(["celery"], "/onsite-sandboxes")}
     queues = {name: c.argv[c.argv.index("-Q") + 1] for name, c in children.items()}
     assert queues == {
+        "worker-cpu-interactive": "cpu.interactive",  # a slot no Submit can take
         "worker-cpu": "cpu.interactive,cpu.submit",
         "worker-cpu-background": "cpu.background",
         "worker-gpu": "gpu.interactive,gpu.submit",
@@ -208,11 +209,15 @@ def test_make_run_starts_a_worker_per_lane_group_and_the_io_worker_with_the_beat
         "worker-io": "io",
     }
     assert "-B" in children["worker-io"].argv
+    slots = {name: int(c.argv[c.argv.index("-c") + 1]) for name, c in children.items()}
+    assert slots["worker-cpu-interactive"] + slots["worker-cpu"] == 2  # ONSITE_CPU_WORKERS
     # Background work is niced below foreground work, and its sandboxes weigh less.
     assert children["worker-cpu-background"].nice > children["worker-cpu"].nice > 0
-    fg, bg = children["worker-cpu"].env, children["worker-cpu-background"].env
-    assert int(bg["ONSITE_SANDBOX_CPU_SHARES"]) < int(fg["ONSITE_SANDBOX_CPU_SHARES"])
-    assert fg["ONSITE_SANDBOX_CGROUP_PARENT"] == "/onsite-sandboxes"
+    shares = {name: int((c.env or {}).get("ONSITE_SANDBOX_CPU_SHARES", 0)) for name, c in
+              children.items()}
+    assert shares["worker-cpu-interactive"] > shares["worker-cpu"] > shares["worker-cpu-background"]
+    fg = children["worker-cpu"].env
+    assert fg is not None and fg["ONSITE_SANDBOX_CGROUP_PARENT"] == "/onsite-sandboxes"
 
 
 # ---------------------------------------------------------------- one lifecycle, every kind
