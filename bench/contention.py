@@ -368,7 +368,7 @@ def busy(snap: dict[str, Any]) -> dict[str, int]:
 
 def all_busy(snap: dict[str, Any], slots: dict[str, int]) -> bool:
     used = busy(snap)
-    return all(used[name] >= count for name, count in slots.items())
+    return all(count >= slots[name] for name, count in used.items())
 
 
 def nothing_running(snap: dict[str, Any]) -> bool:
@@ -504,15 +504,16 @@ class Bench:
             raise RuntimeError(f"POST /api/submissions: {response.status_code} {response.text}")
         return int(response.json()["id"])
 
-    async def submit(self, count: int, *, gpu: bool = False) -> list[int]:
-        """`count` Submits at once from the load users (rate limits are per user)."""
+    async def submit(self, count: int, *, gpu: bool = False, mode: str = "submit") -> list[int]:
+        """`count` Submits (or load Runs) at once from the load users (rate limits are per
+        user)."""
         problem, code = (GPU_PROBLEM, self.seeded.gpu_code) if gpu else (
             RUN_PROBLEM, self.seeded.submit_code)
         tokens = []
         for _ in range(count):
             tokens.append(self.seeded.load_tokens[self.load_turn % LOAD_USERS])
             self.load_turn += 1
-        ids = await asyncio.gather(*(asyncio.to_thread(self._post, t, problem, code, "submit")
+        ids = await asyncio.gather(*(asyncio.to_thread(self._post, t, problem, code, mode)
                                      for t in tokens))
         self.submits += ids
         return list(ids)
@@ -732,8 +733,14 @@ class Bench:
             snap = await self.fresh()
             want_cpu = 8 - snap["waiting"].get("cpu.submit", 0)
             want_gpu = (1 if self.slots["gpu.fg"] else 0) - snap["waiting"].get("gpu.submit", 0)
+            # The slots kept for the interactive lane take no Submit: other people's Runs
+            # keep them busy.
+            reserved = self.slots["cpu.fg"] - self.slots["cpu.submit"]
+            want_runs = 2 * reserved - snap["waiting"].get("cpu.interactive", 0)
             if want_cpu > 0:
                 await self.submit(want_cpu)
+            if want_runs > 0:
+                await self.submit(want_runs, mode="run")
             if want_gpu > 0:
                 await self.submit(want_gpu, gpu=True)
             await self.keep_validating()
