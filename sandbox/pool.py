@@ -1,11 +1,12 @@
 """Warm pool of pre-started sandbox containers, and the reaper of orphaned ones.
 
-A pooled container has its harness running, numpy imported and ``@@ready`` seen; it serves
+A pooled container has its harness running, numpy imported (and whatever else its shape
+preloads: torch for a PyTorch problem) and ``@@ready`` seen; it serves
 exactly one run and is then destroyed (never reused: a run may have left anything behind).
 A background thread refills the pool. When the pool is empty the run starts a container cold.
 
 Containers are keyed by what is fixed at creation (``ContainerSpec``: image, memory, cpus,
-pids, tmpfs, nofile, gpu); per-test limits travel in the job.
+pids, tmpfs, nofile, gpu, preloaded libraries); per-test limits travel in the job.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import os
 import queue
 import threading
 import time
+from collections.abc import Mapping
 from typing import Any
 
 import docker
@@ -78,9 +80,19 @@ class WarmPool:
 
     # -- public -----------------------------------------------------------------------------
 
-    def prewarm(self, image: str, limits: Limits, gpu: bool = False) -> ContainerSpec:
-        """Ask the pool to keep ``size`` containers ready for runs of this shape."""
-        spec = ContainerSpec.for_run(image, limits, gpu)
+    def prewarm(
+        self,
+        image: str,
+        limits: Limits,
+        gpu: bool = False,
+        *,
+        driver: Mapping[str, Any] | None = None,
+        modules: Mapping[str, str] | None = None,
+    ) -> ContainerSpec:
+        """Ask the pool to keep ``size`` containers ready for runs of this shape: a problem's
+        ``driver`` and ``modules`` add the libraries its code imports, preloaded (as ``run``
+        asks for them: ``ContainerSpec.for_job``)."""
+        spec = ContainerSpec.for_job(image, limits, gpu, driver or {"kind": "function"}, modules)
         with self._cond:
             self._want(spec)
         return spec

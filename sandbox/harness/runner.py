@@ -5,8 +5,9 @@ docs/architecture.md ("Harness protocol"): it prints ``@@ready``, reads one JSON
 runs every test in a forked child and prints one ``@@<nonce> {...}`` frame per test, then
 ``@@<nonce> {"type": "done"}``.
 
-Only the standard library is used (numpy is imported when present, torch only when present and
-``ONSITE_PRELOAD_TORCH=1``) because this file is copied into a minimal image.
+Only the standard library is used (numpy is imported when present, torch or pandas only when
+present and named by ``ONSITE_PRELOAD`` or imported by the job's code) because this file is
+copied into a minimal image.
 
 Process layout, and why::
 
@@ -1234,10 +1235,13 @@ def preload_names(
 
 
 def _preload(names: tuple[str, ...] | list[str] = ()) -> None:
-    """Import heavy libraries once in the parent so every forked test starts with them."""
-    wanted = ["numpy", *names]
-    if os.environ.get("ONSITE_PRELOAD_TORCH") == "1":
-        wanted.append("torch")
+    """Import heavy libraries once in the parent so every forked test starts with them.
+
+    Called twice: before ``@@ready`` with the libraries the container was made for
+    (``ONSITE_PRELOAD``, comma-separated: a pooled container holds them before its job
+    arrives), and after the job with what its code imports (already loaded ones are skipped).
+    A library that fails to import is left to the test that imports it (its own error)."""
+    wanted = ["numpy", *names, *os.environ.get("ONSITE_PRELOAD", "").split(",")]
     for name in wanted:
         if name in PRELOADABLE and name not in sys.modules:
             with contextlib.suppress(Exception):

@@ -331,3 +331,39 @@ def test_cpu_meter_reads_a_cgroup_only_when_it_is_the_sandboxs_own(
     if meter.available:  # this host's cgroup, read as the container would read its own
         meter.start()
         assert meter.used_ms() >= 0.0
+
+
+# -- what a container preloads, and when the pool refills (no Docker: fake containers) ------
+
+
+TORCH_DRIVER = {"kind": "custom", "source": "import support\n\ndef run(s, i):\n    return 1\n"}
+TORCH_SUPPORT = {"support": "def model():\n    import torch\n    return torch.zeros(1)\n"}
+
+
+def test_a_container_preloads_what_the_problem_code_imports_not_the_solution() -> None:
+    from sandbox.docker_runner import ContainerSpec, container_environment
+
+    limits = Limits(memory_mb=2048)
+    spec = ContainerSpec.for_job("img", limits, False, TORCH_DRIVER, TORCH_SUPPORT)
+    assert spec.preload == ("torch",)
+    assert container_environment(spec, 60)["ONSITE_PRELOAD"] == "torch"
+    # numpy is always imported, so it never makes a shape of its own; a function driver
+    # (every cpu problem but two) asks for nothing: the shape the cpu pool keeps warm.
+    plain = ContainerSpec.for_job("img", Limits(), False, {"kind": "function", "entry": "f"})
+    numpy_driver = {"kind": "custom", "source": "import numpy as np\n"}
+    assert ContainerSpec.for_job("img", Limits(), False, numpy_driver) == plain
+    assert plain.preload == () and "ONSITE_PRELOAD" not in container_environment(plain, 60)
+    # A gpu container always preloads torch (as the GPU image did before shapes had preloads).
+    assert ContainerSpec.for_run("img", limits, True).preload == ("torch",)
+
+
+def test_the_harness_preloads_the_libraries_its_container_names(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    imported: list[str] = []
+    monkeypatch.setenv("ONSITE_PRELOAD", "pandas,torch,os")  # os: not preloadable, ignored
+    monkeypatch.setattr(runner.importlib, "import_module", imported.append)
+    for name in ("numpy", "pandas", "torch", "os"):
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    runner._preload()
+    assert imported == ["numpy", "pandas", "torch"]
