@@ -367,3 +367,63 @@ def test_the_harness_preloads_the_libraries_its_container_names(
         monkeypatch.delitem(sys.modules, name, raising=False)
     runner._preload()
     assert imported == ["numpy", "pandas", "torch"]
+
+
+class FakeContainer:
+    """Stands in for sandbox.docker_runner.Attached in the pool's bookkeeping."""
+
+    count = 0
+
+    def __init__(self) -> None:
+        FakeContainer.count += 1
+        self.container_id = f"fake{FakeContainer.count}"
+        import time
+
+        self.created_at = time.monotonic()
+
+    def is_alive(self) -> bool:
+        return True
+
+    def close_socket(self) -> None:
+        pass
+
+    def destroy(self) -> None:
+        pass
+
+
+def test_refills_wait_while_a_run_is_in_flight(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A shape that still has a ready container is not refilled while a run is in flight
+    (starting one, a torch import among it, would compete with the run for the cores), nor
+    in the quiet moment after it; a shape with none left is refilled at once."""
+    import time
+
+    from sandbox import WarmPool
+    from sandbox import pool as pool_module
+
+    started: list[str] = []
+
+    def start(client: object, spec: object, **kwargs: object) -> FakeContainer:
+        container = FakeContainer()
+        started.append(container.container_id)
+        return container
+
+    monkeypatch.setattr(pool_module, "start_attached", start)
+    pool = WarmPool(size=2, refill_quiet_seconds=0.3, client=object())  # type: ignore[arg-type]
+    try:
+        spec = pool.prewarm("img", Limits())
+        assert pool.wait_idle(spec, 2, timeout=5) and len(started) == 2
+        first = pool.acquire(spec)
+        assert first is not None
+        time.sleep(0.5)
+        assert len(started) == 2, "refilled while a run was in flight"
+        second = pool.acquire(spec)  # the last ready one: refilled at once, run or not
+        assert second is not None and pool.wait_idle(spec, 1, timeout=5)
+        assert len(started) == 3
+        pool.retire(second)  # type: ignore[arg-type]
+        time.sleep(0.5)
+        assert len(started) == 3, "refilled while a run was in flight"
+        pool.retire(first)  # type: ignore[arg-type]
+        assert pool.idle_count(spec) == 1  # not at once: the quiet moment after a run...
+        assert pool.wait_idle(spec, 2, timeout=5) and len(started) == 4  # ...then refilled
+    finally:
+        pool.close()
