@@ -6,6 +6,7 @@ every comparison happens here, in the worker.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import sys
 import threading
@@ -236,6 +237,11 @@ class Checker:
     def _module(name: str, code: str) -> types.ModuleType:
         module = types.ModuleType(name)
         module.__file__ = f"<{name}.py>"
+        # What a checker may key a process-wide cache of deterministic results by (reference
+        # decodes of a problem version's model): a new version's code has a new hash.
+        module.__dict__["__source_sha256__"] = hashlib.sha256(
+            code.encode("utf-8", "surrogatepass")
+        ).hexdigest()
         try:
             exec(compile(code, f"{name}.py", "exec"), module.__dict__)  # noqa: S102 - author code
         except Exception as exc:
