@@ -50,10 +50,11 @@ def _start_pool(**kwargs: Any) -> None:
 
 
 def worker_queues() -> set[str]:
-    """The problem queues this worker consumes (`-Q`; Celery's default queue without it)."""
+    """The problem queues this worker consumes (`-Q`; Celery's default queue without it); a
+    lane of a queue (`cpu.submit`) counts as its queue."""
     from celery import current_app
 
-    return set(current_app.amqp.queues.consume_from) & {"cpu", "gpu"}
+    return {name.split(".")[0] for name in current_app.amqp.queues.consume_from} & {"cpu", "gpu"}
 
 
 def _prewarm_live(pool: WarmPool, queues: set[str]) -> None:
