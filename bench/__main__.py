@@ -1,7 +1,9 @@
 """`python -m bench [NAME...]`: run the benchmarks (all by default), ratios measured in one run.
 
-Each benchmark writes its raw samples to bench/results/<name>.json and prints one summary line
-per figure, its last line the headline ratio (see ../shared/benchmarks.md).
+Each benchmark module's `main(argv)` parses only its own arguments (the runner passes none;
+`python -m bench.NAME --flag` passes its own). Each writes its raw samples to
+bench/results/<name>.json and prints one summary line per figure, its last line the headline
+ratio (see ../shared/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -9,7 +11,7 @@ from __future__ import annotations
 import importlib
 import sys
 
-BENCHMARKS = ("sandbox", "batching", "sessions", "stability", "paged_kv")
+BENCHMARKS = ("sandbox", "batching", "sessions", "stability", "paged_kv", "contention")
 
 
 def main(argv: list[str]) -> int:
@@ -28,7 +30,7 @@ def main(argv: list[str]) -> int:
             print(f"== {name}: not available ({exc})")
             continue
         print(f"== {name}", flush=True)
-        code = module.main()
+        code = module.main([])
         if code:
             return int(code)
     return 0

@@ -287,7 +287,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pairs", type=int, default=10, help="timed pairs after the warm-up")
     parser.add_argument("--device", default="cpu", help="cpu (default) or cuda")
     parser.add_argument("--out", type=Path, default=RESULTS)
-    args = parser.parse_args(argv)
+    args = parser.parse_args([] if argv is None else argv)
     import torch
 
     if args.device == "cpu":
@@ -304,4 +304,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(main(sys.argv[1:]))

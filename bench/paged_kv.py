@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
+import sys
 import time
 from collections import deque
 from pathlib import Path
@@ -217,8 +218,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--device", default="cpu", help="cpu (default) or cuda")
     parser.add_argument("--capacities", type=int, nargs="+", default=list(CAPACITIES))
     parser.add_argument("--out", type=Path, default=RESULTS)
-    # parse_known_args: `python -m bench paged_kv` leaves the benchmark names in sys.argv.
-    args, _names = parser.parse_known_args(argv)
+    args = parser.parse_args([] if argv is None else argv)
     import torch
 
     if args.device == "cpu":
@@ -234,4 +234,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(main(sys.argv[1:]))

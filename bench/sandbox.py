@@ -493,12 +493,15 @@ def heavy_lines(heavy: dict[str, Any]) -> list[str]:
 PARTS = ("latency", "per_test", "throughput", "heavy")
 
 
-def main() -> int:
-    """Every part, or those ``BENCH_SANDBOX_PARTS`` names (comma-separated, e.g. ``heavy``)."""
-    wanted = [p for p in os.environ.get("BENCH_SANDBOX_PARTS", "").split(",") if p] or PARTS
+def main(argv: list[str] | None = None) -> int:
+    """Every part, or those named: as arguments (``python -m bench.sandbox heavy``) or in
+    ``BENCH_SANDBOX_PARTS`` (comma-separated: ``python -m bench sandbox`` passes none)."""
+    wanted = list(argv or []) or [
+        p for p in os.environ.get("BENCH_SANDBOX_PARTS", "").split(",") if p
+    ] or list(PARTS)
     unknown = set(wanted) - set(PARTS)
     if unknown:
-        raise SystemExit(f"unknown BENCH_SANDBOX_PARTS {sorted(unknown)}; known: {PARTS}")
+        raise SystemExit(f"unknown part(s) {sorted(unknown)}; known: {', '.join(PARTS)}")
     image = ensure("cpu")
     results: dict[str, Any] = {}
     if "latency" in wanted or "per_test" in wanted:

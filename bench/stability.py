@@ -115,7 +115,7 @@ def leg(
         return list(pool.map(lambda item: grade(item[0], item[1], images), work))
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     work = cases()
     flavors = sorted({package.queue for _, package in work})
     images = {flavor: ensure(flavor) for flavor in flavors}

@@ -95,8 +95,15 @@ DATABASES = {
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     # Web server, Celery worker and tests share one SQLite file: wait for locks instead of
     # failing at once, and take the write lock at BEGIN so a read never has to upgrade.
+    # synchronous=NORMAL: in WAL mode a commit no longer waits for an fsync (only checkpoints
+    # do), so an edit's commit is not held up by a disk busy with sandbox containers; the file
+    # stays consistent, and only an OS crash (not a process crash) can lose the last commits.
     DATABASES["default"].setdefault("OPTIONS", {}).update(
-        {"timeout": 30, "transaction_mode": "IMMEDIATE", "init_command": "PRAGMA journal_mode=WAL;"}
+        {
+            "timeout": 30,
+            "transaction_mode": "IMMEDIATE",
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        }
     )
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
@@ -198,13 +205,16 @@ CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", REDIS_URL)
 CELERY_TASK_ACKS_LATE = True  # a worker killed mid-grade leaves the message to be redelivered
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
-CELERY_TASK_DEFAULT_QUEUE = "cpu"
+CELERY_TASK_DEFAULT_QUEUE = "io"  # grading jobs name their lane's queue (grading/lanes.py)
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_TRANSPORT_OPTIONS = {
     # How long an unacknowledged (in-flight) message waits before Redis hands it to another
     # worker. It must exceed the longest grading; the sweeper below covers anything lost.
     "visibility_timeout": env_int("ONSITE_VISIBILITY_TIMEOUT_SECONDS", 900),
+    # A worker polls its queues in the order it was given them (most urgent lane first), not
+    # round robin: interactive work is always taken before submit and background work.
+    "queue_order_strategy": "priority",
 }
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 
@@ -236,16 +246,17 @@ LOGGING = {
     "loggers": {"daphne": {"level": "WARNING"}},
 }
 
+# The beat's periodic tasks go to the io queue: no grading slot waits on them.
 CELERY_BEAT_SCHEDULE = {
-    "sweep-stale-submissions": {
-        "task": "grading.tasks.sweep_stale_submissions",
+    "sweep-stale-jobs": {
+        "task": "grading.tasks.sweep_stale_jobs",
         "schedule": env_float("ONSITE_SWEEP_INTERVAL_SECONDS", 30.0),
-        "options": {"queue": "cpu", "expires": 60},
+        "options": {"queue": "io", "expires": 60},
     },
     "reap-sandboxes": {
         "task": "grading.tasks.reap_sandboxes",
         "schedule": 60.0,
-        "options": {"queue": "cpu", "expires": 60},
+        "options": {"queue": "io", "expires": 60},
     },
 }
 
@@ -271,15 +282,10 @@ ONSITE_CLARIFY_THRESHOLD = env_float("ONSITE_CLARIFY_THRESHOLD", 0.45)
 ONSITE_CLARIFY_MODEL_DIR = env_str("ONSITE_CLARIFY_MODEL_DIR", "")
 # Another embedding function (a dotted path), instead of the model; the unit tests' seam.
 ONSITE_CLARIFY_EMBEDDER = env_str("ONSITE_CLARIFY_EMBEDDER", "")
-CELERY_BEAT_SCHEDULE["sweep-pending-validations"] = {
-    "task": "studio.tasks.sweep_pending_validations",
-    "schedule": env_float("ONSITE_SWEEP_INTERVAL_SECONDS", 30.0),
-    "options": {"queue": "cpu", "expires": 60},
-}
 CELERY_BEAT_SCHEDULE["expire-interview-sessions"] = {
     "task": "interviews.tasks.sessions_expire_overdue",
     "schedule": env_float("ONSITE_SESSION_SWEEP_SECONDS", 5.0),
-    "options": {"queue": "cpu", "expires": 30},
+    "options": {"queue": "io", "expires": 30},
 }
 
 # E-mail (interview invitations): Django's SMTP backend with these settings.

@@ -40,6 +40,9 @@ DETAIL = inline_serializer(
         "mode": serializers.CharField(),
         "status": serializers.CharField(),
         "message": serializers.CharField(),
+        "lane": serializers.CharField(),
+        # While it waits: {ahead, running, slots, wait_seconds} (grading/queueing.py); else null.
+        "queue": serializers.DictField(allow_null=True),
         "verdict": serializers.CharField(),
         "passed": serializers.IntegerField(),
         "total": serializers.IntegerField(),

@@ -1,10 +1,14 @@
-"""One lifecycle for every background job: claim with a lease, renew it while working, finish
-only while holding the claim, release for retry with backoff, give up past the attempt cap.
+"""One lifecycle for every background job: enqueue on its lane, claim with a lease, renew it
+while working, finish only while holding the claim, release for retry with backoff, give up
+past the attempt cap, and be handed out again by the sweeper when the broker lost it.
 
 Submissions, problem validations and regrade previews all run through it. A job is a row with
 a status field and the four bookkeeping fields `attempts`, `claim_token`, `lease_until` and
 `enqueued_at`. Leases are short and renewed by a heartbeat while the job runs, so a worker
 that dies (SIGKILL, a lost host) gives its job up within one lease, not one whole time budget.
+A `JobKind` says, once for each kind, which table holds its rows, which task grades them, on
+which lane (grading/lanes.py) and within which time budget; enqueueing, the broker-outage
+handling and the sweep are written here, once.
 """
 
 from __future__ import annotations
@@ -12,17 +16,20 @@ from __future__ import annotations
 import logging
 import threading
 import uuid
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import timedelta
 from enum import StrEnum
 from typing import Any
 
+from celery import current_app
 from django.conf import settings
-from django.db import close_old_connections, connection, models
+from django.db import close_old_connections, connection, models, transaction
 from django.db.models import F, Q
 from django.utils import timezone
+
+from grading.lanes import Lane, queue_name
 
 log = logging.getLogger(__name__)
 
@@ -191,6 +198,26 @@ class JobTable:
             | Q(**{self.status_field: self.running, "lease_until__lt": now})
         )
 
+    def reset(self, pk: int, **fields: Any) -> bool:
+        """Make job `pk` waiting again from scratch (a new request for the same row), unless a
+        live worker holds it; whether it was reset. Enqueue it once the transaction commits."""
+        held = Q(**{self.status_field: self.running}) & (
+            Q(lease_until__isnull=True) | Q(lease_until__gte=timezone.now())
+        )
+        reset = (
+            self._rows(pk)
+            .exclude(held)
+            .update(
+                **{self.status_field: self.waiting[0]},
+                attempts=0,
+                claim_token=None,
+                lease_until=None,
+                enqueued_at=None,
+                **fields,
+            )
+        )
+        return reset == 1
+
     def mark_enqueued(self, pk: int) -> None:
         """Called once the broker accepted the job's message (never before: a failed publish
         leaves `enqueued_at` empty, and the sweeper hands the job out at its next pass)."""
@@ -222,3 +249,69 @@ class JobTable:
         finally:
             stop.set()
             thread.join(timeout=interval + 5)
+
+
+@dataclass(frozen=True)
+class JobKind:
+    """One kind of job, said once: its rows, its task, its lane and its time budget.
+
+    `queue_kind(row)` is `cpu` or `gpu` (where the row's sandbox image is), `lane(row)` its
+    urgency, `budget_seconds(row)` the longest its work may take (Celery's limits lie above
+    it). `related` are the relations `enqueue` reads, fetched with the sweep's rows.
+    """
+
+    name: str
+    table: JobTable
+    task: str  # the Celery task's name; it takes the row's pk
+    queue_kind: Callable[[Any], str]
+    lane: Callable[[Any], Lane]
+    budget_seconds: Callable[[Any], float]
+    related: tuple[str, ...] = ()
+
+    def queue(self, row: Any) -> str:
+        return queue_name(self.queue_kind(row), self.lane(row))
+
+    def enqueue(self, row: Any, *, countdown: float = 0) -> bool:
+        """Hand `row` to its lane's queue; whether the broker took it. A broker outage loses
+        nothing: the row stays waiting with no `enqueued_at`, and the sweep hands it out."""
+        try:
+            current_app.send_task(
+                self.task,
+                args=[row.pk],
+                queue=self.queue(row),
+                countdown=countdown,
+                **task_time_limits(self.budget_seconds(row)),
+            )
+        except Exception:  # kombu/redis raise many types; the sweep retries all of them
+            log.exception("could not enqueue %s %s; the sweep will retry", self.name, row.pk)
+            return False
+        self.table.mark_enqueued(row.pk)
+        return True
+
+    def enqueue_on_commit(self, row: Any) -> None:
+        transaction.on_commit(lambda: self.enqueue(row))
+
+    def requeue_stale(self) -> int:
+        """Hand out again what the queue may have lost (a broker restart, a dead worker, a
+        publish that failed while the broker was down). Claims are idempotent: a duplicate
+        delivery is skipped by the claim."""
+        stale = self.table.stale(stale_after_seconds=settings.ONSITE_STALE_SUBMISSION_SECONDS)
+        count = 0
+        for row in stale.select_related(*self.related):
+            self.enqueue(row)
+            count += 1
+        return count
+
+
+KINDS: dict[str, JobKind] = {}
+
+
+def register(kind: JobKind) -> JobKind:
+    """Record a job kind (each app declares its own); the sweep covers every one."""
+    KINDS[kind.name] = kind
+    return kind
+
+
+def requeue_all_stale() -> dict[str, int]:
+    """The sweep: every registered kind's lost jobs handed out again."""
+    return {name: kind.requeue_stale() for name, kind in KINDS.items()}

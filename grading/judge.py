@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.verdicts import NOT_RUN
 from core.verdicts import worst as worst_verdict
 from sandbox import Limits, SandboxError, TestInput, TestOutcome, run
 
@@ -26,7 +27,16 @@ STATUS_VERDICTS = {
     "output": "OLE",
     "crash": "RE",
     "error": "RE",
+    "skipped": NOT_RUN,
 }
+NOT_RUN_MESSAGE = "not run (stopped after a time limit)"
+# Which tests one time limit stops (GradeSpec.stop): a Run stops at its first TLE, which
+# already tells the candidate what they need (each later test would cost one more limit); a
+# submit (and every author check) stops each group at its first, so a slow solution costs
+# one limit per group and every other group is still graded. A test's group is its tag where
+# the problem gives it none.
+STOP_RUN = "run"
+STOP_GROUP = "group"
 MAX_DETAIL_CHARS = 4000
 MAX_EVIDENCE_CHARS = 20000
 
@@ -74,6 +84,14 @@ class GradeSpec:
     gpu: bool = False
     checker_code: str = ""
     support_code: str = ""
+    stop: str = STOP_GROUP
+
+
+def stop_group(test: TestSpec, stop: str) -> str:
+    """The tests a time limit on `test` stops with it (see STOP_RUN, STOP_GROUP)."""
+    if stop == STOP_RUN:
+        return "run"
+    return f"group:{test.group}" if test.group else f"tag:{test.tag}"
 
 
 @dataclass(frozen=True)
@@ -88,6 +106,8 @@ class TestVerdict:
     hidden: bool
     detail: Mapping[str, Any] = field(default_factory=dict)
     group: str | None = None
+    # CPU time of every process of the test (what TLE is judged on); time_ms is wall time.
+    cpu_ms: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -118,7 +138,8 @@ class Judgement:
                 for group, (passed, total) in self.by_group.items()
             },
             "tests": [
-                {"name": t.name, "verdict": t.verdict, "time_ms": t.time_ms} for t in self.tests
+                {"name": t.name, "verdict": t.verdict, "time_ms": t.time_ms, "cpu_ms": t.cpu_ms}
+                for t in self.tests
             ],
         }
 
@@ -344,7 +365,10 @@ def verdict_for(
             test.group,
         )
     detail |= {"stdout": _clip(outcome.stdout), "error": _clip(outcome.error)}
-    if outcome.status == "ok":
+    if outcome.status == "skipped":
+        verdict = NOT_RUN
+        detail["message"] = NOT_RUN_MESSAGE
+    elif outcome.status == "ok":
         ok, message, evidence = compare_with_evidence(outcome.output, test, compare, checker)
         verdict = "AC" if ok else "WA"
         detail |= {"output": _clip(outcome.output), "message": _clip(message)}
@@ -364,6 +388,7 @@ def verdict_for(
         test.hidden,
         detail,
         test.group,
+        cpu_ms=round(outcome.cpu_ms, 2),
     )
 
 
@@ -394,9 +419,12 @@ def _pass_counts(
 
 
 def _worst_per_tag(verdicts: Sequence[TestVerdict]) -> dict[str, str]:
+    """The worst verdict per tag, over the tests that ran (a tag none of whose tests ran, all
+    stopped by a time limit in a group that spans tags, has none)."""
     grouped: dict[str, list[str]] = {}
     for v in verdicts:
-        grouped.setdefault(v.tag, []).append(v.verdict)
+        if v.verdict != NOT_RUN:
+            grouped.setdefault(v.tag, []).append(v.verdict)
     return {tag: worst_verdict(found) for tag, found in grouped.items()}
 
 
@@ -462,7 +490,10 @@ def _judge(
     result = run_fn(
         solution=spec.solution,
         driver=dict(spec.driver),
-        tests=[TestInput(name=t.name, input=t.input) for t in spec.tests],
+        tests=[
+            TestInput(name=t.name, input=t.input, stop_group=stop_group(t, spec.stop))
+            for t in spec.tests
+        ],
         limits=spec.limits,
         image=spec.image,
         gpu=spec.gpu,

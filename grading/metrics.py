@@ -17,17 +17,19 @@ from django.db.models import Min
 from django.http import HttpRequest, HttpResponse, HttpResponseForbidden
 from django.utils import timezone
 
+from grading import queueing
+from grading.lanes import KINDS, LANE_ORDER, all_queues, queue_name
 from grading.models import Submission
 
 log = logging.getLogger(__name__)
-QUEUES = ("cpu", "gpu")
+QUEUES = KINDS  # the latency figures are per queue kind; depths per lane's queue
 LATENCY_BUCKETS = (0.5, 1, 2, 5, 10, 30, 60, 120, 300)
 
 
 def _queue_depths() -> dict[str, int] | None:
     try:
         client = redis.Redis.from_url(settings.CELERY_BROKER_URL, socket_timeout=2)
-        return {queue: int(client.llen(queue)) for queue in QUEUES}
+        return {queue: int(client.llen(queue)) for queue in all_queues()}
     except redis.RedisError:
         log.warning("metrics: broker unreachable")
         return None
@@ -39,7 +41,7 @@ def _lines() -> list[str]:
         "# TYPE onsite_queue_depth gauge",
     ]
     depths = _queue_depths()
-    for queue in QUEUES:
+    for queue in all_queues():
         lines.append(f'onsite_queue_depth{{queue="{queue}"}} {depths[queue] if depths else "NaN"}')
     lines += [
         "# HELP onsite_broker_up Whether the broker answered.",
@@ -58,8 +60,38 @@ def _lines() -> list[str]:
         oldest = waiting.filter(problem__queue=queue).aggregate(t=Min("created_at"))["t"]
         age = (now - oldest).total_seconds() if oldest else 0.0
         lines.append(f'onsite_oldest_waiting_seconds{{queue="{queue}"}} {age:.3f}')
+    lines += _lane_lines()
     lines += _latency_histogram()
     lines += _pool_lines()
+    return lines
+
+
+def _lane_lines() -> list[str]:
+    """What a waiting run's position and estimate are made of (grading/queueing.py)."""
+    waiting = queueing.waiting_by_lane()
+    lines = [
+        "# HELP onsite_waiting_runs Runs waiting for a grading slot, per lane's queue.",
+        "# TYPE onsite_waiting_runs gauge",
+    ]
+    for kind in KINDS:
+        for lane in LANE_ORDER:
+            queue = queue_name(kind, lane)
+            lines.append(f'onsite_waiting_runs{{queue="{queue}"}} {waiting[(kind, str(lane))]}')
+    lines += [
+        "# HELP onsite_grading_slots Worker processes serving each lane's queue.",
+        "# TYPE onsite_grading_slots gauge",
+    ]
+    for kind in KINDS:
+        for lane in LANE_ORDER:
+            queue = queue_name(kind, lane)
+            lines.append(f'onsite_grading_slots{{queue="{queue}"}} {queueing.slots(kind, lane)}')
+    lines += [
+        "# HELP onsite_grading_service_seconds Median start-to-verdict time of recent gradings.",
+        "# TYPE onsite_grading_service_seconds gauge",
+    ]
+    for kind in KINDS:
+        seconds = queueing.service_seconds(kind)
+        lines.append(f'onsite_grading_service_seconds{{kind="{kind}"}} {seconds:.3f}')
     return lines
 
 

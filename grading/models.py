@@ -8,6 +8,7 @@ from django.conf import settings
 from django.db import models
 
 from core import verdicts
+from grading.lanes import Lane
 from problems.models import Problem, ProblemVersion
 
 
@@ -50,6 +51,10 @@ class Submission(models.Model):
     by_tag = models.JSONField(default=dict, blank=True)
     by_group = models.JSONField(default=dict, blank=True)
     worst_by_tag = models.JSONField(default=dict, blank=True)  # {"performance": "TLE"}
+    # How urgent its grading is (grading/lanes.py): which queue it waits in.
+    lane = models.CharField(
+        max_length=12, choices=[(lane.value, lane.value) for lane in Lane], default=Lane.INTERACTIVE
+    )
     attempts = models.PositiveIntegerField(default=0)
     # Who holds the grading right now: a claim token plus a lease, so a redelivered task can
     # take over from a worker that died, and a slow worker cannot overwrite the new result.
@@ -80,8 +85,10 @@ class TestResult(models.Model):
     hidden = models.BooleanField(default=False)
     tag = models.CharField(max_length=20, default="correctness")
     group = models.CharField(max_length=60, blank=True)
-    verdict = models.CharField(max_length=3, choices=Submission.Verdict.choices)
-    time_ms = models.FloatField(default=0.0)
+    # Blank (core.verdicts.NOT_RUN) for a test not run after a time limit in its group.
+    verdict = models.CharField(max_length=3, choices=Submission.Verdict.choices, blank=True)
+    time_ms = models.FloatField(default=0.0)  # wall time
+    cpu_ms = models.FloatField(default=0.0)  # CPU time of all its processes: what TLE is on
     detail = models.JSONField(default=dict, blank=True)  # input/expected/output/stdout/error
 
     class Meta:

@@ -26,6 +26,7 @@ def test_event(verdict: TestVerdict, *, staff: bool) -> dict[str, Any]:
         "index": verdict.index,
         "verdict": verdict.verdict,
         "time_ms": verdict.time_ms,
+        "cpu_ms": verdict.cpu_ms,
         "hidden": verdict.hidden,
         "tag": verdict.tag,
     }

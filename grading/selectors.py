@@ -10,7 +10,7 @@ from django.db.models import QuerySet
 from core import visibility
 from core.roles import is_admin, is_author
 from core.visibility import Viewer
-from grading import realtime
+from grading import queueing, realtime
 from grading.judge import TestVerdict
 from grading.models import Submission, TestResult
 
@@ -84,6 +84,8 @@ def _as_verdict(result: TestResult) -> TestVerdict:
         result.tag,
         result.hidden,
         result.detail,
+        result.group or None,
+        cpu_ms=result.cpu_ms,
     )
 
 
@@ -116,6 +118,7 @@ def submission_detail(*, submission: Submission, staff: bool) -> dict[str, Any]:
             "index": result.index,
             "verdict": result.verdict,
             "time_ms": result.time_ms,
+            "cpu_ms": result.cpu_ms,
             "hidden": result.hidden,
             "tag": result.tag,
         }
@@ -127,12 +130,15 @@ def submission_detail(*, submission: Submission, staff: bool) -> dict[str, Any]:
         tests = [t for t in tests if not t["hidden"]]
     from grading.services import verdict_summary
 
+    position = queueing.queue_position(submission)
     return {
         "id": submission.pk,
         "problem": submission.problem.slug,
         "mode": submission.mode,
         "status": submission.status,
         "message": submission.message,
+        "lane": submission.lane,
+        "queue": position.as_event() if position else None,
         **verdict_summary(submission),
         "created_at": submission.created_at.isoformat(),
         "tests": tests,

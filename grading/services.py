@@ -12,8 +12,19 @@ from django.db import transaction
 from django.utils import timezone
 
 from core.errors import ApplicationError
-from grading import jobs, realtime, scratch
-from grading.judge import Compare, GradeSpec, JudgeError, Judgement, TestSpec, TestVerdict, judge
+from grading import jobs, queueing, realtime, scratch
+from grading.judge import (
+    STOP_GROUP,
+    STOP_RUN,
+    Compare,
+    GradeSpec,
+    JudgeError,
+    Judgement,
+    TestSpec,
+    TestVerdict,
+    judge,
+)
+from grading.lanes import Lane
 from grading.models import Submission, TestResult
 from grading.sandboxing import run_budget_seconds, sandbox_gpu, sandbox_image, sandbox_limits
 from problems.models import Problem, ProblemVersion
@@ -57,6 +68,7 @@ def grade_spec_for(*, version: ProblemVersion, code: str, mode: str) -> GradeSpe
         gpu=sandbox_gpu(queue),
         checker_code=version.checker_code,
         support_code=version.support_code,
+        stop=STOP_RUN if mode == Submission.Mode.RUN else STOP_GROUP,
     )
 
 
@@ -108,13 +120,28 @@ def _validate_code(code: str) -> None:
 GRADED_MODES = (Submission.Mode.RUN, Submission.Mode.SUBMIT)
 
 
+def submission_lane(mode: str, *, in_session: bool) -> Lane:
+    """A Submit outside a session is the submit lane; every other run has a person watching
+    it (Run, custom input, console, and anything inside a live or solo session)."""
+    if mode == Submission.Mode.SUBMIT and not in_session:
+        return Lane.SUBMIT
+    return Lane.INTERACTIVE
+
+
 def submission_create(
-    *, user: User, problem_slug: str, code: str, mode: str, custom_input: Any = None
+    *,
+    user: User,
+    problem_slug: str,
+    code: str,
+    mode: str,
+    custom_input: Any = None,
+    in_session: bool = False,
 ) -> Submission:
-    """Store a submission and queue its grading once the transaction commits.
+    """Store a submission and queue its grading on its lane once the transaction commits.
 
     Modes `custom` (with `custom_input`) and `script` are scratch runs (grading/scratch.py):
-    the same queue, sandbox and rate limit, on the candidate's input alone."""
+    the same queue, sandbox and rate limit, on the candidate's input alone. `in_session`:
+    a run inside a live or solo session, graded on the interactive lane whatever its mode."""
     if mode not in Submission.Mode.values:
         raise GradingError("bad_mode", f"mode must be one of {', '.join(Submission.Mode.values)}")
     _validate_code(code)
@@ -136,8 +163,9 @@ def submission_create(
             mode=mode,
             code=code,
             custom_input=custom_input,
+            lane=submission_lane(mode, in_session=in_session),
         )
-        transaction.on_commit(lambda: submission_enqueue(submission=submission))
+        SUBMISSION_JOBS.enqueue_on_commit(submission)
     return submission
 
 
@@ -160,22 +188,17 @@ def submission_budget_seconds(submission: Submission) -> float:
     return run_budget_seconds(version.limits, len(version.tests_for(submission.mode)))
 
 
-def submission_enqueue(*, submission: Submission, countdown: float = 0) -> None:
-    """Hand the submission to the queue of its problem. A broker outage loses nothing:
-    the submission stays queued in the database and the sweeper hands it out again."""
-    from grading.tasks import grade_submission
-
-    try:
-        grade_submission.apply_async(
-            args=[submission.pk],
-            queue=submission.problem.queue,
-            countdown=countdown,
-            **jobs.task_time_limits(submission_budget_seconds(submission)),
-        )
-    except Exception:  # kombu/redis raise many types; the sweeper retries all of them
-        log.exception("could not enqueue submission %s; the sweeper will retry", submission.pk)
-        return
-    SUBMISSIONS.mark_enqueued(submission.pk)
+SUBMISSION_JOBS = jobs.register(
+    jobs.JobKind(
+        name="submission",
+        table=SUBMISSIONS,
+        task="grading.tasks.grade_submission",
+        queue_kind=lambda submission: submission.problem.queue,
+        lane=lambda submission: Lane(submission.lane),
+        budget_seconds=submission_budget_seconds,
+        related=("problem", "version"),
+    )
+)
 
 
 # ---------------------------------------------------------------- grade
@@ -192,6 +215,7 @@ def _record_test(submission_id: int, verdict: TestVerdict, *, done: int, total: 
             "group": verdict.group or "",
             "verdict": verdict.verdict,
             "time_ms": verdict.time_ms,
+            "cpu_ms": verdict.cpu_ms,
             "detail": dict(verdict.detail),
         },
     )
@@ -216,7 +240,26 @@ def done_event(submission: Submission) -> dict[str, Any]:
 
 
 def status_event(submission: Submission) -> dict[str, Any]:
-    return {"type": "status", "status": submission.status, "message": submission.message}
+    """The submission's state; while it waits, where it stands in its lane (grading.queueing)."""
+    event: dict[str, Any] = {
+        "type": "status",
+        "status": submission.status,
+        "message": submission.message,
+    }
+    position = queueing.queue_position(submission)
+    if position is not None:
+        event["queue"] = position.as_event()
+    return event
+
+
+POSITIONS_BROADCAST = 20  # the waiting runs told their new place when one ahead starts
+
+
+def _announce_positions(kind: str) -> None:
+    """A run of `kind` started: those still waiting moved up; tell them (best effort)."""
+    waiting = queueing.waiting_runs().filter(problem__queue=kind).select_related("problem")
+    for submission in waiting.order_by("pk")[:POSITIONS_BROADCAST]:
+        realtime.broadcast(submission.pk, status_event(submission))
 
 
 def _finish(claim: jobs.Claim, judgement: Judgement) -> bool:
@@ -262,6 +305,7 @@ def submission_grade(*, submission_id: int) -> jobs.Outcome:
     # A worker that died mid-grade may have left partial results: start clean.
     TestResult.objects.filter(submission_id=submission_id).delete()
     realtime.broadcast(submission_id, status_event(submission))
+    _announce_positions(submission.version.problem.queue)
     # A scratch run's spec never reads the problem's tests (mode "run" here gives it the
     # problem's driver, limits and image with the public tests, which scratch_spec replaces).
     scratch_mode = submission.mode in scratch.SCRATCH_MODES
@@ -302,14 +346,3 @@ def submission_grade(*, submission_id: int) -> jobs.Outcome:
     if _finish(claim, judgement):
         _announce(submission_id)
     return jobs.Outcome.DONE
-
-
-def submissions_requeue_stale() -> int:
-    """Hand out again what the queue may have lost (broker restart, worker death, a publish
-    that failed while the broker was down). Claims are idempotent: a duplicate is skipped."""
-    stale = SUBMISSIONS.stale(stale_after_seconds=settings.ONSITE_STALE_SUBMISSION_SECONDS)
-    count = 0
-    for submission in stale.select_related("problem", "version"):
-        submission_enqueue(submission=submission)
-        count += 1
-    return count

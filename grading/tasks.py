@@ -5,7 +5,7 @@ from __future__ import annotations
 from celery import Task, shared_task
 
 from grading import jobs
-from grading.services import SUBMISSIONS, submission_grade, submissions_requeue_stale
+from grading.services import SUBMISSIONS, submission_grade
 
 
 def job_outcome(task: Task, outcome: jobs.Outcome, table: jobs.JobTable, pk: int) -> str:
@@ -29,9 +29,10 @@ def grade_submission(self: Task, submission_id: int) -> str:
 
 
 @shared_task(ignore_result=True)
-def sweep_stale_submissions() -> int:
-    """Periodic: re-enqueue submissions the broker or a dead worker may have lost."""
-    return submissions_requeue_stale()
+def sweep_stale_jobs() -> dict[str, int]:
+    """Periodic: hand out again every job (of every registered kind) that the broker or a dead
+    worker may have lost, and the validations `loadproblems` left pending."""
+    return jobs.requeue_all_stale()
 
 
 @shared_task(ignore_result=True)

@@ -1,10 +1,12 @@
-"""Celery worker lifecycle: the warm sandbox pool per worker process, and its statistics.
+"""Celery worker lifecycle: the warm sandbox pool per worker process, and its statistics
+(with the queues the process serves: grading.queueing counts the slots of each lane).
 
 Imported by config/celery.py so that the signal handlers are connected in every worker.
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import json
 import logging
@@ -14,7 +16,12 @@ import threading
 from typing import TYPE_CHECKING, Any
 
 import redis
-from celery.signals import task_postrun, worker_process_init
+from celery.signals import (
+    celeryd_after_setup,
+    task_postrun,
+    worker_process_init,
+    worker_process_shutdown,
+)
 from django.conf import settings
 
 if TYPE_CHECKING:
@@ -23,6 +30,13 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 POOL_STATS_KEY = "onsite:pool:{host}:{pid}"
 POOL_STATS_TTL_SECONDS = 300
+_queues: list[str] = []  # what this worker consumes, in its order (set before the pool forks)
+
+
+@celeryd_after_setup.connect
+def _remember_queues(sender: Any = None, instance: Any = None, **kwargs: Any) -> None:
+    if instance is not None:
+        _queues[:] = list(instance.app.amqp.queues.consume_from or {})
 
 
 @worker_process_init.connect
@@ -35,26 +49,27 @@ def _start_pool(**kwargs: Any) -> None:
 
     size = settings.ONSITE_SANDBOX_POOL_SIZE
     pool = configure_default_pool(size) if size > 0 else None
-    if pool is None:
-        return
-    queues = worker_queues()
-    try:
-        if "cpu" in queues:
-            pool.prewarm(sandbox_image("cpu"), sandbox_limits({}))
-    except Exception:  # a missing image must not stop the worker: runs then start cold
-        log.exception("could not prewarm the sandbox pool")
-    threading.Thread(
-        target=_prewarm_live, args=(pool, queues), name="sandbox-prewarm", daemon=True
-    ).start()
-    pool_stats_publish()
+    if pool is not None:
+        kinds = served_kinds()
+        try:
+            if "cpu" in kinds:
+                pool.prewarm(sandbox_image("cpu"), sandbox_limits({}))
+        except Exception:  # a missing image must not stop the worker: runs then start cold
+            log.exception("could not prewarm the sandbox pool")
+        threading.Thread(
+            target=_prewarm_live, args=(pool, kinds), name="sandbox-prewarm", daemon=True
+        ).start()
+    pool_stats_publish()  # with or without a pool: its queues count as grading slots
 
 
-def worker_queues() -> set[str]:
-    """The problem queues this worker consumes (`-Q`; Celery's default queue without it); a
-    lane of a queue (`cpu.submit`) counts as its queue."""
+def served_kinds() -> set[str]:
+    """The queue kinds (`cpu`, `gpu`: grading.lanes.KINDS) of the queues this worker consumes
+    (`-Q`; Celery's default queue without it): `cpu.submit` is a `cpu` lane."""
     from celery import current_app
 
-    return {name.split(".")[0] for name in current_app.amqp.queues.consume_from} & {"cpu", "gpu"}
+    from grading.lanes import KINDS
+
+    return {name.split(".")[0] for name in current_app.amqp.queues.consume_from} & set(KINDS)
 
 
 def _prewarm_live(pool: WarmPool, queues: set[str]) -> None:
@@ -84,12 +99,23 @@ def _after_task(**kwargs: Any) -> None:
     pool_stats_publish()
 
 
+@worker_process_shutdown.connect
+def _withdraw_stats(**kwargs: Any) -> None:
+    """A process that stops is no grading slot any more (a killed one expires with its TTL)."""
+    with contextlib.suppress(redis.RedisError):
+        redis.Redis.from_url(settings.REDIS_URL, socket_timeout=2).delete(_stats_key())
+
+
+def _stats_key() -> str:
+    return POOL_STATS_KEY.format(host=socket.gethostname(), pid=os.getpid())
+
+
 def pool_stats_publish() -> None:
     """Write this process's pool occupancy where /metrics can read it (expires if we die)."""
     from sandbox import default_pool
 
     pool = default_pool()
-    stats = {"size": 0, "idle": 0, "hits": 0, "misses": 0}
+    stats: dict[str, Any] = {"size": 0, "idle": 0, "hits": 0, "misses": 0}
     if pool is not None:
         stats = {
             "size": pool.size,
@@ -97,15 +123,15 @@ def pool_stats_publish() -> None:
             "hits": pool.hits,
             "misses": pool.misses,
         }
-    key = POOL_STATS_KEY.format(host=socket.gethostname(), pid=os.getpid())
+    stats["queues"] = list(_queues)
     try:
         client = redis.Redis.from_url(settings.REDIS_URL, socket_timeout=2)
-        client.set(key, json.dumps(stats), ex=POOL_STATS_TTL_SECONDS)
+        client.set(_stats_key(), json.dumps(stats), ex=POOL_STATS_TTL_SECONDS)
     except redis.RedisError:
         log.warning("could not publish pool statistics")
 
 
-def pool_stats_read() -> list[dict[str, int]]:
+def pool_stats_read() -> list[dict[str, Any]]:
     try:
         client = redis.Redis.from_url(settings.REDIS_URL, socket_timeout=2)
         keys = list(client.scan_iter(match="onsite:pool:*", count=100))

@@ -65,6 +65,8 @@ class InterviewSession(models.Model):
     candidate_email = models.EmailField(blank=True)
     call_link = models.URLField(max_length=500, blank=True)
     invitation_sent_at = models.DateTimeField(null=True, blank=True)
+    # Why the last attempt at the invitation e-mail failed (sent by a task on the io queue).
+    invitation_error = models.CharField(max_length=200, blank=True)
 
     class Meta:
         ordering = ["-created_at"]

@@ -100,6 +100,9 @@ def session_state(*, session: InterviewSession, role: str) -> dict[str, Any]:
         "call_link": session.call_link,
         "submissions": [{"id": e.submission_id, "kind": e.kind, "at": e.at.isoformat()}
                         for e in runs],
+        # The invitation e-mail goes out from the io worker: the interviewer's page follows it.
+        "invitation": {"sent": session.invitation_sent_at is not None,
+                       "error": session.invitation_error} if role == "interviewer" else None,
     }
 
 

@@ -22,3 +22,9 @@ def session_expire(session_id: int) -> bool:
 @shared_task(name="interviews.tasks.sessions_expire_overdue", ignore_result=True)
 def sessions_expire_overdue() -> int:
     return services.sessions_expire_overdue()
+
+
+@shared_task(name="interviews.tasks.invitation_deliver", ignore_result=True)
+def invitation_deliver(session_id: int, join_url: str) -> bool:
+    """Send one invitation e-mail (the io worker's; the view only queues it)."""
+    return services.invitation_send(session_id=session_id, join_url=join_url)

@@ -27,6 +27,7 @@ from core.jsonbody import json_object_parse
 from core.markdown import markdown_render
 from core.ratelimit import rate_limit_check
 from core.roles import is_interviewer
+from grading.sandboxing import statement_time_limits
 from interviews import matching, selectors, services
 from interviews.models import InterviewSession
 from interviews.review import selectors as review_selectors
@@ -159,7 +160,7 @@ def session_schedule(request: HttpRequest) -> HttpResponse:
     except ApplicationError as exc:
         return _back_with_error(exc)
     if session.candidate_email:
-        services.invitation_send(session_id=session.pk, join_url=_join_url(request, session))
+        services.invitation_enqueue(session_id=session.pk, join_url=_join_url(request, session))
     return redirect("interviews:detail", session_id=session.pk)
 
 
@@ -201,6 +202,7 @@ def session_detail(request: HttpRequest, session_id: int) -> HttpResponse:
     if session.status != InterviewSession.Status.FINISHED:
         matching.warm_up()
     state = selectors.session_state(session=session, role=role)
+    version = session.problem.live_version  # what its runs are graded on
     context = {
         "session": session,
         "role": role,
@@ -214,6 +216,7 @@ def session_detail(request: HttpRequest, session_id: int) -> HttpResponse:
         "panel": selectors.interviewer_panel(session=session, user=request.user)
         if role == "interviewer" else None,
         "chat_max": services.MAX_CHAT_CHARS,
+        "time_limits": statement_time_limits(version.limits) if version else None,
     }
     return render(request, "interviews/session_detail.html", context)
 

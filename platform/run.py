@@ -1,10 +1,16 @@
 """Start the platform's processes and keep them together; Ctrl-C stops every one of them.
 
 Run by `make run` after the build steps. Starts Redis when none answers at REDIS_URL (on this
-machine only), then a Celery worker per queue (cpu with the sweeper's beat, gpu one at a time)
-and the ASGI server, and prints the URL. It supervises them: a child that exits is started again
-with backoff (Redis with the same data directory and append-only file), and the log says so;
-Ctrl-C (or SIGTERM) stops every one of them.
+machine only), then the Celery workers by lane (grading/lanes.py: for each queue kind, one
+worker for the interactive and submit lanes and one for the background lane; an io worker
+with the beat for webhooks, e-mail and the sweeps) and the ASGI server, and prints the URL.
+It supervises them: a child that exits is started again with backoff (Redis with the same
+data directory and append-only file), and the log says so; Ctrl-C (or SIGTERM) stops every
+one of them.
+
+CPU weights (one host): the web server and Redis run at the default priority; the workers
+are niced (background ones more), and the sandboxes are created under their own cgroup
+with a low CPU weight, so a page, a keystroke and a Run outrank batch work for the CPU.
 """
 
 from __future__ import annotations
@@ -21,6 +27,9 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from grading.lanes import FOREGROUND, IO_QUEUE, LANE_ORDER, Lane, worker_queues  # noqa: E402
+
 VAR = Path(os.environ.get("ONSITE_VAR_DIR", ROOT / "var"))
 BIN = Path(sys.executable).parent
 HOST = os.environ.get("ONSITE_HOST", "127.0.0.1")
@@ -43,13 +52,15 @@ class Child:
 
     name: str
     argv: list[str]
+    nice: int = 0
+    env: dict[str, str] | None = None
     proc: subprocess.Popen[bytes] | None = None
     restarts: int = 0
     started_at: float = 0.0
     restart_at: float | None = None
 
     def start(self) -> None:
-        self.proc = spawn(self.name, self.argv)
+        self.proc = spawn(self.name, self.argv, nice=self.nice, env=self.env)
         self.started_at = time.monotonic()
         self.restart_at = None
 
@@ -131,10 +142,119 @@ def wait_for_redis(url: str, child: Child) -> None:
     sys.exit("[run] redis-server did not start")
 
 
-def spawn(name: str, argv: list[str]) -> subprocess.Popen[bytes]:
+def spawn(
+    name: str, argv: list[str], *, nice: int = 0, env: dict[str, str] | None = None
+) -> subprocess.Popen[bytes]:
     print(f"[run] starting {name}: {' '.join(argv)}", flush=True)
+
+    def lower_priority() -> None:
+        if nice:
+            os.nice(nice)
+
     # Its own process group: we decide when it stops, not the terminal's Ctrl-C.
-    return subprocess.Popen(argv, cwd=ROOT, start_new_session=True)
+    return subprocess.Popen(
+        argv,
+        cwd=ROOT,
+        start_new_session=True,
+        preexec_fn=lower_priority,
+        env={**os.environ, **(env or {})},
+    )
+
+
+# Nice values of the workers (the web server and Redis keep 0), and the CPU weights of the
+# sandboxes inside their cgroup (whose own weight is a quarter of one default process).
+FOREGROUND_NICE, BACKGROUND_NICE, IO_NICE = 5, 15, 10
+SANDBOX_CGROUP = "onsite-sandboxes"
+SANDBOX_CGROUP_SHARES = 256  # cgroup v1 cpu.shares; the default of every process is 1024
+INTERACTIVE_SHARES, FOREGROUND_SHARES, BACKGROUND_SHARES = 1024, 512, 64  # within that cgroup
+
+
+def sandbox_cgroup() -> str | None:
+    """Create the sandboxes' parent cgroup with a low CPU weight where this host lets us (root,
+    cgroup v1 cpu controller or cgroup v2 with cpu enabled); its path for Docker, or None."""
+    v1 = Path("/sys/fs/cgroup/cpu")
+    v2 = Path("/sys/fs/cgroup")
+    try:
+        if (v1 / "cpu.shares").exists():
+            group = v1 / SANDBOX_CGROUP
+            group.mkdir(exist_ok=True)
+            (group / "cpu.shares").write_text(str(SANDBOX_CGROUP_SHARES))
+        elif "cpu" in (v2 / "cgroup.subtree_control").read_text().split():
+            group = v2 / SANDBOX_CGROUP
+            group.mkdir(exist_ok=True)
+            (group / "cpu.weight").write_text(str(max(1, SANDBOX_CGROUP_SHARES * 100 // 1024)))
+        else:
+            return None
+    except OSError as exc:
+        print(f"[run] sandboxes keep Docker's CPU weight ({exc})", flush=True)
+        return None
+    return f"/{SANDBOX_CGROUP}"
+
+
+# Slots reserved for the interactive lane, per kind: a Run never waits for a Submit to end.
+# (gpu: none by default, its one slot serves both; one device, one grading.)
+INTERACTIVE_SLOTS = {"cpu": "1", "gpu": "0"}
+
+
+def worker_children(celery: list[str], cgroup: str | None) -> list[Child]:
+    """For each queue kind: ONSITE_<KIND>_WORKERS foreground slots, of which
+    ONSITE_<KIND>_INTERACTIVE_WORKERS serve the interactive lane alone (the rest take
+    interactive, then submit work), and a worker for the background lane
+    (ONSITE_<KIND>_BACKGROUND_WORKERS=0 folds it into the foreground one, which then takes
+    the three lanes in order); and the io worker with the beat."""
+    children = []
+    for kind, default_slots in (("cpu", "2"), ("gpu", "1")):
+        prefix = f"ONSITE_{kind.upper()}"
+        slots = max(1, int(os.environ.get(f"{prefix}_WORKERS", default_slots)))
+        wanted = int(os.environ.get(f"{prefix}_INTERACTIVE_WORKERS", INTERACTIVE_SLOTS[kind]))
+        reserved = max(0, min(wanted, slots - 1))  # at least one slot takes Submits
+        background = int(os.environ.get(f"{prefix}_BACKGROUND_WORKERS", "1"))
+        if reserved:
+            children.append(
+                Child(
+                    f"worker-{kind}-interactive",
+                    [*celery, "-Q", worker_queues(kind, (Lane.INTERACTIVE,)),
+                     "-n", f"{kind}-interactive@%h", "-c", str(reserved)],
+                    nice=FOREGROUND_NICE,
+                    env=sandbox_env(cgroup, INTERACTIVE_SHARES),
+                )
+            )
+        lanes: tuple[Lane, ...] = FOREGROUND if background else LANE_ORDER
+        children.append(
+            Child(
+                f"worker-{kind}",
+                [*celery, "-Q", worker_queues(kind, lanes), "-n", f"{kind}@%h",
+                 "-c", str(slots - reserved)],
+                nice=FOREGROUND_NICE,
+                env=sandbox_env(cgroup, FOREGROUND_SHARES),
+            )
+        )
+        if background:
+            children.append(
+                Child(
+                    f"worker-{kind}-background",
+                    [*celery, "-Q", worker_queues(kind, (Lane.BACKGROUND,)),
+                     "-n", f"{kind}-background@%h", "-c", str(background)],
+                    nice=BACKGROUND_NICE,
+                    env=sandbox_env(cgroup, BACKGROUND_SHARES),
+                )
+            )
+    children.append(
+        Child(
+            "worker-io",
+            [*celery, "-Q", IO_QUEUE, "-n", "io@%h", "--pool", "threads", "-c", "4",
+             "-B", "--schedule", str(VAR / "celerybeat-schedule")],
+            nice=IO_NICE,
+        )
+    )
+    return children
+
+
+def sandbox_env(cgroup: str | None, shares: int) -> dict[str, str]:
+    env = {"ONSITE_SANDBOX_CPU_SHARES": str(shares)}
+    if cgroup:
+        env["ONSITE_SANDBOX_CGROUP_PARENT"] = cgroup
+    return env
 
 
 def stop(children: list[subprocess.Popen[bytes]]) -> None:
@@ -152,6 +272,39 @@ def stop(children: list[subprocess.Popen[bytes]]) -> None:
             child.wait()
 
 
+WORKERS_READY_SECONDS = 180.0
+
+
+def parent_pid(pid: int) -> int | None:
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def foreground_ready(url: str, workers: list[Child]) -> bool:
+    """Whether every foreground cpu worker has a process that reported itself (grading/
+    worker.py publishes once its warm pool is ready): only then can a first Run start at once."""
+    import redis
+
+    parents = {child.proc.pid for child in workers if child.proc is not None}
+    try:
+        keys = redis.Redis.from_url(url, socket_timeout=1).keys("onsite:pool:*")
+    except redis.RedisError:
+        return False
+    reported = {parent_pid(int(key.rsplit(b":", 1)[1])) for key in keys}
+    return parents <= reported
+
+
+def wait_for_foreground(url: str, children: list[Child]) -> None:
+    workers = [c for c in children if c.name in ("worker-cpu", "worker-cpu-interactive")]
+    deadline = time.monotonic() + WORKERS_READY_SECONDS
+    while time.monotonic() < deadline and not foreground_ready(url, workers):
+        if any(c.exited() is not None for c in workers):
+            return  # the supervisor restarts it; the web need not wait for that
+        time.sleep(0.3)
+
+
 def main() -> int:
     children: list[Child] = []
     argv = redis_argv(REDIS_URL)
@@ -161,32 +314,18 @@ def main() -> int:
         children.append(redis_child)
         wait_for_redis(REDIS_URL, redis_child)
     celery = [str(BIN / "celery"), "-A", "config", "worker", "--loglevel", "INFO"]
-    children.append(
-        Child(
-            "worker-cpu",
-            [
-                *celery,
-                "-Q",
-                "cpu",
-                "-n",
-                "cpu@%h",
-                "--concurrency",
-                os.environ.get("ONSITE_CPU_WORKERS", "2"),
-                "-B",
-                "--schedule",
-                str(VAR / "celerybeat-schedule"),
-            ],
-        )
-    )
-    children.append(
-        Child("worker-gpu", [*celery, "-Q", "gpu", "-n", "gpu@%h", "--concurrency", "1"])
-    )
-    children.append(
-        Child("web", [str(BIN / "daphne"), "-b", HOST, "-p", str(PORT), "config.asgi:application"])
-    )
+    children += worker_children(celery, sandbox_cgroup())
     for child in children:
         if child.proc is None:
             child.start()
+    # The web answers once the cpu workers can take a Run: a candidate's first click must not
+    # wait for a worker to boot and warm its sandboxes.
+    wait_for_foreground(REDIS_URL, children)
+    web = Child(
+        "web", [str(BIN / "daphne"), "-b", HOST, "-p", str(PORT), "config.asgi:application"]
+    )
+    web.start()
+    children.append(web)
     stopping = False
 
     def on_signal(signum: int, frame: object) -> None:

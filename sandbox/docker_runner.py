@@ -117,6 +117,23 @@ def has_nvidia_runtime(client: docker.DockerClient) -> bool:
     return "nvidia" in engine_runtimes(client)
 
 
+# CPU weight of this process's sandboxes, and the cgroup they are created under: a host that
+# runs the web server beside the workers gives the sandboxes less weight than the web (and
+# background work less than interactive), so a page stays live while every slot is busy.
+# Weights change wall time only: verdicts are judged on CPU time.
+CPU_SHARES_ENV = "ONSITE_SANDBOX_CPU_SHARES"
+CGROUP_PARENT_ENV = "ONSITE_SANDBOX_CGROUP_PARENT"
+
+
+def configured_cpu_shares() -> int | None:
+    raw = os.environ.get(CPU_SHARES_ENV, "").strip()
+    return max(2, int(raw)) if raw else None
+
+
+def configured_cgroup_parent() -> str | None:
+    return os.environ.get(CGROUP_PARENT_ENV, "").strip() or None
+
+
 def configured_runtime(gpu: bool = False) -> str:
     wanted = os.environ.get(RUNTIME_ENV, "").strip() or "auto"
     if wanted != "auto":
@@ -240,6 +257,8 @@ def create_container(
             mem_limit=spec.memory_mb * MIB,
             memswap_limit=spec.memory_mb * MIB,  # equal: no swap
             nano_cpus=int(spec.cpus * 1e9),
+            cpu_shares=configured_cpu_shares(),
+            cgroup_parent=configured_cgroup_parent(),
             ulimits=[
                 Ulimit(name="nofile", soft=spec.nofile, hard=spec.nofile),
                 Ulimit(name="fsize", soft=file_bytes, hard=file_bytes),

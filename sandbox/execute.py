@@ -27,6 +27,16 @@ from sandbox.types import (
 )
 
 
+def stop_group_numbers(tests: Sequence[TestInput]) -> list[int | None]:
+    """Each test's stop group as a number (in order of first appearance), None where it has
+    none: the harness learns which tests stop together, never what the groups are called."""
+    numbers: dict[str, int] = {}
+    return [
+        None if t.stop_group is None else numbers.setdefault(t.stop_group, len(numbers))
+        for t in tests
+    ]
+
+
 def run(
     *,
     solution: str,
@@ -62,6 +72,7 @@ def run(
         "modules": dict(modules or {}),
         # Inputs only, addressed by index: test names stay in the worker.
         "inputs": [t.input for t in tests],
+        "stop_groups": stop_group_numbers(tests),
         "limits": limits.harness_limits(),
     }
     line, nonce = encode_job(job)  # before any container exists: bad inputs cost nothing

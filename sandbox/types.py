@@ -39,6 +39,7 @@ class Status(StrEnum):
     MEMORY = "memory"  # OOM-killed or MemoryError
     OUTPUT = "output"  # stdout/stderr or the result over its cap
     CRASH = "crash"  # died without a result (signal, os._exit, harness lost)
+    SKIPPED = "skipped"  # not run: an earlier test of its stop group ended at a time limit
 
 
 STATUSES = frozenset(s.value for s in Status)
@@ -113,12 +114,18 @@ class Limits:
 
 @dataclass(frozen=True)
 class TestInput:
-    """One test as it enters the sandbox: never its expected output."""
+    """One test as it enters the sandbox: never its expected output.
+
+    Tests that share a ``stop_group`` stop at the first of them that ends at a time limit
+    (``timeout`` or ``cpu``): the later ones are not run, and are reported ``skipped``. A test
+    without one always runs. Like the name, the group stays in the worker: the harness only
+    gets a number per test."""
 
     __test__ = False  # not a pytest class
 
     name: str
     input: Any
+    stop_group: str | None = None
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,8 @@
 """Celery tasks of the authoring studio: thin wrappers that take ids and call one service each.
 
-Both run on the problem's own queue (cpu or gpu), where its sandbox image and devices are; both
-follow grading.jobs' lifecycle (the attempt cap lives in the database).
+Both run on the background lane of the problem's own queue kind (cpu or gpu), where its sandbox
+image and devices are; both follow grading.jobs' lifecycle (the attempt cap lives in the
+database, the sweep is grading.tasks.sweep_stale_jobs).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from grading import jobs
 from grading.tasks import job_outcome
 from problems.models import ProblemVersion
 from studio.services.regrades import REGRADES, regrade_run
-from studio.services.validations import VALIDATIONS, validations_requeue_stale, version_validate
+from studio.services.validations import VALIDATIONS, version_validate
 
 AGAIN = (jobs.Outcome.RETRY, jobs.Outcome.BUSY)
 
@@ -36,9 +37,3 @@ def regrade_version(self: Task, regrade_id: int) -> str:
     if result in AGAIN:
         return job_outcome(self, jobs.Outcome(result), REGRADES, regrade_id)
     return str(result)
-
-
-@shared_task
-def sweep_pending_validations() -> int:
-    """Beat: queue the validations `loadproblems` marked pending, and any the queue lost."""
-    return validations_requeue_stale()

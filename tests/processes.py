@@ -14,6 +14,8 @@ from pathlib import Path
 from django.conf import settings
 from django.db import connection
 
+from grading.lanes import all_queues, worker_queues
+
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
 
@@ -42,7 +44,12 @@ def platform_env(**extra: str) -> dict[str, str]:
 
 
 def start_worker(
-    log_path: Path, *, queues: str = "cpu,gpu", concurrency: int = 1, beat: bool = False, **env: str
+    log_path: Path,
+    *,
+    queues: str = ",".join(all_queues()),
+    concurrency: int = 1,
+    beat: bool = False,
+    **env: str,
 ) -> subprocess.Popen[bytes]:
     argv = [
         str(BIN / "celery"),
@@ -73,7 +80,12 @@ def start_worker(
     )
 
 
-def broker_purge(queues: tuple[str, ...] = ("cpu", "gpu")) -> None:
+def kind_queues(kind: str) -> str:
+    """Every lane of one queue kind, and io (the beat's sweeps go there)."""
+    return f"{worker_queues(kind)},io"
+
+
+def broker_purge(queues: tuple[str, ...] = all_queues()) -> None:
     """Drop the tasks waiting in the run's broker: earlier tests enqueue jobs that no worker of
     theirs consumed, and a test that asserts on what its own workers received starts clean."""
     from config.celery import app

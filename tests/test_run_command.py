@@ -100,10 +100,13 @@ def test_run_prints_the_url_serves_and_ctrl_c_stops_everything(tmp_path: Path) -
         text=True,
     )
     try:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 240  # five workers boot on two cores before the web
         while time.monotonic() < deadline and "Onsite is up" not in Path(log.name).read_text():
             time.sleep(0.3)
         assert f"http://127.0.0.1:{port}/" in Path(log.name).read_text()
+        # The URL comes once the cpu worker can take a Run (it reported its slot).
+        reported = redis.Redis(port=redis_port, socket_timeout=2).keys("onsite:pool:*")
+        assert reported, Path(log.name).read_text()[-2000:]
         deadline = time.monotonic() + 60
         status = None
         while time.monotonic() < deadline and status != 200:

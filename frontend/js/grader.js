@@ -118,7 +118,12 @@ function eventsFromSnapshot(snapshot) {
       worst_by_tag: snapshot.worst_by_tag || {},
     });
   } else {
-    events.push({ type: "status", status: snapshot.status, message: snapshot.message || "" });
+    events.push({
+      type: "status",
+      status: snapshot.status,
+      message: snapshot.message || "",
+      queue: snapshot.queue || null,
+    });
   }
   return { events, finished };
 }

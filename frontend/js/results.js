@@ -27,8 +27,30 @@ const STATUS_TEXT = {
   failed: "Grading failed.",
 };
 
+/** "Queued: 2 ahead, about 6 s" from a status event's queue position (grading/queueing.py). */
+export function queueText(queue) {
+  if (!queue || typeof queue !== "object") return STATUS_TEXT.queued;
+  const ahead = Number(queue.ahead) || 0;
+  const wait = Math.round(Number(queue.wait_seconds) || 0);
+  const place = ahead === 0 ? "next in line" : `${ahead} ahead`;
+  const when = wait >= 1 ? `about ${wait} s` : "starting in a moment";
+  return `Queued: ${place}, ${when}`;
+}
+
+// A test with no verdict was not run: an earlier test of its group ran out of time
+// (core.verdicts.NOT_RUN on the server).
+const NOT_RUN = "";
+const NOT_RUN_TEXT = "not run (stopped after a time limit)";
+
 /** A verdict badge; unknown verdicts still render, as plain text, so nothing is dropped. */
 export function verdictBadge(verdict) {
+  if (verdict === NOT_RUN) {
+    return element("span", {
+      className: "verdict verdict-not-run",
+      text: "not run",
+      attrs: { title: "Not run: stopped after a time limit" },
+    });
+  }
   const known = Object.hasOwn(VERDICT_TITLES, verdict);
   return element("span", {
     className: `verdict verdict-${known ? verdict : "unknown"}`,
@@ -49,9 +71,23 @@ function formatValue(value) {
   }
 }
 
-function formatTime(ms) {
+function formatTime(ms, secondsDigits = 1) {
   if (typeof ms !== "number" || !Number.isFinite(ms)) return "";
+  if (ms >= 1000) return `${(ms / 1000).toFixed(secondsDigits)} s`;
   return ms < 10 ? `${ms.toFixed(1)} ms` : `${Math.round(ms)} ms`;
+}
+
+/** "CPU 2.00 s / 2 s limit · wall 2.3 s": the CPU time is what the time limit is judged on,
+ *  the wall time (which waiting for a busy machine lengthens) is shown apart from it.
+ *  `cpuLimitSeconds` comes from the page; without it the limit is left out. */
+export function formatTimes(test, cpuLimitSeconds) {
+  if (test.verdict === NOT_RUN) return NOT_RUN_TEXT;
+  const cpu = formatTime(test.cpu_ms, 2);
+  const wall = formatTime(test.time_ms);
+  if (!cpu) return wall ? `wall ${wall}` : "";
+  const limit = Number.isFinite(cpuLimitSeconds) && cpuLimitSeconds > 0
+    ? ` / ${cpuLimitSeconds} s limit` : "";
+  return `CPU ${cpu}${limit}${wall ? ` · wall ${wall}` : ""}`;
 }
 
 const SVG_NS = "http://www.w3.org/2000/svg";
@@ -206,6 +242,8 @@ export class ResultsPanel {
     this.rows = new Map();
     this.hiddenSeen = new Set();
     this.progressKnown = false;
+    // Each test's CPU limit, from the page (the server's one copy of it).
+    this.cpuLimitSeconds = Number.parseFloat(root.dataset.cpuLimitSeconds);
   }
 
   /** Clears the panel for a new run or submit. */
@@ -249,10 +287,12 @@ export class ResultsPanel {
     }
   }
 
-  onStatus({ status, message }) {
+  onStatus({ status, message, queue }) {
     if (this.root.dataset.state === "done") return; // A late replayed status must not win.
     this.root.dataset.state = status;
-    if (status === "retrying") {
+    if (status === "queued") {
+      this.setStatus(queueText(queue));
+    } else if (status === "retrying") {
       this.setStatus(message || STATUS_TEXT.retrying, { error: true });
     } else if (status === "failed") {
       this.setStatus(message || STATUS_TEXT.failed, { error: true });
@@ -282,7 +322,10 @@ export class ResultsPanel {
     const verdictCell = element("td", { className: "test-verdict" });
     verdictCell.append(verdictBadge(test.verdict));
     row.append(verdictCell);
-    row.append(element("td", { className: "test-time", text: formatTime(test.time_ms) }));
+    row.append(element("td", {
+      className: "test-time",
+      text: formatTimes(test, this.cpuLimitSeconds),
+    }));
     body.append(row);
 
     // What the test printed is shown at once, under its row: print-debugging needs no click.
@@ -300,7 +343,7 @@ export class ResultsPanel {
       const detailRow = element("tr", { className: "test-detail" });
       const cell = element("td", { attrs: { colspan: "4" } });
       const details = element("details");
-      details.open = test.verdict !== "AC";
+      details.open = test.verdict !== "AC" && test.verdict !== NOT_RUN;
       details.append(element("summary", { text: "Details" }));
       details.append(detailList(test.detail));
       cell.append(details);

@@ -3,7 +3,7 @@
 // line diff. Everything from the program goes in with textContent (dom.js), never as markup.
 import { element } from "./dom.js";
 import { parseLooseJson } from "./grader.js";
-import { verdictBadge } from "./results.js";
+import { formatTimes, verdictBadge } from "./results.js";
 
 // grading/scratch.py names the one test so: the reference's answer is its expected value.
 const COMPARED_NAME = "custom input vs reference";
@@ -144,7 +144,7 @@ export class ScratchPanel {
       head.append(verdictBadge(test.verdict));
       head.append(document.createTextNode(` ${detail.message || ""}`));
     }
-    head.append(element("span", { className: "test-time", text: ` · ${Math.round(test.time_ms || 0)} ms` }));
+    head.append(element("span", { className: "test-time", text: ` · ${formatTimes(test)}` }));
     parts.push(head);
 
     if (this.kind === "custom" && ran) {

@@ -55,7 +55,11 @@ def report_pdf(data: dict[str, Any]) -> bytes:
     else:
         line("No final submission.")
     for test in data["public_tests"]:
-        line(f"  {test['verdict']:<4} {test['name']} ({test['time_ms']:.0f} ms)")
+        if not test["verdict"]:
+            line(f"  -    {test['name']} (not run: stopped after a time limit)")
+            continue
+        line(f"  {test['verdict']:<4} {test['name']} "
+             f"(CPU {test['cpu_ms']:.0f} ms, wall {test['time_ms']:.0f} ms)")
     for tag, (passed, total) in data["hidden_by_tag"].items():
         line(f"  hidden {tag}: {passed}/{total} passed")
     outcome = data["outcome"]

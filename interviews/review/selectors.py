@@ -344,7 +344,7 @@ def report_data(session: InterviewSession,
     public_tests: list[dict[str, Any]] = []
     if final is not None:
         public_tests = [{"name": r.name, "verdict": r.verdict, "time_ms": r.time_ms,
-                         "tag": r.tag}
+                         "cpu_ms": r.cpu_ms, "tag": r.tag}
                         for r in final.results.filter(hidden=False).order_by("index")]
     timeline = session_timeline(session)
     outcome = released_outcome(session)

@@ -1,7 +1,8 @@
 """Outgoing webhooks: `session.finished` and `session.scored`, HMAC-SHA256 signed.
 
 The body is signed as sent (`X-Onsite-Signature: sha256=<hex of HMAC(secret, body)>`), so a
-receiver verifies the exact bytes before parsing them. Each delivery is a Celery task retried
+receiver verifies the exact bytes before parsing them. Each delivery is a Celery task on the io
+queue (never a grading slot), retried
 with exponential backoff (base * 2**attempt seconds) until the receiver answers 2xx or the
 attempts run out; the delivery id stays the same across retries, so receivers can deduplicate.
 """
@@ -24,6 +25,7 @@ from django.db.models.signals import post_save
 from django.dispatch import receiver
 from django.utils import timezone
 
+from grading.lanes import IO_QUEUE
 from interviews.models import SessionEvent
 
 log = logging.getLogger(__name__)
@@ -103,7 +105,7 @@ def webhook_send(event: str, data: dict[str, Any]) -> list[str]:
     for url in settings.ONSITE_WEBHOOK_URLS:
         delivery = str(uuid.uuid4())
         try:
-            webhook_deliver.apply_async(args=[url, body, event, delivery], queue="cpu")
+            webhook_deliver.apply_async(args=[url, body, event, delivery], queue=IO_QUEUE)
         except Exception:  # kombu/redis raise many types
             log.exception("could not queue webhook %s for %s", event, url)
             continue

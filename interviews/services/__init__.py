@@ -30,7 +30,7 @@ from interviews.services.documents import (
     session_code,
     session_status,
 )
-from interviews.services.invitations import invitation_ics, invitation_send
+from interviews.services.invitations import invitation_enqueue, invitation_ics, invitation_send
 from interviews.services.questions import (
     ASSUMPTION_ANSWER,
     MAX_NOTE_CHARS,
@@ -78,6 +78,7 @@ __all__ = [
     "doc_updates_store",
     "event_record",
     "hints_revealed",
+    "invitation_enqueue",
     "invitation_ics",
     "invitation_send",
     "note_add",

@@ -44,6 +44,7 @@ def session_run(*, session_id: int, user: Any, mode: str) -> Submission:
             problem_slug=session.problem.slug,
             code=session_code(session_id),
             mode=mode,
+            in_session=True,
         )
     except GradingError as exc:
         raise SessionError(exc.code, exc.message) from exc

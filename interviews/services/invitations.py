@@ -1,9 +1,9 @@
 """The invitation to a scheduled live session: an e-mail with the link and an .ics calendar
 entry (RFC 5545, written here: one VEVENT, no dependency needed).
 
-Sent through Django's e-mail framework (SMTP from settings). A mail server that refuses or is
-down never undoes the scheduling: the interviewer still has the link and its Copy button, and
-the page says the e-mail was not sent.
+Sent through Django's e-mail framework (SMTP from settings) by a task on the io queue, never
+inside the request. A mail server that refuses or is down never undoes the scheduling: the
+interviewer still has the link and its Copy button, and the page says the e-mail was not sent.
 """
 
 from __future__ import annotations
@@ -14,8 +14,10 @@ from datetime import UTC, datetime, timedelta
 
 from django.conf import settings
 from django.core.mail import EmailMessage
+from django.db import transaction
 from django.utils import timezone
 
+from grading.lanes import IO_QUEUE
 from interviews.models import InterviewSession
 
 log = logging.getLogger(__name__)
@@ -103,7 +105,8 @@ def invitation_body(*, session: InterviewSession, join_url: str) -> str:
 
 
 def invitation_send(*, session_id: int, join_url: str) -> bool:
-    """E-mail the invitation to the session's candidate address; whether it was sent."""
+    """E-mail the invitation to the session's candidate address; whether it was sent. Runs in
+    the io worker (interviews.tasks.invitation_deliver), never inside a request."""
     session = InterviewSession.objects.select_related("problem", "interviewer").get(pk=session_id)
     if not session.candidate_email:
         return False
@@ -118,6 +121,27 @@ def invitation_send(*, session_id: int, join_url: str) -> bool:
         message.send(fail_silently=False)
     except (smtplib.SMTPException, OSError) as exc:
         log.warning("session %s: the invitation e-mail was not sent: %s", session_id, exc)
+        reason = str(exc) or type(exc).__name__
+        InterviewSession.objects.filter(pk=session_id).update(invitation_error=reason[:200])
         return False
-    InterviewSession.objects.filter(pk=session_id).update(invitation_sent_at=timezone.now())
+    InterviewSession.objects.filter(pk=session_id).update(
+        invitation_sent_at=timezone.now(), invitation_error=""
+    )
     return True
+
+
+def invitation_enqueue(*, session_id: int, join_url: str) -> None:
+    """Queue the invitation e-mail on the io queue once the transaction commits; a broker
+    outage is said on the session page rather than raised."""
+    from interviews.tasks import invitation_deliver
+
+    def publish() -> None:
+        try:
+            invitation_deliver.apply_async(args=[session_id, join_url], queue=IO_QUEUE)
+        except Exception:  # kombu/redis raise many types
+            log.exception("session %s: could not queue the invitation e-mail", session_id)
+            InterviewSession.objects.filter(pk=session_id).update(
+                invitation_error="the mail queue is unavailable"
+            )
+
+    transaction.on_commit(publish)

@@ -310,6 +310,7 @@ def _finish(session_id: int, reason: str, by: Any) -> tuple[InterviewSession, bo
                     problem_slug=session.problem.slug,
                     code=code,
                     mode=Submission.Mode.SUBMIT,
+                    in_session=True,
                 )
             except GradingError as exc:
                 error = exc.message

@@ -60,7 +60,9 @@ EXIT_NO_MEMFD = 6
 # Exit code a child uses when it hit MemoryError and could not even report it.
 CHILD_EXIT_MEMORY = 71
 
-STATUSES = ("ok", "error", "timeout", "cpu", "memory", "output", "crash")
+STATUSES = ("ok", "error", "timeout", "cpu", "memory", "output", "crash", "skipped")
+# The statuses that end a test at a time limit: the later tests of its stop group are skipped.
+TIME_LIMIT_STATUSES = ("timeout", "cpu")
 
 MAX_JOB_BYTES = 256 * 1024 * 1024
 MAX_ERROR_CHARS = 4000
@@ -306,7 +308,7 @@ def _set_dumpable(flag: int) -> None:
         ctypes.CDLL(None, use_errno=True).prctl(4, flag, 0, 0, 0)  # PR_SET_DUMPABLE
 
 
-def _prepare_child(out_w: int, res_w: int, in_r: int, cpu_seconds: float) -> None:
+def _prepare_child(out_w: int, res_w: int, in_r: int, rlimit_cpu_seconds: int) -> None:
     """Rewire fds and limits in the freshly forked child, before any candidate code runs."""
     os.dup2(in_r, 0)  # a pipe nobody writes to: a blocking read hangs until the wall limit
     os.dup2(out_w, 1)
@@ -323,7 +325,7 @@ def _prepare_child(out_w: int, res_w: int, in_r: int, cpu_seconds: float) -> Non
     _set_dumpable(1)
     with contextlib.suppress(OSError), open("/proc/self/oom_score_adj", "w") as handle:
         handle.write("1000")
-    limit = max(1, math.ceil(cpu_seconds))
+    limit = rlimit_cpu_seconds
     # soft: SIGXCPU; hard: SIGKILL one second later, in case the candidate handles SIGXCPU.
     resource.setrlimit(resource.RLIMIT_CPU, (limit, limit + 1))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
@@ -331,26 +333,51 @@ def _prepare_child(out_w: int, res_w: int, in_r: int, cpu_seconds: float) -> Non
         signal.signal(sig, signal.SIG_DFL)
 
 
-# The inputs memfd starts with a table of (offset, length) per test, 16 bytes each, then the
-# inputs. Only the process of test ``i`` reads entry ``i``: no process ever holds another
-# test's position, size or input in its memory.
-_ENTRY = struct.Struct("<QQ")
+# The inputs memfd starts with a table of (offset, length, stop group) per test, 24 bytes
+# each, then the inputs. Only the process of test ``i`` reads entry ``i``'s input, and PID 1
+# reads only its stop group, just before test ``i``: no process ever holds another test's
+# position, size, input or group in its memory.
+_ENTRY = struct.Struct("<QQq")
+NO_STOP_GROUP = -1
+
+
+def _entry(inputs_fd: int, index: int) -> tuple[int, int, int]:
+    offset, length, group = _ENTRY.unpack(os.pread(inputs_fd, _ENTRY.size, index * _ENTRY.size))
+    return offset, length, group
 
 
 def load_input(inputs_fd: int, index: int) -> Any:
     """Test ``index``'s input, read from the inputs memfd."""
-    offset, length = _ENTRY.unpack(os.pread(inputs_fd, _ENTRY.size, index * _ENTRY.size))
+    offset, length, _group = _entry(inputs_fd, index)
     data = os.pread(inputs_fd, length, offset)
     return _loads(data.decode("utf-8", "surrogatepass"))
 
 
-def child_main(ctx: dict[str, Any], index: int, out_w: int, res_w: int, in_r: int) -> None:
+def load_stop_group(inputs_fd: int, index: int) -> int:
+    """Test ``index``'s stop group (``NO_STOP_GROUP``: it always runs), from the memfd."""
+    return _entry(inputs_fd, index)[2]
+
+
+def rlimit_cpu_seconds(cpu_seconds: float, *, metered: bool) -> int:
+    """The test process's RLIMIT_CPU (whole seconds, its own CPU time only).
+
+    Where the supervisor meters the cgroup, the meter decides (every process of the test, to
+    the sampling interval) and RLIMIT_CPU, a second later, only backs it up (a supervisor the
+    test stopped samples nothing). The kernel's clock for it runs tens of milliseconds ahead
+    of the cgroup's, so at the same second it would fire first and the test would show less
+    CPU time than the limit it was stopped at."""
+    return max(1, math.ceil(cpu_seconds)) + (1 if metered else 0)
+
+
+def child_main(
+    ctx: dict[str, Any], index: int, out_w: int, res_w: int, in_r: int, rlimit_cpu: int
+) -> None:
     """Body of the forked child; never returns."""
     code = 0
     try:
         # Read the input while the memfd is still open; _prepare_child closes it.
         test_input = load_input(ctx["inputs_fd"], index)
-        _prepare_child(out_w, res_w, in_r, ctx["test_cpu_seconds"])
+        _prepare_child(out_w, res_w, in_r, rlimit_cpu)
         os.chdir(ctx["workdir"])
         sys.path.insert(0, ctx["workdir"])
         sys.dont_write_bytecode = True  # no __pycache__ in /work (wiped anyway)
@@ -620,9 +647,9 @@ def _drain(fd: int, buf: bytearray, cap: int) -> bool:
     return True
 
 
-def _not_run(message: str) -> dict[str, Any]:
+def _not_run(message: str, status: str = "crash") -> dict[str, Any]:
     return {
-        "status": "crash",
+        "status": status,
         "output": None,
         "error": message,
         "exc_type": "",
@@ -730,11 +757,12 @@ def run_test(ctx: dict[str, Any], index: int, deadline: float) -> dict[str, Any]
     res_cap = int(ctx["result_bytes"]) + MAX_ERROR_CHARS * 8 + 4096
     oom_before = _read_oom_kills()
     meter = CpuMeter()
+    rlimit_cpu = rlimit_cpu_seconds(cpu_limit, metered=meter.available)
     meter.start()
     started = time.monotonic()
     pid = _fork(kill_strays=False)
     if pid == 0:
-        child_main(ctx, index, out_w, res_w, in_r)
+        child_main(ctx, index, out_w, res_w, in_r, rlimit_cpu)
         os._exit(70)  # not reached
     for fd in (out_w, res_w, in_r):
         os.close(fd)
@@ -825,10 +853,15 @@ def run_test(ctx: dict[str, Any], index: int, deadline: float) -> dict[str, Any]
 # ends, PID 1 stops a stuck supervisor half as long before, then kills strays and writes.
 END_RESERVE_SECONDS = 0.5
 SUPERVISOR_OOM_SCORE = "500"
+# How a supervisor that wrote its frame tells PID 1 the one fact PID 1 needs of it (whether
+# the test ended at a time limit) without the frame passing through PID 1's memory.
+SUPERVISOR_WROTE = 0
+SUPERVISOR_WROTE_TIME_LIMIT = 10
 
 
-def supervise(ctx: dict[str, Any], index: int, nonce: Nonce) -> None:
-    """Run one test under a short-lived supervisor process that reports its frame.
+def supervise(ctx: dict[str, Any], index: int, nonce: Nonce) -> bool:
+    """Run one test under a short-lived supervisor process that reports its frame; True when
+    the test ended at a time limit (its stop group's later tests are then skipped).
 
     The supervisor forks the test's process, collects its output and result, classifies and
     writes the frame, then exits. So no test's output or stdout ever passes through this
@@ -842,17 +875,20 @@ def supervise(ctx: dict[str, Any], index: int, nonce: Nonce) -> None:
         ctx["poisoned"] = True
         message = "not run: an earlier test left the sandbox in a state it cannot be reset from"
         nonce.write_frame({**base, **_not_run(message)})
-        return
+        return False
     oom_before = _read_oom_kills()
     started = time.monotonic()
     pid = _fork()
     if pid == 0:
-        code = 0
+        code = SUPERVISOR_WROTE
         try:
             # Preferred over PID 1 by the OOM killer (the test's own process is at 1000).
             with contextlib.suppress(OSError), open("/proc/self/oom_score_adj", "w") as handle:
                 handle.write(SUPERVISOR_OOM_SCORE)
-            nonce.write_frame({**base, **run_test(ctx, index, deadline - END_RESERVE_SECONDS)})
+            outcome = run_test(ctx, index, deadline - END_RESERVE_SECONDS)
+            nonce.write_frame({**base, **outcome})
+            if outcome["status"] in TIME_LIMIT_STATUSES:
+                code = SUPERVISOR_WROTE_TIME_LIMIT
         except BaseException:
             code = EXIT_INTERNAL
         os._exit(code)
@@ -871,10 +907,11 @@ def supervise(ctx: dict[str, Any], index: int, nonce: Nonce) -> None:
         outcome["time_ms"] = round((time.monotonic() - started) * 1000.0, 3)
         _kill_strays(timeout=max(0.05, deadline - time.monotonic()))
         nonce.write_frame({**base, **outcome})
-        return
-    if status is not None and os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0:
+        return True
+    wrote = (SUPERVISOR_WROTE, SUPERVISOR_WROTE_TIME_LIMIT)
+    if status is not None and os.WIFEXITED(status) and os.WEXITSTATUS(status) in wrote:
         _kill_strays(timeout=max(0.05, deadline - time.monotonic()))
-        return  # the supervisor wrote the frame
+        return os.WEXITSTATUS(status) == SUPERVISOR_WROTE_TIME_LIMIT  # it wrote the frame
     elapsed_ms = round((time.monotonic() - started) * 1000.0, 3)
     if status is None:  # stopped or stuck (the test's process may SIGSTOP its parent)
         with contextlib.suppress(ProcessLookupError):
@@ -894,6 +931,25 @@ def supervise(ctx: dict[str, Any], index: int, nonce: Nonce) -> None:
     # A partial frame the supervisor left is garbage without a newline-terminated JSON; this
     # frame starts on a new line, and a duplicate index is ignored by the worker.
     nonce.write_frame({**base, **outcome})
+    return outcome["status"] in TIME_LIMIT_STATUSES
+
+
+SKIPPED_MESSAGE = "not run: an earlier test of its group exceeded a time limit"
+
+
+def run_tests(ctx: dict[str, Any], count: int, nonce: Nonce) -> None:
+    """Every test in order, one frame each. A test that ends at a time limit stops its stop
+    group: the group's later tests are reported ``skipped`` at once (no wipe, no fork), so a
+    program that loops costs one limit per group, not one per test. PID 1 keeps only the
+    numbers of the stopped groups: a fact about the candidate's own runs, not about a test."""
+    stopped: set[int] = set()
+    for index in range(count):
+        group = load_stop_group(ctx["inputs_fd"], index)
+        if group != NO_STOP_GROUP and group in stopped:
+            frame = {"type": "test", "index": index, **_not_run(SKIPPED_MESSAGE, "skipped")}
+            nonce.write_frame(frame)
+        elif supervise(ctx, index, nonce) and group != NO_STOP_GROUP:
+            stopped.add(group)
 
 
 # How often PID 1 looks whether a supervisor was stopped (a pidfd wakes only on exit).
@@ -1147,12 +1203,21 @@ def build_header(raw: bytes, inputs_fd: int) -> dict[str, Any]:
     limits = job.get("limits")
     if not isinstance(limits, dict):
         raise ValueError("limits must be an object")
+    groups = job.get("stop_groups")
+    if groups is None:
+        groups = [None] * len(inputs)
+    if (
+        not isinstance(groups, list)
+        or len(groups) != len(inputs)
+        or not all(g is None or (type(g) is int and 0 <= g < 2**62) for g in groups)
+    ):
+        raise ValueError("stop_groups must hold one group number (or null) per input")
     offset = _ENTRY.size * len(inputs)
     table = bytearray()
-    for item in inputs:
+    for item, group in zip(inputs, groups, strict=True):
         data = _dumps(item, allow_nan=True).encode("utf-8", "surrogatepass")
         os.pwrite(inputs_fd, data, offset)
-        table += _ENTRY.pack(offset, len(data))
+        table += _ENTRY.pack(offset, len(data), NO_STOP_GROUP if group is None else group)
         offset += len(data)
     os.pwrite(inputs_fd, bytes(table), 0)
     wall = float(limits.get("test_wall_seconds", 2.0))
@@ -1360,8 +1425,7 @@ def main() -> int:
     _preload(ctx["preload"])
     preload_driver(ctx)
     try:
-        for index in range(count):
-            supervise(ctx, index, nonce)
+        run_tests(ctx, count, nonce)
         nonce.write_frame({"type": "done"})
     except BrokenPipeError:
         return EXIT_INTERNAL  # the worker went away

@@ -13,6 +13,7 @@ from django.utils import timezone
 
 from grading import jobs
 from grading.judge import JudgeError, judge
+from grading.lanes import Lane
 from grading.models import Submission
 from grading.services import grade_spec_for
 from problems.models import ProblemVersion
@@ -20,7 +21,6 @@ from studio.models import Regrade, RegradeItem
 from studio.services.validations import per_run_seconds
 
 log = logging.getLogger(__name__)
-
 
 
 # ---------------------------------------------------------------- regrade preview
@@ -50,32 +50,31 @@ def regrade_submissions(version: ProblemVersion) -> QuerySet[Submission]:
     )
 
 
+def _regrade_budget_seconds(regrade: Regrade) -> float:
+    return max(1, regrade.total) * per_run_seconds(regrade.version) + 60
+
+
+REGRADE_JOBS = jobs.register(
+    jobs.JobKind(
+        name="regrade",
+        table=REGRADES,
+        task="studio.tasks.regrade_version",
+        queue_kind=lambda regrade: regrade.version.problem.queue,
+        lane=lambda regrade: Lane.BACKGROUND,
+        budget_seconds=_regrade_budget_seconds,
+        related=("version__problem",),
+    )
+)
+
+
 def version_regrade_preview(*, version: ProblemVersion, user: User | None = None) -> Regrade:
     """Queue a regrade preview of `version` (graded in the background, once committed)."""
     with transaction.atomic():
         regrade = Regrade.objects.create(
             version=version, requested_by=user, total=regrade_submissions(version).count()
         )
-        transaction.on_commit(lambda: _regrade_enqueue(regrade))
+        REGRADE_JOBS.enqueue_on_commit(regrade)
     return regrade
-
-
-def _regrade_enqueue(regrade: Regrade) -> None:
-    from studio.tasks import regrade_version
-
-    version = regrade.version
-    budget = max(1, regrade.total) * per_run_seconds(version) + 60
-    try:
-        regrade_version.apply_async(
-            args=[regrade.pk], queue=version.problem.queue, **jobs.task_time_limits(budget)
-        )
-    except Exception:  # kombu/redis raise many types
-        log.exception("could not enqueue regrade %s", regrade.pk)
-        Regrade.objects.filter(pk=regrade.pk).update(
-            status=Regrade.Status.FAILED, message="the queue is unavailable; try again"
-        )
-        return
-    REGRADES.mark_enqueued(regrade.pk)
 
 
 def regrade_run(*, regrade_id: int) -> jobs.Outcome | str:

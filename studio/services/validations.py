@@ -7,19 +7,16 @@ import logging
 from datetime import datetime
 from typing import Any
 
-from django.conf import settings
 from django.db import transaction
-from django.db.models import Q
 from django.utils import timezone
 
 from grading import jobs
 from grading.judge import JudgeError, judge
+from grading.lanes import Lane
 from grading.sandboxing import run_budget_seconds
 from grading.services import grade_spec_for
 from problems.models import ProblemVersion
-from problems.package import (
-    package_lint,
-)
+from problems.package import package_lint
 from problems.services import problem_to_package
 from studio import validation
 
@@ -68,56 +65,29 @@ def _validation_budget_seconds(version: ProblemVersion) -> float:
 
 
 def version_validation_request(*, version: ProblemVersion) -> bool:
-    """Queue a validation of `version` on its problem's queue, after the transaction commits.
-
-    Returns False (and queues nothing) while a worker holds a validation of it.
-    """
-    held = Q(validation=ProblemVersion.Validation.RUNNING) & (
-        Q(lease_until__isnull=True) | Q(lease_until__gte=timezone.now())
-    )
+    """Queue a validation of `version` on its problem's background lane, after the
+    transaction commits. Returns False (and queues nothing) while a worker holds one of it."""
     with transaction.atomic():
-        reset = (
-            ProblemVersion.objects.filter(pk=version.pk)
-            .exclude(held)
-            .update(
-                validation=ProblemVersion.Validation.PENDING,
-                validation_started_at=None,
-                attempts=0,
-                claim_token=None,
-                lease_until=None,
-                enqueued_at=None,
-            )
-        )
+        reset = VALIDATIONS.reset(version.pk, validation_started_at=None)
         if reset:
-            transaction.on_commit(lambda: _validation_enqueue(version))
-    return bool(reset)
+            VALIDATION_JOBS.enqueue_on_commit(version)
+    return reset
 
 
-def _validation_enqueue(version: ProblemVersion) -> None:
-    from studio.tasks import validate_version
-
-    try:
-        validate_version.apply_async(
-            args=[version.pk],
-            queue=version.problem.queue,
-            **jobs.task_time_limits(_validation_budget_seconds(version)),
-        )
-    except Exception:  # kombu/redis raise many types; the version stays pending, retryable
-        log.exception("could not enqueue the validation of version %s", version.pk)
-        return
-    VALIDATIONS.mark_enqueued(version.pk)
-
-
-def validations_requeue_stale() -> int:
-    """Hand out the validations the queue does not have: versions `loadproblems` left pending
-    (it runs before the broker may be up, so it only marks them), and any whose message was
-    lost. Drafts are not waiting for anything and are left alone. Claims are idempotent."""
-    stale = VALIDATIONS.stale(stale_after_seconds=settings.ONSITE_STALE_SUBMISSION_SECONDS)
-    count = 0
-    for version in stale.select_related("problem"):
-        _validation_enqueue(version)
-        count += 1
-    return count
+# A validation is background work. The sweep also hands out the versions `loadproblems` left
+# pending (it runs before the broker may be up, so it only marks them); drafts are not
+# waiting for anything (their status is not pending) and are left alone.
+VALIDATION_JOBS = jobs.register(
+    jobs.JobKind(
+        name="validation",
+        table=VALIDATIONS,
+        task="studio.tasks.validate_version",
+        queue_kind=lambda version: version.problem.queue,
+        lane=lambda version: Lane.BACKGROUND,
+        budget_seconds=_validation_budget_seconds,
+        related=("problem",),
+    )
+)
 
 
 def version_validate(*, version: ProblemVersion) -> jobs.Outcome | str:

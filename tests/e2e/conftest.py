@@ -36,6 +36,8 @@ import pytest
 from aiosmtpd.controller import Controller
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
+from grading.lanes import all_queues
+
 # `browser` is the frontend tests' fixture (Debian's chromium), shared here by import.
 from tests.frontend.conftest import browser, bundle_ensure
 from tests.services import free_port
@@ -216,7 +218,8 @@ def platform(
 
         _, worker_log = procs.start(
             "celery",
-            [str(VENV_BIN / "celery"), "-A", "config", "worker", "-Q", "cpu,gpu", "-c", "1",
+            [str(VENV_BIN / "celery"), "-A", "config", "worker", "-Q", ",".join(all_queues()),
+             "-c", "1",
              "--pool", "prefork", "--without-gossip", "--without-mingle", "--without-heartbeat",
              "--loglevel", "INFO", "-B", "--schedule", str(work / "beat-schedule")],
         )  # fmt: skip

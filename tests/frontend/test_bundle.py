@@ -114,6 +114,7 @@ def problem_page_html() -> str:
         "problem": problem,
         "statement_html": markdown_render(problem.statement_md),
         "hint_count": 2,
+        "time_limits": {"cpu_seconds": 2.0, "wall_seconds": 8.0},
         **limits(RequestFactory().get("/")),  # what the context processor gives every page
     }
     return render_to_string("frontend/problem_detail.html", context)
@@ -335,3 +336,30 @@ def test_done_lists_pass_counts_per_group(page: Page, grader: FakeGrader) -> Non
          by_group={"capacity": [2, 2], "work conservation": [1, 3]})  # fmt: skip
     groups = page.locator("#result-summary .by-group li")
     expect(groups).to_have_text(["capacity: passed 2 of 2", "work conservation: passed 1 of 3"])
+
+
+def test_rows_show_cpu_time_against_its_limit_and_tests_not_run(
+    page: Page, grader: FakeGrader
+) -> None:
+    page.click("#run-button")
+    ws = wait_for_sockets(page, grader, 1)
+    slow = public_test(0, "burst", "TLE", message="time limit exceeded (CPU)")
+    slow |= {"cpu_ms": 2004.2, "time_ms": 2310.0}
+    fast = public_test(1, "refill", "AC") | {"cpu_ms": 3.14, "time_ms": 4.2}
+    # Replayed out of order: the not-run row still lands last.
+    skipped = public_test(2, "idle", "", message="not run (stopped after a time limit)")
+    skipped |= {"cpu_ms": 0.0, "time_ms": 0.0}
+    for event in (slow, skipped, fast):
+        ws.send(json.dumps(event))
+    send(ws, type="done", verdict="TLE", passed=1, total=3, score=0.33, by_tag={})
+
+    expect(page.locator("#result-summary")).to_contain_text("passed 1 of 3")
+    expect(page.locator("tbody.test .test-time")).to_have_text([
+        "CPU 2.00 s / 2 s limit · wall 2.3 s",
+        "CPU 3.1 ms / 2 s limit · wall 4.2 ms",
+        "not run (stopped after a time limit)",
+    ])  # fmt: skip
+    expect(page.locator("tbody.test .verdict")).to_have_text(["TLE", "AC", "not run"])
+    expect(page.locator("tbody.test[data-index='2'] .verdict")).to_have_class(
+        "verdict verdict-not-run"
+    )

@@ -183,3 +183,4 @@ def test_problem_page_shows_the_cpu_limit_and_the_wall_backstop_derived_from_it(
     html = candidate_client.get("/problems/token-bucket/").content.decode()
     assert "1.5 s of CPU time" in html
     assert "after 6.5 s of wall-clock time" in html  # 3 x 1.5 + 2: a backstop, not the limit
+    assert 'data-cpu-limit-seconds="1.5"' in html  # what each result row shows CPU time against

@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
 from grading.judge import (
+    NOT_RUN_MESSAGE,
+    STOP_RUN,
     Compare,
     GradeSpec,
     JudgeError,
@@ -22,7 +25,7 @@ from grading.judge import (
     values_equal,
     worst_verdict,
 )
-from sandbox import Limits, SandboxError, TestOutcome
+from sandbox import Limits, SandboxError, TestInput, TestOutcome
 
 DEFAULT_COMPARE = Compare()
 
@@ -69,6 +72,7 @@ def test_worst_verdict_follows_the_fixed_priority() -> None:
     assert worst_verdict(["AC", "RE", "WA"]) == "RE"
     assert worst_verdict(["AC", "AC"]) == "AC"
     assert worst_verdict([]) == "IE"
+    assert worst_verdict(["TLE", "", ""]) == "TLE"  # tests not run take no part
 
 
 @pytest.mark.parametrize(
@@ -204,6 +208,54 @@ def test_pass_counts_per_group_in_the_authors_order() -> None:
     )
     assert result.by_group == {"capacity": (1, 2), "throughput": (0, 1)}
     assert result.by_tag == {"correctness": (2, 4)}
+
+
+def test_tests_not_run_after_a_time_limit_have_no_verdict_and_no_pass() -> None:
+    tests = [
+        TestSpec("a", {}, 1, tag="performance"),
+        TestSpec("b", {}, 1, tag="performance"),
+        TestSpec("c", {}, 1, tag="edge_cases", group="big"),
+        TestSpec("d", {}, 1, tag="correctness", group="big"),
+    ]
+    outcomes = [outcome(0, "cpu"), outcome(1, "skipped"), outcome(2, "timeout")]
+    outcomes.append(outcome(3, "skipped"))
+    result = judge(spec(tests), run_fn=fake_run(outcomes))
+    assert [t.verdict for t in result.tests] == ["TLE", "", "TLE", ""]
+    assert result.tests[1].detail["message"] == NOT_RUN_MESSAGE
+    assert result.verdict == "TLE" and (result.passed, result.total) == (0, 4)
+    assert result.by_tag == {"performance": (0, 2), "edge_cases": (0, 1), "correctness": (0, 1)}
+    # No test of "correctness" ran (its group stopped in edge_cases): it has no worst verdict.
+    assert result.worst_by_tag == {"performance": "TLE", "edge_cases": "TLE"}
+
+
+def test_stop_groups_are_the_whole_run_or_each_group_else_tag() -> None:
+    tests = [
+        TestSpec("a", {}, 1, tag="correctness"),
+        TestSpec("b", {}, 1, tag="performance"),
+        TestSpec("c", {}, 1, tag="performance", group="big"),
+        TestSpec("d", {}, 1, tag="correctness", group="correctness"),
+    ]
+    sent: dict[str, list[str | None]] = {}
+
+    def recording(stop: str) -> Callable[..., None]:
+        def run(**kwargs: Any) -> None:
+            inputs: list[TestInput] = kwargs["tests"]
+            sent[stop] = [t.stop_group for t in inputs]
+
+        return run
+
+    judge(spec(tests), run_fn=recording("group"))
+    judge(replace(spec(tests), stop=STOP_RUN), run_fn=recording("run"))
+    # A problem group is its own stop group, apart from a tag of the same name.
+    assert sent["group"] == ["tag:correctness", "tag:performance", "group:big", "group:correctness"]
+    assert sent["run"] == ["run"] * 4
+
+
+def test_verdicts_carry_cpu_time_beside_wall_time() -> None:
+    slow = TestOutcome(0, "t0", "cpu", None, time_ms=2300.0, cpu_ms=2004.123, stdout="", error="")
+    result = judge(spec([TestSpec("t0", {}, 1)]), run_fn=fake_run([slow]))
+    assert (result.tests[0].time_ms, result.tests[0].cpu_ms) == (2300.0, 2004.12)
+    assert result.as_json()["tests"][0]["cpu_ms"] == 2004.12
 
 
 def _deep(levels: int) -> Any:

@@ -10,6 +10,7 @@ from django.test import Client
 from grading.models import Submission
 from grading.services import submission_create
 from tests.factories import ADD_ONE, tiny_problem, user_with_role
+from tests.processes import broker_purge
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -23,29 +24,22 @@ def metric(text: str, name: str) -> float:
 def test_metrics_report_queue_depth_and_oldest_waiting_age() -> None:
     problem = tiny_problem()
     candidate = user_with_role("cand", "candidate")
-    before = metric(Client().get("/metrics").content.decode(), 'onsite_queue_depth{queue="cpu"}')
+    depth = 'onsite_queue_depth{queue="cpu.interactive"}'
+    before = metric(Client().get("/metrics").content.decode(), depth)
     for _ in range(3):  # no worker runs in this test: the messages wait in Redis
         submission_create(user=candidate, problem_slug=problem.slug, code=ADD_ONE, mode="run")
     response = Client().get("/metrics")
     assert response.status_code == 200
     assert response["Content-Type"].startswith("text/plain")
     text = response.content.decode()
-    assert metric(text, 'onsite_queue_depth{queue="cpu"}') == before + 3
+    assert metric(text, depth) == before + 3
     assert metric(text, "onsite_broker_up") == 1
     assert metric(text, 'onsite_oldest_waiting_seconds{queue="cpu"}') > 0
     assert metric(text, 'onsite_oldest_waiting_seconds{queue="gpu"}') == 0
     assert 'onsite_grading_latency_seconds_bucket{queue="cpu",le="+Inf"} 0' in text
     assert "onsite_pool_idle_containers" in text
     assert Submission.objects.filter(status="queued").count() == 3
-    _drain_cpu_queue()
-
-
-def _drain_cpu_queue() -> None:
-    """Leave the shared test broker as we found it."""
-    import redis
-    from django.conf import settings
-
-    redis.Redis.from_url(settings.CELERY_BROKER_URL).delete("cpu")
+    broker_purge()  # leave the shared test broker as we found it
 
 
 def test_with_a_token_set_only_its_bearer_reads_the_metrics(settings) -> None:  # type: ignore[no-untyped-def]

@@ -46,11 +46,13 @@ def test_a_gpu_worker_keeps_the_pytorch_problems_shape_warm_with_torch_preloaded
     assert all(s.preload == () for s in cpu.shapes)
 
 
-def test_the_worker_knows_its_queues(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_worker_knows_the_queue_kinds_it_serves(monkeypatch: pytest.MonkeyPatch) -> None:
     from config.celery import app
+    from grading.lanes import Lane, worker_queues
 
-    assert worker.worker_queues() == {"cpu"}  # Celery's default queue, without -Q
-    # `celery worker -Q gpu` selects the queue before the prefork children start.
+    assert worker.served_kinds() == set()  # Celery's default queue, without -Q: io, no grading
+    # `celery worker -Q gpu.interactive,gpu.submit` selects them before the prefork children
+    # start: every lane of gpu is the gpu kind.
     monkeypatch.setattr(app.amqp.queues, "_consume_from", None)  # restored afterwards
-    app.amqp.queues.select(["gpu"])
-    assert worker.worker_queues() == {"gpu"}
+    app.amqp.queues.select(worker_queues("gpu", (Lane.INTERACTIVE, Lane.SUBMIT)).split(","))
+    assert worker.served_kinds() == {"gpu"}

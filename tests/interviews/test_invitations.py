@@ -9,17 +9,21 @@ import email.policy
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from email.message import EmailMessage
+from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
 from aiosmtpd.controller import Controller
+from django.db.models import Q
 from django.test import Client
 from django.utils import timezone
 
+from grading.lanes import IO_QUEUE
 from interviews import services
 from interviews.models import InterviewSession
 from tests.factories import client_for, tiny_problem, user_with_role
+from tests.processes import broker_purge, wait_for, worker
 from tests.services import free_port
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -30,6 +34,8 @@ class Inbox:
 
     def __init__(self) -> None:
         self.messages: list[EmailMessage] = []
+        self.port = 0
+        self.sender = "Onsite <invites@onsite.test>"
 
     async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
         parsed = email.message_from_bytes(envelope.content, policy=email.policy.default)
@@ -41,12 +47,12 @@ class Inbox:
 @pytest.fixture
 def inbox(settings: Any) -> Iterator[Inbox]:
     handler = Inbox()
-    port = free_port()
+    port = handler.port = free_port()
     controller = Controller(handler, hostname="127.0.0.1", port=port)
     controller.start()
     settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
     settings.EMAIL_HOST, settings.EMAIL_PORT = "127.0.0.1", port
-    settings.DEFAULT_FROM_EMAIL = "Onsite <invites@onsite.test>"
+    settings.DEFAULT_FROM_EMAIL = handler.sender
     try:
         yield handler
     finally:
@@ -73,13 +79,32 @@ def schedule(client: Client, slug: str, **extra: str) -> InterviewSession:
     return session
 
 
-def test_the_invitation_mail_carries_the_link_and_a_calendar_entry(inbox: Inbox) -> None:
+def sent_by_the_io_worker(tmp_path: Path, session: InterviewSession, **env: str) -> None:
+    """The request only queued the e-mail; a real worker on the io queue sends it. Wait until
+    it has tried."""
+    with worker(tmp_path / "io.log", queues=IO_QUEUE, **env):
+        wait_for(lambda: InterviewSession.objects.filter(pk=session.pk).filter(
+            Q(invitation_sent_at__isnull=False) | ~Q(invitation_error="")).exists(),
+            timeout=60, what="the invitation e-mail")
+    session.refresh_from_db()
+
+
+def test_the_invitation_mail_carries_the_link_and_a_calendar_entry(
+    inbox: Inbox, tmp_path: Path
+) -> None:
     problem = tiny_problem()
     interviewer = user_with_role("int", "interviewer")
     day = (timezone.now() + timedelta(days=3)).astimezone(UTC).date().isoformat()
+    broker_purge((IO_QUEUE,))
     session = schedule(client_for(interviewer), problem.slug, starts_date=day,
                        starts_time="14:30", tz="Europe/Paris", email="ada@example.com",
                        call_link="https://meet.example.com/room-1")
+    # Scheduling answered before anything was sent: the e-mail is the io worker's.
+    assert session.invitation_sent_at is None and len(inbox.messages) == 0
+    pending = client_for(interviewer).get(f"/sessions/{session.pk}/").content.decode()
+    assert 'data-state="pending"' in pending and "Sending the invitation" in pending
+    sent_by_the_io_worker(tmp_path, session, EMAIL_HOST="127.0.0.1",
+                          EMAIL_PORT=str(inbox.port), DEFAULT_FROM_EMAIL=inbox.sender)
 
     assert session.scheduled_for is not None and session.invitation_sent_at is not None
     paris = ZoneInfo("Europe/Paris")
@@ -112,17 +137,18 @@ def test_the_invitation_mail_carries_the_link_and_a_calendar_entry(inbox: Inbox)
     assert f'datetime="{start_utc.isoformat()}"' in page
 
 
-def test_a_mail_server_that_is_down_leaves_the_session_and_says_so(
-    settings: Any,
-) -> None:
-    settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
-    settings.EMAIL_HOST, settings.EMAIL_PORT, settings.EMAIL_TIMEOUT = "127.0.0.1", free_port(), 2
+def test_a_mail_server_that_is_down_leaves_the_session_and_says_so(tmp_path: Path) -> None:
     problem = tiny_problem()
     interviewer = user_with_role("int", "interviewer")
+    broker_purge((IO_QUEUE,))
     session = schedule(client_for(interviewer), problem.slug, email="ada@example.com")
-    assert session.invitation_sent_at is None
+    sent_by_the_io_worker(tmp_path, session, EMAIL_HOST="127.0.0.1",
+                          EMAIL_PORT=str(free_port()), EMAIL_TIMEOUT="2")
+    assert session.invitation_sent_at is None and session.invitation_error
     page = client_for(interviewer).get(f"/sessions/{session.pk}/").content.decode()
     assert "could not be sent" in page and 'id="invite-url"' in page
+    state = client_for(interviewer).get(f"/sessions/{session.pk}/state").json()
+    assert state["invitation"] == {"sent": False, "error": session.invitation_error}
 
 
 @pytest.mark.parametrize(

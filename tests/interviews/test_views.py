@@ -42,6 +42,8 @@ def test_the_list_starts_a_solo_session_whose_page_carries_the_server_deadline()
     assert page_state(first)["deadline"] == page_state(again)["deadline"]
     assert page_state(first)["deadline"] == session.deadline.isoformat()
     assert page_state(first)["role"] == "candidate" and page_state(first)["can_edit"] is True
+    # Result rows show CPU time against the limit the runs are graded on (2 s by default).
+    assert 'data-cpu-limit-seconds="2"' in first
 
 
 def test_bad_durations_come_back_to_the_list_with_the_reason() -> None:

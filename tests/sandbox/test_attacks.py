@@ -184,10 +184,12 @@ def attack_spec(attack: Attack, canaries: Canaries, image: str) -> GradeSpec:
     def args(tag: str, *head: Any) -> dict[str, Any]:
         return {"args": [tag, *head, *attack.extra_args.get(tag, [])]}
 
+    # Each test its own group: a time limit in one stops no other (grading/judge.py, STOP_*),
+    # so all three run whatever the one before did, and the invariants hold for each.
     tests = [
-        TestSpec("t0", args("t0", canaries.hidden_input), canaries.env, hidden=True),
-        TestSpec("t1", args("t1"), canaries.hidden_input, hidden=False),
-        TestSpec("t2", args("t2"), canaries.expected, hidden=True),
+        TestSpec("t0", args("t0", canaries.hidden_input), canaries.env, hidden=True, group="t0"),
+        TestSpec("t1", args("t1"), canaries.hidden_input, hidden=False, group="t1"),
+        TestSpec("t2", args("t2"), canaries.expected, hidden=True, group="t2"),
     ]
     driver: dict[str, str] = {"kind": "function", "entry": "solve"}
     if attack.driver_source is not None:

@@ -18,6 +18,7 @@ import pytest
 
 from sandbox import Limits, Status, TestInput
 from sandbox.docker_runner import _Demux, _outcome_from_frame, _parse_frame
+from sandbox.execute import stop_group_numbers
 from sandbox.harness import runner
 from sandbox.types import validate_request
 
@@ -149,12 +150,26 @@ def test_build_header_keeps_inputs_sizes_and_names_out_of_the_header() -> None:
         assert header["count"] == 2
         assert runner.load_input(fd, 1) == {"secret": "s" * 1234}
         assert runner.load_input(fd, 0) == {"args": [1]}
+        assert runner.load_stop_group(fd, 0) == runner.NO_STOP_GROUP  # none sent: always run
+    finally:
+        os.close(fd)
+    fd = os.memfd_create("test-inputs")
+    try:
+        header = runner.build_header(json.dumps({**job, "stop_groups": [None, 3]}).encode(), fd)
+        assert "stop_groups" not in json.dumps(header)  # kept in the memfd, next to the inputs
+        assert runner.load_stop_group(fd, 0) == runner.NO_STOP_GROUP
+        assert runner.load_stop_group(fd, 1) == 3
+        assert runner.load_input(fd, 1) == {"secret": "s" * 1234}
     finally:
         os.close(fd)
     bads: list[dict[str, Any]] = [
         {"driver": {"kind": "nope"}},
         {"modules": {"solution": "x"}},
         {"inputs": {}},
+        {"stop_groups": [0]},  # one per input
+        {"stop_groups": [0, "a"]},
+        {"stop_groups": [0, -1]},
+        {"stop_groups": [True, 0]},
     ]
     for bad in bads:
         fd = os.memfd_create("test-inputs")
@@ -163,6 +178,22 @@ def test_build_header_keeps_inputs_sizes_and_names_out_of_the_header() -> None:
                 runner.build_header(json.dumps({**job, **bad}).encode(), fd)
         finally:
             os.close(fd)
+
+
+def test_stop_groups_are_numbered_in_order_of_first_appearance() -> None:
+    tests = [
+        TestInput("a", 1, stop_group="run"),
+        TestInput("b", 2),
+        TestInput("c", 3, stop_group="edge"),
+        TestInput("d", 4, stop_group="run"),
+    ]
+    assert stop_group_numbers(tests) == [0, None, 1, 0]
+
+
+def test_rlimit_cpu_backs_the_meter_up_a_second_later() -> None:
+    assert runner.rlimit_cpu_seconds(2.0, metered=False) == 2
+    assert runner.rlimit_cpu_seconds(0.5, metered=False) == 1
+    assert runner.rlimit_cpu_seconds(2.0, metered=True) == 3
 
 
 def test_without_memfd_the_run_fails_closed(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -362,6 +362,60 @@ def test_cpu_limit(sandbox_image: str) -> None:
     assert all(o.cpu_ms > 0 for o in result.outcomes), result.outcomes
 
 
+def test_a_time_limit_stops_its_stop_group(sandbox_image: str) -> None:
+    """A test that ends at a time limit (CPU or wall) stops the later tests of its stop group:
+    they are reported skipped and never run (no marker printed), while other groups and
+    tests without a group still run. Its CPU time is reported, at or past the limit."""
+    solution = """
+        import time
+
+        def solve(case):
+            print("ran", case, flush=True)
+            if case.startswith("loop"):
+                while True:
+                    pass
+            if case.startswith("sleep"):
+                time.sleep(60)
+            return case
+    """
+    plan = [
+        ("loop_a", "a"),
+        ("after_loop_a", "a"),
+        ("first_b", "b"),
+        ("sleep_b", "b"),
+        ("after_sleep_b", "b"),
+        ("no_group", None),
+        ("last_a", "a"),
+    ]
+    limits = Limits(test_wall_seconds=0.5, test_cpu_seconds=0.5, memory_mb=128)
+    result = run(
+        solution=textwrap.dedent(solution),
+        driver={"kind": "function", "entry": "solve"},
+        tests=[TestInput(name=n, input={"args": [n]}, stop_group=g) for n, g in plan],
+        limits=limits,
+        image=sandbox_image,
+    )
+    out = by_name(result)
+    assert {name: o.status for name, o in out.items()} == {
+        "loop_a": "cpu",
+        "after_loop_a": "skipped",
+        "first_b": "ok",
+        "sleep_b": "timeout",
+        "after_sleep_b": "skipped",
+        "no_group": "ok",
+        "last_a": "skipped",
+    }
+    for name in ("loop_a", "first_b", "sleep_b", "no_group"):
+        assert f"ran {name}" in out[name].stdout, out[name]
+    for name in ("after_loop_a", "after_sleep_b", "last_a"):
+        skipped = out[name]
+        assert "ran" not in skipped.stdout and skipped.output is None, skipped
+        assert skipped.time_ms == 0 and skipped.cpu_ms == 0, skipped
+        assert "not run" in skipped.error, skipped
+    # The meter decided the TLE, so the reported CPU time does not contradict it.
+    assert out["loop_a"].cpu_ms >= limits.test_cpu_seconds * 1000, out["loop_a"]
+
+
 def test_tests_cannot_kill_or_stop_the_harness(sandbox_image: str) -> None:
     # The harness is PID 1 of its container: signals from inside do not reach it. A test's
     # direct parent is a per-test supervisor: killing or stopping it only fails that test.

@@ -12,7 +12,7 @@ from problems.services import BANK_DIR
 from studio import validation
 from studio.services.errors import ProblemActionError
 from studio.services.publishing import problem_publish
-from studio.services.validations import validations_requeue_stale, version_solutions
+from studio.services.validations import VALIDATION_JOBS, version_solutions
 from studio.services.versions import version_create
 from tests.factories import tiny_problem, user_with_role
 
@@ -59,7 +59,7 @@ def test_loadproblems_leaves_the_bank_pending_and_the_sweeper_queues_it_but_not_
     draft, _ = version_create(problem=problem, limits={"test_wall_seconds": 3.0})
     assert draft.validation == "draft"
     # when the beat's sweeper runs (the broker is the run's real Redis)
-    queued = validations_requeue_stale()
+    queued = VALIDATION_JOBS.requeue_stale()
     # then the bank's version was handed to the queue, the draft was not
     bank.refresh_from_db()
     draft.refresh_from_db()
@@ -67,7 +67,7 @@ def test_loadproblems_leaves_the_bank_pending_and_the_sweeper_queues_it_but_not_
     assert bank.enqueued_at is not None
     assert draft.enqueued_at is None and draft.validation == "draft"
     # and a second pass right after sends nothing again
-    assert validations_requeue_stale() == 0
+    assert VALIDATION_JOBS.requeue_stale() == 0
 
 
 def test_publishing_needs_the_package_checks_green() -> None:

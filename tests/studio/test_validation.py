@@ -23,7 +23,7 @@ from studio.services.validations import (
     version_validation_state,
 )
 from tests.factories import ADD_ONE, tiny_problem
-from tests.processes import wait_for, worker
+from tests.processes import kind_queues, wait_for, worker
 
 OFF_BY_TWO = "def solve(x):\n    return x + 2\n"
 CRASHES = "def solve(x):\n    raise ValueError('no')\n"
@@ -294,7 +294,7 @@ def test_the_validation_job_runs_on_the_problem_queue(tmp_path: Path) -> None:
     problem = with_wrong(tiny_problem(), wrong("wrong/off_by_two.py", "WA", OFF_BY_TWO))
     version = problem.live_version
     assert version is not None
-    with worker(tmp_path / "worker.log", queues="cpu"):
+    with worker(tmp_path / "worker.log", queues=kind_queues("cpu")):
         assert version_validation_request(version=version)
         wait_for(
             lambda: ProblemVersion.objects.filter(pk=version.pk, validation="passed").exists(),
@@ -314,7 +314,7 @@ def test_docker_down_leaves_the_validation_pending_until_the_grader_is_back(
     version = problem.live_version
     assert version is not None
     dead_engine = f"unix://{tmp_path}/no-docker.sock"
-    with worker(tmp_path / "down.log", queues="cpu", DOCKER_HOST=dead_engine):
+    with worker(tmp_path / "down.log", queues=kind_queues("cpu"), DOCKER_HOST=dead_engine):
         version_validation_request(version=version)
         wait_for(
             lambda: ProblemVersion.objects.filter(
@@ -324,7 +324,7 @@ def test_docker_down_leaves_the_validation_pending_until_the_grader_is_back(
         )
     version.refresh_from_db()
     assert version.validation_report["error"].startswith("sandbox failed")
-    with worker(tmp_path / "up.log", queues="cpu"):
+    with worker(tmp_path / "up.log", queues=kind_queues("cpu")):
         wait_for(
             lambda: ProblemVersion.objects.filter(pk=version.pk, validation="passed").exists(),
             timeout=120,

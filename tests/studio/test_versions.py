@@ -23,7 +23,7 @@ from studio.services.regrades import regrade_run, version_regrade_preview
 from studio.services.validations import version_solutions
 from studio.services.versions import version_create
 from tests.factories import ADD_ONE, tiny_problem, user_with_role
-from tests.processes import wait_for, worker
+from tests.processes import kind_queues, wait_for, worker
 
 # Right for small x, wrong from 1000 on: passes v1's tests, fails the test v2 adds.
 SMALL_ONLY = "def solve(x):\n    return x + 1 if x < 1000 else x\n"
@@ -178,7 +178,7 @@ def test_regrade_preview_records_old_and_new_verdicts_in_process() -> None:
 def test_regrade_preview_runs_as_a_celery_job(tmp_path: Path) -> None:
     _, version, subs = _regrade_setup()
     author = user_with_role("author", "author")
-    with worker(tmp_path / "worker.log", queues="cpu"):
+    with worker(tmp_path / "worker.log", queues=kind_queues("cpu")):
         regrade = version_regrade_preview(version=version, user=author)
         assert regrade.total == 4
         wait_for(

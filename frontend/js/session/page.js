@@ -185,6 +185,27 @@ export function sessionPageMount(root) {
       }
     }
   };
+  // The invitation e-mail is sent by a background task: follow it until it is sent or failed.
+  const inviteMail = document.getElementById("invite-mail");
+  const followInvitation = async () => {
+    for (let i = 0; i < 40 && inviteMail.dataset.state === "pending"; i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      try {
+        const { invitation } = await getJson(urls.state);
+        if (invitation && invitation.sent) {
+          inviteMail.dataset.state = "sent";
+          inviteMail.textContent = inviteMail.dataset.sentText;
+        } else if (invitation && invitation.error) {
+          inviteMail.dataset.state = "error";
+          inviteMail.classList.add("form-error");
+          inviteMail.textContent = `${inviteMail.dataset.errorText} (${invitation.error})`;
+        }
+      } catch {
+        // Keep asking: the server may be restarting.
+      }
+    }
+  };
+  if (inviteMail && inviteMail.dataset.state === "pending") followInvitation();
   const countdown = new Countdown(document.getElementById("session-timer"), {
     serverNow: state.server_now,
     onExpire: () => {

@@ -8,6 +8,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from core.verdicts import NOT_RUN
 from grading.judge import JudgeError
 from grading.services import GradingError, grade_now
 from problems.models import Problem
@@ -39,5 +40,9 @@ class Command(BaseCommand):
             self.stdout.write(json.dumps(judgement.as_json()))
             return
         for test in judgement.tests:
-            self.stdout.write(f"{test.verdict:<4} {test.time_ms:8.1f} ms  {test.name}")
+            if test.verdict == NOT_RUN:
+                self.stdout.write(f"{'-':<4} {'not run':<32}  {test.name}")
+                continue
+            times = f"CPU {test.cpu_ms:8.1f} ms wall {test.time_ms:8.1f} ms"
+            self.stdout.write(f"{test.verdict:<4} {times}  {test.name}")
         self.stdout.write(f"{judgement.verdict}: passed {judgement.passed} of {judgement.total}")
