@@ -19,8 +19,8 @@ baseline runs the harness as PID 1 of a fresh PID namespace (`unshare`), as an u
 user, so its kill(-1) cleanup stays inside that namespace, exactly as in the container.
 
     python -m bench sandbox
-    BENCH_SANDBOX_PARTS=heavy python -m bench sandbox     # only part 4 (latency, per_test,
-                                                           # throughput, heavy)
+    BENCH_SANDBOX_PARTS=heavy python -m bench sandbox     # only part 4; the parts are
+    python -m bench.sandbox heavy                         # latency, per_test, throughput, heavy
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ import resource
 import shutil
 import statistics
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -558,3 +559,7 @@ def main(argv: list[str] | None = None) -> int:
             f"(target <= 0.25)"
         )
     return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
