@@ -40,7 +40,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from grading.judge import GradeSpec, judge
+from grading.judge import GradeSpec, judge, sandbox_modules
 from sandbox import Limits, RunResult, TestInput, WarmPool, run
 from sandbox.docker_runner import RUNTIME_ENV, configured_runtime, encode_job, engine_runtimes
 from sandbox.image import ensure
@@ -376,7 +376,7 @@ def grade_timed(spec: GradeSpec, pool: WarmPool, warm: bool) -> Graded:
         spec.limits,
         spec.gpu,
         driver=dict(spec.driver),
-        modules={"support": spec.support_code} if spec.support_code else None,
+        modules=sandbox_modules(spec),
     )
     assert pool.wait_idle(ready, pool.size, timeout=120), "the pool did not warm up"
     results: list[RunResult] = []

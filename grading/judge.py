@@ -444,6 +444,11 @@ def judgement_from(verdicts: Sequence[TestVerdict]) -> Judgement:
     )
 
 
+def sandbox_modules(spec: GradeSpec) -> dict[str, str] | None:
+    """The extra modules a grading writes next to the solution in the sandbox (its support)."""
+    return {"support": spec.support_code} if spec.support_code else None
+
+
 def judge(
     spec: GradeSpec,
     *,
@@ -486,7 +491,7 @@ def _judge(
         if on_verdict is not None:
             on_verdict(verdict)
 
-    modules = {"support": spec.support_code} if spec.support_code else None
+    modules = sandbox_modules(spec)
     result = run_fn(
         solution=spec.solution,
         driver=dict(spec.driver),

@@ -23,6 +23,7 @@ from grading.judge import (
     TestSpec,
     TestVerdict,
     judge,
+    sandbox_modules,
 )
 from grading.lanes import Lane
 from grading.models import Submission, TestResult
@@ -91,8 +92,7 @@ def pool_prewarm_live(*, pool: WarmPool, queues: Collection[str]) -> list[str]:
             spec.limits,
             spec.gpu,
             driver=spec.driver,
-            # As grading.judge hands them to the sandbox.
-            modules={"support": spec.support_code} if spec.support_code else None,
+            modules=sandbox_modules(spec),
         )
         checker = {"checker": version.checker_code, "support": version.support_code}
         worker_side.update(preload_names("", {}, checker))

@@ -562,15 +562,22 @@ def prepare_workdir(ctx: dict[str, Any]) -> bool:
     if not clean:
         return False
     try:
-        _write_file(os.path.join(workdir, "solution.py"), ctx["solution"])
-        for name, source in ctx["modules"].items():
-            _write_file(os.path.join(workdir, name + ".py"), source)
-        if ctx["driver"].get("kind") == "custom":
-            source = str(ctx["driver"]["source"])
-            _write_file(os.path.join(workdir, "_onsite_driver.py"), source)
+        _write_job_files(ctx)
     except OSError:
         return False
     return True
+
+
+def _write_job_files(ctx: dict[str, Any], *, solution: bool = True) -> None:
+    """The job's files in the working dir: the solution (unless told not to), its modules and
+    a custom driver."""
+    workdir = ctx["workdir"]
+    if solution:
+        _write_file(os.path.join(workdir, "solution.py"), ctx["solution"])
+    for name, source in ctx["modules"].items():
+        _write_file(os.path.join(workdir, name + ".py"), source)
+    if ctx["driver"].get("kind") == "custom":
+        _write_file(os.path.join(workdir, "_onsite_driver.py"), str(ctx["driver"]["source"]))
 
 
 def _fork(kill_strays: bool = True) -> int:
@@ -1336,10 +1343,8 @@ def preload_driver(ctx: dict[str, Any]) -> bool:
     if ctx["driver"].get("kind") != "custom":
         return False
     workdir = ctx["workdir"]
-    try:  # the first test's wipe removes these again
-        for name, source in ctx["modules"].items():
-            _write_file(os.path.join(workdir, name + ".py"), source)
-        _write_file(os.path.join(workdir, "_onsite_driver.py"), str(ctx["driver"]["source"]))
+    try:
+        _write_job_files(ctx, solution=False)  # the first test's wipe removes them again
     except OSError:
         return False
     before = set(sys.modules)
