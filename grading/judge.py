@@ -6,6 +6,7 @@ every comparison happens here, in the worker.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import sys
 import threading
@@ -257,6 +258,11 @@ class Checker:
     def _module(name: str, code: str) -> types.ModuleType:
         module = types.ModuleType(name)
         module.__file__ = f"<{name}.py>"
+        # What a checker may key a process-wide cache of deterministic results by (reference
+        # decodes of a problem version's model): a new version's code has a new hash.
+        module.__dict__["__source_sha256__"] = hashlib.sha256(
+            code.encode("utf-8", "surrogatepass")
+        ).hexdigest()
         try:
             exec(compile(code, f"{name}.py", "exec"), module.__dict__)  # noqa: S102 - author code
         except Exception as exc:
@@ -438,6 +444,11 @@ def judgement_from(verdicts: Sequence[TestVerdict]) -> Judgement:
     )
 
 
+def sandbox_modules(spec: GradeSpec) -> dict[str, str] | None:
+    """The extra modules a grading writes next to the solution in the sandbox (its support)."""
+    return {"support": spec.support_code} if spec.support_code else None
+
+
 def judge(
     spec: GradeSpec,
     *,
@@ -480,7 +491,7 @@ def _judge(
         if on_verdict is not None:
             on_verdict(verdict)
 
-    modules = {"support": spec.support_code} if spec.support_code else None
+    modules = sandbox_modules(spec)
     result = run_fn(
         solution=spec.solution,
         driver=dict(spec.driver),

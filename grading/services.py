@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Collection
 from typing import Any
 
 from django.conf import settings
@@ -22,11 +23,13 @@ from grading.judge import (
     TestSpec,
     TestVerdict,
     judge,
+    sandbox_modules,
 )
 from grading.lanes import Lane
 from grading.models import Submission, TestResult
 from grading.sandboxing import run_budget_seconds, sandbox_gpu, sandbox_image, sandbox_limits
 from problems.models import Problem, ProblemVersion
+from sandbox import WarmPool, preload_names
 
 log = logging.getLogger(__name__)
 UNAVAILABLE = "grader unavailable, retrying"
@@ -68,6 +71,32 @@ def grade_spec_for(*, version: ProblemVersion, code: str, mode: str) -> GradeSpe
         support_code=version.support_code,
         stop=STOP_RUN if mode == Submission.Mode.RUN else STOP_GROUP,
     )
+
+
+def pool_prewarm_live(*, pool: WarmPool, queues: Collection[str]) -> list[str]:
+    """Ask `pool` to keep containers ready for every offered problem graded on `queues`, in the
+    shape its runs will ask for (image, limits, the libraries its driver and support module
+    import: torch for the PyTorch problems, imported before the job arrives). Returns the
+    libraries their checkers and support modules import in the worker (torch there too), for
+    the caller to load before the first grading needs them."""
+    problems = (
+        Problem.objects.offered()
+        .filter(queue__in=list(queues))
+        .select_related("live_version__problem")
+    )
+    worker_side: set[str] = set()
+    for version in (p.live_version for p in problems if p.live_version is not None):
+        spec = grade_spec_for(version=version, code="", mode=Submission.Mode.RUN)
+        pool.prewarm(
+            spec.image,
+            spec.limits,
+            spec.gpu,
+            driver=spec.driver,
+            modules=sandbox_modules(spec),
+        )
+        checker = {"checker": version.checker_code, "support": version.support_code}
+        worker_side.update(preload_names("", {}, checker))
+    return sorted(worker_side)
 
 
 def grade_now(*, problem: Problem, code: str, mode: str) -> Judgement:

@@ -7,11 +7,13 @@ Imported by config/celery.py so that the signal handlers are connected in every 
 from __future__ import annotations
 
 import contextlib
+import importlib
 import json
 import logging
 import os
 import socket
-from typing import Any
+import threading
+from typing import TYPE_CHECKING, Any
 
 import redis
 from celery.signals import (
@@ -21,6 +23,9 @@ from celery.signals import (
     worker_process_shutdown,
 )
 from django.conf import settings
+
+if TYPE_CHECKING:
+    from sandbox import WarmPool
 
 log = logging.getLogger(__name__)
 POOL_STATS_KEY = "onsite:pool:{host}:{pid}"
@@ -36,18 +41,57 @@ def _remember_queues(sender: Any = None, instance: Any = None, **kwargs: Any) ->
 
 @worker_process_init.connect
 def _start_pool(**kwargs: Any) -> None:
-    """Each prefork child gets its own pool, warmed for the problems' most common shape."""
+    """Each prefork child gets its own pool, warmed for the shapes of the problems its queues
+    grade (the cpu problems' most common shape at once; every offered problem's shape, and the
+    libraries their checkers import in this process, from a background thread)."""
     from grading.sandboxing import sandbox_image, sandbox_limits
     from sandbox import configure_default_pool
 
     size = settings.ONSITE_SANDBOX_POOL_SIZE
     pool = configure_default_pool(size) if size > 0 else None
     if pool is not None:
+        kinds = served_kinds()
         try:
-            pool.prewarm(sandbox_image("cpu"), sandbox_limits({}))
+            if "cpu" in kinds:
+                pool.prewarm(sandbox_image("cpu"), sandbox_limits({}))
         except Exception:  # a missing image must not stop the worker: runs then start cold
             log.exception("could not prewarm the sandbox pool")
+        threading.Thread(
+            target=_prewarm_live, args=(pool, kinds), name="sandbox-prewarm", daemon=True
+        ).start()
     pool_stats_publish()  # with or without a pool: its queues count as grading slots
+
+
+def served_kinds() -> set[str]:
+    """The queue kinds (`cpu`, `gpu`: grading.lanes.KINDS) of the queues this worker consumes
+    (`-Q`; Celery's default queue without it): `cpu.submit` is a `cpu` lane."""
+    from celery import current_app
+
+    from grading.lanes import KINDS
+
+    return {name.split(".")[0] for name in current_app.amqp.queues.consume_from} & set(KINDS)
+
+
+def _prewarm_live(pool: WarmPool, queues: set[str]) -> None:
+    """In its own thread (its own database connection, never the one the prefork parent may
+    have left): prewarm the offered problems' shapes, then import what their checkers need
+    here (torch for the PyTorch problems: 1.3-2.5 s the first Submit would otherwise wait)."""
+    from django.db import connection
+
+    from grading.services import pool_prewarm_live
+
+    try:
+        libraries = pool_prewarm_live(pool=pool, queues=queues)
+    except Exception:  # no database yet, a missing image...: runs learn their shapes
+        log.exception("could not prewarm the sandbox pool for the offered problems")
+        return
+    finally:
+        connection.close()
+    for name in libraries:
+        try:
+            importlib.import_module(name)
+        except Exception:  # the checker reports it when it needs the library
+            log.warning("could not import %s for the checkers", name)
 
 
 @task_postrun.connect

@@ -4,10 +4,13 @@ Public API (docs/architecture.md, "Sandbox library API")::
 
     Limits, Driver, TestInput, TestOutcome, RunResult, SandboxError, Status, run(...)
 
-plus the warm pool (``WarmPool``, ``configure_default_pool``) and the orphan ``reap``er.
+plus the warm pool (``WarmPool``, ``configure_default_pool``), the orphan ``reap``er, and
+``preload_names``: the harness's rule for which heavy libraries (numpy, pandas, torch) code
+imports, for a worker that wants them loaded before its first grading too.
 """
 
 from sandbox.execute import run
+from sandbox.harness.runner import preload_names
 from sandbox.pool import WarmPool, configure_default_pool, default_pool, reap
 from sandbox.types import (
     Driver,
@@ -30,6 +33,7 @@ __all__ = [
     "WarmPool",
     "configure_default_pool",
     "default_pool",
+    "preload_names",
     "reap",
     "run",
 ]

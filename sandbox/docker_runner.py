@@ -19,7 +19,7 @@ import socket
 import struct
 import time
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,6 +28,7 @@ import docker.errors
 import requests.exceptions
 from docker.types import DeviceRequest, LogConfig, Ulimit
 
+from sandbox.harness.runner import PRELOADABLE, preload_names
 from sandbox.types import STATUSES, Limits, SandboxError, Status, TestInput, TestOutcome
 
 log = logging.getLogger(__name__)
@@ -145,7 +146,10 @@ def configured_runtime(gpu: bool = False) -> str:
 
 @dataclass(frozen=True)
 class ContainerSpec:
-    """What fixes a container at creation (the pool's key); per-test limits travel in the job."""
+    """What fixes a container at creation (the pool's key); per-test limits travel in the job.
+
+    ``preload``: the libraries the harness imports (and warms up) before ``@@ready``, so a
+    pooled container has them in memory before the solution arrives; numpy always is."""
 
     image: str
     gpu: bool
@@ -155,11 +159,18 @@ class ContainerSpec:
     tmpfs_mb: int
     nofile: int
     runtime: str = DEFAULT_RUNTIME
+    preload: tuple[str, ...] = ()
 
     @classmethod
     def for_run(
-        cls, image: str, limits: Limits, gpu: bool, runtime: str | None = None
+        cls,
+        image: str,
+        limits: Limits,
+        gpu: bool,
+        runtime: str | None = None,
+        preload: Iterable[str] = (),
     ) -> ContainerSpec:
+        wanted = set(preload) | ({"torch"} if gpu else set())
         return cls(
             runtime=runtime or configured_runtime(gpu),
             image=image,
@@ -169,7 +180,25 @@ class ContainerSpec:
             pids=limits.pids,
             tmpfs_mb=limits.tmpfs_mb,
             nofile=limits.nofile,
+            # numpy is imported by every harness anyway: it never makes a shape of its own.
+            preload=tuple(name for name in PRELOADABLE if name in wanted and name != "numpy"),
         )
+
+    @classmethod
+    def for_job(
+        cls,
+        image: str,
+        limits: Limits,
+        gpu: bool,
+        driver: Mapping[str, Any],
+        modules: Mapping[str, str] | None = None,
+    ) -> ContainerSpec:
+        """The container for a run of this problem code: it preloads what the problem's own
+        driver and modules import (the harness's rule, `preload_names`). The solution's imports
+        are left out on purpose: they would split the pool by candidate; the harness still
+        imports them once after the job arrives, before the first test."""
+        names = preload_names("", driver, modules or {})
+        return cls.for_run(image, limits, gpu, preload=names)
 
 
 def container_environment(spec: ContainerSpec, idle_seconds: float) -> dict[str, str]:
@@ -189,8 +218,8 @@ def container_environment(spec: ContainerSpec, idle_seconds: float) -> dict[str,
         "MKL_NUM_THREADS": threads,
         "NUMEXPR_MAX_THREADS": threads,
     }
-    if spec.gpu:
-        env["ONSITE_PRELOAD_TORCH"] = "1"
+    if spec.preload:
+        env["ONSITE_PRELOAD"] = ",".join(spec.preload)
     return env
 
 

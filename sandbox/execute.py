@@ -65,7 +65,7 @@ def run(
     tests = list(tests)
     started = time.monotonic()
     deadline = started + limits.total_wall_seconds(len(tests))
-    spec = ContainerSpec.for_run(image, limits, gpu)
+    spec = ContainerSpec.for_job(image, limits, gpu, driver, modules)
     job: dict[str, Any] = {
         "solution": solution,
         "driver": dict(driver),

@@ -1,11 +1,16 @@
 """Warm pool of pre-started sandbox containers, and the reaper of orphaned ones.
 
-A pooled container has its harness running, numpy imported and ``@@ready`` seen; it serves
+A pooled container has its harness running, numpy imported (and whatever else its shape
+preloads: torch for a PyTorch problem) and ``@@ready`` seen; it serves
 exactly one run and is then destroyed (never reused: a run may have left anything behind).
-A background thread refills the pool. When the pool is empty the run starts a container cold.
+A background thread refills the pool, out of the way of the runs: while a run of this pool is
+in flight (and for ``refill_quiet_seconds`` after the last one) a shape that still has a ready
+container is not refilled, so a container starting (a torch import is 1.3 s of CPU) does not
+compete with the run for the cores; a shape with none left is refilled at once. When the pool
+is empty the run starts a container cold.
 
 Containers are keyed by what is fixed at creation (``ContainerSpec``: image, memory, cpus,
-pids, tmpfs, nofile, gpu); per-test limits travel in the job.
+pids, tmpfs, nofile, gpu, preloaded libraries); per-test limits travel in the job.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ import os
 import queue
 import threading
 import time
+from collections.abc import Mapping
 from typing import Any
 
 import docker
@@ -38,6 +44,9 @@ log = logging.getLogger(__name__)
 DEFAULT_IDLE_MAX_SECONDS = 600.0
 # A spec nobody asked for in this long is dropped from the pool (its containers removed).
 DEFAULT_FORGET_SECONDS = 3600.0
+# How long after the last run of a pool ended its refills wait (a custom-input run is two runs
+# back to back, the reference's then the candidate's).
+DEFAULT_REFILL_QUIET_SECONDS = 0.5
 # Reaper defaults: a run never legitimately lasts 30 minutes; idle pool containers are retired
 # by their pool after DEFAULT_IDLE_MAX_SECONDS, so twice that plus margin means "orphaned".
 REAP_MAX_AGE_SECONDS = 1800.0
@@ -54,6 +63,7 @@ class WarmPool:
         idle_max_seconds: float = DEFAULT_IDLE_MAX_SECONDS,
         start_timeout_seconds: float = 60.0,
         forget_seconds: float = DEFAULT_FORGET_SECONDS,
+        refill_quiet_seconds: float = DEFAULT_REFILL_QUIET_SECONDS,
         client: docker.DockerClient | None = None,
     ) -> None:
         if size < 1:
@@ -62,12 +72,15 @@ class WarmPool:
         self.idle_max_seconds = idle_max_seconds
         self.start_timeout_seconds = start_timeout_seconds
         self.forget_seconds = forget_seconds
+        self.refill_quiet_seconds = refill_quiet_seconds
         self.hits = 0
         self.misses = 0
         self._client = client
         self._cond = threading.Condition()
         self._idle: dict[ContainerSpec, list[Attached]] = {}
         self._wanted: dict[ContainerSpec, float] = {}  # spec -> last time it was asked for
+        self._serving: set[str] = set()  # ids of containers handed to a run, not yet retired
+        self._quiet_since = time.monotonic()  # when the last run in flight ended
         self._closed = False
         self._thread: threading.Thread | None = None
         # A pool belongs to the process that made it: after fork (Celery prefork) the refill
@@ -78,9 +91,19 @@ class WarmPool:
 
     # -- public -----------------------------------------------------------------------------
 
-    def prewarm(self, image: str, limits: Limits, gpu: bool = False) -> ContainerSpec:
-        """Ask the pool to keep ``size`` containers ready for runs of this shape."""
-        spec = ContainerSpec.for_run(image, limits, gpu)
+    def prewarm(
+        self,
+        image: str,
+        limits: Limits,
+        gpu: bool = False,
+        *,
+        driver: Mapping[str, Any] | None = None,
+        modules: Mapping[str, str] | None = None,
+    ) -> ContainerSpec:
+        """Ask the pool to keep ``size`` containers ready for runs of this shape: a problem's
+        ``driver`` and ``modules`` add the libraries its code imports, preloaded (as ``run``
+        asks for them: ``ContainerSpec.for_job``)."""
+        spec = ContainerSpec.for_job(image, limits, gpu, driver or {"kind": "function"}, modules)
         with self._cond:
             self._want(spec)
         return spec
@@ -104,6 +127,7 @@ class WarmPool:
                 self.misses += 1
             else:
                 self.hits += 1
+                self._serving.add(found.container_id)
             self._cond.notify_all()
         for attached in stale:
             attached.destroy()
@@ -138,6 +162,12 @@ class WarmPool:
         container, happens off the run's path. `drain()` waits for it; the reaper covers a
         process that dies before the removal ran."""
         attached.close_socket()
+        with self._cond:
+            if attached.container_id in self._serving:
+                self._serving.discard(attached.container_id)
+                if not self._serving:
+                    self._quiet_since = time.monotonic()
+                self._cond.notify_all()
         if self._closed or os.getpid() != self._pid:
             attached.destroy()
             return
@@ -209,8 +239,9 @@ class WarmPool:
             self._client = connect()
         return self._client
 
-    def _next_work(self) -> tuple[ContainerSpec | None, list[Attached]]:
-        """Under the lock: retire stale containers, forget unused specs, pick a spec to fill."""
+    def _next_work(self) -> tuple[ContainerSpec | None, list[Attached], float]:
+        """Under the lock: retire stale containers, forget unused specs, pick a spec to fill;
+        with none to fill now, also how long to wait before looking again."""
         now = time.monotonic()
         stale: list[Attached] = []
         for spec in list(self._wanted):
@@ -222,10 +253,18 @@ class WarmPool:
                 stale.extend(keep)
                 del self._wanted[spec]
                 del self._idle[spec]
+        wait = min(30.0, self.idle_max_seconds / 4)
+        quiet_in = self._quiet_since + self.refill_quiet_seconds - now
         for spec in self._wanted:
-            if len(self._idle[spec]) < self.size:
-                return spec, stale
-        return None, stale
+            ready = len(self._idle[spec])
+            if ready >= self.size:
+                continue
+            if ready == 0 or (not self._serving and quiet_in <= 0):
+                return spec, stale, 0.0
+            # Deferred: a run is in flight (its retire wakes us) or has just ended.
+            if not self._serving:
+                wait = min(wait, quiet_in)
+        return None, stale, wait
 
     def _refill_loop(self) -> None:
         backoff = 0.0
@@ -233,9 +272,9 @@ class WarmPool:
             with self._cond:
                 if self._closed:
                     return
-                spec, stale = self._next_work()
+                spec, stale, wait = self._next_work()
                 if spec is None and not stale:
-                    self._cond.wait(timeout=min(30.0, self.idle_max_seconds / 4))
+                    self._cond.wait(timeout=max(0.01, wait))
                     continue
             for attached in stale:
                 attached.destroy()

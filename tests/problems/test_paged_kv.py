@@ -307,6 +307,41 @@ def test_checker_loads_like_the_worker_and_plots_blocks(
     assert evidence["batch"] and evidence["oracle_batch"] == evidence["batch"][:-1]
 
 
+
+def test_the_worker_reuses_reference_decodes_of_the_same_support_only(
+    reference: types.ModuleType, pkg: Package, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each grading gets a fresh Checker, but the reference decodes (deterministic per version)
+    are kept in the worker, keyed by support.py's content hash: a second grading of the same
+    version decodes nothing again; an edited support.py decodes afresh."""
+    judge = pytest.importorskip("grading.judge")
+    cache = "_onsite_pkv_reference_cache"
+    monkeypatch.delitem(sys.modules, cache, raising=False)
+    checker_code = (PACKAGE_DIR / "checker.py").read_text(encoding="utf-8")
+    support_code = (PACKAGE_DIR / "support.py").read_text(encoding="utf-8")
+    test = _by_name("edge: max_tokens 0 and 1, stop token first")
+    assert pkg.support.model_config(test["input"])["tier"] == "torch"
+    output = json.loads(json.dumps(pkg.driver.run(reference, test["input"])))
+
+    def grade(support: str) -> dict[Any, Any]:
+        ok, message, _ = judge.Checker(checker_code, support).check_with_evidence(
+            test["input"], test["expected"], output
+        )
+        assert ok, message
+        return dict(sys.modules[cache].store["continuations"])
+
+    first = grade(support_code)
+    assert first  # one decode per request with tokens to check
+    again = grade(support_code)
+    assert again.keys() == first.keys()
+    assert all(again[key] is first[key] for key in first)  # the same decodes, not redone
+    edited = grade(support_code + "\n# edited\n")
+    assert len(edited) == 2 * len(first)  # new content hash: decoded afresh
+    # Loaded any other way (the in-process loader here), nothing is shared.
+    pkg.checker.check(test["input"], test["expected"], output)
+    assert len(sys.modules[cache].store["continuations"]) == len(edited)
+
+
 def test_checker_evidence_names_the_first_violating_step(pkg: Package) -> None:
     test = _by_name("preemption under memory pressure")["input"]
     wrong = load_solution(PACKAGE_DIR / "wrong" / "wrong_victim.py")

@@ -190,7 +190,7 @@ def test_gpu_devices_only_with_the_nvidia_runtime(
     else:
         assert requests == []  # no GPU on this engine: the CPU path, no device at all
     assert not info["HostConfig"].get("Devices")
-    assert "ONSITE_PRELOAD_TORCH=1" in info["Config"]["Env"]
+    assert "ONSITE_PRELOAD=torch" in info["Config"]["Env"]
 
 
 def test_auto_prefers_crun_but_not_for_gpu_containers_on_an_nvidia_engine(

@@ -362,3 +362,99 @@ def test_cpu_meter_reads_a_cgroup_only_when_it_is_the_sandboxs_own(
     if meter.available:  # this host's cgroup, read as the container would read its own
         meter.start()
         assert meter.used_ms() >= 0.0
+
+
+# -- what a container preloads, and when the pool refills (no Docker: fake containers) ------
+
+
+TORCH_DRIVER = {"kind": "custom", "source": "import support\n\ndef run(s, i):\n    return 1\n"}
+TORCH_SUPPORT = {"support": "def model():\n    import torch\n    return torch.zeros(1)\n"}
+
+
+def test_a_container_preloads_what_the_problem_code_imports_not_the_solution() -> None:
+    from sandbox.docker_runner import ContainerSpec, container_environment
+
+    limits = Limits(memory_mb=2048)
+    spec = ContainerSpec.for_job("img", limits, False, TORCH_DRIVER, TORCH_SUPPORT)
+    assert spec.preload == ("torch",)
+    assert container_environment(spec, 60)["ONSITE_PRELOAD"] == "torch"
+    # numpy is always imported, so it never makes a shape of its own; a function driver
+    # (every cpu problem but two) asks for nothing: the shape the cpu pool keeps warm.
+    plain = ContainerSpec.for_job("img", Limits(), False, {"kind": "function", "entry": "f"})
+    numpy_driver = {"kind": "custom", "source": "import numpy as np\n"}
+    assert ContainerSpec.for_job("img", Limits(), False, numpy_driver) == plain
+    assert plain.preload == () and "ONSITE_PRELOAD" not in container_environment(plain, 60)
+    # A gpu container always preloads torch (as the GPU image did before shapes had preloads).
+    assert ContainerSpec.for_run("img", limits, True).preload == ("torch",)
+
+
+def test_the_harness_preloads_the_libraries_its_container_names(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    imported: list[str] = []
+    monkeypatch.setenv("ONSITE_PRELOAD", "pandas,torch,os")  # os: not preloadable, ignored
+    monkeypatch.setattr(runner.importlib, "import_module", imported.append)
+    for name in ("numpy", "pandas", "torch", "os"):
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    runner._preload()
+    assert imported == ["numpy", "pandas", "torch"]
+
+
+class FakeContainer:
+    """Stands in for sandbox.docker_runner.Attached in the pool's bookkeeping."""
+
+    count = 0
+
+    def __init__(self) -> None:
+        FakeContainer.count += 1
+        self.container_id = f"fake{FakeContainer.count}"
+        import time
+
+        self.created_at = time.monotonic()
+
+    def is_alive(self) -> bool:
+        return True
+
+    def close_socket(self) -> None:
+        pass
+
+    def destroy(self) -> None:
+        pass
+
+
+def test_refills_wait_while_a_run_is_in_flight(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A shape that still has a ready container is not refilled while a run is in flight
+    (starting one, a torch import among it, would compete with the run for the cores), nor
+    in the quiet moment after it; a shape with none left is refilled at once."""
+    import time
+
+    from sandbox import WarmPool
+    from sandbox import pool as pool_module
+
+    started: list[str] = []
+
+    def start(client: object, spec: object, **kwargs: object) -> FakeContainer:
+        container = FakeContainer()
+        started.append(container.container_id)
+        return container
+
+    monkeypatch.setattr(pool_module, "start_attached", start)
+    pool = WarmPool(size=2, refill_quiet_seconds=0.3, client=object())  # type: ignore[arg-type]
+    try:
+        spec = pool.prewarm("img", Limits())
+        assert pool.wait_idle(spec, 2, timeout=5) and len(started) == 2
+        first = pool.acquire(spec)
+        assert first is not None
+        time.sleep(0.5)
+        assert len(started) == 2, "refilled while a run was in flight"
+        second = pool.acquire(spec)  # the last ready one: refilled at once, run or not
+        assert second is not None and pool.wait_idle(spec, 1, timeout=5)
+        assert len(started) == 3
+        pool.retire(second)  # type: ignore[arg-type]
+        time.sleep(0.5)
+        assert len(started) == 3, "refilled while a run was in flight"
+        pool.retire(first)  # type: ignore[arg-type]
+        assert pool.idle_count(spec) == 1  # not at once: the quiet moment after a run...
+        assert pool.wait_idle(spec, 2, timeout=5) and len(started) == 4  # ...then refilled
+    finally:
+        pool.close()

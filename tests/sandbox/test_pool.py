@@ -193,3 +193,48 @@ def test_latency_script_is_importable() -> None:
     # The cold vs warm measurement lives next to the tests; make sure it stays runnable.
     source = (Path(__file__).parent / "latency.py").read_text()
     compile(textwrap.dedent(source), "latency.py", "exec")
+
+
+def _memory_mib(client: docker.DockerClient, container_id: str) -> float:
+    stats = client.api.stats(container_id, stream=False)["memory_stats"]
+    return float(stats.get("usage", 0)) / 2**20
+
+
+@pytest.mark.gpu_image
+def test_a_pooled_pytorch_shape_has_torch_loaded_before_its_job(
+    docker_client: docker.DockerClient, gpu_image: str
+) -> None:
+    """A problem whose driver and support module import torch gets pooled containers that
+    imported it while idle (~150 MiB of it in memory before any job), so its run skips the
+    import; a problem without torch on the same image does not pay for it."""
+    limits = Limits(test_wall_seconds=10.0, test_cpu_seconds=10.0, memory_mb=1024)
+    driver = {
+        "kind": "custom",
+        "source": "import os, sys\nimport support\n\ndef run(solution, test_input):\n"
+        "    return [os.environ.get('ONSITE_PRELOAD'), 'torch' in sys.modules, "
+        "support.width(), solution.solve()]\n",
+    }
+    modules = {"support": "import torch\n\ndef width():\n    return int(torch.ones(3).sum())\n"}
+    pool = WarmPool(size=1, start_timeout_seconds=120)
+    try:
+        torch_shape = pool.prewarm(gpu_image, limits, driver=driver, modules=modules)
+        plain_shape = pool.prewarm(gpu_image, limits, driver={"kind": "function", "entry": "f"})
+        assert torch_shape.preload == ("torch",) and plain_shape.preload == ()
+        assert pool.wait_idle(torch_shape, 1, timeout=120)
+        assert pool.wait_idle(plain_shape, 1, timeout=120)
+        (with_torch,) = pool.idle_container_ids(torch_shape)
+        (without,) = pool.idle_container_ids(plain_shape)
+        assert _memory_mib(docker_client, with_torch) > _memory_mib(docker_client, without) + 60
+        result = run(
+            solution="def solve():\n    return 'ok'\n",
+            driver=driver,
+            tests=[TestInput("t", None)],
+            limits=limits,
+            image=gpu_image,
+            modules=modules,
+            pool=pool,
+        )
+        assert result.cold_start is False and result.run_id  # the pooled container served it
+        assert result.outcomes[0].output == ["torch", True, 3, "ok"], result.outcomes[0].error
+    finally:
+        pool.close()

@@ -230,6 +230,72 @@ MISBEHAVING = """
 """
 
 
+PRELOAD_SUPPORT = """
+    import os, secrets
+
+    # Who ran this module's top level, and a token that differs on every import.
+    LOADED = {"pid": os.getpid(), "token": secrets.token_hex(8)}
+
+    def fail():
+        raise ValueError("from support")
+"""
+PRELOAD_DRIVER = """
+    import os, sys
+    import support
+
+    def run(solution, test_input):
+        if test_input == "fail":
+            support.fail()
+        support.LOADED["seen"] = True  # this test's copy only
+        return {**support.LOADED, "me": os.getpid(), "one": sys.modules["support"] is support,
+                "answer": solution.answer()}
+"""
+
+
+def _preload_run(image: str, support: str, driver: str = PRELOAD_DRIVER) -> RunResult:
+    return run(
+        solution="import support\n\ndef answer():\n    return 42\n",
+        driver={"kind": "custom", "source": textwrap.dedent(driver)},
+        tests=[TestInput("a", None), TestInput("b", None), TestInput("c", "fail")],
+        limits=FAST,
+        image=image,
+        modules={"support": textwrap.dedent(support)},
+    )
+
+
+def test_a_custom_driver_and_its_support_module_are_imported_once_before_the_tests(
+    sandbox_image: str,
+) -> None:
+    a, b, c = _preload_run(sandbox_image, PRELOAD_SUPPORT).outcomes
+    assert a.status == b.status == "ok", (a.error, b.error)
+    # Imported by PID 1 before the first test, so every test starts with the same import...
+    assert a.output["pid"] == b.output["pid"] == 1
+    assert a.output["token"] == b.output["token"]
+    # ...in its own process, with its own copy (what one test changes, the next never sees),
+    # the one module the solution imports too.
+    assert a.output["me"] != 1 and b.output["me"] != a.output["me"]
+    assert a.output["seen"] and b.output["seen"] and a.output["one"] and b.output["one"]
+    assert a.output["answer"] == b.output["answer"] == 42
+    # Tracebacks still point into the file every test gets.
+    assert c.status == "error" and c.exc_type == "ValueError"
+    assert "/work/support.py" in c.error and "from support" in c.error
+
+
+def test_a_driver_that_cannot_be_preloaded_is_imported_by_each_test(sandbox_image: str) -> None:
+    # Output at import belongs to each test's stdout; a driver that needs the solution at
+    # import cannot be loaded without it: each falls back to an import in every test.
+    noisy = textwrap.dedent(PRELOAD_SUPPORT) + 'print("support imported")\n'
+    a, b, _ = _preload_run(sandbox_image, noisy).outcomes
+    assert a.status == b.status == "ok", (a.error, b.error)
+    assert a.output["pid"] == a.output["me"] and b.output["pid"] == b.output["me"]
+    assert a.output["token"] != b.output["token"]
+    assert a.stdout.strip() == b.stdout.strip() == "support imported"
+    eager = "import solution\n" + textwrap.dedent(PRELOAD_DRIVER)
+    a, b, _ = _preload_run(sandbox_image, PRELOAD_SUPPORT, eager).outcomes
+    assert a.status == b.status == "ok", (a.error, b.error)
+    assert a.output["pid"] == a.output["me"] != 1 and a.output["answer"] == 42
+
+
 def test_misbehaving_solutions_get_their_status(sandbox_image: str) -> None:
     cases = [
         "isolation_write", "isolation_read", "stash_everywhere", "deep_dirs", "stash_check",

@@ -56,8 +56,9 @@ _CACHE_PROMPTS = 4096
 def _cache() -> dict[str, Any]:
     """Process-wide store of models and reference continuations. The worker builds a fresh
     Checker (fresh module globals) per submission, so the store hangs off sys.modules to let the
-    next submission reuse decodes of the same prompts. Keys include a fingerprint of the model
-    code and the torch version: an edited support.py never reads a stale decode."""
+    next submission reuse decodes of the same prompts. Keys include the content hash of
+    support.py (given by the worker's loader), a fingerprint of the model code and the torch
+    version: an edited support.py never reads a stale decode."""
     holder = sys.modules.get(_CACHE_MODULE)
     if holder is None:
         holder = sys.modules[_CACHE_MODULE] = types.ModuleType(_CACHE_MODULE)
@@ -70,6 +71,8 @@ def _fingerprint(config: dict[str, Any]) -> str:
     codes = [support.SimModel.next_token.__code__, support.TorchModel.__init__.__code__,
              support.TorchModel.logits.__code__, support.TorchModel.next_with_margin.__code__]
     digest = hashlib.sha256(json.dumps(config, sort_keys=True).encode())
+    # The whole support.py, where the worker's loader gives its content hash.
+    digest.update(str(getattr(support, "__source_sha256__", "")).encode())
     for code in codes:
         digest.update(marshal.dumps(code))
     if config["tier"] == "torch":
