@@ -66,33 +66,24 @@ def _lines() -> list[str]:
     return lines
 
 
+def _gauge(name: str, about: str, values: dict[str, object], label: str = "queue") -> list[str]:
+    lines = [f"# HELP {name} {about}", f"# TYPE {name} gauge"]
+    return lines + [f'{name}{{{label}="{key}"}} {value}' for key, value in values.items()]
+
+
 def _lane_lines() -> list[str]:
     """What a waiting run's position and estimate are made of (grading/queueing.py)."""
     waiting = queueing.waiting_by_lane()
-    lines = [
-        "# HELP onsite_waiting_runs Runs waiting for a grading slot, per lane's queue.",
-        "# TYPE onsite_waiting_runs gauge",
+    lanes = [(kind, lane) for kind in KINDS for lane in LANE_ORDER]
+    return [
+        *_gauge("onsite_waiting_runs", "Runs waiting for a grading slot, per lane's queue.",
+                {queue_name(k, lane): waiting[(k, str(lane))] for k, lane in lanes}),
+        *_gauge("onsite_grading_slots", "Worker processes serving each lane's queue.",
+                {queue_name(k, lane): queueing.slots(k, lane) for k, lane in lanes}),
+        *_gauge("onsite_grading_service_seconds",
+                "Median start-to-verdict time of recent gradings.",
+                {k: f"{queueing.service_seconds(k):.3f}" for k in KINDS}, label="kind"),
     ]
-    for kind in KINDS:
-        for lane in LANE_ORDER:
-            queue = queue_name(kind, lane)
-            lines.append(f'onsite_waiting_runs{{queue="{queue}"}} {waiting[(kind, str(lane))]}')
-    lines += [
-        "# HELP onsite_grading_slots Worker processes serving each lane's queue.",
-        "# TYPE onsite_grading_slots gauge",
-    ]
-    for kind in KINDS:
-        for lane in LANE_ORDER:
-            queue = queue_name(kind, lane)
-            lines.append(f'onsite_grading_slots{{queue="{queue}"}} {queueing.slots(kind, lane)}')
-    lines += [
-        "# HELP onsite_grading_service_seconds Median start-to-verdict time of recent gradings.",
-        "# TYPE onsite_grading_service_seconds gauge",
-    ]
-    for kind in KINDS:
-        seconds = queueing.service_seconds(kind)
-        lines.append(f'onsite_grading_service_seconds{{kind="{kind}"}} {seconds:.3f}')
-    return lines
 
 
 def _pool_lines() -> list[str]:

@@ -203,6 +203,14 @@ def worker_children(celery: list[str], cgroup: str | None) -> list[Child]:
     (ONSITE_<KIND>_BACKGROUND_WORKERS=0 folds it into the foreground one, which then takes
     the three lanes in order); and the io worker with the beat."""
     children = []
+
+    def grading_worker(
+        name: str, kind: str, lanes: tuple[Lane, ...], slots: int, nice: int, shares: int
+    ) -> None:
+        queues = worker_queues(kind, lanes)
+        argv = [*celery, "-Q", queues, "-n", f"{name.removeprefix('worker-')}@%h", "-c", str(slots)]
+        children.append(Child(name, argv, nice=nice, env=sandbox_env(cgroup, shares)))
+
     for kind, default_slots in (("cpu", "2"), ("gpu", "1")):
         prefix = f"ONSITE_{kind.upper()}"
         slots = max(1, int(os.environ.get(f"{prefix}_WORKERS", default_slots)))
@@ -210,35 +218,13 @@ def worker_children(celery: list[str], cgroup: str | None) -> list[Child]:
         reserved = max(0, min(wanted, slots - 1))  # at least one slot takes Submits
         background = int(os.environ.get(f"{prefix}_BACKGROUND_WORKERS", "1"))
         if reserved:
-            children.append(
-                Child(
-                    f"worker-{kind}-interactive",
-                    [*celery, "-Q", worker_queues(kind, (Lane.INTERACTIVE,)),
-                     "-n", f"{kind}-interactive@%h", "-c", str(reserved)],
-                    nice=FOREGROUND_NICE,
-                    env=sandbox_env(cgroup, INTERACTIVE_SHARES),
-                )
-            )
-        lanes: tuple[Lane, ...] = FOREGROUND if background else LANE_ORDER
-        children.append(
-            Child(
-                f"worker-{kind}",
-                [*celery, "-Q", worker_queues(kind, lanes), "-n", f"{kind}@%h",
-                 "-c", str(slots - reserved)],
-                nice=FOREGROUND_NICE,
-                env=sandbox_env(cgroup, FOREGROUND_SHARES),
-            )
-        )
+            grading_worker(f"worker-{kind}-interactive", kind, (Lane.INTERACTIVE,), reserved,
+                           FOREGROUND_NICE, INTERACTIVE_SHARES)
+        grading_worker(f"worker-{kind}", kind, FOREGROUND if background else LANE_ORDER,
+                       slots - reserved, FOREGROUND_NICE, FOREGROUND_SHARES)
         if background:
-            children.append(
-                Child(
-                    f"worker-{kind}-background",
-                    [*celery, "-Q", worker_queues(kind, (Lane.BACKGROUND,)),
-                     "-n", f"{kind}-background@%h", "-c", str(background)],
-                    nice=BACKGROUND_NICE,
-                    env=sandbox_env(cgroup, BACKGROUND_SHARES),
-                )
-            )
+            grading_worker(f"worker-{kind}-background", kind, (Lane.BACKGROUND,), background,
+                           BACKGROUND_NICE, BACKGROUND_SHARES)
     children.append(
         Child(
             "worker-io",
