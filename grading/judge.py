@@ -375,9 +375,9 @@ def verdict_for(
         if evidence:
             detail["evidence"] = evidence
     else:
+        # The class is the sandbox's status alone (decided from what its supervisor observed);
+        # an exception's name is the test's own words, so a MemoryError here is RE.
         verdict = STATUS_VERDICTS.get(outcome.status, "RE")
-        if outcome.status == "error" and outcome.exc_type == "MemoryError":
-            verdict = "MLE"
         detail["message"] = _status_message(outcome)
     return TestVerdict(
         index,

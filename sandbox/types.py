@@ -36,7 +36,7 @@ class Status(StrEnum):
     ERROR = "error"  # raised: ``error`` holds the traceback, ``exc_type`` the class name
     TIMEOUT = "timeout"  # wall-clock limit
     CPU = "cpu"  # CPU-time limit
-    MEMORY = "memory"  # OOM-killed or MemoryError
+    MEMORY = "memory"  # the memory cgroup saw its limit hit (an OOM kill, or a MemoryError at it)
     OUTPUT = "output"  # stdout/stderr or the result over its cap
     CRASH = "crash"  # died without a result (signal, os._exit, harness lost)
     SKIPPED = "skipped"  # not run: an earlier test of its stop group ended at a time limit

@@ -431,21 +431,58 @@ def _send_result(message: dict[str, Any]) -> None:
 # --------------------------------------------------------------------------------------------
 
 
+# Where the container's memory cgroup counts that its limit was hit: (file, key or "" for a
+# file that holds one number, which count it adds to). A count is the kernel's, so no process
+# of the test can move it without really reaching the limit.
+_MEMORY_COUNTERS = (
+    ("/sys/fs/cgroup/memory/memory.oom_control", "oom_kill", "kills"),  # v1
+    ("/sys/fs/cgroup/memory/memory.failcnt", "", "hits"),  # v1: charges that hit the limit
+    ("/sys/fs/cgroup/memory/memory.memsw.failcnt", "", "hits"),
+    ("/sys/fs/cgroup/memory.events", "oom_kill", "kills"),  # v2
+    ("/sys/fs/cgroup/memory.events", "oom", "hits"),  # v2: an allocation was about to fail
+    ("/sys/fs/cgroup/memory.events", "max", "hits"),  # v2: usage reached memory.max
+)
+
+
+def _read_counter(path: str, key: str) -> int | None:
+    try:
+        with open(path) as handle:
+            if not key:
+                return int(handle.read())
+            for line in handle:
+                name, _, count = line.partition(" ")
+                if name == key:
+                    return int(count)
+    except (OSError, ValueError):
+        return None
+    return None
+
+
+def read_memory_marks() -> dict[str, int]:
+    """The container memory cgroup's counters of its limit being hit: ``kills`` (OOM kills)
+    and ``hits`` (charges that reached the limit); a counter it cannot read is absent."""
+    marks: dict[str, int] = {}
+    for path, key, kind in _MEMORY_COUNTERS:
+        count = _read_counter(path, key)
+        if count is not None:
+            marks[kind] = marks.get(kind, 0) + count
+    return marks
+
+
+def memory_limit_seen(before: Mapping[str, int], after: Mapping[str, int]) -> tuple[bool, bool]:
+    """(OOM-killed, limit hit) between two ``read_memory_marks``: whether the kernel killed a
+    process at the limit, and whether it saw the limit reached at all (a kill included)."""
+
+    def moved(kind: str) -> bool:
+        return kind in before and kind in after and after[kind] > before[kind]
+
+    killed = moved("kills")
+    return killed, killed or moved("hits")
+
+
 def _read_oom_kills() -> int | None:
     """The container memory cgroup's OOM-kill counter (cgroup v1, then v2), or None."""
-    for path, key in (
-        ("/sys/fs/cgroup/memory/memory.oom_control", "oom_kill"),
-        ("/sys/fs/cgroup/memory.events", "oom_kill"),
-    ):
-        try:
-            with open(path) as handle:
-                for line in handle:
-                    name, _, count = line.partition(" ")
-                    if name == key:
-                        return int(count)
-        except (OSError, ValueError):
-            continue
-    return None
+    return read_memory_marks().get("kills")
 
 
 def _wipe_dir(root: str) -> bool:
@@ -762,7 +799,7 @@ def run_test(ctx: dict[str, Any], index: int, deadline: float) -> dict[str, Any]
     cpu_limit_ms = cpu_limit * 1000.0
     out_cap = int(ctx["output_bytes"])
     res_cap = int(ctx["result_bytes"]) + MAX_ERROR_CHARS * 8 + 4096
-    oom_before = _read_oom_kills()
+    memory_before = read_memory_marks()
     meter = CpuMeter()
     rlimit_cpu = rlimit_cpu_seconds(cpu_limit, metered=meter.available)
     meter.start()
@@ -836,8 +873,7 @@ def run_test(ctx: dict[str, Any], index: int, deadline: float) -> dict[str, Any]
     # Every process of the test, reaped or not; wait4's rusage only where no cgroup is readable.
     rusage_ms = (usage.ru_utime + usage.ru_stime) * 1000.0
     cpu_ms = meter.used_ms() if meter.available else rusage_ms
-    oom_after = _read_oom_kills()
-    oom_killed = oom_before is not None and oom_after is not None and oom_after > oom_before
+    oom_killed, limit_hit = memory_limit_seen(memory_before, read_memory_marks())
     outcome = classify(
         reason=reason,
         status=status,
@@ -846,6 +882,7 @@ def run_test(ctx: dict[str, Any], index: int, deadline: float) -> dict[str, Any]
         cpu_limit_s=cpu_limit,
         wall_s=wall,
         oom_killed=oom_killed,
+        limit_hit=limit_hit,
         out_cap=out_cap,
         result_bytes=int(ctx["result_bytes"]),
     )
@@ -903,18 +940,15 @@ def supervise(ctx: dict[str, Any], index: int, nonce: Nonce) -> bool:
     if status is not None and os.WIFSTOPPED(status):
         # The test stopped its supervisor: nothing measures or reports it any more, so it
         # ends now rather than at its budget's hard stop (which would cost tens of seconds).
+        # No limit was seen to be reached (the test chose to stop it): a crash, never a TLE.
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
-        outcome = _not_run(
-            f"wall time limit of {ctx['test_wall_seconds']:g} s exceeded "
-            "(the test stopped its supervisor)"
-        )
-        outcome["status"] = "timeout"
+        outcome = _not_run("no result: the test stopped its supervisor")
         outcome["time_ms"] = round((time.monotonic() - started) * 1000.0, 3)
         _kill_strays(timeout=max(0.05, deadline - time.monotonic()))
         nonce.write_frame({**base, **outcome})
-        return True
+        return False
     wrote = (SUPERVISOR_WROTE, SUPERVISOR_WROTE_TIME_LIMIT)
     if status is not None and os.WIFEXITED(status) and os.WEXITSTATUS(status) in wrote:
         _kill_strays(timeout=max(0.05, deadline - time.monotonic()))
@@ -996,8 +1030,16 @@ def classify(
     oom_killed: bool,
     out_cap: int,
     result_bytes: int = 1_048_576,
+    limit_hit: bool = False,
 ) -> dict[str, Any]:
-    """Map how the child ended to a protocol status (pure)."""
+    """Map how the child ended to a protocol status (pure).
+
+    The class of a failed test comes from the supervisor's own observations only: ``reason``
+    (its byte counts on the pipes, its CPU meter, its clock), the CPU time it measured, and
+    the memory cgroup's counters (``oom_killed``: the kernel killed at the limit; ``limit_hit``:
+    it saw the limit reached). Whatever the test process claims (a frame's status, an exit
+    code, a signal it sends itself, a ``MemoryError`` it raises) is at most an error (RE).
+    """
 
     def made(kind: str, error: str = "", exc_type: str = "", output: Any = None) -> dict[str, Any]:
         return {"status": kind, "output": output, "error": error, "exc_type": exc_type}
@@ -1005,15 +1047,16 @@ def classify(
     # RLIMIT_CPU counts whole seconds (ceil of the limit); the exact, possibly fractional,
     # limit is applied here to whatever the child used.
     cpu_limit_ms = cpu_limit_s * 1000.0
+    cpu_message = f"CPU time limit of {cpu_limit_s:g} s exceeded"
     if reason == "output":
         return made("output", f"stdout/stderr exceeded {out_cap} bytes")
     if reason == "result":
         return made("output", "result exceeded the result cap")
     if reason == "cpu":
-        return made("cpu", f"CPU time limit of {cpu_limit_s:g} s exceeded (all its processes)")
+        return made("cpu", f"{cpu_message} (all its processes)")
     if reason == "timeout":
         if cpu_ms >= cpu_limit_ms:
-            return made("cpu", f"CPU time limit of {cpu_limit_s:g} s exceeded")
+            return made("cpu", cpu_message)
         return made("timeout", f"wall time limit of {wall_s:g} s exceeded")
     signalled = os.WIFSIGNALED(status)
     sig = os.WTERMSIG(status) if signalled else 0
@@ -1022,14 +1065,27 @@ def classify(
         message = _parse_result(res_buf, result_bytes)
         if message is not None:
             if cpu_ms > cpu_limit_ms:  # finished, but over the limit
-                return made("cpu", f"CPU time limit of {cpu_limit_s:g} s exceeded")
+                return made("cpu", cpu_message)
+            # An error is MLE only where the kernel saw the limit: an OOM kill during the test
+            # (of any of its processes), or a MemoryError while the limit was reached. A
+            # MemoryError without that is the test's own (raised by hand, or a request larger
+            # than the whole machine that the kernel refused before any limit applied): RE.
+            if message["status"] == "error" and (
+                oom_killed or (limit_hit and message["exc_type"] == "MemoryError")
+            ):
+                how = "a process of the test OOM-killed" if oom_killed else "MemoryError"
+                return made("memory", f"memory limit exceeded ({how})")
             return message
-    if sig == signal.SIGXCPU:
-        return made("cpu", f"CPU time limit of {cpu_limit_s:g} s exceeded")
-    if oom_killed or code == CHILD_EXIT_MEMORY:
+    # A signal or exit code alone proves nothing: the test can send itself SIGXCPU or SIGKILL
+    # and exit with CHILD_EXIT_MEMORY. Each counts only with the observation behind it.
+    if sig == signal.SIGXCPU and cpu_ms >= cpu_limit_ms:
+        return made("cpu", cpu_message)
+    if oom_killed:
         return made("memory", "memory limit exceeded (killed by the OOM killer)")
+    if code == CHILD_EXIT_MEMORY and limit_hit:
+        return made("memory", "memory limit exceeded (MemoryError)")
     if sig == signal.SIGKILL and cpu_ms >= cpu_limit_ms:
-        return made("cpu", f"CPU time limit of {cpu_limit_s:g} s exceeded")
+        return made("cpu", cpu_message)
     if signalled:
         try:
             name = signal.Signals(sig).name

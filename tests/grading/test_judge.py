@@ -103,6 +103,7 @@ def test_statuses_map_to_verdicts_and_exit_zero_is_never_a_pass() -> None:
         outcome(4, "memory"),
         outcome(5, "output"),
         outcome(6, "crash"),  # e.g. os._exit(0): no result means no pass
+        # The sandbox decides MLE ("memory"); an exception's name is the test's own word.
         outcome(7, "error", exc_type="MemoryError"),
     ]
     result = judge(spec(tests), run_fn=fake_run(outcomes))
@@ -114,7 +115,7 @@ def test_statuses_map_to_verdicts_and_exit_zero_is_never_a_pass() -> None:
         "MLE",
         "OLE",
         "RE",
-        "MLE",
+        "RE",
     ]
     assert result.verdict == "TLE"
     assert (result.passed, result.total) == (1, 8)

@@ -118,13 +118,13 @@ def test_classify_statuses() -> None:
     assert make(reason="timeout") == "timeout"
     assert make(reason="timeout", cpu_ms=1000.0) == "cpu"
     assert make(reason="output") == "output"
-    assert make(status=signal.SIGXCPU) == "cpu"
+    assert make(status=signal.SIGXCPU, cpu_ms=1000.0) == "cpu"
     assert make(status=signal.SIGKILL, oom_killed=True) == "memory"
     assert make(status=signal.SIGKILL, cpu_ms=1500.0) == "cpu"
     assert make(status=signal.SIGSEGV) == "crash"
     assert make(status=0) == "crash"  # exited 0 without a result: os._exit(0)
     assert make(status=0, res_buf=b"garbage") == "crash"
-    assert make(status=runner.CHILD_EXIT_MEMORY << 8) == "memory"
+    assert make(status=runner.CHILD_EXIT_MEMORY << 8, limit_hit=True) == "memory"
     assert make(res_buf=b'{"status":"ok","output":1}', cpu_ms=2500.0) == "cpu"
     assert make(res_buf=ok, cpu_ms=600.0, cpu_limit_s=0.5) == "cpu"  # fractional limits hold
     assert make(reason="cpu") == "cpu"  # all the test's processes, from the cgroup
@@ -132,6 +132,51 @@ def test_classify_statuses() -> None:
     assert make(res_buf=b'{"status":"memory","error":"x"}') == "crash"
     assert make(res_buf=b'{"status":"output","error":"x"}') == "crash"
     assert make(reason="result") == "output"  # the supervisor saw the size itself
+
+
+def test_classify_takes_no_class_from_the_test_process() -> None:
+    """MLE, OLE and TLE come from what the supervisor observed (the memory cgroup's counters,
+    its byte counts, its CPU accounting); every claim the test process can make by itself is
+    an error (RE) or a crash (RE), whatever it names."""
+
+    def make(**kw: object) -> str:
+        args: dict[str, object] = dict(
+            reason="", status=0, res_buf=b"", cpu_ms=1.0, cpu_limit_s=1.0, wall_s=1.0,
+            oom_killed=False, limit_hit=False, out_cap=10,
+        )  # fmt: skip
+        args.update(kw)
+        return str(runner.classify(**args)["status"])  # type: ignore[arg-type]
+
+    # Frames naming a status of the supervisor's: no result at all.
+    for status in ("memory", "output", "cpu", "timeout", "crash", "skipped", "result"):
+        frame = json.dumps({"status": status, "error": "x", "exc_type": "MemoryError"})
+        assert make(res_buf=frame.encode()) == "crash", status
+    # A MemoryError it raised (or only wrote) is its own error while no limit was seen.
+    memory_error = b'{"status":"error","error":"MemoryError","exc_type":"MemoryError"}'
+    assert make(res_buf=memory_error) == "error"
+    assert make(status=runner.CHILD_EXIT_MEMORY << 8) == "crash"
+    # Signals it can send itself: TLE only with the CPU time to show for it.
+    assert make(status=signal.SIGXCPU) == "crash"
+    assert make(status=signal.SIGKILL) == "crash"
+    # With the observation behind it, the same ending gets its class.
+    assert make(res_buf=memory_error, limit_hit=True) == "memory"
+    assert make(res_buf=memory_error, oom_killed=True, limit_hit=True) == "memory"
+    # An OOM kill of one of its processes is MLE for a test that then failed.
+    value_error = b'{"status":"error","error":"boom","exc_type":"ValueError"}'
+    assert make(res_buf=value_error, oom_killed=True, limit_hit=True) == "memory"
+    # Reaching the limit (page cache, say) makes no other exception an MLE, nor a result one.
+    assert make(res_buf=value_error, limit_hit=True) == "error"
+    assert make(res_buf=b'{"status":"ok","output":1}', oom_killed=True) == "ok"
+
+
+def test_memory_limit_seen_only_when_a_counter_moved() -> None:
+    seen = runner.memory_limit_seen
+    assert seen({"kills": 1, "hits": 5}, {"kills": 1, "hits": 5}) == (False, False)
+    assert seen({"kills": 1, "hits": 5}, {"kills": 1, "hits": 6}) == (False, True)
+    assert seen({"kills": 1, "hits": 5}, {"kills": 2, "hits": 5}) == (True, True)
+    # A counter unreadable on either side is no observation.
+    assert seen({}, {"kills": 3, "hits": 3}) == (False, False)
+    assert seen({"kills": 0}, {}) == (False, False)
 
 
 def test_build_header_keeps_inputs_sizes_and_names_out_of_the_header() -> None:
