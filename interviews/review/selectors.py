@@ -12,6 +12,7 @@ from typing import Any
 from django.utils import timezone
 
 from core import visibility
+from grading import visible
 from grading.models import Submission
 from grading.selectors import submission_detail
 from interviews.models import DocUpdate, InterviewSession, Scorecard, ScoreRelease
@@ -344,9 +345,11 @@ def report_data(session: InterviewSession,
     final = session.final_submission
     public_tests: list[dict[str, Any]] = []
     if final is not None:
-        public_tests = [{"name": r.name, "verdict": r.verdict, "time_ms": r.time_ms,
-                         "cpu_ms": r.cpu_ms, "tag": r.tag}
-                        for r in final.results.filter(hidden=False).order_by("index")]
+        # Whoever reads it, the report is what the candidate may see (`grading.visible`).
+        audience = visible.Audience.of(visibility.Viewer.CANDIDATE, channel)
+        public_tests = [{key: test[key] for key in REPORT_TEST_KEYS} for test in
+                        visible.graded_tests_view(final.results.order_by("index"),
+                                                  audience=audience)]
     timeline = session_timeline(session)
     outcome = released_outcome(session)
     data: dict[str, Any] = {
@@ -389,6 +392,8 @@ def report_data(session: InterviewSession,
     return data
 
 
+# What the report shows of each test it may show (the view is `grading.visible`'s).
+REPORT_TEST_KEYS = ("name", "verdict", "time_ms", "cpu_ms", "tag")
 # The report's sections (keys of `report_data`) that carry content; the rest are its frame.
 REPORT_SECTIONS = ("final_code", "released_feedback", "chat", "candidate", "final",
                    "public_tests", "hidden_by_tag", "outcome", "timeline", "questions",
