@@ -345,3 +345,25 @@ def test_a_live_candidate_opens_no_hint_the_interviewer_did_not_release() -> Non
         assert response.status_code >= 300, name
     _, page = _read(built["users"], built["ids"], "candidate", "session page")
     assert HINT not in page and "Think of the empty input." in page
+
+
+def test_a_share_link_shows_only_the_sections_the_policy_names() -> None:
+    """What a share link shows is written in core.visibility (SHARE_LINK_SECTIONS): every
+    other section of the report is empty there, while the candidate's own report has it."""
+    from interviews.review.selectors import REPORT_SECTIONS, report_data
+
+    built = _world()
+    session = built["world"].session
+    services.scores_release(session=session, user=built["world"].admin)
+    own, shared = report_data(session), report_data(session, Channel.SHARE_LINK)
+    left_off = [s for s in REPORT_SECTIONS if s not in visibility.SHARE_LINK_SECTIONS]
+    assert {"chat", "released_feedback"} <= set(left_off)
+    for section in REPORT_SECTIONS:
+        if section in visibility.SHARE_LINK_SECTIONS:
+            assert shared[section] == own[section], section
+        else:
+            assert own[section] and not shared[section], section
+    _, text = _read(built["users"], built["ids"], "share_link", "share link")
+    assert CHAT not in text and SUBMITTED not in text
+    _, mine = _read(built["users"], built["ids"], "candidate", "report")
+    assert CHAT in mine and SUBMITTED in mine
