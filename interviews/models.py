@@ -148,6 +148,13 @@ class SessionEvent(models.Model):
         return f"{self.kind} at {self.at:%H:%M:%S} in session {self.session_id}"
 
 
+# The events the live page's Activity panel shows the interviewer alone (the candidate's
+# pastes and tab leaves: `core.visibility.ACTIVITY_SIGNALS`); every later channel, the replay
+# and the report's evidence labels, shows them to the same viewers.
+ACTIVITY_KINDS = frozenset({SessionEvent.Kind.PASTE, SessionEvent.Kind.TAB_HIDDEN,
+                            SessionEvent.Kind.TAB_VISIBLE})
+
+
 class Question(models.Model):
     """A clarifying question, its answer, and how it compares with the problem's canned ones."""
 

@@ -13,6 +13,7 @@ from django.utils import timezone
 
 from core import visibility
 from interviews.models import (
+    ACTIVITY_KINDS,
     ChatMessage,
     DocUpdate,
     InterviewSession,
@@ -164,12 +165,6 @@ def _event_label(event: SessionEvent) -> str:
         SessionEvent.Kind.HINT: f"Hint {data.get('number', '?')} opened",
     }
     return labels.get(str(event.kind), str(event.kind))
-
-
-# The events the live page's Activity panel shows the interviewer alone
-# (`core.visibility.ACTIVITY_SIGNALS`): the replay shows them to the same viewers.
-ACTIVITY_KINDS = frozenset({SessionEvent.Kind.PASTE, SessionEvent.Kind.TAB_HIDDEN,
-                            SessionEvent.Kind.TAB_VISIBLE})
 
 
 def replay_data(*, session: InterviewSession, user: Any) -> dict[str, Any]:

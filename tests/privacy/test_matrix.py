@@ -302,7 +302,9 @@ def test_released_evidence_reads_as_labels_made_of_nothing_private() -> None:
         minutes=2))
     score = CriterionScore.objects.get(scorecard__interviewer=world.assigned,
                                        criterion="correctness")
-    score.evidence = [{"kind": "moment", "value": 120_000},
+    # 07:00 is the candidate's paste: the Activity panel's, so the candidate's label of it
+    # says nothing of it.
+    score.evidence = [{"kind": "moment", "value": 120_000}, {"kind": "moment", "value": 420_000},
                       {"kind": "submission", "value": world.final.pk},
                       {"kind": "question", "value": world.question.pk}]
     score.save()
@@ -314,6 +316,7 @@ def test_released_evidence_reads_as_labels_made_of_nothing_private() -> None:
         if channel_name == "report":
             assert "02:00 asked" in text and "Question: Can x be negative?" in text
             assert re.search(r"Run \d \(final\)", text), channel_name
+            assert "07:00 in the replay" in text
         # Released: the submitted card's words are the candidate's to read, nothing else.
         released = visibility.released_feedback_visible(VIEWERS[name], released=True)
         leaked = [field for field, marker in MARKERS.items()
