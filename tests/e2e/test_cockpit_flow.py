@@ -163,7 +163,7 @@ def test_schedule_invite_join_and_run_the_interview_from_the_cockpit(
     shot(candidate, "candidate-hint-banner")
     candidate.set_viewport_size({"width": 390, "height": 844})
     shot(candidate, "candidate-hint-banner-390")
-    candidate.set_viewport_size(VIEWPORT)
+    candidate.set_viewport_size({"width": 1440, "height": 1000})
 
     candidate.fill("#chat-form input[name=text]", "Can I use a dict here?")
     candidate.press("#chat-form input[name=text]", "Enter")
