@@ -62,6 +62,10 @@ SCORECARD = "scorecard"
 HIDDEN_TEST_IO = "hidden_test_io"
 REFERENCE_SOLUTION = "reference_solution"
 INTERVIEWER_PROMPTS = "interviewer_prompts"
+UNRELEASED_HINT = "unreleased_hint"
+ACTIVITY_SIGNALS = "activity_signals"
+SESSION_CHAT = "session_chat"
+DRAFT_PROBLEM = "draft_problem"
 
 _REVIEWERS = frozenset({Viewer.ASSIGNED, Viewer.ADMIN})
 
@@ -86,7 +90,39 @@ PRIVATE_FIELDS: dict[str, frozenset[Viewer]] = {
     # What the cockpit's side panel prompts the interviewer with: rubric anchors, follow-up
     # questions, canned answers, hints not yet revealed. The session's interviewers, admins.
     INTERVIEWER_PROMPTS: _REVIEWERS,
+    # A hint of a live session not yet released: the interviewer releases hints (the cockpit's
+    # button) and the candidate reads a hint once released. Whether the candidate's own
+    # button opens the next one is the session's setting `candidate_opens_hints`: on for solo
+    # practice, off by default for a live session.
+    UNRELEASED_HINT: _REVIEWERS,
+    # The candidate's pastes and tab leaves: the live page's Activity panel shows them to the
+    # interviewer alone, and every later channel (the replay included, the candidate's own
+    # replay too) follows it.
+    ACTIVITY_SIGNALS: _REVIEWERS,
+    # The session's chat: shared by the two sides, read by the reviewers; never on a share
+    # link (the interviewer's words are not the candidate's to publish).
+    SESSION_CHAT: frozenset({Viewer.CANDIDATE, Viewer.ASSIGNED, Viewer.ADMIN}),
+    # A problem not offered to candidates (a draft, a withdrawn one): its authors (`own=True`)
+    # and admins, in every list and filter. Offered problems are no secret.
+    DRAFT_PROBLEM: frozenset({Viewer.ADMIN}),
 }
+
+# What a share link shows of a report: the candidate's own work and how it did, nothing of
+# anyone else. Every other section of the report (the chat, the interviewers' released
+# feedback, anything private above) stays off it; `report_section_visible` is the one test.
+SHARE_LINK_SECTIONS = frozenset({
+    "problem",  # the problem's title and statement link
+    "candidate",  # the candidate's username
+    "final",  # the final submission's verdict and pass count
+    "final_code",  # the code as graded
+    "public_tests",  # the public tests' verdicts (hidden ones: `hidden_by_tag` counts only)
+    "hidden_by_tag",
+    "outcome",  # released mean levels per criterion, the consensus recommendation
+    "timeline",  # edits, runs and the candidate's questions through time
+    "questions",  # the candidate's clarifying questions and the answers they got
+    "strong", "strong_titled",  # the rubric's description of a strong answer
+    "follow_ups",  # a solo session's reading list (a live one has none)
+})
 
 
 def may_see(field: str, viewer: Viewer | None, channel: Channel | None = None, *,
@@ -101,6 +137,14 @@ def may_see(field: str, viewer: Viewer | None, channel: Channel | None = None, *
         return True
     allowed = PRIVATE_FIELDS.get(field, frozenset({Viewer.ADMIN}))
     return viewer in allowed
+
+
+def report_section_visible(section: str, channel: Channel) -> bool:
+    """Whether a section of the candidate's report goes out on `channel`: a share link carries
+    only `SHARE_LINK_SECTIONS`; the report's own readers get every section built for them."""
+    if channel == Channel.SHARE_LINK:
+        return section in SHARE_LINK_SECTIONS
+    return channel != Channel.WEBHOOK
 
 
 def others_scorecards_visible(viewer: Viewer | None, *, own_card: str | None) -> bool:

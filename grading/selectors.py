@@ -10,9 +10,8 @@ from django.db.models import QuerySet
 from core import visibility
 from core.roles import is_admin, is_author
 from core.visibility import Viewer
-from grading import queueing, realtime
-from grading.judge import TestVerdict
-from grading.models import Submission, TestResult
+from grading import queueing, realtime, visible
+from grading.models import Submission
 
 
 @dataclass(frozen=True)
@@ -75,20 +74,6 @@ def submission_summary(submission: Submission) -> dict[str, Any]:
     }
 
 
-def _as_verdict(result: TestResult) -> TestVerdict:
-    return TestVerdict(
-        result.index,
-        result.name,
-        result.verdict,
-        result.time_ms,
-        result.tag,
-        result.hidden,
-        result.detail,
-        result.group or None,
-        cpu_ms=result.cpu_ms,
-    )
-
-
 def submission_replay(*, submission_id: int, staff: bool) -> list[dict[str, Any]]:
     """The events a late joiner needs to catch up: status, finished tests, and done."""
     from grading.services import done_event, status_event
@@ -98,10 +83,11 @@ def submission_replay(*, submission_id: int, staff: bool) -> list[dict[str, Any]
     results = list(submission.results.order_by("index"))
     hidden_done = 0
     for result in results:
-        if result.hidden and not staff:
+        event = realtime.test_event(result, staff=staff)
+        if event is None:
             hidden_done += 1
             continue
-        events.append(realtime.test_event(_as_verdict(result), staff=staff))
+        events.append(event)
     if hidden_done:
         total = len(submission.version.tests_for(submission.mode))
         events.append({"type": "progress", "done": len(results), "total": total})
@@ -111,23 +97,10 @@ def submission_replay(*, submission_id: int, staff: bool) -> list[dict[str, Any]
 
 
 def submission_detail(*, submission: Submission, staff: bool) -> dict[str, Any]:
-    """The API's view of a submission; hidden-test details only for staff."""
-    tests = []
-    for result in submission.results.order_by("index"):
-        item: dict[str, Any] = {
-            "index": result.index,
-            "verdict": result.verdict,
-            "time_ms": result.time_ms,
-            "cpu_ms": result.cpu_ms,
-            "hidden": result.hidden,
-            "tag": result.tag,
-        }
-        if staff or not result.hidden:
-            item |= {"name": result.name, "detail": result.detail}
-        tests.append(item)
-    if not staff:
-        # Hidden results are aggregated for candidates: only by_tag and totals tell about them.
-        tests = [t for t in tests if not t["hidden"]]
+    """The API's view of a submission: its tests as `visible.graded_tests_view` builds them
+    (hidden ones for staff alone; a candidate reads them only in the summary's counts)."""
+    audience = visible.STAFF if staff else visible.CANDIDATE
+    tests = visible.graded_tests_view(submission.results.order_by("index"), audience=audience)
     from grading.services import verdict_summary
 
     position = queueing.queue_position(submission)

@@ -49,6 +49,10 @@ class InterviewSession(models.Model):
                               db_index=True)
     duration = models.DurationField()
     interviewer_can_edit = models.BooleanField(default=False)
+    # Whether the candidate's own button opens the next hint (`core.visibility`'s
+    # UNRELEASED_HINT row): on for solo practice; off by default for a live session, where the
+    # interviewer releases hints from the cockpit.
+    candidate_opens_hints = models.BooleanField(default=False)
     invite_token = models.CharField(max_length=64, unique=True, null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
@@ -142,6 +146,13 @@ class SessionEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} at {self.at:%H:%M:%S} in session {self.session_id}"
+
+
+# The events the live page's Activity panel shows the interviewer alone (the candidate's
+# pastes and tab leaves: `core.visibility.ACTIVITY_SIGNALS`); every later channel, the replay
+# and the report's evidence labels, shows them to the same viewers.
+ACTIVITY_KINDS = frozenset({SessionEvent.Kind.PASTE, SessionEvent.Kind.TAB_HIDDEN,
+                            SessionEvent.Kind.TAB_VISIBLE})
 
 
 class Question(models.Model):

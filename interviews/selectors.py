@@ -13,6 +13,7 @@ from django.utils import timezone
 
 from core import visibility
 from interviews.models import (
+    ACTIVITY_KINDS,
     ChatMessage,
     DocUpdate,
     InterviewSession,
@@ -166,12 +167,21 @@ def _event_label(event: SessionEvent) -> str:
     return labels.get(str(event.kind), str(event.kind))
 
 
-def replay_data(*, session: InterviewSession) -> dict[str, Any]:
-    """Every stored update (base64, with its time and author) and every timeline mark.
+def replay_data(*, session: InterviewSession, user: Any) -> dict[str, Any]:
+    """Every stored update (base64, with its time and author) and every timeline mark that
+    `user` may see (`core.visibility`, as on the live page: the candidate's own replay has no
+    pastes or tab leaves).
 
     Times are milliseconds since the session started; the browser rebuilds the document at
     any moment by applying the updates up to it, in order.
     """
+    viewer = visibility.viewer_of("session", session, user)
+    events = session.events.select_related("submission", "actor").order_by("at", "id")
+    if not visibility.may_see(visibility.ACTIVITY_SIGNALS, viewer, visibility.Channel.REPLAY):
+        events = events.exclude(kind__in=ACTIVITY_KINDS)
+    chat = ChatMessage.objects.filter(session=session).select_related("author")
+    if not visibility.may_see(visibility.SESSION_CHAT, viewer, visibility.Channel.REPLAY):
+        chat = chat.none()
     start = session.started_at or session.created_at
     end = session.finished_at or min(timezone.now(), session.deadline or timezone.now())
     updates: list[dict[str, Any]] = [
@@ -181,7 +191,7 @@ def replay_data(*, session: InterviewSession) -> dict[str, Any]:
         .order_by("id").values_list("id", "created_at", "author__username", "data")
     ]
     marks: list[dict[str, Any]] = []
-    for event in session.events.select_related("submission", "actor").order_by("at", "id"):
+    for event in events:
         mark: dict[str, Any] = {"t": _ms_since(start, event.at), "kind": event.kind,
                                 "label": _event_label(event),
                                 "actor": event.actor.get_username() if event.actor else ""}
@@ -202,7 +212,7 @@ def replay_data(*, session: InterviewSession) -> dict[str, Any]:
         marks.append({"t": _ms_since(start, note.created_at), "kind": "note",
                       "label": f"{note.kind.capitalize()}: {note.text}",
                       "actor": note.author.get_username() if note.author else ""})
-    for message in ChatMessage.objects.filter(session=session).select_related("author"):
+    for message in chat:
         marks.append({"t": _ms_since(start, message.created_at), "kind": "chat",
                       "label": f"Chat: {message.text}",
                       "actor": message.author.get_username() if message.author else ""})

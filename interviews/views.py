@@ -153,6 +153,7 @@ def session_schedule(request: HttpRequest) -> HttpResponse:
             interviewer=request.user, problem_slug=post.get("problem", ""),
             duration=_minutes(post.get("minutes")), candidate=candidate,
             interviewer_can_edit=post.get("interviewer_can_edit") == "on",
+            candidate_opens_hints=post.get("candidate_opens_hints") == "on",
             scheduled_for=_starts_at(post.get("starts_date", ""), post.get("starts_time", ""),
                                      post.get("tz", "")),
             candidate_email=post.get("email", ""), call_link=post.get("call_link", ""),
@@ -208,8 +209,7 @@ def session_detail(request: HttpRequest, session_id: int) -> HttpResponse:
         "role": role,
         "state": state,
         "statement_html": markdown_render(session.problem.statement_md),
-        "hints_shown": services.hints_revealed(session),
-        "hints_total": len(session.problem.hints),
+        "hints": services.candidate_hints(session) if role == "candidate" else None,
         "invite_url": _join_url(request, session)
         if role == "interviewer" and session.invite_token else "",
         # The interviewer's private side panel: rendered into their page only.
@@ -251,7 +251,7 @@ def replay_data(request: HttpRequest, session_id: int) -> JsonResponse:
                                 pk=session_id)
     if not selectors.can_replay(session, request.user):
         raise Http404("No such session.")
-    return JsonResponse(selectors.replay_data(session=session))
+    return JsonResponse(selectors.replay_data(session=session, user=request.user))
 
 
 @login_required

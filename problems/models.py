@@ -16,7 +16,9 @@ from typing import Any
 
 from django.conf import settings
 from django.db import models
+from django.db.models import Q
 
+from core import visibility
 from problems.jsonsafe import TaggedFloatDecoder, TaggedFloatEncoder
 
 # What a version carries for the candidate and the author besides its graded behaviour; the
@@ -52,6 +54,16 @@ class ProblemQuerySet(models.QuerySet["Problem"]):
         return self.filter(published=True).exclude(
             live_version__validation=ProblemVersion.Validation.FAILED
         )
+
+    def visible_to(self, user: Any) -> ProblemQuerySet:
+        """What `user` may see listed, in a filter or a picker (`core.visibility`'s
+        DRAFT_PROBLEM row): the offered problems and the user's own drafts; admins all."""
+        if visibility.may_see(visibility.DRAFT_PROBLEM, visibility.base_viewer(user)):
+            return self
+        if not getattr(user, "is_authenticated", False):
+            return self.offered()
+        own = Q(owner=user) | Q(coauthors=user)
+        return self.filter(Q(pk__in=self.offered().values("pk")) | own).distinct()
 
 
 class Problem(models.Model):

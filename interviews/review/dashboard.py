@@ -30,6 +30,7 @@ from interviews.review.selectors import (
     rubric_rows,
     rubric_weight,
 )
+from problems.models import Problem
 
 PAGE_SIZE = 25
 # Sort keys of the columns; a leading "-" sorts descending.
@@ -197,3 +198,13 @@ def dashboard_interviewers(*, user: Any) -> list[str]:
     """Usernames of the interviewers of the sessions the user may review (the filter's list)."""
     sessions = access.sessions_for_review(user).exclude(interviewer=None)
     return sorted(set(sessions.values_list("interviewer__username", flat=True)))
+
+
+def dashboard_problems(*, user: Any) -> QuerySet[Problem]:
+    """The problem filter's list: the problems of the sessions the user may review, and the
+    problems the policy lets them see (`Problem.objects.visible_to`): never another author's
+    draft."""
+    reviewed = access.sessions_for_review(user).values("problem_id")
+    shown = Problem.objects.visible_to(user).values("pk")
+    return (Problem.objects.filter(Q(pk__in=reviewed) | Q(pk__in=shown))
+            .order_by("title").only("slug", "title"))

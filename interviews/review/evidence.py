@@ -8,8 +8,9 @@ became chips. The rubric form posts one hidden input per chip (`evidence-<criter
 The human label of an item ("03:12 pasted 40 chars", "Run 3 · 2/5 passed", "Question: can the
 queue be empty?") is made here, once, for the review page, the replay's cite buttons and the
 candidate's report. Labels are built only from what both sides of the session saw (runs,
-questions, chat, pastes, tab changes, hints): never from a private note, a scorecard or a
-prompt of the interviewer's side panel, so a label can go into the candidate's report.
+questions, chat, hints), and for reviewers from the Activity panel's pastes and tab changes
+too (`core.visibility.ACTIVITY_SIGNALS`): never from a private note, a scorecard or a prompt
+of the interviewer's side panel, so a label can go into the candidate's report.
 """
 
 from __future__ import annotations
@@ -19,7 +20,15 @@ from typing import Any
 
 from django.urls import reverse
 
-from interviews.models import ChatMessage, InterviewSession, Question, SessionEvent
+from core import visibility
+from core.visibility import Viewer
+from interviews.models import (
+    ACTIVITY_KINDS,
+    ChatMessage,
+    InterviewSession,
+    Question,
+    SessionEvent,
+)
 from interviews.review.suggest import RUN_KINDS, ms_since_start
 from interviews.services import SessionError
 
@@ -173,8 +182,12 @@ class EvidenceLabels:
         simple = {SessionEvent.Kind.TAB_HIDDEN: "left the tab",
                   SessionEvent.Kind.TAB_VISIBLE: "came back to the tab",
                   SessionEvent.Kind.FINISHED: "the session ended"}
-        for event in self.session.events.filter(kind__in=[*simple, SessionEvent.Kind.PASTE,
-                                                          SessionEvent.Kind.HINT]):
+        events = self.session.events.filter(kind__in=[*simple, SessionEvent.Kind.PASTE,
+                                                      SessionEvent.Kind.HINT])
+        if not visibility.may_see(visibility.ACTIVITY_SIGNALS, Viewer.ASSIGNED
+                                  if self.reviewer else Viewer.CANDIDATE):
+            events = events.exclude(kind__in=ACTIVITY_KINDS)  # the candidate's report
+        for event in events:
             data = event.data or {}
             if event.kind == SessionEvent.Kind.PASTE:
                 text = f"pasted {data.get('chars', '?')} chars"

@@ -12,6 +12,7 @@ from typing import Any
 from django.utils import timezone
 
 from core import visibility
+from grading import visible
 from grading.models import Submission
 from grading.selectors import submission_detail
 from interviews.models import DocUpdate, InterviewSession, Scorecard, ScoreRelease
@@ -337,18 +338,21 @@ def report_data(session: InterviewSession,
     """The candidate feedback report: safe for the candidate and for a share link.
 
     Hidden tests appear only as pass counts per tag; no interviewer note; rubric levels only
-    once released, and the interviewers' comments, summary and evidence labels then too,
-    except on a share link (`channel`), which carries nothing private.
+    once released, and the interviewers' comments, summary and evidence labels then too.
+    A share link (`channel`) carries only the sections `core.visibility.SHARE_LINK_SECTIONS`
+    names: the candidate's own work and its outcome, never the chat nor the feedback.
     """
     final = session.final_submission
     public_tests: list[dict[str, Any]] = []
     if final is not None:
-        public_tests = [{"name": r.name, "verdict": r.verdict, "time_ms": r.time_ms,
-                         "cpu_ms": r.cpu_ms, "tag": r.tag}
-                        for r in final.results.filter(hidden=False).order_by("index")]
+        # Whoever reads it, the report is what the candidate may see (`grading.visible`).
+        audience = visible.Audience.of(visibility.Viewer.CANDIDATE, channel)
+        public_tests = [{key: test[key] for key in REPORT_TEST_KEYS} for test in
+                        visible.graded_tests_view(final.results.order_by("index"),
+                                                  audience=audience)]
     timeline = session_timeline(session)
     outcome = released_outcome(session)
-    return {
+    data: dict[str, Any] = {
         "solo": session.kind == InterviewSession.Kind.SOLO,
         "strong_titled": [(row["criterion"].replace("_", " ").capitalize(), row["strong"])
                           for row in rubric_rows(session) if row["strong"]],
@@ -379,6 +383,21 @@ def report_data(session: InterviewSession,
         "follow_ups": [str(f) for f in session.problem.follow_ups or []]
         if session.kind == InterviewSession.Kind.SOLO else [],
     }
+    # What leaves on `channel` is the policy's (a share link: `SHARE_LINK_SECTIONS`); a section
+    # left off reads as empty, so the templates and the PDF need no second rule.
+    for section in REPORT_SECTIONS:
+        if not visibility.report_section_visible(section, channel):
+            data[section] = type(data[section])() if isinstance(
+                data[section], (list, dict, str)) else None
+    return data
+
+
+# What the report shows of each test it may show (the view is `grading.visible`'s).
+REPORT_TEST_KEYS = ("name", "verdict", "time_ms", "cpu_ms", "tag")
+# The report's sections (keys of `report_data`) that carry content; the rest are its frame.
+REPORT_SECTIONS = ("final_code", "released_feedback", "chat", "candidate", "final",
+                   "public_tests", "hidden_by_tag", "outcome", "timeline", "questions",
+                   "strong", "strong_titled", "follow_ups")
 
 
 def report_public(data: dict[str, Any]) -> dict[str, Any]:

@@ -23,7 +23,6 @@ from core.roles import is_interviewer
 from interviews.models import InterviewSession, ReportShare
 from interviews.review import access, dashboard, pdf, selectors, services
 from interviews.services import SessionError
-from problems.models import Problem
 
 
 def _session(session_id: int) -> InterviewSession:
@@ -99,7 +98,7 @@ def dashboard_view(request: HttpRequest) -> HttpResponse:
         "statuses": InterviewSession.Status.values,
         "recommendations": dashboard.recommendation_choices(),
         "interviewers": dashboard.dashboard_interviewers(user=request.user),
-        "problems": Problem.objects.order_by("title").only("slug", "title"),
+        "problems": dashboard.dashboard_problems(user=request.user),
     }
     return render(request, "interviews/review/dashboard.html", context)
 

@@ -6,6 +6,7 @@ The package re-exports its public functions, so callers write `services.session_
 from __future__ import annotations
 
 from interviews.services.activity import (
+    candidate_hints,
     event_record,
     hints_revealed,
     page_event_report,
@@ -69,6 +70,7 @@ __all__ = [
     "MIN_DURATION",
     "SessionError",
     "call_link_check",
+    "candidate_hints",
     "canned_answer_send",
     "chat_public",
     "chat_send",

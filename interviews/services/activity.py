@@ -104,6 +104,23 @@ def hints_revealed(session: InterviewSession) -> list[str]:
     return list(session.problem.hints)[:shown]
 
 
+def candidate_hints(session: InterviewSession) -> dict[str, Any]:
+    """The candidate's hints panel: the hints open to them (none unreleased: the policy's
+    UNRELEASED_HINT row), whether their own button opens the next one, and the last hint the
+    interviewer released (the page's banner, so a reload still says so)."""
+    shown = hints_revealed(session)
+    released = (session.events.filter(kind=SessionEvent.Kind.HINT, data__by="interviewer")
+                .order_by("-at", "-id").first())
+    number = int(released.data.get("number", 0)) if released else 0
+    return {
+        "shown": shown,
+        "total": len(session.problem.hints),
+        "own_button": session.candidate_opens_hints,
+        "released": {"number": number, "text": shown[number - 1]}
+        if 0 < number <= len(shown) else None,
+    }
+
+
 def hint_open(
     session: InterviewSession, user: Any, **data: Any
 ) -> tuple[int, str, SessionEvent] | None:
@@ -133,6 +150,8 @@ def session_hint_reveal(*, session_id: int, user: Any) -> tuple[int, str] | None
     session, role = _participant(session_id, user)
     if role != "candidate":
         raise SessionError("not_candidate", "only the candidate opens hints")
+    if not session.candidate_opens_hints:
+        raise SessionError("forbidden", "your interviewer releases the hints in this interview")
     _require_active(session)
     opened = hint_open(session, user)
     if opened is None:

@@ -164,7 +164,8 @@ def session_start_solo(
     _check_duration(duration)
     with transaction.atomic():
         session = InterviewSession(
-            problem=problem, candidate=candidate, kind=Kind.SOLO, duration=duration
+            problem=problem, candidate=candidate, kind=Kind.SOLO, duration=duration,
+            candidate_opens_hints=True,  # practising alone, nobody else could release them
         )
         session.save()  # the id first: the expiry task is scheduled with it
         _start_clock(session, timezone.now())
@@ -179,6 +180,7 @@ def session_schedule_live(
     duration: timedelta,
     candidate: Any = None,
     interviewer_can_edit: bool = False,
+    candidate_opens_hints: bool = False,
     scheduled_for: datetime | None = None,
     candidate_email: str = "",
     call_link: str = "",
@@ -186,7 +188,8 @@ def session_schedule_live(
     """Schedule a live session; the clock starts when the candidate joins by its link.
 
     `scheduled_for` is when the interview is planned (the invitation and its calendar entry
-    say so); `candidate_email` is where the invitation goes; `call_link` the video meeting."""
+    say so); `candidate_email` is where the invitation goes; `call_link` the video meeting.
+    Hints are the interviewer's to release unless `candidate_opens_hints`."""
     if not is_interviewer(interviewer):
         raise SessionError("forbidden", "only interviewers schedule live sessions")
     if candidate is not None and candidate.pk == interviewer.pk:
@@ -205,6 +208,7 @@ def session_schedule_live(
             kind=Kind.LIVE,
             duration=duration,
             interviewer_can_edit=interviewer_can_edit,
+            candidate_opens_hints=candidate_opens_hints,
             invite_token=new_invite_token(),
             scheduled_for=scheduled_for,
             candidate_email=candidate_email,

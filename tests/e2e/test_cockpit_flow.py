@@ -150,10 +150,20 @@ def test_schedule_invite_join_and_run_the_interview_from_the_cockpit(
 
     shot(interviewer, "interviewer-live")
     interviewer.click("[data-tab-button=prompts]")
+    # A live candidate has no hint button of their own: the interviewer releases each one,
+    # and the candidate's page says so in a banner (issue 25).
+    expect(candidate.locator("#hint-button")).to_have_count(0)
+    expect(candidate.locator("#hint-banner")).to_be_hidden()
     cockpit.locator("#hint-reveal").click()
     expect(candidate.locator("#session-hints .hint")).to_have_count(1, timeout=SYNC_MS)
     expect(candidate.locator("#session-hints")).to_contain_text(meta["hints"][0][:40])
+    expect(candidate.locator("#hint-banner")).to_be_visible()
+    expect(candidate.locator("#hint-banner")).to_contain_text("Hint 1 from your interviewer")
     expect(cockpit.locator("#hints-count")).to_have_text(f"1 of {len(meta['hints'])} revealed")
+    shot(candidate, "candidate-hint-banner")
+    candidate.set_viewport_size({"width": 390, "height": 844})
+    shot(candidate, "candidate-hint-banner-390")
+    candidate.set_viewport_size({"width": 1440, "height": 1000})
 
     candidate.fill("#chat-form input[name=text]", "Can I use a dict here?")
     candidate.press("#chat-form input[name=text]", "Enter")
@@ -178,6 +188,9 @@ def test_schedule_invite_join_and_run_the_interview_from_the_cockpit(
 
     candidate.reload()
     expect(candidate.locator("#session")).to_have_attribute("data-ready", "true", timeout=SYNC_MS)
+    expect(candidate.locator("#hint-banner")).to_contain_text(meta["hints"][0][:40])
+    candidate.click("#hint-banner-close")
+    expect(candidate.locator("#hint-banner")).to_be_hidden()
     seen = candidate.content() + "\n".join(frames)
     leaked = [text for text in private if text in seen]
     assert leaked == [], f"the candidate received private material: {leaked}"

@@ -200,6 +200,54 @@ def test_the_interviewer_reveals_hints_in_order_and_they_count_as_used() -> None
     assert client_for(candidate).post(f"/sessions/{session.pk}/hints/reveal").status_code == 403
 
 
+def test_a_live_candidate_waits_for_the_interviewer_to_release_each_hint() -> None:
+    """Issue 25: in a live session the interviewer releases hints (the session's setting is
+    off by default); the candidate's page says so, and a released hint arrives over the
+    websocket and stays in a banner after a reload."""
+    session, candidate, interviewer = live_session()
+    assert session.candidate_opens_hints is False
+    cand = client_for(candidate)
+    refused = cand.post(f"/sessions/{session.pk}/hints")
+    assert refused.status_code == 403 and "interviewer releases" in refused.json()["detail"]
+    assert REVEALED_HINT not in refused.content.decode()
+    page = cand.get(f"/sessions/{session.pk}/").content.decode()
+    assert 'id="hint-button"' not in page and 'id="hint-released-note"' in page
+    assert re.search(r'id="hint-banner"[^>]*hidden', page)
+
+    async def scenario() -> list[dict[str, Any]]:
+        watcher = YClient(candidate, session.pk)
+        await watcher.connect()
+        await watcher.drain()
+        from channels.db import database_sync_to_async
+
+        await database_sync_to_async(services.session_hint_reveal_by_interviewer)(
+            session_id=session.pk, user=interviewer)
+        await watcher.drain(timeout=1.0)
+        await watcher.disconnect()
+        return list(watcher.events)
+
+    hints = [e for e in async_to_sync(scenario)() if e.get("type") == "hint"]
+    assert [(e["number"], e["text"]) for e in hints] == [(1, f"Add one. {REVEALED_HINT}")]
+    reloaded = cand.get(f"/sessions/{session.pk}/").content.decode()
+    banner = reloaded[reloaded.index('id="hint-banner"'):].split("</div>", 1)[0]
+    assert "hidden" not in banner.split(">", 1)[0]
+    assert "Hint 1 from your interviewer" in banner and REVEALED_HINT in banner
+    assert PRIVATE["hint"] not in reloaded
+    assert cand.post(f"/sessions/{session.pk}/hints").status_code == 403
+
+
+def test_the_interviewer_may_let_the_candidate_open_hints_and_solo_keeps_the_button() -> None:
+    session, candidate, _ = live_session(candidate_opens_hints=True)
+    cand = client_for(candidate)
+    assert 'id="hint-button"' in cand.get(f"/sessions/{session.pk}/").content.decode()
+    opened = cand.post(f"/sessions/{session.pk}/hints")
+    assert opened.status_code == 200 and REVEALED_HINT in opened.content.decode()
+    solo = services.session_start_solo(candidate=candidate, problem_slug=session.problem.slug,
+                                       duration=timedelta(minutes=10))
+    assert solo.candidate_opens_hints is True
+    assert cand.post(f"/sessions/{solo.pk}/hints").status_code == 200
+
+
 # ---------------------------------------------------------------- talking
 
 

@@ -177,3 +177,28 @@ def test_the_page_keeps_filters_in_its_links_and_says_when_nothing_matches() -> 
     assert "Nothing to review yet" in fresh.content.decode()
     assert client.get("/sessions/review/?page=abc&from=x&sort=%00").status_code == 200
     assert client_for(world.owner).get("/sessions/review/").status_code == 403
+
+
+# ---------------------------------------------------------------- the filters' own lists
+
+
+def test_the_problem_filter_lists_only_problems_the_viewer_may_see() -> None:
+    """Issue 25: another author's draft never reaches an interviewer's filter; one's own draft
+    and the problems of the sessions one reviews do; an admin's filter lists every problem."""
+    from problems.models import Problem
+
+    world = build_world()
+    theirs = Problem.objects.create(slug="their-draft", title="THEIR-DRAFT", statement_md="x",
+                                    reference_code="pass",
+                                    owner=user_with_role("writer", "author"))
+    mine = Problem.objects.create(slug="my-draft", title="MY-DRAFT", statement_md="x",
+                                  reference_code="pass", owner=world.assigned)
+    withdrawn = world.session.problem
+    Problem.objects.filter(pk=withdrawn.pk).update(published=False)  # reviewed, unpublished
+    listed = set(dashboard.dashboard_problems(user=world.assigned))
+    assert theirs not in listed and {mine, withdrawn} <= listed
+    assert theirs not in set(dashboard.dashboard_problems(user=world.unassigned))
+    assert withdrawn not in set(dashboard.dashboard_problems(user=world.unassigned))
+    assert {theirs, mine, withdrawn} <= set(dashboard.dashboard_problems(user=world.admin))
+    page = client_for(world.assigned).get("/sessions/review/").content.decode()
+    assert "MY-DRAFT" in page and "THEIR-DRAFT" not in page

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 import zlib
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -50,6 +51,10 @@ DRAFT = "MARK-DRAFT-SCORECARD-3141"
 SUBMITTED = "MARK-SUBMITTED-SCORECARD-2718"
 REFERENCE = "MARK-REFERENCE-SOLUTION-1618"
 PROMPTS = "MARK-INTERVIEWER-PROMPT-1414"  # a follow-up question of the cockpit's side panel
+HINT = "MARK-UNRELEASED-HINT-1732"  # the second hint; the interviewer released the first
+ACTIVITY = "731953"  # a paste's size (a number: the signals sum it), in every label of it
+CHAT = "MARK-SESSION-CHAT-2646"
+DRAFT_TITLE = "MARK-DRAFT-PROBLEM-1123"  # another author's unpublished problem
 MARKERS = {
     visibility.REVIEW_NOTE: PRIVATE_NOTE,
     visibility.DRAFT_SCORECARD: DRAFT,
@@ -57,6 +62,10 @@ MARKERS = {
     visibility.HIDDEN_TEST_IO: SECRET_INPUT,
     visibility.REFERENCE_SOLUTION: REFERENCE,
     visibility.INTERVIEWER_PROMPTS: PROMPTS,
+    visibility.UNRELEASED_HINT: HINT,
+    visibility.ACTIVITY_SIGNALS: ACTIVITY,
+    visibility.SESSION_CHAT: CHAT,
+    visibility.DRAFT_PROBLEM: DRAFT_TITLE,
 }
 # Who each matrix viewer is to the policy, and whose scorecard they hold.
 VIEWERS: dict[str, Viewer] = {
@@ -76,31 +85,40 @@ WROTE = {"assigned": visibility.SCORECARD, "panel": visibility.DRAFT_SCORECARD}
 H, R, D, S, REF, P = (visibility.HIDDEN_TEST_IO, visibility.REVIEW_NOTE,
                       visibility.DRAFT_SCORECARD, visibility.SCORECARD,
                       visibility.REFERENCE_SOLUTION, visibility.INTERVIEWER_PROMPTS)
+UH, ACT, CH, DP = (visibility.UNRELEASED_HINT, visibility.ACTIVITY_SIGNALS,
+                   visibility.SESSION_CHAT, visibility.DRAFT_PROBLEM)
 PARTICIPANTS = {"candidate", "assigned"}
 REVIEWERS = {"assigned", "panel", "admin"}
 READERS = REVIEWERS | {"candidate"}
 # channel name → (Channel, URL template, fields it renders, viewers who get a 200).
 CHANNELS: dict[str, tuple[Channel, str, set[str], set[str]]] = {
     # The cockpit's side panel: the interviewer's own private notes and the reference.
-    "session page": (Channel.PAGE, "/sessions/{id}/", {R, REF, P}, PARTICIPANTS),
-    "review page": (Channel.PAGE, "/sessions/{id}/review/", {H, R, D, S}, REVIEWERS),
-    "admin problem page": (Channel.PAGE, "/admin/problems/problem/{problem}/change/", {REF, P},
-                           {"admin"}),
-    "session state": (Channel.JSON, "/sessions/{id}/state", set(), PARTICIPANTS),
-    "api review session": (Channel.API, "/api/review/sessions/{id}", {H}, READERS),
-    "api review scores": (Channel.API, "/api/review/sessions/{id}/scores", {D, S}, READERS),
-    "api review report": (Channel.API, "/api/review/sessions/{id}/report", set(), READERS),
+    "session page": (Channel.PAGE, "/sessions/{id}/", {R, REF, P, UH, CH}, PARTICIPANTS),
+    "review page": (Channel.PAGE, "/sessions/{id}/review/", {H, R, D, S, CH, ACT},
+                    REVIEWERS),
+    "admin problem page": (Channel.PAGE, "/admin/problems/problem/{problem}/change/",
+                           {REF, P, UH}, {"admin"}),
+    # The filters list problems and interviewers: only those the viewer may see.
+    "dashboard": (Channel.PAGE, "/sessions/review/", {DP},
+                  {"assigned", "panel", "unassigned", "admin"}),
+    "session state": (Channel.JSON, "/sessions/{id}/state", {CH}, PARTICIPANTS),
+    "api review session": (Channel.API, "/api/review/sessions/{id}", {H, ACT}, READERS),
+    "api review scores": (Channel.API, "/api/review/sessions/{id}/scores", {D, S, ACT},
+                          READERS),
+    "api review report": (Channel.API, "/api/review/sessions/{id}/report", {CH}, READERS),
     "api submission": (Channel.API, "/api/submissions/{final}", {H},
                        {"candidate", "assigned", "panel", "admin"}),
     "submission socket": (Channel.WEBSOCKET, "/ws/submissions/{final}/", {H},
                           {"candidate", "assigned", "panel", "admin"}),
     "replay page": (Channel.REPLAY, "/sessions/{id}/replay/", set(), READERS),
-    "replay data": (Channel.REPLAY, "/sessions/{id}/replay/data", set(), READERS),
-    "report": (Channel.REPORT, "/sessions/{id}/report/", set(), READERS),
-    "report pdf": (Channel.PDF, "/sessions/{id}/report.pdf", set(), READERS),
-    # Whoever holds the token reads the report, logged in or not, as a share-link reader.
-    "share link": (Channel.SHARE_LINK, "/sessions/shared/{token}/", set(), set(VIEWERS)),
-    "share link pdf": (Channel.SHARE_LINK, "/sessions/shared/{token}/pdf", set(),
+    # The candidate's own replay follows the live page: no pastes, no tab leaves.
+    "replay data": (Channel.REPLAY, "/sessions/{id}/replay/data", {ACT, CH}, READERS),
+    "report": (Channel.REPORT, "/sessions/{id}/report/", {CH}, READERS),
+    "report pdf": (Channel.PDF, "/sessions/{id}/report.pdf", {CH}, READERS),
+    # Whoever holds the token reads the report, logged in or not, as a share-link reader:
+    # the report's sections of `visibility.SHARE_LINK_SECTIONS`, which has no chat.
+    "share link": (Channel.SHARE_LINK, "/sessions/shared/{token}/", {CH}, set(VIEWERS)),
+    "share link pdf": (Channel.SHARE_LINK, "/sessions/shared/{token}/pdf", {CH},
                        set(VIEWERS)),
 }
 
@@ -154,7 +172,9 @@ def _world() -> dict[str, Any]:
     problem = world.session.problem
     problem.reference_code = f"# {REFERENCE}\ndef solve(x):\n    return x + 1\n"
     problem.follow_ups = [f"How would you shard it? {PROMPTS}"]
+    problem.hints = ["Think of the empty input.", f"Add one at the end. {HINT}"]
     problem.save()
+    _plant_session_markers(world)
     panel = user_with_role("panel", "interviewer")
     ReviewAssignment.objects.create(session=world.session, interviewer=panel)
     # The marker in the summary and in a criterion's comment: pages show one or the other.
@@ -174,6 +194,31 @@ def _world() -> dict[str, Any]:
     ids = {"id": world.session.pk, "final": world.final.pk, "problem": problem.pk,
            "token": share.token}
     return {"world": world, "users": users, "ids": ids}
+
+
+def _plant_session_markers(world: Any) -> None:
+    """The interviewer released the first hint; the candidate pasted and left the tab; both
+    chatted; another author keeps a draft problem."""
+    from interviews.models import ChatMessage, SessionEvent
+    from problems.models import Problem
+
+    session = world.session
+    start = session.started_at
+    SessionEvent.objects.create(session=session, kind=SessionEvent.Kind.HINT,
+                                actor=world.assigned, at=start + timedelta(minutes=6),
+                                data={"number": 1, "by": "interviewer"})
+    SessionEvent.objects.create(session=session, kind=SessionEvent.Kind.PASTE,
+                                actor=world.owner, at=start + timedelta(minutes=7),
+                                data={"chars": int(ACTIVITY)})
+    SessionEvent.objects.create(session=session, kind=SessionEvent.Kind.TAB_HIDDEN,
+                                actor=world.owner, at=start + timedelta(minutes=8))
+    ChatMessage.objects.create(session=session, author=world.owner, role="candidate",
+                               text=f"Can I use a dict? {CHAT}",
+                               created_at=start + timedelta(minutes=9))
+    draft = Problem.objects.create(slug="someone-elses-draft", title=DRAFT_TITLE,
+                                   statement_md="Draft.", reference_code="pass",
+                                   owner=user_with_role("other_author", "author"))
+    assert not Problem.objects.offered().filter(pk=draft.pk).exists()
 
 
 def _read(users: dict[str, User | None], ids: dict[str, Any], name: str,
@@ -257,7 +302,9 @@ def test_released_evidence_reads_as_labels_made_of_nothing_private() -> None:
         minutes=2))
     score = CriterionScore.objects.get(scorecard__interviewer=world.assigned,
                                        criterion="correctness")
-    score.evidence = [{"kind": "moment", "value": 120_000},
+    # 07:00 is the candidate's paste: the Activity panel's, so the candidate's label of it
+    # says nothing of it.
+    score.evidence = [{"kind": "moment", "value": 120_000}, {"kind": "moment", "value": 420_000},
                       {"kind": "submission", "value": world.final.pk},
                       {"kind": "question", "value": world.question.pk}]
     score.save()
@@ -269,6 +316,7 @@ def test_released_evidence_reads_as_labels_made_of_nothing_private() -> None:
         if channel_name == "report":
             assert "02:00 asked" in text and "Question: Can x be negative?" in text
             assert re.search(r"Run \d \(final\)", text), channel_name
+            assert "07:00 in the replay" in text
         # Released: the submitted card's words are the candidate's to read, nothing else.
         released = visibility.released_feedback_visible(VIEWERS[name], released=True)
         leaked = [field for field, marker in MARKERS.items()
@@ -281,3 +329,44 @@ def test_released_evidence_reads_as_labels_made_of_nothing_private() -> None:
     assert 'id="replay-cite"' not in replay
     _, own = _read(built["users"], built["ids"], "panel", "replay page")
     assert 'id="replay-cite"' in own
+
+
+def test_a_live_candidate_opens_no_hint_the_interviewer_did_not_release() -> None:
+    """The hint row on the one channel that writes: in a live session (the setting off by
+    default) the candidate's own hint request is refused while the session runs, so the
+    unreleased hint's marker reaches nobody but the session's interviewers."""
+    from django.utils import timezone
+
+    built = _world()
+    session = built["world"].session
+    session.status, session.deadline = "active", timezone.now() + timedelta(minutes=10)
+    session.save()
+    assert session.candidate_opens_hints is False
+    for name, user in built["users"].items():
+        response = client_for(user).post(f"/sessions/{session.pk}/hints")
+        assert HINT not in response.content.decode(), name
+        assert response.status_code >= 300, name
+    _, page = _read(built["users"], built["ids"], "candidate", "session page")
+    assert HINT not in page and "Think of the empty input." in page
+
+
+def test_a_share_link_shows_only_the_sections_the_policy_names() -> None:
+    """What a share link shows is written in core.visibility (SHARE_LINK_SECTIONS): every
+    other section of the report is empty there, while the candidate's own report has it."""
+    from interviews.review.selectors import REPORT_SECTIONS, report_data
+
+    built = _world()
+    session = built["world"].session
+    services.scores_release(session=session, user=built["world"].admin)
+    own, shared = report_data(session), report_data(session, Channel.SHARE_LINK)
+    left_off = [s for s in REPORT_SECTIONS if s not in visibility.SHARE_LINK_SECTIONS]
+    assert {"chat", "released_feedback"} <= set(left_off)
+    for section in REPORT_SECTIONS:
+        if section in visibility.SHARE_LINK_SECTIONS:
+            assert shared[section] == own[section], section
+        else:
+            assert own[section] and not shared[section], section
+    _, text = _read(built["users"], built["ids"], "share_link", "share link")
+    assert CHAT not in text and SUBMITTED not in text
+    _, mine = _read(built["users"], built["ids"], "candidate", "report")
+    assert CHAT in mine and SUBMITTED in mine

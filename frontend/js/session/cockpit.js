@@ -237,6 +237,28 @@ export function candidateHintAdd(number, text) {
   const list = document.getElementById("session-hints");
   if (!list || list.querySelector(`[data-number="${number}"]`)) return;
   list.append(element("li", { className: "hint", text, attrs: { "data-number": String(number) } }));
+  const note = document.getElementById("hint-released-note");
+  if (note) note.textContent = "Your interviewer releases hints when one would help: they appear here.";
+}
+
+/**
+ * The candidate's banner for a hint the interviewer released: the server renders the last
+ * one on a reload; `show` says a new one at once. Dismissing hides it until the next hint.
+ */
+export function hintBannerMount(root) {
+  if (!root) return { show() {} };
+  const title = root.querySelector("#hint-banner-title");
+  const text = root.querySelector("#hint-banner-text");
+  root.querySelector("#hint-banner-close")?.addEventListener("click", () => {
+    root.hidden = true;
+  });
+  return {
+    show(number, hint) {
+      title.textContent = `Hint ${number} from your interviewer`;
+      text.textContent = hint;
+      root.hidden = false;
+    },
+  };
 }
 
 /** The interviewer's side panel tabs: one group of sections at a time (all without script). */

@@ -21,6 +21,7 @@ import {
   Cockpit,
   candidateHintAdd,
   copyButtonsMount,
+  hintBannerMount,
   localTimesRender,
   sideTabsMount,
 } from "./cockpit.js";
@@ -226,6 +227,7 @@ export function sessionPageMount(root) {
     userName: root.dataset.userName,
   });
   const callLink = new CallLink({ url: urls.callLink });
+  const hintBanner = hintBannerMount(document.getElementById("hint-banner"));
   const cockpit = new Cockpit(document.getElementById("cockpit"), {
     urls,
     onQuestion: (question) => questions.render(question),
@@ -281,8 +283,10 @@ export function sessionPageMount(root) {
         if (event.kind === "hint") cockpit.hintRevealed(event.number);
         return activity.add(event);
       case "hint":
-        if (role === "candidate") candidateHintAdd(event.number, event.text);
-        else cockpit.hintRevealed(event.number);
+        if (role === "candidate") {
+          candidateHintAdd(event.number, event.text);
+          hintBanner.show(event.number, event.text);
+        } else cockpit.hintRevealed(event.number);
         return undefined;
       case "chat":
         tabs.notify("live");
