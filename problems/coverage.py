@@ -96,9 +96,7 @@ def _clause(
         raise PackageError(path, where + "tests", f"clause {clause_id!r} names no test")
     for name in tests:
         if name not in test_names:
-            raise PackageError(
-                path, where + "tests", f"{name!r} is not a test of this package"
-            )
+            raise PackageError(path, where + "tests", f"{name!r} is not a test of this package")
     return Clause(clause_id, text.strip(), tuple(tests))
 
 

@@ -49,8 +49,11 @@ def test_parses_clauses_in_order() -> None:
         ('[[clause]]\nid = "a"\ntext = " "\ntests = ["h0"]', "clause[0].text", "non-empty"),
         ('[[clause]]\nid = "Not OK"\ntext = "t"\ntests = ["h0"]', "clause[0].id", "kebab"),
         ('[[clause]]\nid = "a"\ntext = "t"\ntest = ["h0"]', "clause[0].test", "unknown key"),
-        (GOOD + '[[clause]]\nid = "adds-one"\ntext = "t"\ntests = ["h1"]', "clause[2].id",
-         "duplicate id 'adds-one'"),
+        (
+            GOOD + '[[clause]]\nid = "adds-one"\ntext = "t"\ntests = ["h1"]',
+            "clause[2].id",
+            "duplicate id 'adds-one'",
+        ),
     ],
 )
 def test_malformed_map_names_file_and_field(text: str, field: str, words: str) -> None:
@@ -97,3 +100,26 @@ def test_every_bank_problem_maps_each_clause_to_tests(folder: Path) -> None:
     names = {t.name for t in package.public_tests + package.hidden_tests}
     clauses = coverage_read(folder, test_names=names, required=True)
     assert clauses and all(clause.tests for clause in clauses)
+
+
+def test_an_uploaded_archive_gets_the_map_checked(tmp_path: Path) -> None:
+    """A studio upload is read through package_read: a broken map in the zip is refused with
+    the map's file and field named, as on disk."""
+    import io
+    import zipfile
+
+    from problems.archive import package_unzip
+
+    folder = make_package(tmp_path)
+    (folder / COVERAGE_FILE).write_text(GOOD.replace('tests = ["h0", "p0"]', "tests = []"))
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+            archive.write(path, (Path("tiny") / path.relative_to(folder)).as_posix())
+    with pytest.raises(PackageError) as error:
+        package_unzip(buffer.getvalue())
+    assert error.value.path.endswith(COVERAGE_FILE)
+    assert (error.value.field, error.value.problem) == (
+        "clause[0].tests",
+        "clause 'adds-one' names no test",
+    )
