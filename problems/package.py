@@ -443,7 +443,18 @@ def package_read(root: Path | str) -> Package:
     )
     _check_unique_names(package, root)
     _check_sources_compile(package, root)
+    _check_coverage(package, root)
     return package
+
+
+def _check_coverage(package: Package, root: Path) -> None:
+    """A coverage.toml, where the folder has one, must name only this package's tests (the
+    bank test requires one per bank problem; a studio draft may have none)."""
+    # Imported here: problems.coverage builds on this module's PackageError.
+    from problems.coverage import coverage_read
+
+    names = {t.name for t in package.public_tests + package.hidden_tests}
+    coverage_read(root, test_names=names, required=False)
 
 
 def _check_unique_names(package: Package, root: Path) -> None:
