@@ -64,12 +64,11 @@ _STYLE_ATTRIBUTE_HASHES = " ".join(_source_hash(value) for value in STYLE_ATTRIB
 
 
 def csp_nonce(request: HttpRequest) -> str:
-    """This request's nonce for the <style> elements the bundles create (one per request)."""
-    nonce = getattr(request, "_csp_nonce", None)
-    if nonce is None:
-        nonce = secrets.token_urlsafe(16)
-        request._csp_nonce = nonce  # type: ignore[attr-defined]
-    return nonce
+    """This request's nonce for the <style> elements the bundles create ("" outside the
+    middleware, e.g. a template rendered by a test's RequestFactory)."""
+    # Set by the middleware before the view runs, so a wrapper such as DRF's Request (which
+    # reads unknown attributes from the HttpRequest it wraps) sees the same one.
+    return str(getattr(request, "csp_nonce", ""))
 
 
 def _websocket_sources(request: HttpRequest) -> str:
@@ -82,9 +81,8 @@ def _websocket_sources(request: HttpRequest) -> str:
     return f" ws://{host} wss://{host}"
 
 
-def policy_build(request: HttpRequest) -> str:
-    """The header's value for this request."""
-    nonce = csp_nonce(request)
+def policy_build(request: HttpRequest, *, nonce: str) -> str:
+    """The header's value for this request, whose <style> elements carry `nonce`."""
     images = " ".join(["'self'", "data:", *settings.ONSITE_CSP_IMG_SRC])
     directives = [
         "default-src 'self'",
@@ -110,9 +108,11 @@ class ContentSecurityPolicyMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponseBase:
+        nonce = secrets.token_urlsafe(16)
+        request.csp_nonce = nonce  # type: ignore[attr-defined]
         response = self.get_response(request)
         header = REPORT_ONLY_HEADER if settings.ONSITE_CSP_REPORT_ONLY else HEADER
-        response[header] = policy_build(request)
+        response[header] = policy_build(request, nonce=nonce)
         return response
 
 
