@@ -11,14 +11,21 @@ pages hit a violation).
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 from playwright.sync_api import Browser, Page, Route, expect
 
-from tests.e2e.conftest import CspGuard, People, Platform
+from core.csp import CURSOR_COLORS
+from tests.e2e.conftest import CspGuard, People, Platform, people_at
 
 pytestmark = [pytest.mark.e2e]
 
 PROBLEM_URL = "/problems/token-bucket/"
+SHOTS = Path(__file__).resolve().parents[2] / "var" / "screenshots"
+PHONE = {"width": 390, "height": 844}
+SYNC_MS = 20_000
 PLANTED = (
     '<p id="planted">'
     "<script>window.__planted = 'script'</script>"
@@ -80,3 +87,59 @@ def test_swagger_ui_runs_under_the_policy(browser: Browser, platform: Platform) 
     page.goto("/api/docs")
     expect(page.locator(".swagger-ui .info .title")).to_contain_text("Onsite API")
     context.close()
+
+
+def _rgb(hex_color: str) -> str:
+    red, green, blue = (int(hex_color[i : i + 2], 16) for i in (1, 3, 5))
+    return f"rgb({red}, {green}, {blue})"
+
+
+def test_the_editor_and_the_cockpit_look_right_under_the_policy(
+    people: People, browser: Browser, platform: Platform
+) -> None:
+    """Screenshots (var/screenshots/csp-*.png, 1440 and 390 px) for a person to look at; the
+    guard fails the test if the policy refused anything on these pages."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    practice = people.log_in("candidate", next_url=PROBLEM_URL)
+    expect(practice.locator("#problem")).to_have_attribute("data-ready", "true")
+    practice.screenshot(path=str(SHOTS / "csp-editor-1440.png"))
+
+    interviewer = people.log_in("interviewer")
+    interviewer.select_option("#live-form select[name=problem]", "token-bucket")
+    interviewer.fill("#live-form input[name=minutes]", "30")
+    interviewer.fill("#live-form input[name=candidate]", "candidate")
+    interviewer.click("#live-form button[type=submit]")
+    expect(interviewer).to_have_url(re.compile(r"/sessions/\d+/$"))
+    invite = interviewer.input_value("#invite-url")
+
+    with people_at(browser, platform, viewport=PHONE) as phones:
+        phone = phones.log_in("candidate", next_url=PROBLEM_URL)
+        expect(phone.locator("#problem")).to_have_attribute("data-ready", "true")
+        phone.screenshot(path=str(SHOTS / "csp-editor-390.png"))
+        phone.goto(invite)
+        phone.click("#join-form button[type=submit]")
+        expect(phone.locator("#session")).to_have_attribute("data-ready", "true", timeout=SYNC_MS)
+        phone.click("#session-editor .cm-content")
+        phone.keyboard.press("Control+End")
+        phone.keyboard.type("# the candidate types\n")
+        expect(interviewer.locator("#session")).to_have_attribute(
+            "data-status", "active", timeout=SYNC_MS
+        )
+        expect(interviewer.locator("#session-editor .cm-content")).to_contain_text(
+            "# the candidate types", timeout=SYNC_MS
+        )
+        interviewer.click("#session-editor .cm-content")
+        # The other person's caret keeps its colour: the style attribute y-codemirror sets
+        # is one the policy allows by hash (core/csp.py, STYLE_ATTRIBUTE_VALUES).
+        caret = phone.locator(".cm-ySelectionCaret").first
+        expect(caret).to_be_attached(timeout=SYNC_MS)
+        expect(caret).to_have_css(
+            "background-color", _rgb(CURSOR_COLORS["interviewer"]["color"]), timeout=SYNC_MS
+        )
+        expect(interviewer.locator(".cm-ySelectionCaret").first).to_have_css(
+            "background-color", _rgb(CURSOR_COLORS["candidate"]["color"]), timeout=SYNC_MS
+        )
+        interviewer.screenshot(path=str(SHOTS / "csp-cockpit-1440.png"))
+        phone.screenshot(path=str(SHOTS / "csp-session-candidate-390.png"), full_page=True)
+        interviewer.set_viewport_size(PHONE)
+        interviewer.screenshot(path=str(SHOTS / "csp-cockpit-390.png"), full_page=True)
