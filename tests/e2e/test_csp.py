@@ -94,6 +94,12 @@ def _rgb(hex_color: str) -> str:
     return f"rgb({red}, {green}, {blue})"
 
 
+def _rgba(hex_color: str) -> str:
+    """#rrggbbaa as getComputedStyle writes it."""
+    alpha = round(int(hex_color[7:9], 16) / 255, 2)
+    return _rgb(hex_color[:7]).replace("rgb(", "rgba(").replace(")", f", {alpha:g})")
+
+
 def test_the_editor_and_the_cockpit_look_right_under_the_policy(
     people: People, browser: Browser, platform: Platform
 ) -> None:
@@ -138,6 +144,11 @@ def test_the_editor_and_the_cockpit_look_right_under_the_policy(
         )
         expect(interviewer.locator(".cm-ySelectionCaret").first).to_have_css(
             "background-color", _rgb(CURSOR_COLORS["candidate"]["color"]), timeout=SYNC_MS
+        )
+        # ...and so does the other person's selection (its lighter colour).
+        interviewer.keyboard.press("Shift+ArrowUp")
+        expect(phone.locator(".cm-ySelection").first).to_have_css(
+            "background-color", _rgba(CURSOR_COLORS["interviewer"]["colorLight"]), timeout=SYNC_MS
         )
         interviewer.screenshot(path=str(SHOTS / "csp-cockpit-1440.png"))
         phone.screenshot(path=str(SHOTS / "csp-session-candidate-390.png"), full_page=True)
