@@ -15,7 +15,7 @@ import re
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, Route, expect
+from playwright.sync_api import Browser, Page, Route, ViewportSize, expect
 
 from core.csp import CURSOR_COLORS
 from tests.e2e.conftest import CspGuard, People, Platform, people_at
@@ -24,7 +24,7 @@ pytestmark = [pytest.mark.e2e]
 
 PROBLEM_URL = "/problems/token-bucket/"
 SHOTS = Path(__file__).resolve().parents[2] / "var" / "screenshots"
-PHONE = {"width": 390, "height": 844}
+PHONE: ViewportSize = {"width": 390, "height": 844}
 SYNC_MS = 20_000
 PLANTED = (
     '<p id="planted">'
@@ -118,7 +118,7 @@ def test_the_editor_and_the_cockpit_look_right_under_the_policy(
     expect(interviewer).to_have_url(re.compile(r"/sessions/\d+/$"))
     invite = interviewer.input_value("#invite-url")
 
-    with people_at(browser, platform, viewport=PHONE) as phones:
+    with people_at(browser, platform, viewport=dict(PHONE)) as phones:
         phone = phones.log_in("candidate", next_url=PROBLEM_URL)
         expect(phone.locator("#problem")).to_have_attribute("data-ready", "true")
         phone.screenshot(path=str(SHOTS / "csp-editor-390.png"))
