@@ -56,6 +56,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First, so that every response carries the policy: whitenoise's files and error pages too.
+    "core.csp.ContentSecurityPolicyMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -81,6 +83,7 @@ TEMPLATES = [
                 "django.contrib.messages.context_processors.messages",
                 "frontend.context_processors.roles",
                 "frontend.context_processors.limits",
+                "core.csp.csp_context",
             ],
         },
     },
@@ -199,6 +202,13 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
 }
+
+# --- Content-Security-Policy (core/csp.py: the policy itself) ---
+# Report-only: the browser reports what the policy would refuse and refuses nothing.
+ONSITE_CSP_REPORT_ONLY = env_bool("ONSITE_CSP_REPORT_ONLY", False)
+# Image sources beyond the site and data: URLs, for statements that show pictures from
+# another host (e.g. "https://images.example.com"); empty: only the site's own images.
+ONSITE_CSP_IMG_SRC = env_list("ONSITE_CSP_IMG_SRC", [])
 
 # --- Celery: the broker is Redis; results live in the database, not in Celery. ---
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", REDIS_URL)

@@ -88,6 +88,16 @@ function keymapExtension(name) {
 }
 
 /**
+ * CodeMirror's own <style> elements (its themes, through style-mod) carry the page's
+ * Content-Security-Policy nonce (core/csp.py; base.html's csp-nonce meta tag): the policy
+ * applies no other inline style. Every editor on a page needs it, the read-only ones too.
+ */
+export function cspNonceExtension() {
+  const nonce = document.querySelector('meta[name="csp-nonce"]')?.content;
+  return nonce ? EditorView.cspNonce.of(nonce) : [];
+}
+
+/**
  * The extensions of a Python editor with `prefs` applied, and `apply(view, prefs)` to change
  * them later. `label` names the editor for screen readers; `describedBy` is the id of the
  * element that carries ESCAPE_HINT.
@@ -100,6 +110,7 @@ export function editorExtensions({ prefs = DEFAULT_PREFS, label, describedBy, ex
   const attributes = { "aria-label": label };
   if (describedBy) attributes["aria-describedby"] = describedBy;
   const extensions = [
+    cspNonceExtension(),
     // Vim/Emacs go first so their keys win over basicSetup's (their packages' own advice).
     keymapSlot.of(keymapExtension(prefs.keymap)),
     basicSetup,

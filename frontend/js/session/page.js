@@ -1,7 +1,8 @@
 // The session page (interviews/templates/interviews/session_detail.html).
 //
 // Page contract: #session carries data-base-url (/sessions/<id>), data-user-name; the JSON
-// state is in #session-state (json_script); #session-editor is where CodeMirror mounts;
+// state is in #session-state and the caret colours in #cursor-colors (json_script);
+// #session-editor is where CodeMirror mounts;
 // #session-timer, #connection, #session-banner; #run-button, #submit-button, #finish-button;
 // #results (the same children as the problem page's results panel); #questions-panel,
 // #notes-panel, #activity (interviewer) and #interviewer-edit (interviewer's checkbox).
@@ -29,10 +30,6 @@ import { ActivityFeed, NotesPanel, QuestionsPanel } from "./panels.js";
 import { SessionProvider } from "./provider.js";
 import { Countdown } from "./timer.js";
 
-const CURSOR_COLORS = {
-  candidate: { color: "#2f5bd3", colorLight: "#2f5bd333" },
-  interviewer: { color: "#c2410c", colorLight: "#c2410c33" },
-};
 const CONNECTION_TEXT = {
   connecting: "Connecting…",
   synced: "Connected",
@@ -46,6 +43,8 @@ const FINISH_TEXT = {
 
 export function sessionPageMount(root) {
   const state = JSON.parse(document.getElementById("session-state").textContent);
+  // {role: {color, colorLight}} from core/csp.py, whose policy allows exactly these styles.
+  const cursorColors = JSON.parse(document.getElementById("cursor-colors").textContent);
   const base = root.dataset.baseUrl.replace(/\/$/, "");
   const urls = {
     run: `${base}/run`,
@@ -82,7 +81,7 @@ export function sessionPageMount(root) {
   const awareness = new Awareness(doc);
   awareness.setLocalStateField("user", {
     name: root.dataset.userName,
-    ...(CURSOR_COLORS[role] || CURSOR_COLORS.candidate),
+    ...(cursorColors[role] || cursorColors.candidate),
   });
   const readOnly = new Compartment();
   let interviewerCanEdit = Boolean(state.interviewer_can_edit);

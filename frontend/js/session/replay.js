@@ -15,6 +15,7 @@ import { EditorView } from "@codemirror/view";
 import { basicSetup } from "codemirror";
 import * as Y from "yjs";
 
+import { cspNonceExtension } from "../editor.js";
 import { getJson, postJson } from "./api.js";
 import { formatLeft } from "./timer.js";
 import { element } from "../dom.js";
@@ -94,7 +95,7 @@ export async function replayPageMount(root) {
     parent: document.getElementById("replay-editor"),
     state: EditorState.create({
       doc: "",
-      extensions: [basicSetup, python(), EditorState.readOnly.of(true)],
+      extensions: [cspNonceExtension(), basicSetup, python(), EditorState.readOnly.of(true)],
     }),
   });
 
