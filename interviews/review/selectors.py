@@ -12,6 +12,7 @@ from typing import Any
 from django.utils import timezone
 
 from core import visibility
+from grading.judge import rules_line
 from grading.models import Submission
 from grading.selectors import submission_detail
 from interviews.models import DocUpdate, InterviewSession, Scorecard, ScoreRelease
@@ -363,7 +364,8 @@ def report_data(session: InterviewSession,
         "problem": session.problem,
         "candidate": session.candidate.get_username() if session.candidate else "",
         "final": {"verdict": final.verdict, "passed": final.passed, "total": final.total,
-                  "status": final.status} if final else None,
+                  "status": final.status, "rules_line": rules_line(final.by_rule or {})}
+        if final else None,
         "public_tests": public_tests,
         "hidden_by_tag": hidden_by_tag(final.pk if final else None),
         "outcome": outcome,
