@@ -21,8 +21,17 @@ and reports the FIRST violating step, in every test:
   (static / continuous for the same output lengths at the same capacity), a cross-check with
   wall-clock figures.
 
+Results by rule: every check above belongs to one rule of the statement (tokens, stops,
+callbacks, capacity, schedule, step results, throughput), and the evidence reports each rule
+judged in this test ("rules": rule -> None or its first violation) and the rule the test's
+group is about ("property", GROUP_PROPERTY, or the input's own). The schedule is replayed on
+the lengths the engine itself gave each request, so a request stopped at the wrong token
+breaks the stop rules, not every later step; it is judged whenever every batch row is known
+(no token rule broke). A test passes only when every rule held.
+
 A randomised test ("random" in the input) is many small workloads expanded from a seed by
-support.expand_workloads; each is checked as above and the first failing one is reported.
+support.expand_workloads; each is checked as above, a rule holds when it held in every
+workload, and the first failing workload is reported.
 
 PyTorch tier: a token that differs from the reference is forgiven only where the reference's
 top-2 logit margin is below support.MARGIN_TOLERANCE (float32 rounding differs with batch
