@@ -696,7 +696,11 @@ def _check_one(test_input: dict[str, Any], config: dict[str, Any],
         # row is known when no token rule broke): a request that stops at the wrong token
         # breaks the stop rules, not every step, callback and step() result after it. For a
         # correct engine these are the true lengths.
-        own = [len(run.generated[spec.index]) for spec in sorted(specs, key=lambda s: s.index)]
+        # A request the engine never decoded keeps its true length (at least 1): 0 would make
+        # it a max_tokens == 0 request, which ends without a slot.
+        own = [len(run.generated[spec.index]) or (lengths[spec.index] or 1
+                                                  if spec.max_tokens > 0 else 0)
+               for spec in sorted(specs, key=lambda s: s.index)]
         why = {spec.index: reasons[spec.index] if own[spec.index] == lengths[spec.index]
                else f"after the {own[spec.index]} token(s) the engine generated for it"
                for spec in specs}
