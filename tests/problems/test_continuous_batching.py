@@ -40,7 +40,8 @@ ALL_TESTS = [
 # [[wrong]] groups, also read by platform/gpu/run_suite.py).
 TARGETS = {w["file"]: set(w["groups"]) for w in META["wrong"]}
 # Correct engines in unusual styles: they must stay AC on every test.
-ALTERNATIVES = ["alternatives/generator_engine.py", "alternatives/numpy_engine.py"]
+ALTERNATIVES = ["alternatives/generator_engine.py", "alternatives/numpy_engine.py",
+                "alternatives/kmp_engine.py"]
 
 
 @pytest.fixture(scope="module")
