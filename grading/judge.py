@@ -408,14 +408,18 @@ def _rule_counts(verdicts: Sequence[TestVerdict]) -> dict[str, tuple[int, int]]:
     return {rule: (c[0], c[1]) for rule, c in counts.items()}
 
 
+GROUP_RULES_JOIN = " / "
+
+
 def _group_rules(verdicts: Sequence[TestVerdict]) -> dict[str, str]:
-    """The rule each group is about: the property its tests name (the first one named)."""
-    out: dict[str, str] = {}
+    """The rule each group is about: the property its tests name ("edge cases": "stops"), or
+    every one they name, in order, when they differ ("stops / step results")."""
+    named: dict[str, list[str]] = {}
     for v in verdicts:
         prop = verdict_property(v)
-        if v.group and prop and v.group not in out:
-            out[v.group] = prop
-    return out
+        if v.group and prop and prop not in named.setdefault(v.group, []):
+            named[v.group].append(prop)
+    return {group: GROUP_RULES_JOIN.join(props) for group, props in named.items() if props}
 
 
 def rules_line(by_rule: Mapping[str, Sequence[int]]) -> str:

@@ -404,11 +404,16 @@ export class ResultsPanel {
           attrs: { "data-group": group },
         });
         item.append(element("span", { className: "tag-name", text: group }));
-        // A group about one rule counts the tests in which that rule held.
+        // A group about one rule counts the tests in which that rule held (a group whose
+        // tests are about different rules: each test's own, "stops / step results").
         const rule = groupRules && typeof groupRules === "object" ? groupRules[group] : undefined;
-        item.append(document.createTextNode(rule
-          ? `: rule '${rule}' held in ${groupPassed} of ${groupTotal}`
-          : `: passed ${groupPassed} of ${groupTotal}`));
+        let counted = `: passed ${groupPassed} of ${groupTotal}`;
+        if (typeof rule === "string" && rule.includes(" / ")) {
+          counted = `: its tests' rules held in ${groupPassed} of ${groupTotal} (${rule})`;
+        } else if (typeof rule === "string" && rule) {
+          counted = `: rule '${rule}' held in ${groupPassed} of ${groupTotal}`;
+        }
+        item.append(document.createTextNode(counted));
         list.append(item);
       }
       parts.push(list);

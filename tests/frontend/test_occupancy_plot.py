@@ -76,7 +76,7 @@ def test_the_verdict_line_names_the_broken_rules_and_groups_count_their_rule(
     send(ws, type="done", verdict="WA", passed=0, total=31, score=0.9,
          by_tag={"correctness": [0, 31]},
          by_group={"correctness": [8, 8], "edge cases": [9, 11]},
-         group_rules={"correctness": "tokens", "edge cases": "stops"},
+         group_rules={"correctness": "tokens", "edge cases": "stops / step results"},
          rules_line=line)  # fmt: skip
 
     summary = page.locator("#result-summary")
@@ -84,4 +84,7 @@ def test_the_verdict_line_names_the_broken_rules_and_groups_count_their_rule(
     expect(summary.locator(".summary-line .failing-group")).to_have_count(0)
     expect(summary.locator(".by-group li[data-group='correctness']")).to_have_text(
         "correctness: rule 'tokens' held in 8 of 8"
+    )
+    expect(summary.locator(".by-group li[data-group='edge cases']")).to_have_text(
+        "edge cases: its tests' rules held in 9 of 11 (stops / step results)"
     )

@@ -424,3 +424,19 @@ def test_malformed_or_huge_rule_evidence_never_breaks_the_counts(evidence: str) 
     assert set(result.by_rule) <= {"ok"}
     for rule, (broken, judged) in result.by_rule.items():
         assert judged == 1 and broken in (0, 1), rule
+
+
+def test_a_group_whose_tests_are_about_different_rules_names_each() -> None:
+    outcomes = [outcome(0, output=["step results"]), outcome(1, output=["step results"])]
+    tests = [
+        TestSpec(f"t{i}", {"property": p}, None, group="edge cases")
+        for i, p in enumerate(["schedule", "step results"])
+    ]
+
+    result = judge(
+        spec(tests, compare=Compare(mode="checker"), checker=RULES_CHECKER),
+        run_fn=fake_run(outcomes),
+    )
+
+    assert result.group_rules == {"edge cases": "schedule / step results"}
+    assert result.by_group == {"edge cases": (1, 2)}  # each test counts its own rule
