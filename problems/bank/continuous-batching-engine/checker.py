@@ -688,7 +688,7 @@ def _check_one(test_input: dict[str, Any], config: dict[str, Any],
         lengths.append(length)
         forgiven += near_tie
     sched = None
-    judged = ALWAYS_RULES
+    judged: tuple[str, ...] = ALWAYS_RULES
     throughput: tuple[bool, str] | None = None
     known = [x or 0 for x in lengths]  # by request index
     if not any(rule == TOKENS for _step, _message, rule in bad.items):
