@@ -48,6 +48,10 @@ DETAIL = inline_serializer(
         "total": serializers.IntegerField(),
         "score": serializers.FloatField(),
         "by_tag": serializers.DictField(),
+        # Results by rule: {rule: [broken in, judged in]}, each group's rule, and the sentence.
+        "by_rule": serializers.DictField(),
+        "group_rules": serializers.DictField(),
+        "rules_line": serializers.CharField(),
         "created_at": serializers.DateTimeField(),
         "tests": serializers.ListField(child=serializers.DictField()),
     },

@@ -122,6 +122,14 @@ class Judgement:
     # The worst verdict per tag ("performance": "TLE"): says "slow or wrong?" per category
     # without naming a hidden test.
     worst_by_tag: Mapping[str, str] = field(default_factory=dict)
+    # Results by rule (checker problems whose evidence carries "rules"): per rule, (tests it
+    # was broken in, tests it was judged in); and the rule each group's score is about.
+    by_rule: Mapping[str, tuple[int, int]] = field(default_factory=dict)
+    group_rules: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def rules_line(self) -> str:
+        return rules_line(self.by_rule)
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -135,8 +143,14 @@ class Judgement:
             },
             "by_group": {
                 group: {"passed": passed, "total": total}
+                | ({"rule": self.group_rules[group]} if group in self.group_rules else {})
                 for group, (passed, total) in self.by_group.items()
             },
+            "by_rule": {
+                rule: {"broken": broken, "judged": judged}
+                for rule, (broken, judged) in self.by_rule.items()
+            },
+            "rules_line": self.rules_line,
             "tests": [
                 {"name": t.name, "verdict": t.verdict, "time_ms": t.time_ms, "cpu_ms": t.cpu_ms}
                 for t in self.tests
@@ -290,8 +304,12 @@ class Checker:
             return bool(result), "", {}
         message = str(result[1]) if len(result) > 1 else ""
         evidence = result[2] if len(result) > 2 and isinstance(result[2], dict) else {}
+        evidence = _with_valid_rules(evidence)
         if len(_canonical(evidence)) > MAX_EVIDENCE_CHARS:
-            evidence = {"omitted": "evidence too large"}
+            # The rules stay (bounded above): the results by rule must not depend on how
+            # much else the checker chose to plot.
+            kept = {key: evidence[key] for key in ("rules", "property") if key in evidence}
+            evidence = {"omitted": "evidence too large"} | kept
         return bool(result[0]), message, evidence
 
 
@@ -315,6 +333,114 @@ class _SupportContext:
         else:
             sys.modules.pop("support", None)
         self._lock.release()
+
+
+# ---------------------------------------------------------------- results by rule
+
+# A checker's evidence may report each rule a test checks separately (contract "results by
+# rule"): "rules": {name: None | "how it was broken"} and "property": the name of the rule the
+# test's group is about. A test passes only with every rule held; its group's score counts it
+# when its property held.
+MAX_RULES = 16
+MAX_RULE_NAME = 40
+MAX_RULE_MESSAGE = 500
+
+
+def _rule_name(value: Any) -> str | None:
+    if isinstance(value, str) and 0 < len(value) <= MAX_RULE_NAME and value.isprintable():
+        return value
+    return None
+
+
+def _with_valid_rules(evidence: dict[str, Any]) -> dict[str, Any]:
+    """The evidence with "rules" and "property" kept only in their contract's shape (short
+    printable names, None or a bounded message): a checker's slip cannot break the counts."""
+    raw = evidence.get("rules")
+    if raw is None and "property" not in evidence:
+        return evidence
+    out = {k: v for k, v in evidence.items() if k not in ("rules", "property")}
+    if isinstance(raw, dict):
+        rules: dict[str, str | None] = {}
+        for key, value in list(raw.items())[:MAX_RULES]:
+            name = _rule_name(key)
+            if name is not None:
+                rules[name] = None if value is None else str(value)[:MAX_RULE_MESSAGE]
+        out["rules"] = rules
+    prop = _rule_name(evidence.get("property"))
+    if prop is not None:
+        out["property"] = prop
+    return out
+
+
+def verdict_rules(verdict: TestVerdict) -> Mapping[str, str | None]:
+    """The rules a test's checker judged: name -> None (held) or how it was broken."""
+    evidence = verdict.detail.get("evidence")
+    rules = evidence.get("rules") if isinstance(evidence, Mapping) else None
+    return rules if isinstance(rules, Mapping) else {}
+
+
+def verdict_property(verdict: TestVerdict) -> str | None:
+    """The rule the test's group is about, when its checker names one."""
+    evidence = verdict.detail.get("evidence")
+    prop = evidence.get("property") if isinstance(evidence, Mapping) else None
+    return prop if isinstance(prop, str) and prop else None
+
+
+def verdict_credited(verdict: TestVerdict) -> bool:
+    """Whether the test counts for its group's score: it passed, or it is a wrong answer in
+    which the rule its group is about held (another rule broke). A test whose program did
+    not finish (TLE, RE...) proved nothing about any rule."""
+    if verdict.verdict == "AC":
+        return True
+    prop = verdict_property(verdict)
+    rules = verdict_rules(verdict)
+    return verdict.verdict == "WA" and prop is not None and prop in rules and rules[prop] is None
+
+
+def _rule_counts(verdicts: Sequence[TestVerdict]) -> dict[str, tuple[int, int]]:
+    """(tests broken in, tests judged in) per rule, in order of first appearance."""
+    counts: dict[str, list[int]] = {}
+    for v in verdicts:
+        for rule, broken in verdict_rules(v).items():
+            pair = counts.setdefault(rule, [0, 0])
+            pair[0] += broken is not None
+            pair[1] += 1
+    return {rule: (c[0], c[1]) for rule, c in counts.items()}
+
+
+GROUP_RULES_JOIN = " / "
+
+
+def _group_rules(verdicts: Sequence[TestVerdict]) -> dict[str, str]:
+    """The rule each group is about: the property its tests name ("edge cases": "stops"), or
+    every one they name, in order, when they differ ("stops / step results")."""
+    named: dict[str, list[str]] = {}
+    for v in verdicts:
+        prop = verdict_property(v)
+        if v.group and prop and prop not in named.setdefault(v.group, []):
+            named[v.group].append(prop)
+    return {group: GROUP_RULES_JOIN.join(props) for group, props in named.items() if props}
+
+
+def rules_line(by_rule: Mapping[str, Sequence[int]]) -> str:
+    """The broken rules as one sentence for the verdict line and the reports ("" when no rule
+    was reported broken): "rule 'step results' broken in 31 of 31 tests; every other rule
+    held"."""
+    broken = [(rule, int(c[0]), int(c[1])) for rule, c in by_rule.items() if int(c[0]) > 0]
+    if not broken:
+        return ""
+    broken.sort(key=lambda item: (-item[1], item[0]))
+    if len(broken) == 1:
+        rule, count, judged = broken[0]
+        text = f"rule '{rule}' broken in {count} of {judged} tests"
+    else:
+        text = "rules broken: " + ", ".join(
+            f"'{rule}' in {count} of {judged} tests" for rule, count, judged in broken
+        )
+    held = len(by_rule) - len(broken)
+    if held:
+        text += "; every other rule held"
+    return text
 
 
 # ---------------------------------------------------------------- verdicts
@@ -405,7 +531,9 @@ def _status_message(outcome: TestOutcome) -> str:
 
 
 def _pass_counts(
-    verdicts: Sequence[TestVerdict], label: Callable[[TestVerdict], str | None]
+    verdicts: Sequence[TestVerdict],
+    label: Callable[[TestVerdict], str | None],
+    passed: Callable[[TestVerdict], bool] = lambda v: v.verdict == "AC",
 ) -> dict[str, tuple[int, int]]:
     """(passed, total) per label, in order of first appearance; unlabelled tests are skipped."""
     counts: dict[str, list[int]] = {}
@@ -413,7 +541,7 @@ def _pass_counts(
         key = label(v)
         if key:
             pair = counts.setdefault(key, [0, 0])
-            pair[0] += v.verdict == "AC"
+            pair[0] += passed(v)
             pair[1] += 1
     return {key: (c[0], c[1]) for key, c in counts.items()}
 
@@ -429,18 +557,24 @@ def _worst_per_tag(verdicts: Sequence[TestVerdict]) -> dict[str, str]:
 
 
 def judgement_from(verdicts: Sequence[TestVerdict]) -> Judgement:
+    """Aggregate test verdicts. `passed` counts AC tests; `score` and each group's count also
+    credit a wrong answer whose group's rule held, where its checker reports rules by test
+    (verdict_credited): one broken convention costs its own rule, not every test."""
     verdicts = sorted(verdicts, key=lambda v: v.index)
     passed = sum(v.verdict == "AC" for v in verdicts)
+    credited = sum(verdict_credited(v) for v in verdicts)
     total = len(verdicts)
     return Judgement(
         verdict=worst_verdict([v.verdict for v in verdicts]),
         passed=passed,
         total=total,
-        score=round(passed / total, 4) if total else 0.0,
+        score=round(credited / total, 4) if total else 0.0,
         by_tag=_pass_counts(verdicts, lambda v: v.tag),
         tests=tuple(verdicts),
-        by_group=_pass_counts(verdicts, lambda v: v.group),
+        by_group=_pass_counts(verdicts, lambda v: v.group, verdict_credited),
         worst_by_tag=_worst_per_tag(verdicts),
+        by_rule=_rule_counts(verdicts),
+        group_rules=_group_rules(verdicts),
     )
 
 

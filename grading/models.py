@@ -51,6 +51,11 @@ class Submission(models.Model):
     by_tag = models.JSONField(default=dict, blank=True)
     by_group = models.JSONField(default=dict, blank=True)
     worst_by_tag = models.JSONField(default=dict, blank=True)  # {"performance": "TLE"}
+    # Results by rule (grading.judge.rules_line): {"step results": [broken in, judged in]}, and
+    # the rule each group's count is about ({"correctness": "tokens"}); empty for problems
+    # whose checker reports no rules.
+    by_rule = models.JSONField(default=dict, blank=True)
+    group_rules = models.JSONField(default=dict, blank=True)
     # How urgent its grading is (grading/lanes.py): which queue it waits in.
     lane = models.CharField(
         max_length=12, choices=[(lane.value, lane.value) for lane in Lane], default=Lane.INTERACTIVE

@@ -23,6 +23,7 @@ from grading.judge import (
     TestSpec,
     TestVerdict,
     judge,
+    rules_line,
     sandbox_modules,
 )
 from grading.lanes import Lane
@@ -232,6 +233,9 @@ def verdict_summary(submission: Submission) -> dict[str, Any]:
         "by_tag": submission.by_tag,
         "by_group": submission.by_group,
         "worst_by_tag": submission.worst_by_tag,
+        "by_rule": submission.by_rule,
+        "group_rules": submission.group_rules,
+        "rules_line": rules_line(submission.by_rule or {}),
     }
 
 
@@ -274,6 +278,8 @@ def _finish(claim: jobs.Claim, judgement: Judgement) -> bool:
         by_tag={tag: list(counts) for tag, counts in judgement.by_tag.items()},
         by_group={group: list(counts) for group, counts in judgement.by_group.items()},
         worst_by_tag=dict(judgement.worst_by_tag),
+        by_rule={rule: list(counts) for rule, counts in judgement.by_rule.items()},
+        group_rules=dict(judgement.group_rules),
         finished_at=timezone.now(),
         message="",
     )

@@ -116,6 +116,8 @@ function eventsFromSnapshot(snapshot) {
       by_tag: snapshot.by_tag || {},
       by_group: snapshot.by_group || {},
       worst_by_tag: snapshot.worst_by_tag || {},
+      group_rules: snapshot.group_rules || {},
+      rules_line: snapshot.rules_line || "",
     });
   } else {
     events.push({

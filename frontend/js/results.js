@@ -371,7 +371,10 @@ export class ResultsPanel {
     this.progress.textContent = `Hidden tests: ${done} of ${total} finished`;
   }
 
-  onDone({ verdict, passed, total, score, by_tag: byTag, by_group: byGroup, worst_by_tag: worst }) {
+  onDone({
+    verdict, passed, total, score, by_tag: byTag, by_group: byGroup, worst_by_tag: worst,
+    group_rules: groupRules, rules_line: rulesLine,
+  }) {
     this.root.dataset.state = "done";
     this.setStatus(STATUS_TEXT.done);
     const line = element("p", { className: "summary-line" });
@@ -380,13 +383,17 @@ export class ResultsPanel {
     if (typeof score === "number" && Number.isFinite(score)) {
       line.append(element("span", { className: "score", text: ` (score ${score.toFixed(2)})` }));
     }
+    // Results by rule (the server's sentence): which rules broke, in how many tests.
+    if (typeof rulesLine === "string" && rulesLine) {
+      line.append(element("span", { className: "rules-line", text: ` — ${rulesLine}` }));
+    }
     const parts = [line];
     // One summary: per group when the problem has groups (the verdict names the first failing
     // one), else per tag. Two lists that count the same tests differently would disagree.
     const groups = Object.entries(byGroup || {});
     if (groups.length) {
       const failing = groups.find(([, [groupPassed, groupTotal]]) => groupPassed < groupTotal);
-      if (failing && verdict !== "AC") {
+      if (failing && verdict !== "AC" && !rulesLine) {
         line.append(element("span", { className: "failing-group",
           text: ` — ${verdict} in ${failing[0]}` }));
       }
@@ -397,7 +404,16 @@ export class ResultsPanel {
           attrs: { "data-group": group },
         });
         item.append(element("span", { className: "tag-name", text: group }));
-        item.append(document.createTextNode(`: passed ${groupPassed} of ${groupTotal}`));
+        // A group about one rule counts the tests in which that rule held (a group whose
+        // tests are about different rules: each test's own, "stops / step results").
+        const rule = groupRules && typeof groupRules === "object" ? groupRules[group] : undefined;
+        let counted = `: passed ${groupPassed} of ${groupTotal}`;
+        if (typeof rule === "string" && rule.includes(" / ")) {
+          counted = `: its tests' rules held in ${groupPassed} of ${groupTotal} (${rule})`;
+        } else if (typeof rule === "string" && rule) {
+          counted = `: rule '${rule}' held in ${groupPassed} of ${groupTotal}`;
+        }
+        item.append(document.createTextNode(counted));
         list.append(item);
       }
       parts.push(list);

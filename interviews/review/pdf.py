@@ -52,6 +52,8 @@ def report_pdf(data: dict[str, Any]) -> bytes:
     if final:
         line(f"Final submission: {final['verdict'] or final['status']}, "
              f"{final['passed']}/{final['total']} tests passed")
+        if final.get("rules_line"):
+            line(f"  {final['rules_line']}")
     else:
         line("No final submission.")
     for test in data["public_tests"]:

@@ -13,6 +13,7 @@ from django.utils import timezone
 
 from core import visibility
 from grading import visible
+from grading.judge import rules_line
 from grading.models import Submission
 from grading.selectors import submission_detail
 from interviews.models import DocUpdate, InterviewSession, Scorecard, ScoreRelease
@@ -367,7 +368,8 @@ def report_data(session: InterviewSession,
         "problem": session.problem,
         "candidate": session.candidate.get_username() if session.candidate else "",
         "final": {"verdict": final.verdict, "passed": final.passed, "total": final.total,
-                  "status": final.status} if final else None,
+                  "status": final.status, "rules_line": rules_line(final.by_rule or {})}
+        if final else None,
         "public_tests": public_tests,
         "hidden_by_tag": hidden_by_tag(final.pk if final else None),
         "outcome": outcome,

@@ -64,3 +64,27 @@ def test_groups_give_the_only_summary_and_the_verdict_names_the_failing_group(
     expect(summary.locator(".summary-line")).to_contain_text("WA in random schedules")
     expect(summary.locator(".by-group li")).to_have_count(3)
     expect(summary.locator(".by-tag")).to_have_count(0)
+
+
+def test_the_verdict_line_names_the_broken_rules_and_groups_count_their_rule(
+    page: Page,  # noqa: F811 - the fixture imported above
+    grader: FakeGrader,  # noqa: F811
+) -> None:
+    page.click("#submit-button")
+    ws = wait_for_sockets(page, grader, 1)
+    line = "rule 'step results' broken in 31 of 31 tests; every other rule held"
+    send(ws, type="done", verdict="WA", passed=0, total=31, score=0.9,
+         by_tag={"correctness": [0, 31]},
+         by_group={"correctness": [8, 8], "edge cases": [9, 11]},
+         group_rules={"correctness": "tokens", "edge cases": "stops / step results"},
+         rules_line=line)  # fmt: skip
+
+    summary = page.locator("#result-summary")
+    expect(summary.locator(".summary-line .rules-line")).to_have_text(f" — {line}")
+    expect(summary.locator(".summary-line .failing-group")).to_have_count(0)
+    expect(summary.locator(".by-group li[data-group='correctness']")).to_have_text(
+        "correctness: rule 'tokens' held in 8 of 8"
+    )
+    expect(summary.locator(".by-group li[data-group='edge cases']")).to_have_text(
+        "edge cases: its tests' rules held in 9 of 11 (stops / step results)"
+    )

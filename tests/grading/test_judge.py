@@ -324,3 +324,120 @@ def test_an_unexpected_exception_while_judging_is_a_platform_fault() -> None:
         )
     with pytest.raises(JudgeError, match="RuntimeError"):
         judge(spec([TestSpec("a", {}, 1)]), run_fn=broken_run)
+
+
+# A checker that reports each rule separately (results by rule): the output names the rules
+# the engine broke; every test checks "schedule" and "step results", its group's rule is the
+# input's "property".
+RULES_CHECKER = (
+    "def check(input, expected, output):\n"
+    "    rules = {'schedule': None, 'step results': None}\n"
+    "    for rule in output:\n"
+    "        rules[rule] = rule + ' broken at step 3'\n"
+    "    broken = [r for r, m in rules.items() if m]\n"
+    "    evidence = {'rules': rules, 'property': input['property']}\n"
+    "    return not broken, '; '.join(broken), evidence\n"
+)
+
+
+def _rules_spec(properties: list[str]) -> GradeSpec:
+    tests = [
+        TestSpec(f"t{i}", {"property": p}, None, group=f"about {p}", hidden=True)
+        for i, p in enumerate(properties)
+    ]
+    return spec(tests, compare=Compare(mode="checker"), checker=RULES_CHECKER)
+
+
+def test_one_broken_rule_costs_its_own_rule_not_every_test() -> None:
+    # Given an engine that breaks only the 'step results' rule, in every test
+    properties = ["schedule", "schedule", "step results"]
+    outcomes = [outcome(i, output=["step results"]) for i in range(3)]
+
+    # When it is judged
+    result = judge(_rules_spec(properties), run_fn=fake_run(outcomes))
+
+    # Then every test is still a wrong answer (all rules together) ...
+    assert result.verdict == "WA" and result.passed == 0
+    # ... but the rule line names the one broken rule, and groups about another rule count
+    assert result.by_rule == {"schedule": (0, 3), "step results": (3, 3)}
+    assert result.rules_line == "rule 'step results' broken in 3 of 3 tests; every other rule held"
+    assert result.by_group == {"about schedule": (2, 2), "about step results": (0, 1)}
+    assert result.group_rules == {
+        "about schedule": "schedule",
+        "about step results": "step results",
+    }
+    assert result.score == round(2 / 3, 4)
+    summary = result.as_json()
+    assert summary["rules_line"] == result.rules_line
+    assert summary["by_group"]["about schedule"] == {"passed": 2, "total": 2, "rule": "schedule"}
+    assert summary["by_rule"]["step results"] == {"broken": 3, "judged": 3}
+
+
+def test_rule_line_lists_every_broken_rule_with_its_count() -> None:
+    outcomes = [outcome(0, output=["schedule", "step results"]), outcome(1, output=["schedule"]),
+                outcome(2, output=[])]
+
+    result = judge(_rules_spec(["schedule"] * 3), run_fn=fake_run(outcomes))
+
+    assert [t.verdict for t in result.tests] == ["WA", "WA", "AC"]
+    assert result.rules_line == (
+        "rules broken: 'schedule' in 2 of 3 tests, 'step results' in 1 of 3 tests"
+    )  # no rule held everywhere, so no "every other rule held"
+    assert result.by_group == {"about schedule": (1, 3)}
+
+
+def test_a_test_that_did_not_finish_proves_no_rule() -> None:
+    # A TLE or RE test reports no rules: it is neither counted for its group nor for any rule
+    outcomes = [outcome(0, status="timeout"), outcome(1, output=[])]
+
+    result = judge(_rules_spec(["schedule", "schedule"]), run_fn=fake_run(outcomes))
+
+    assert result.by_group == {"about schedule": (1, 2)}
+    assert result.by_rule == {"schedule": (0, 1), "step results": (0, 1)}
+    assert result.rules_line == ""
+
+
+def test_checkers_without_rules_aggregate_as_before() -> None:
+    tests = [TestSpec("a", {}, 1, group="g"), TestSpec("b", {}, 1, group="g")]
+
+    result = judge(spec(tests), run_fn=fake_run([outcome(0, output=1), outcome(1, output=2)]))
+
+    assert result.by_rule == {} and result.group_rules == {} and result.rules_line == ""
+    assert result.by_group == {"g": (1, 2)} and result.score == 0.5
+
+
+@pytest.mark.parametrize(
+    "evidence",
+    [
+        "{'rules': 'not a dict', 'property': 7}",
+        "{'rules': {'x' * 200: None, 3: None, 'ok': 5}, 'property': 'ok'}",
+        "{'rules': {'ok': None}, 'property': 'ok', 'plot': 'x' * 100000}",
+    ],
+)
+def test_malformed_or_huge_rule_evidence_never_breaks_the_counts(evidence: str) -> None:
+    checker = f"def check(input, expected, output):\n    return False, 'no', {evidence}\n"
+    result = judge(
+        spec([TestSpec("a", {}, 1, group="g")], compare=Compare(mode="checker"), checker=checker),
+        run_fn=fake_run([outcome(0, output=1)]),
+    )
+
+    assert result.verdict == "WA"
+    assert set(result.by_rule) <= {"ok"}
+    for rule, (broken, judged) in result.by_rule.items():
+        assert judged == 1 and broken in (0, 1), rule
+
+
+def test_a_group_whose_tests_are_about_different_rules_names_each() -> None:
+    outcomes = [outcome(0, output=["step results"]), outcome(1, output=["step results"])]
+    tests = [
+        TestSpec(f"t{i}", {"property": p}, None, group="edge cases")
+        for i, p in enumerate(["schedule", "step results"])
+    ]
+
+    result = judge(
+        spec(tests, compare=Compare(mode="checker"), checker=RULES_CHECKER),
+        run_fn=fake_run(outcomes),
+    )
+
+    assert result.group_rules == {"edge cases": "schedule / step results"}
+    assert result.by_group == {"edge cases": (1, 2)}  # each test counts its own rule

@@ -334,6 +334,32 @@ def test_the_report_has_the_final_code_and_the_released_comments_in_html_and_pdf
     assert_no_private(text, "the released PDF")
 
 
+def test_the_report_names_the_rules_the_final_submission_broke() -> None:
+    import html
+
+    from grading.models import Submission
+
+    # Given a final submission that broke one rule in every test (results by rule)
+    session, candidate, interviewer = live_session()
+    services.session_finish_by(session_id=session.pk, user=interviewer)
+    session.refresh_from_db()
+    assert session.final_submission is not None
+    Submission.objects.filter(pk=session.final_submission.pk).update(
+        status="done", verdict="WA", passed=0, total=31,
+        by_rule={"step results": [31, 31], "tokens": [0, 31]},
+    )
+    line = "rule 'step results' broken in 31 of 31 tests; every other rule held"
+
+    # When the candidate reads the report, as a page and as a PDF
+    cand = client_for(candidate)
+    page = html.unescape(cand.get(f"/sessions/{session.pk}/report/").content.decode())
+    text = pdf_text(cand.get(f"/sessions/{session.pk}/report.pdf").content)
+
+    # Then both name the broken rule beside the pass count
+    assert "0/31 tests passed" in page and line in page
+    assert line in " ".join(text.split())
+
+
 def test_a_solo_report_never_mentions_interviewers() -> None:
     problem = tiny_problem()
     candidate = user_with_role("cand", "candidate")

@@ -30,6 +30,11 @@ FOLDERS = [
 
 # Problems whose checker words every failure the same way (a failed hidden test's message).
 MESSAGE_PREFIX = {"paged-kv-engine": "first violation at step "}
+# Wrong solutions that break one rule only (results by rule): the verdict line names it in
+# every test it broke in, and the groups about another rule keep their score.
+ONE_RULE = {
+    ("continuous-batching-engine", "wrong/step_returns_remaining.py"): "step results",
+}
 
 
 def _grade(folder: Path, code: str) -> Judgement:
@@ -89,3 +94,14 @@ def test_bank_solution_gets_its_verdict(folder: Path, role: str) -> None:
         ]
         prefix = MESSAGE_PREFIX.get(package.slug)
         assert not prefix or all(m.startswith(prefix) for m in messages), messages[:3]
+        rule = ONE_RULE.get((package.slug, role))
+        if rule is not None:
+            broken, _judged = judgement.by_rule[rule]
+            assert judgement.rules_line.startswith(
+                f"rule '{rule}' broken in {broken} of"
+            ) and judgement.rules_line.endswith("every other rule held"), judgement.rules_line
+            others = [g for g, r in judgement.group_rules.items() if r != rule]
+            assert others and all(judgement.by_group[g][0] > 0 for g in others), (
+                judgement.by_group
+            )
+            assert judgement.score > 0.5, judgement.score

@@ -22,6 +22,7 @@ import pytest
 from bench.batching import (
     PACKAGE_DIR,
     Package,
+    grade,
     grade_all,
     load_package,
     load_solution,
@@ -39,7 +40,8 @@ ALL_TESTS = [
 # [[wrong]] groups, also read by platform/gpu/run_suite.py).
 TARGETS = {w["file"]: set(w["groups"]) for w in META["wrong"]}
 # Correct engines in unusual styles: they must stay AC on every test.
-ALTERNATIVES = ["alternatives/generator_engine.py", "alternatives/numpy_engine.py"]
+ALTERNATIVES = ["alternatives/generator_engine.py", "alternatives/numpy_engine.py",
+                "alternatives/kmp_engine.py"]
 
 
 @pytest.fixture(scope="module")
@@ -245,3 +247,45 @@ def test_checker_loads_like_the_worker(reference: types.ModuleType, pkg: Package
     # The results page plots these: the engine's occupancy next to the static schedule's.
     assert evidence["occupancy"] and evidence["baseline_occupancy"]
     assert max(evidence["occupancy"]) <= evidence["capacity"]
+
+
+def test_each_rule_is_judged_on_its_own(pkg: Package) -> None:
+    # Given an engine whose only slip is step() returning "work remains", and the reference
+    slip = load_solution(PACKAGE_DIR / "wrong/step_returns_remaining.py")
+    names = ["two slots, three requests", "edge: idle, then arrivals", "edge: empty workload"]
+    tests = [t for t in pkg.public + pkg.hidden if t["name"] in names]
+
+    # When both are graded
+    slipped = {t["name"]: grade(pkg, slip, t) for t in tests}
+    right = {t["name"]: grade(pkg, load_solution(PACKAGE_DIR / "reference.py"), t) for t in tests}
+
+    # Then the slip fails only the 'step results' rule, every other rule held ...
+    for name in names[:2]:
+        rules = slipped[name].evidence["rules"]
+        assert slipped[name].verdict == "WA"
+        assert {r for r, broken in rules.items() if broken} == {"step results"}, rules
+        assert set(rules) >= {"tokens", "stops", "callbacks", "capacity", "schedule"}
+    # ... each test names the rule its group is about, and the reference holds every rule
+    assert slipped["two slots, three requests"].evidence["property"] == "tokens"
+    assert slipped["edge: idle, then arrivals"].evidence["property"] == "step results"
+    assert slipped["edge: empty workload"].verdict == "AC"  # nothing to return True for
+    for graded in right.values():
+        assert graded.verdict == "AC" and not any(graded.evidence["rules"].values())
+
+
+def test_a_stop_slip_breaks_the_stop_rule_not_the_schedule(pkg: Package) -> None:
+    # An engine for which stop token 0 never fires: its schedule is judged on its own lengths
+    slip = load_solution(PACKAGE_DIR / "wrong/stop_token_falsy_zero.py")
+    test = _by_name("random: stop token 0 and the largest id, stops begun in the prompt")
+
+    graded = grade(pkg, slip, test)
+
+    broken = {r for r, message in graded.evidence["rules"].items() if message}
+    assert graded.verdict == "WA" and broken == {"stops"}, graded.evidence["rules"]
+
+
+def test_random_workloads_are_reproducible_from_their_seed(pkg: Package) -> None:
+    for test in (t for t in pkg.hidden if "random" in t["input"]):
+        first = pkg.support.expand_workloads(test["input"])
+        assert first == pkg.support.expand_workloads(copy.deepcopy(test["input"]))
+        assert first, test["name"]

@@ -153,9 +153,18 @@ _TEXT_TOKENS = (0, 1, 10, 11)
 
 def _random_request(rng: random.Random, i: int, vocab: int, spec: dict[str, Any],
                     arrival: int, earlier: list[dict[str, Any]]) -> dict[str, Any]:
+    """One request of a random workload. The options of a stress test ("edge_tokens",
+    "prompt_stops", "admission_submits") draw extra numbers only when on, so the workloads of
+    a seed without them never change."""
     text = bool(spec.get("text"))
     pick = (lambda: rng.choice(_TEXT_TOKENS)) if text else (
         lambda: 0 if rng.random() < 0.35 else rng.randrange(vocab))
+    if spec.get("edge_tokens") and not text:
+        plain = pick
+
+        def pick() -> int:
+            # Both ends of the vocabulary half the time: stop token 0 (falsy), the largest id.
+            return rng.choice((0, vocab - 1)) if rng.random() < 0.5 else plain()
     item: dict[str, Any] = {
         "id": f"r{i}",
         "prompt": [rng.randrange(vocab) for _ in range(rng.randint(1, 3))],
@@ -173,16 +182,32 @@ def _random_request(rng: random.Random, i: int, vocab: int, spec: dict[str, Any]
         shared = [r["stop_sequence"] for r in earlier[-3:] if r.get("stop_sequence")]
         if shared and rng.random() < 0.6:
             item["stop_sequence"] = list(shared[-1])
+        if spec.get("prompt_stops") and rng.random() < 0.4:
+            # Begins inside the prompt: only its generated part may end the request (a matcher
+            # run over prompt + generated ends it early when the model continues it).
+            tail = item["prompt"][-rng.randint(1, len(item["prompt"])):]
+            item["stop_sequence"] = [*tail, *(pick() for _ in range(rng.randint(1, 2)))]
+    # A max_tokens == 0 parent calls back during admission: its child may take a slot in the
+    # same step.
     parents = [r for r in earlier if r["max_tokens"] > 0]
     if spec.get("callback_submits") and parents and rng.random() < 0.2:
         item["after"] = rng.choice(parents)["id"]
+    if spec.get("admission_submits"):
+        # More max_tokens == 0 requests, and children of theirs: a free slot left in the step
+        # their callback runs in belongs to the child.
+        if rng.random() < 0.2:
+            item["max_tokens"] = 0
+        zeros = [r for r in earlier if r["max_tokens"] <= 0 and not r.get("after")]
+        if zeros and rng.random() < 0.5:
+            item["after"] = rng.choice(zeros)["id"]
     return item
 
 
 def expand_workloads(test_input: dict[str, Any]) -> list[dict[str, Any]]:
     """The workloads of a test: the input itself, or for a randomised test
-    ("random": {"seed", "workloads", "capacities", "max_requests", "text", "callback_submits"})
-    that many small workloads expanded from the seed, each its own engine run."""
+    ("random": {"seed", "workloads", "capacities", "max_requests", "text", "callback_submits",
+    "edge_tokens", "prompt_stops", "admission_submits"}) that many small workloads expanded from
+    the seed, each its own engine run (the seed is the test's: every workload is reproducible)."""
     spec = test_input.get("random")
     if spec is None:
         return [test_input]
