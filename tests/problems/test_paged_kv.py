@@ -61,6 +61,8 @@ def test_suites_cover_every_group_and_both_tiers(pkg: Package) -> None:
         "preemption",
         "edge",
         "throughput",
+        "random_stops",
+        "random_schedules",
     }
     assert {t["tag"] for t in pkg.hidden} == {"correctness", "edge_cases", "performance"}
     assert tiers == {"sim", "torch"}
