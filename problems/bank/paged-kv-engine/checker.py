@@ -96,6 +96,7 @@ class _Run:
         self.decode_calls = [(int(s), int(n)) for s, n in output["decode_calls"]]
         self.free = [None if f is None else int(f) for f in output["free"]]
         self.stray = [int(s) for s in output.get("stray_calls", [])]
+        self.returned = [bool(r) for r in output.get("returned", [])]
         self.generated = [[int(t) for t in toks] for toks in output["generated"]]
         if len(self.generated) != n:
             raise ValueError("the record does not cover every request")
@@ -404,6 +405,13 @@ def _compare_with_oracle(run: _Run, oracle: list[support.OracleStep],
                               f"prescribed schedule ends {_names(by_index, want.ended)}")
             break
         admitted |= {i for i, st, _m in want.prefill if st == 0}
+    for s, returned in enumerate(run.returned):
+        busy = s < len(oracle) and oracle[s].busy
+        if returned != busy:
+            why = ("it had work to do" if busy else "nothing was running or waiting")
+            bad.add(s, "step results", f"step {s}: step() returned {returned}, but {why}: it "
+                                       f"returns {busy} then")
+            break
     for s in range(max(len(engine), len(oracle))):
         want = oracle[s] if s < len(oracle) else support.OracleStep(free_before=limits.num_blocks)
         free = run.free[s] if s < len(run.free) else limits.num_blocks

@@ -18,7 +18,8 @@ data for checker.py:
 {"steps": S, "decode": [[step, index, position, [blocks], ok, call number], ...],
  "prefill": [[step, index, start, length, [blocks], ok, call number], ...],
  "decode_calls": [[step, n], ...],
- "free": [free blocks after each step or null], "stray_calls": [step, ...],
+ "free": [free blocks after each step or null], "returned": [what each step() returned],
+ "stray_calls": [step, ...],
  "callbacks": [[index, step, tokens, id_matches], ...], "generated": [[tokens of request i]],
  "error": str | null, "wall_s": ..., "device": ...}
 """
@@ -61,6 +62,7 @@ class _Recorder:
         self.decode_calls: list[list[int]] = []
         self.stray: list[int] = []
         self.free: list[int | None] = []
+        self.returned: list[bool] = []  # what each step() returned
         self.callbacks: list[list[Any]] = []
         self.generated: list[list[int]] = [[] for _ in specs]
         self.call_no = 0  # model calls so far: orders the calls inside a step
@@ -163,7 +165,9 @@ def drive(engine_cls: Any, model: Any, specs: list[support.RequestSpec],
     def counted_step() -> bool:
         rec.begin_step()
         try:
-            return bool(original_step())
+            result = bool(original_step())
+            rec.returned.append(result)
+            return result
         finally:
             rec.end_step(engine)
 
@@ -192,7 +196,8 @@ def drive(engine_cls: Any, model: Any, specs: list[support.RequestSpec],
     wall = time.perf_counter() - start
     return {
         "steps": rec.steps, "decode": rec.decode_rows, "prefill": rec.prefill_rows,
-        "decode_calls": rec.decode_calls, "free": rec.free, "stray_calls": rec.stray,
+        "decode_calls": rec.decode_calls, "free": rec.free, "returned": rec.returned,
+        "stray_calls": rec.stray,
         "callbacks": rec.callbacks, "generated": rec.generated, "error": error,
         "wall_s": round(wall, 6),
     }

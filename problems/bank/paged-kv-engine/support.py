@@ -326,9 +326,10 @@ class OracleStep:
     """What the prescribed schedule does in one step. (Plain classes, not dataclasses: the
     worker may exec this module without registering it in sys.modules.)"""
 
-    __slots__ = ("decode", "ended", "free_before", "preempted", "prefill", "used")
+    __slots__ = ("busy", "decode", "ended", "free_before", "preempted", "prefill", "used")
 
     def __init__(self, free_before: int = 0) -> None:
+        self.busy = False  # something was running or waiting: step() must return True
         self.decode: list[int] = []  # request indices, admission order
         self.prefill: list[tuple[int, int, int]] = []  # (index, start, length)
         self.preempted: list[int] = []  # in the order they were preempted
@@ -374,6 +375,7 @@ def schedule(specs: Sequence[RequestSpec], lengths: Sequence[int], limits: Limit
             spec = pending.popleft()
             waiting.append(_Seq(spec.index, len(spec.prompt), int(lengths[spec.index])))
         out = OracleStep(free_before=free)
+        out.busy = bool(waiting or running)
         steps.append(out)
         budget = limits.token_budget
 
