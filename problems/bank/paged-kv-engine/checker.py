@@ -327,6 +327,29 @@ def _short(tokens: list[int] | None) -> str:
     return str(tokens) if len(tokens) <= 12 else f"{tokens[:12]}... ({len(tokens)} tokens)"
 
 
+def _check_step_results(run: _Run, specs: list[support.RequestSpec], bad: _Violations) -> None:
+    """step() returns True exactly when something was running or waiting as it began: judged
+    from the engine's own record (when each request was submitted and called back), not from
+    the schedule, so a schedule slip does not show here too."""
+    first_call = {i: calls[0][0] for i, calls in enumerate(run.callbacks) if calls}
+    submitted: list[tuple[int, int]] = []  # (first step it is waiting at, step it ended)
+    for spec in specs:
+        if spec.after is None:
+            start: int | None = spec.arrival
+        else:  # submitted during its parent's callback step: waiting from the next one
+            parent = first_call.get(spec.after)
+            start = None if parent is None else parent + 1
+        if start is not None:
+            submitted.append((start, first_call.get(spec.index, run.steps)))
+    for s, returned in enumerate(run.returned):
+        busy = any(start <= s <= end for start, end in submitted)
+        if returned != busy:
+            why = "it had work to do" if busy else "nothing was running or waiting"
+            bad.add(s, "step results", f"step {s}: step() returned {returned}, but {why}: it "
+                                       f"returns {busy} then")
+            return
+
+
 # ------------------------------------------------------------------------------------ oracle
 
 
@@ -405,13 +428,6 @@ def _compare_with_oracle(run: _Run, oracle: list[support.OracleStep],
                               f"prescribed schedule ends {_names(by_index, want.ended)}")
             break
         admitted |= {i for i, st, _m in want.prefill if st == 0}
-    for s, returned in enumerate(run.returned):
-        busy = s < len(oracle) and oracle[s].busy
-        if returned != busy:
-            why = ("it had work to do" if busy else "nothing was running or waiting")
-            bad.add(s, "step results", f"step {s}: step() returned {returned}, but {why}: it "
-                                       f"returns {busy} then")
-            break
     for s in range(max(len(engine), len(oracle))):
         want = oracle[s] if s < len(oracle) else support.OracleStep(free_before=limits.num_blocks)
         free = run.free[s] if s < len(run.free) else limits.num_blocks
@@ -531,6 +547,7 @@ def _check(test_input: dict[str, Any], config: dict[str, Any], output: Any,
         bad.add(run.steps, "step results", f"step {run.steps}: {run.error}")
     _check_calls(run, by_index, limits, bad)
     _check_blocks(run, by_index, limits, bad)
+    _check_step_results(run, specs, bad)
     reference = _Reference(config, limits)
     lengths: list[int | None] = [None] * len(specs)
     forgiven = 0

@@ -200,28 +200,36 @@ def _stop_sequence(rng: random.Random, prompt: list[int], gen: list[int]) -> lis
     of `gen` (it stops there, possibly across a preemption), a self-overlapping shape over two
     of its tokens, or the prompt's tail followed by gen's head (it must NOT stop there: only
     generated tokens count). Half the time it prefers one on which a matcher that restarts on
-    a mismatch, or one that also reads the prompt, ends the request somewhere else."""
-    want_trap = rng.random() < 0.5
-    candidate: list[int] = [gen[0]]
-    for _ in range(16):
+    a mismatch ends the request somewhere else, else one on which a matcher that also reads the
+    prompt does."""
+    candidates: list[list[int]] = []
+    for _ in range(24):
         shape = rng.random()
         if shape < 0.4:
             j = rng.randrange(len(gen))
-            candidate = gen[j:j + rng.randint(1, min(8, len(gen) - j))]
+            candidates.append(gen[j:j + rng.randint(1, min(8, len(gen) - j))])
         elif shape < 0.75:
             a, b = rng.choice(gen), rng.choice(gen)
-            candidate = [a if c == "a" else b for c in rng.choice(_STOP_SHAPES)]
+            candidates.append([a if c == "a" else b for c in rng.choice(_STOP_SHAPES)])
         else:
             t = rng.randint(1, min(len(prompt), 7))
-            candidate = prompt[-t:] + gen[:rng.randint(1, min(8 - t, len(gen)))]
-        if not want_trap:
-            break
-        right = finish_length(gen, len(gen), None, candidate)
-        if (_restarting_match_end(gen, candidate) != right
-                or finish_length(prompt + gen, len(prompt) + len(gen), None,
-                                 candidate) not in (None, len(prompt) + (right or 0))):
-            break
-    return candidate
+            candidates.append(prompt[-t:] + gen[:rng.randint(1, min(8 - t, len(gen)))])
+    if rng.random() < 0.5:
+        return candidates[0]
+
+    def right(stop: list[int]) -> int | None:
+        return finish_length(gen, len(gen), None, stop)
+
+    # Every piece of gen is a candidate here: the ones a restarting matcher misses are rare.
+    pieces = [gen[j:j + k] for j in range(len(gen)) for k in range(2, min(8, len(gen) - j) + 1)]
+    restarting = [c for c in candidates + pieces
+                  if right(c) is not None and _restarting_match_end(gen, c) != right(c)]
+    if restarting:
+        return rng.choice(restarting)
+    reading_prompt = [c for c in candidates
+                      if finish_length(prompt + gen, len(prompt) + len(gen), None, c)
+                      not in (None, len(prompt) + (right(c) or 0))]
+    return (reading_prompt or candidates)[0]
 
 
 def _random_request(rng: random.Random, i: int, model: SimPagedModel, capacity: int,
@@ -326,10 +334,9 @@ class OracleStep:
     """What the prescribed schedule does in one step. (Plain classes, not dataclasses: the
     worker may exec this module without registering it in sys.modules.)"""
 
-    __slots__ = ("busy", "decode", "ended", "free_before", "preempted", "prefill", "used")
+    __slots__ = ("decode", "ended", "free_before", "preempted", "prefill", "used")
 
     def __init__(self, free_before: int = 0) -> None:
-        self.busy = False  # something was running or waiting: step() must return True
         self.decode: list[int] = []  # request indices, admission order
         self.prefill: list[tuple[int, int, int]] = []  # (index, start, length)
         self.preempted: list[int] = []  # in the order they were preempted
@@ -375,7 +382,6 @@ def schedule(specs: Sequence[RequestSpec], lengths: Sequence[int], limits: Limit
             spec = pending.popleft()
             waiting.append(_Seq(spec.index, len(spec.prompt), int(lengths[spec.index])))
         out = OracleStep(free_before=free)
-        out.busy = bool(waiting or running)
         steps.append(out)
         budget = limits.token_budget
 
