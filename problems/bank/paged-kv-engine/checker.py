@@ -101,8 +101,11 @@ class _Run:
         if len(self.generated) != n:
             raise ValueError("the record does not cover every request")
         self.callbacks: list[list[tuple[int, list[int] | None, bool]]] = [[] for _ in range(n)]
-        for index, step, tokens, id_ok in output["callbacks"]:
+        self.free_at_callback: dict[int, int] = {}  # free_blocks() inside the first callback
+        for index, step, tokens, id_ok, *seen in output["callbacks"]:
             toks = None if tokens is None else [int(t) for t in tokens]
+            if not self.callbacks[int(index)] and seen and isinstance(seen[0], int):
+                self.free_at_callback[int(index)] = int(seen[0])
             self.callbacks[int(index)].append((int(step), toks, bool(id_ok)))
         self.error = output.get("error")
         self.wall_s = float(output.get("wall_s") or 0.0)
@@ -327,6 +330,29 @@ def _short(tokens: list[int] | None) -> str:
     return str(tokens) if len(tokens) <= 12 else f"{tokens[:12]}... ({len(tokens)} tokens)"
 
 
+def _check_freed_before_callback(run: _Run, by_index: dict[int, support.RequestSpec],
+                                 limits: support.Limits, bad: _Violations) -> None:
+    """A sequence frees its blocks before its callback runs: free_blocks() inside the callback
+    counts at least the blocks its last model call read through (sound for any correct engine:
+    those blocks are back in the free list by then)."""
+    last: dict[int, tuple[int, int, list[int]]] = {}  # index -> (call, last position, table)
+    for k, (_s, i, p, table, _ok) in enumerate(run.decode):
+        last[i] = max(last.get(i, (-1, 0, [])), (run.order["d", k], p, table))
+    for k, (_s, i, st, m, table, _ok) in enumerate(run.prefill):
+        last[i] = max(last.get(i, (-1, 0, [])), (run.order["p", k], st + m - 1, table))
+    for i, free in sorted(run.free_at_callback.items()):
+        if i not in last or not run.callbacks[i]:
+            continue
+        _call, position, table = last[i]
+        held = len(set(table[:support.blocks_for(position + 1, limits.block_size)]))
+        if free < held:
+            step = run.callbacks[i][0][0]
+            bad.add(step, ("callbacks", "blocks"),
+                    f"step {step}: inside the callback of {_rid(by_index, i)} free_blocks() is "
+                    f"{free}, but the {held} block(s) it held must be free before its callback "
+                    "runs")
+
+
 def _check_step_results(run: _Run, specs: list[support.RequestSpec], bad: _Violations) -> None:
     """step() returns True exactly when something was running or waiting as it began: judged
     from the engine's own record (when each request was submitted and called back), not from
@@ -548,6 +574,7 @@ def _check(test_input: dict[str, Any], config: dict[str, Any], output: Any,
     _check_calls(run, by_index, limits, bad)
     _check_blocks(run, by_index, limits, bad)
     _check_step_results(run, specs, bad)
+    _check_freed_before_callback(run, by_index, limits, bad)
     reference = _Reference(config, limits)
     lengths: list[int | None] = [None] * len(specs)
     forgiven = 0

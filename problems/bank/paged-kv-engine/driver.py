@@ -20,7 +20,8 @@ data for checker.py:
  "decode_calls": [[step, n], ...],
  "free": [free blocks after each step or null], "returned": [what each step() returned],
  "stray_calls": [step, ...],
- "callbacks": [[index, step, tokens, id_matches], ...], "generated": [[tokens of request i]],
+ "callbacks": [[index, step, tokens, id_matches, free_blocks() inside it], ...],
+ "generated": [[tokens of request i]],
  "error": str | null, "wall_s": ..., "device": ...}
 """
 
@@ -139,7 +140,12 @@ class _Recorder:
                 got = None
             step = self.steps - 1 if self.in_step else self.steps
             first = not any(row[0] == spec.index for row in self.callbacks)
-            self.callbacks.append([spec.index, step, got, request_id == spec.rid])
+            try:  # what a callback sees: the ended sequence's blocks are free already
+                free = self.engine.free_blocks() if self.engine is not None else None
+            except Exception:  # not this rule's business: the other rules judge the engine
+                free = None
+            free = free if isinstance(free, int) else None
+            self.callbacks.append([spec.index, step, got, request_id == spec.rid, free])
             if first and self.engine is not None:
                 # The requests this one's callback submits (once, however often it is called).
                 for child in self.children.get(spec.index, ()):
