@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from bench.batching import Package, grade_all, load_solution
+from bench.batching import Package, grade, grade_all, load_solution
 from bench.paged_kv import PACKAGE_DIR, package
 
 # Minutes of CPU (a server, or PyTorch engines): the full suite, not `make test-fast`.
@@ -61,6 +61,8 @@ def test_suites_cover_every_group_and_both_tiers(pkg: Package) -> None:
         "preemption",
         "edge",
         "throughput",
+        "random_stops",
+        "random_schedules",
     }
     assert {t["tag"] for t in pkg.hidden} == {"correctness", "edge_cases", "performance"}
     assert tiers == {"sim", "torch"}
@@ -307,7 +309,6 @@ def test_checker_loads_like_the_worker_and_plots_blocks(
     assert evidence["batch"] and evidence["oracle_batch"] == evidence["batch"][:-1]
 
 
-
 def test_the_worker_reuses_reference_decodes_of_the_same_support_only(
     reference: types.ModuleType, pkg: Package, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -384,3 +385,179 @@ def test_gpu_script_runs_on_the_cpu_with_small_sizes(tmp_path: Path) -> None:
     assert figure["capacity"] == 4 and figure["tokens_agree_fraction"] >= 0.9
     assert 0 < figure["kv_peak_bytes"] <= figure["kv_pool_bytes"]
     assert figure["paged_tokens_per_s_median"] > 0 and figure["recompute_tokens_per_s_median"] > 0
+
+
+# ------------------------------------------------------------------- random workloads and rules
+
+ALTERNATIVES = sorted(f"alternatives/{p.name}" for p in (PACKAGE_DIR / "alternatives").glob("*.py"))
+RANDOM_TESTS = [t for t in ALL_TESTS if "random" in t["input"]]
+
+
+@pytest.mark.parametrize("file", ALTERNATIVES)
+def test_correct_engines_written_differently_pass(pkg: Package, file: str) -> None:
+    # One picks the victim by submission order and never checks the budget in decode (the
+    # statement's freedoms), one by admission stamp with a budget check; both AC everywhere.
+    results = grade_all(pkg, load_solution(PACKAGE_DIR / file))
+
+    assert [r.message for r in results if r.verdict != "AC"] == []
+
+
+@pytest.mark.parametrize("wrong", META["wrong"], ids=lambda w: w["file"])
+def test_each_wrong_engine_fails_its_declared_groups_in_process(
+    pkg: Package, wrong: dict[str, Any]
+) -> None:
+    """The sandbox grading (test_bank_grading.py) is the authority; this pins the same targets
+    without Docker, on the hidden tests of the declared groups only."""
+    solution = load_solution(PACKAGE_DIR / wrong["file"])
+    tests = [t for t in pkg.hidden if t["group"] in wrong["groups"]]
+
+    failed = {t["group"]: [] for t in tests}  # type: dict[str, list[str]]
+    for test in tests:
+        result = grade(pkg, solution, test)
+        if result.verdict != "AC":
+            failed[test["group"]].append(result.message)
+    assert all(failed[g] for g in wrong["groups"]), failed
+    assert any(wrong["says"] in m for ms in failed.values() for m in ms), failed
+
+
+def test_random_workloads_are_reproducible_and_reach_the_missed_clauses(pkg: Package) -> None:
+    support = pkg.support
+    workloads = [w for t in RANDOM_TESTS for w in support.expand_workloads(t["input"])]
+    again = [w for t in RANDOM_TESTS for w in support.expand_workloads(t["input"])]
+    assert workloads == again  # the seed in hidden.json is the whole test
+
+    requests = [r for w in workloads for r in w["requests"]]
+    vocabs = {support.model_config(t["input"])["vocab"] for t in RANDOM_TESTS}
+    assert any(r.get("stop_token") == 0 for r in requests)
+    assert any(v - 1 in r["prompt"] for r in requests for v in vocabs)
+    assert any(r.get("after") for r in requests)  # submitted from a callback
+    assert any(r["arrival"] > 0 for r in requests)
+    assert {w["drain"] for w in workloads} == {"step", "run_until_idle"}
+    assert min(w["token_budget"] for w in workloads) == 1
+    assert min(w["num_blocks"] for w in workloads) == 1
+    # Stop sequences that a matcher restarting on a mismatch, or one reading the prompt, gets
+    # wrong on the request's own continuation (the sim model's greedy tokens).
+    traps = 0
+    for test in RANDOM_TESTS:
+        model = support.build_model(support.model_config(test["input"]), support.Limits(1, 1, 1))
+        for workload in support.expand_workloads(test["input"]):
+            for r in workload["requests"]:
+                if not r.get("stop_sequence"):
+                    continue
+                stop, whole = r["stop_sequence"], list(r["prompt"])
+                for _ in range(r["max_tokens"]):
+                    whole.append(model.next_with_margin(whole)[0])
+                gen = whole[len(r["prompt"]) :]
+                right = support.finish_length(gen, len(gen), None, stop)
+                restarting = support._restarting_match_end(gen, stop)
+                with_prompt = support.finish_length(whole, len(whole), None, stop)
+                traps += restarting != right or with_prompt not in (
+                    None,
+                    len(r["prompt"]) + (right or 0),
+                )
+    assert traps >= 10
+
+
+def _reference_steps(pkg: Package, workload: dict[str, Any]) -> list[tuple[int, list[int]]]:
+    """(decode-ready sequences, submission numbers of the running ones) before every step."""
+    support = pkg.support
+    ref = load_solution(PACKAGE_DIR / "reference.py")
+    seen: list[tuple[int, list[int]]] = []
+    order: dict[str, int] = {}
+
+    class Watched(ref.Engine):  # type: ignore[name-defined]
+        def submit(self, request: Any) -> None:
+            order[request.request_id] = len(order)
+            super().submit(request)
+
+        def step(self) -> bool:
+            ready = sum(not s.prefilling() for s in self._running)
+            seen.append((ready, [order[s.request.request_id] for s in self._running]))
+            return bool(super().step())
+
+    limits = support.limits_of(workload)
+    model = support.build_model(support.model_config(workload), limits)
+    pkg.driver.drive(Watched, model, support.parse_requests(workload), limits, workload["drain"])
+    return seen
+
+
+def test_the_two_clauses_no_input_can_break_are_facts_on_every_random_workload(
+    pkg: Package,
+) -> None:
+    """Why the statement lists them as freedoms: the decode budget never binds (each sequence
+    that can decode spent a token of the previous step), and the running sequences are always
+    in submission order (so the newest admitted is the latest submitted)."""
+    for test in RANDOM_TESTS:
+        for workload in pkg.support.expand_workloads(test["input"]):
+            for ready, running in _reference_steps(pkg, workload):
+                assert ready <= workload["token_budget"]
+                assert running == sorted(running)
+
+
+def test_oracle_admits_a_request_a_callback_submitted_in_the_same_step(pkg: Package) -> None:
+    # a ends at step 1 (its decode); its callback submits c, which step 1's admission admits
+    # right away, after b (already waiting) - and z, with max_tokens 0, ends at admission and
+    # its callback's request y is admitted in that same admission.
+    test_input = {
+        "num_blocks": 4,
+        "block_size": 2,
+        "token_budget": 8,
+        "requests": [
+            {"id": "a", "prompt": [1, 2], "max_tokens": 2},
+            {"id": "b", "prompt": [3, 4, 5, 6, 7], "max_tokens": 1, "arrival": 1},
+            {"id": "c", "prompt": [8], "max_tokens": 1, "after": "a"},
+            {"id": "z", "prompt": [9], "max_tokens": 0, "arrival": 3},
+            {"id": "y", "prompt": [2], "max_tokens": 1, "after": "z"},
+        ],
+    }
+
+    assert _schedule_rows(pkg, test_input) == [
+        ([], [("a", 0, 2)], [], [], 1),
+        (["a"], [("b", 0, 5), ("c", 0, 1)], [], ["a", "b", "c"], 0),
+        ([], [], [], [], 0),
+        ([], [("y", 0, 1)], [], ["z", "y"], 0),
+    ]
+    reference = load_solution(PACKAGE_DIR / "reference.py")
+    output = json.loads(json.dumps(pkg.driver.run(reference, test_input)))
+    assert pkg.checker.check(test_input, None, output)[0]
+
+
+def test_rules_are_judged_separately_and_name_the_groups_property(pkg: Package) -> None:
+    test = _by_name("the statement's example")
+    support, checker = pkg.support, pkg.checker
+
+    def rules(file: str) -> tuple[bool, dict[str, Any]]:
+        output = json.loads(
+            json.dumps(pkg.driver.run(load_solution(PACKAGE_DIR / file), test["input"]))
+        )
+        ok, _message, evidence = checker.check(test["input"], None, output)
+        assert set(evidence["rules"]) == set(checker.RULES)
+        assert evidence["property"] == "tokens"  # the correctness group is about tokens
+        return ok, {k: v for k, v in evidence["rules"].items() if v is not None}
+
+    assert rules("reference.py") == (True, {})
+    # A convention slip breaks only its own rule: the tokens, callbacks, blocks and the schedule
+    # all still hold, so the group's property holds while the test fails.
+    ok, broken = rules("wrong/step_returns_remaining.py")
+    assert not ok and set(broken) == {"step results"}
+    assert "step() returned False" in broken["step results"]
+    ok, broken = rules("wrong/wrong_victim.py")
+    assert not ok and {"schedule", "preemption"} <= set(broken) and "tokens" not in broken
+    assert all(v in checker.RULES for v in checker.PROPERTY.values())
+    assert support.PACKAGE == "paged-kv-engine"
+
+
+def test_a_random_test_names_its_failing_workload(pkg: Package) -> None:
+    test = next(t for t in RANDOM_TESTS if t["group"] == "random stops")
+    output = json.loads(
+        json.dumps(
+            pkg.driver.run(load_solution(PACKAGE_DIR / "wrong/stop_token_zero.py"), test["input"])
+        )
+    )
+
+    ok, message, evidence = pkg.checker.check(test["input"], None, output)
+
+    assert not ok
+    assert message.startswith("first violation at step ")
+    assert f"of workload {evidence['workload']} of 30 (" in message
+    assert evidence["rules"]["tokens"] and evidence["property"] == "tokens"

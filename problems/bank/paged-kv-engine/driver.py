@@ -2,19 +2,26 @@
 
 Input: {"num_blocks": N, "block_size": K, "token_budget": T, "model": {...},
         "requests": [...] | "generate": {...}, "group": "...", "drain": "step" | "run_until_idle"}
+or a randomised test, {"random": {...}, "model": {...}, "group": "..."}: the workloads
+support.expand_workloads gives, each driven as below with a fresh engine and model, recorded as
+{"runs": [record, ...], "device": ...}.
 
 Before the s-th call of step() (s = 0, 1, ...) the driver submits every request whose "arrival"
 is s, then steps until step() returns False with nothing left to submit (or run_until_idle()
-once the last request is in). Every model call is recorded with its step, its request, its
-positions and its block table; after every step the engine's free_blocks() is recorded. The
-driver tracks each request's sequence (prompt + the tokens the model produced for it) to flag a
-call that feeds the wrong tokens or positions. The output is data for checker.py:
+once the last request is in). A request with "after": "<id>" is submitted by that request's
+callback, from inside it (the first time it is called). Every model call is recorded with its
+step, its request, its positions and its block table; after every step the engine's
+free_blocks() is recorded. The driver tracks each request's sequence (prompt + the tokens the
+model produced for it) to flag a call that feeds the wrong tokens or positions. The output is
+data for checker.py:
 
 {"steps": S, "decode": [[step, index, position, [blocks], ok, call number], ...],
  "prefill": [[step, index, start, length, [blocks], ok, call number], ...],
  "decode_calls": [[step, n], ...],
- "free": [free blocks after each step or null], "stray_calls": [step, ...],
- "callbacks": [[index, step, tokens, id_matches], ...], "generated": [[tokens of request i]],
+ "free": [free blocks after each step or null], "returned": [what each step() returned],
+ "stray_calls": [step, ...],
+ "callbacks": [[index, step, tokens, id_matches, free_blocks() inside it], ...],
+ "generated": [[tokens of request i]],
  "error": str | null, "wall_s": ..., "device": ...}
 """
 
@@ -56,9 +63,15 @@ class _Recorder:
         self.decode_calls: list[list[int]] = []
         self.stray: list[int] = []
         self.free: list[int | None] = []
+        self.returned: list[bool] = []  # what each step() returned
         self.callbacks: list[list[Any]] = []
         self.generated: list[list[int]] = [[] for _ in specs]
         self.call_no = 0  # model calls so far: orders the calls inside a step
+        self.engine: Any = None  # set once built: callbacks submit the requests they own
+        self.children: dict[int, list[support.RequestSpec]] = {}
+        for s in specs:
+            if s.after is not None:
+                self.children.setdefault(s.after, []).append(s)
 
     def begin_step(self) -> None:
         if self.steps >= self.max_steps:
@@ -126,7 +139,17 @@ class _Recorder:
             except (TypeError, ValueError):
                 got = None
             step = self.steps - 1 if self.in_step else self.steps
-            self.callbacks.append([spec.index, step, got, request_id == spec.rid])
+            first = not any(row[0] == spec.index for row in self.callbacks)
+            try:  # what a callback sees: the ended sequence's blocks are free already
+                free = self.engine.free_blocks() if self.engine is not None else None
+            except Exception:  # not this rule's business: the other rules judge the engine
+                free = None
+            free = free if isinstance(free, int) else None
+            self.callbacks.append([spec.index, step, got, request_id == spec.rid, free])
+            if first and self.engine is not None:
+                # The requests this one's callback submits (once, however often it is called).
+                for child in self.children.get(spec.index, ()):
+                    self.engine.submit(child.to_request(self.callback_for(child)))
 
         return callback
 
@@ -142,12 +165,15 @@ def drive(engine_cls: Any, model: Any, specs: list[support.RequestSpec],
     """Run one engine class over the workload and return the record (see module docstring)."""
     rec = _Recorder(model, specs, _max_steps(specs))
     engine = engine_cls(rec, limits.num_blocks, limits.block_size, limits.token_budget)
+    rec.engine = engine
     original_step = engine.step
 
     def counted_step() -> bool:
         rec.begin_step()
         try:
-            return bool(original_step())
+            result = bool(original_step())
+            rec.returned.append(result)
+            return result
         finally:
             rec.end_step(engine)
 
@@ -157,7 +183,7 @@ def drive(engine_cls: Any, model: Any, specs: list[support.RequestSpec],
     except AttributeError:  # __slots__ without __dict__: drain with the driver's own loop
         instrumented = False
     error = None
-    queue = deque(specs)
+    queue = deque(s for s in specs if s.after is None)  # the rest come from callbacks
     start = time.perf_counter()
     try:
         while True:
@@ -176,7 +202,8 @@ def drive(engine_cls: Any, model: Any, specs: list[support.RequestSpec],
     wall = time.perf_counter() - start
     return {
         "steps": rec.steps, "decode": rec.decode_rows, "prefill": rec.prefill_rows,
-        "decode_calls": rec.decode_calls, "free": rec.free, "stray_calls": rec.stray,
+        "decode_calls": rec.decode_calls, "free": rec.free, "returned": rec.returned,
+        "stray_calls": rec.stray,
         "callbacks": rec.callbacks, "generated": rec.generated, "error": error,
         "wall_s": round(wall, 6),
     }
@@ -196,6 +223,14 @@ def _warm_up(model: Any) -> None:
 def run(solution: Any, test_input: dict[str, Any]) -> dict[str, Any]:
     """Entry point called by the harness: drive the candidate's Engine over the test input."""
     config = support.model_config(test_input)
+    if "random" in test_input:  # simulated tier: a fresh pool per workload costs nothing
+        runs = []
+        for workload in support.expand_workloads(test_input):
+            limits = support.limits_of(workload)
+            model = support.build_model(config, limits)
+            runs.append(drive(solution.Engine, model, support.parse_requests(workload), limits,
+                              str(workload.get("drain", "step"))))
+        return {"runs": runs, "device": "cpu"}
     limits = support.limits_of(test_input)
     model = support.build_model(config, limits)
     if config["tier"] == "torch" and model.device == "cpu":

@@ -65,11 +65,12 @@ class Request:
 class RequestSpec:
     """One request of a workload as the graders see it (immutable values only)."""
 
-    __slots__ = ("arrival", "index", "max_tokens", "prompt", "rid", "stop_sequence", "stop_token")
+    __slots__ = ("after", "arrival", "index", "max_tokens", "prompt", "rid", "stop_sequence",
+                 "stop_token")
 
     def __init__(self, index: int, rid: str, prompt: tuple[int, ...], max_tokens: int,
                  stop_token: int | None, stop_sequence: tuple[int, ...] | None,
-                 arrival: int) -> None:
+                 arrival: int, after: int | None = None) -> None:
         self.index = index
         self.rid = rid
         self.prompt = prompt
@@ -77,6 +78,9 @@ class RequestSpec:
         self.stop_token = stop_token
         self.stop_sequence = stop_sequence
         self.arrival = arrival
+        # Index of the request whose callback submits this one (None: the grader submits it
+        # before step `arrival`).
+        self.after = after
 
     def to_request(self, callback: Callable[[str, list[int]], None]) -> Request:
         """A fresh Request with list copies, so an engine mutating them cannot touch our state."""
@@ -130,16 +134,23 @@ def _generated_requests(gen: dict[str, Any], vocab: int) -> list[dict[str, Any]]
 
 
 def parse_requests(test_input: dict[str, Any]) -> list[RequestSpec]:
-    """The workload of a test input, in submission order (by arrival, then list order).
+    """The workload of a test input, in submission order (by arrival, then list order; requests
+    submitted from a callback, "after": "<id>", come last and are submitted by that callback).
     Refuses a request that could not fit in the whole pool alone (no schedule could finish it)."""
     model = model_config(test_input)
     limits = limits_of(test_input)
     raw = test_input.get("requests")
     if raw is None and "generate" in test_input:
         raw = _generated_requests(test_input["generate"], int(model["vocab"]))
+    ids = {str(item["id"]): i for i, item in enumerate(raw or [])}
+    if len(ids) != len(raw or []):
+        raise ValueError("request ids must be unique")
     specs = []
     for index, item in enumerate(raw or []):
         stop_seq = item.get("stop_sequence")
+        after = item.get("after")
+        if after is not None and ids.get(str(after), index) >= index:
+            raise ValueError(f"request {item['id']!r}: 'after' must name an earlier request")
         spec = RequestSpec(
             index=index,
             rid=str(item["id"]),
@@ -148,13 +159,139 @@ def parse_requests(test_input: dict[str, Any]) -> list[RequestSpec]:
             stop_token=None if item.get("stop_token") is None else int(item["stop_token"]),
             stop_sequence=None if stop_seq is None else _int_list(stop_seq, "stop_sequence"),
             arrival=int(item.get("arrival", 0)),
+            after=None if after is None else ids[str(after)],
         )
         if not spec.prompt or spec.max_tokens < 0:
             raise ValueError(f"request {spec.rid!r}: empty prompt or negative max_tokens")
         if len(spec.prompt) + spec.max_tokens > limits.num_blocks * limits.block_size:
             raise ValueError(f"request {spec.rid!r} does not fit in the whole KV pool")
         specs.append(spec)
-    return sorted(specs, key=lambda s: (s.arrival, s.index))
+    return sorted(specs, key=lambda s: (s.after is not None, s.arrival, s.index))
+
+
+# ------------------------------------------------------------------------------------ random
+
+
+# Self-overlapping stop-sequence shapes over two tokens a, b: a matcher that restarts from
+# scratch on a mismatch (no KMP fallback) misses "a a b" after "a a a b", "a b a b" after
+# "a b a b a b"...
+_STOP_SHAPES = ("aab", "aaab", "aba", "abab", "abaab", "aa", "ab")
+
+
+def _edge_token(rng: random.Random, vocab: int) -> int:
+    """A token id, often one of the two edges: 0 (falsy) and the largest."""
+    r = rng.random()
+    return 0 if r < 0.25 else vocab - 1 if r < 0.45 else rng.randrange(vocab)
+
+
+def _restarting_match_end(tokens: Sequence[int], stop: Sequence[int]) -> int | None:
+    """Where a streaming matcher that restarts from scratch on a mismatch first reports `stop`
+    (a wrong matcher: the generator prefers stop sequences on which it is wrong)."""
+    matched = 0
+    for n, tok in enumerate(tokens, start=1):
+        matched = matched + 1 if tok == stop[matched] else int(tok == stop[0])
+        if matched == len(stop):
+            return n
+    return None
+
+
+def _stop_sequence(rng: random.Random, prompt: list[int], gen: list[int]) -> list[int]:
+    """A stop sequence for a request that generates `gen` (its greedy continuation): a piece
+    of `gen` (it stops there, possibly across a preemption), a self-overlapping shape over two
+    of its tokens, or the prompt's tail followed by gen's head (it must NOT stop there: only
+    generated tokens count). Half the time it prefers one on which a matcher that restarts on
+    a mismatch ends the request somewhere else, else one on which a matcher that also reads the
+    prompt does."""
+    candidates: list[list[int]] = []
+    for _ in range(24):
+        shape = rng.random()
+        if shape < 0.4:
+            j = rng.randrange(len(gen))
+            candidates.append(gen[j:j + rng.randint(1, min(8, len(gen) - j))])
+        elif shape < 0.75:
+            a, b = rng.choice(gen), rng.choice(gen)
+            candidates.append([a if c == "a" else b for c in rng.choice(_STOP_SHAPES)])
+        else:
+            t = rng.randint(1, min(len(prompt), 7))
+            candidates.append(prompt[-t:] + gen[:rng.randint(1, min(8 - t, len(gen)))])
+    if rng.random() < 0.5:
+        return candidates[0]
+
+    def right(stop: list[int]) -> int | None:
+        return finish_length(gen, len(gen), None, stop)
+
+    # Every piece of gen is a candidate here: the ones a restarting matcher misses are rare.
+    pieces = [gen[j:j + k] for j in range(len(gen)) for k in range(2, min(8, len(gen) - j) + 1)]
+    restarting = [c for c in candidates + pieces
+                  if right(c) is not None and _restarting_match_end(gen, c) != right(c)]
+    if restarting:
+        return rng.choice(restarting)
+    reading_prompt = [c for c in candidates
+                      if finish_length(prompt + gen, len(prompt) + len(gen), None, c)
+                      not in (None, len(prompt) + (right(c) or 0))]
+    return (reading_prompt or candidates)[0]
+
+
+def _random_request(rng: random.Random, i: int, model: SimPagedModel, capacity: int,
+                    arrival: int, earlier: list[dict[str, Any]],
+                    spec: dict[str, Any]) -> dict[str, Any]:
+    vocab = model.vocab
+    plen = rng.randint(1, min(4, capacity))
+    room = capacity - plen
+    r = rng.random()
+    max_tokens = 0 if r < 0.07 or room == 0 else 1 if r < 0.15 else rng.randint(1, room)
+    prompt = [_edge_token(rng, vocab) for _ in range(plen)]
+    item: dict[str, Any] = {"id": f"r{i}", "prompt": prompt, "max_tokens": max_tokens,
+                            "arrival": arrival}
+    gen: list[int] = []
+    while len(gen) < max_tokens:  # the greedy continuation: what any correct engine generates
+        gen.append(model.next_with_margin(prompt + gen)[0])
+    kind = rng.random()
+    if gen and (kind < 0.35 or kind >= 0.85):
+        # 0 when it is generated (an engine testing `if stop_token:` never stops on it).
+        r = rng.random()
+        item["stop_token"] = (0 if 0 in gen and r < 0.6 else
+                              vocab - 1 if r < 0.75 else rng.choice(gen))
+    if gen and kind >= 0.35:
+        item["stop_sequence"] = _stop_sequence(rng, prompt, gen)
+    if spec.get("callback_submits") and earlier and rng.random() < 0.25:
+        item["after"] = rng.choice(earlier)["id"]
+    return item
+
+
+def expand_workloads(test_input: dict[str, Any]) -> list[dict[str, Any]]:
+    """The workloads of a test: the input itself, or for a randomised test ("random": {"seed",
+    "workloads", "max_requests", "num_blocks", "block_sizes", "budgets", "callback_submits"};
+    simulated tier only) that many small workloads expanded from the seed, each its own engine
+    run: tiny pools (preemption, self-preemption, chained victims), budgets down to 1, edge token
+    ids, stop tokens and self-overlapping or prompt-spanning stop sequences chosen from each
+    prompt's own continuation, arrivals mid-run and after idle gaps, and (callback_submits)
+    requests that a callback submits."""
+    spec = test_input.get("random")
+    if spec is None:
+        return [test_input]
+    config = model_config(test_input)
+    if config["tier"] != "sim":
+        raise ValueError("randomised workloads use the simulated model tier")
+    model = SimPagedModel(config, Limits(1, 1, 1))
+    rng = random.Random(int(spec["seed"]))
+    out = []
+    for _ in range(int(spec["workloads"])):
+        num_blocks = int(rng.choice(spec.get("num_blocks", (1, 2, 3, 4, 5, 6, 8))))
+        block_size = int(rng.choice(spec.get("block_sizes", (1, 2, 3, 4))))
+        budget = int(rng.choice(spec.get("budgets", (1, 2, 3, 4, 5, 8, 16))))
+        requests: list[dict[str, Any]] = []
+        arrival = 0
+        for i in range(rng.randint(0, int(spec.get("max_requests", 12)))):
+            if rng.random() < 0.3:  # mid-run, and now and then after an idle gap
+                arrival += rng.choice((1, 1, 2, 3, 10))
+            requests.append(_random_request(rng, i, model, num_blocks * block_size, arrival,
+                                            requests, spec))
+        out.append({"group": test_input.get("group"), "model": test_input.get("model"),
+                    "num_blocks": num_blocks, "block_size": block_size,
+                    "token_budget": budget, "requests": requests,
+                    "drain": rng.choice(("step", "run_until_idle"))})
+    return out
 
 
 def model_config(test_input: dict[str, Any]) -> dict[str, Any]:
@@ -226,8 +363,14 @@ def schedule(specs: Sequence[RequestSpec], lengths: Sequence[int], limits: Limit
     """The statement's schedule, step by step, for requests in submission order (`specs`) that
     generate `lengths[spec.index]` tokens each. policy 'static' is the baseline: a new group is
     admitted only once nothing is running (the same pool, budget and preemption rules).
-    Trailing idle steps are dropped; idle steps before a late arrival are kept (empty)."""
-    pending = deque(specs)
+    Trailing idle steps are dropped; idle steps before a late arrival are kept (empty).
+    A request with `after` set is submitted by its parent's callback, the moment the parent
+    ends: it joins the back of the waiting queue and may be admitted in that very step."""
+    pending = deque(s for s in specs if s.after is None)
+    children: dict[int, list[RequestSpec]] = {}
+    for spec in specs:
+        if spec.after is not None:
+            children.setdefault(spec.after, []).append(spec)
     waiting: deque[_Seq] = deque()
     running: list[_Seq] = []
     free = limits.num_blocks
@@ -248,6 +391,11 @@ def schedule(specs: Sequence[RequestSpec], lengths: Sequence[int], limits: Limit
             seq.blocks = 0
             seq.cached = 0
             running.remove(seq)
+
+        def end(seq: _Seq, out: OracleStep = out) -> None:  # freed; its callback may submit
+            out.ended.append(seq.index)
+            for child in children.get(seq.index, ()):
+                waiting.append(_Seq(child.index, len(child.prompt), int(lengths[child.index])))
 
         # 1. decode, in admission order; a block is taken only at a block boundary, preempting
         #    the newest running sequence (possibly this one) while none is free.
@@ -276,9 +424,9 @@ def schedule(specs: Sequence[RequestSpec], lengths: Sequence[int], limits: Limit
             seq.generated += 1
             if seq.generated >= seq.length:
                 release(seq)
-                out.ended.append(seq.index)
+                end(seq)
 
-        def prefill(seq: _Seq) -> None:
+        def prefill(seq: _Seq, out: OracleStep = out) -> None:
             nonlocal budget
             m = min(seq.target - seq.cached, budget)
             out.prefill.append((seq.index, seq.cached, m))
@@ -288,7 +436,7 @@ def schedule(specs: Sequence[RequestSpec], lengths: Sequence[int], limits: Limit
                 seq.generated += 1
                 if seq.generated >= seq.length:
                     release(seq)
-                    out.ended.append(seq.index)
+                    end(seq)
 
         # 2. chunked prefills already running, then 3. FIFO admission against the free blocks
         #    (never in a step that preempted, and for 'static' only into an empty engine).
@@ -300,7 +448,7 @@ def schedule(specs: Sequence[RequestSpec], lengths: Sequence[int], limits: Limit
             seq = waiting[0]
             if seq.length == 0:
                 waiting.popleft()
-                out.ended.append(seq.index)
+                end(seq)
                 continue
             seq.target = seq.prompt_len + seq.generated
             need = blocks_for(seq.target, limits.block_size)
