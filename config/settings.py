@@ -5,6 +5,7 @@ Defaults work on a laptop: SQLite under var/, a local Redis, DEBUG off unless as
 
 from __future__ import annotations
 
+import ipaddress
 import secrets
 from pathlib import Path
 
@@ -305,3 +306,17 @@ ONSITE_WEBHOOK_SECRET = env_str("ONSITE_WEBHOOK_SECRET", "")
 ONSITE_WEBHOOK_MAX_ATTEMPTS = env_int("ONSITE_WEBHOOK_MAX_ATTEMPTS", 6)
 ONSITE_WEBHOOK_BACKOFF_SECONDS = env_float("ONSITE_WEBHOOK_BACKOFF_SECONDS", 2.0)
 ONSITE_WEBHOOK_TIMEOUT_SECONDS = env_float("ONSITE_WEBHOOK_TIMEOUT_SECONDS", 5.0)
+
+# --- Safe on the open internet (issue 25): the client behind the proxy, login throttling,
+# HTTPS. Kept in one block: the proxy's addresses, the lock-out policy and the TLS switches are
+# read together when deploying.
+# The proxies (addresses or CIDRs) whose X-Forwarded-For / X-Real-IP name the client
+# (core/clientaddr.py); from anyone else those headers are ignored. Empty: no proxy.
+ONSITE_TRUSTED_PROXIES = env_list("ONSITE_TRUSTED_PROXIES", [])
+for _proxy in ONSITE_TRUSTED_PROXIES:
+    try:
+        ipaddress.ip_network(_proxy, strict=False)
+    except ValueError as _exc:
+        raise ImproperlyConfigured(
+            f"ONSITE_TRUSTED_PROXIES: {_proxy!r} is not an IP address or CIDR"
+        ) from _exc
