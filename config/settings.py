@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ipaddress
 import secrets
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -320,3 +321,32 @@ for _proxy in ONSITE_TRUSTED_PROXIES:
         raise ImproperlyConfigured(
             f"ONSITE_TRUSTED_PROXIES: {_proxy!r} is not an IP address or CIDR"
         ) from _exc
+
+# Login throttling (core/loginlock.py, django-axes): the login page, the admin login and API
+# tokens. Failures count per account and per client address; at the limit within the lock
+# time that account or address is refused (429, "try again in N minutes"), the right password
+# included, until the lock expires or an admin lifts it (admin: Axes > Access attempts, or
+# `manage.py axes_reset_username <name>` / `axes_reset_ip <address>`).
+INSTALLED_APPS.append("axes")
+# Last: it turns the lock the backend or the token check noted into the 429 page.
+MIDDLEWARE.append("axes.middleware.AxesMiddleware")
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",  # first: refuses a locked account before the check
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env_int("ONSITE_LOGIN_FAILURE_LIMIT", 5)
+AXES_COOLOFF_TIME = timedelta(minutes=env_float("ONSITE_LOGIN_LOCK_MINUTES", 15.0))
+AXES_LOCKOUT_PARAMETERS = "core.loginlock.lockout_parameters"
+AXES_CLIENT_IP_CALLABLE = "core.clientaddr.client_address"
+AXES_LOCKOUT_CALLABLE = "core.loginlock.login_lockout_response"
+# The lock runs from the failure that set it: refused tries while locked neither count nor
+# extend it, so "try again in N minutes" holds. A success does not wipe the count (an attacker
+# with an account of their own could otherwise reset their address's count at will).
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
+AXES_RESET_ON_SUCCESS = False
+# Every attempt is logged, naming the account and the address (never the password), and kept
+# in the database: failures (Axes > Access failures) beside successes (Access logs).
+AXES_SENSITIVE_PARAMETERS: list[str] = []
+AXES_ENABLE_ACCESS_FAILURE_LOG = True
+_loggers: dict[str, dict[str, str]] = LOGGING["loggers"]  # type: ignore[assignment]
+_loggers["axes.apps"] = {"level": "WARNING"}  # its banner at every start
