@@ -350,3 +350,23 @@ AXES_SENSITIVE_PARAMETERS: list[str] = []
 AXES_ENABLE_ACCESS_FAILURE_LOG = True
 _loggers: dict[str, dict[str, str]] = LOGGING["loggers"]  # type: ignore[assignment]
 _loggers["axes.apps"] = {"level": "WARNING"}  # its banner at every start
+
+# HTTPS (the production shape: nginx terminates TLS, platform/prod/). One switch: secure
+# session and CSRF cookies, HSTS, a redirect of plain HTTP, and the proxy's word (from
+# ONSITE_TRUSTED_PROXIES only: core.clientaddr.ProxyHeadersMiddleware) that the client spoke
+# HTTPS. Off on a laptop (`make run` serves plain HTTP).
+ONSITE_HTTPS = env_bool("ONSITE_HTTPS", False)
+MIDDLEWARE.insert(0, "core.clientaddr.ProxyHeadersMiddleware")  # before SecurityMiddleware
+if ONSITE_HTTPS:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SECURE_SSL_REDIRECT = True
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+    SECURE_HSTS_SECONDS = env_int("ONSITE_HSTS_SECONDS", 365 * 24 * 3600)
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("ONSITE_HSTS_INCLUDE_SUBDOMAINS", True)
+    SECURE_HSTS_PRELOAD = env_bool("ONSITE_HSTS_PRELOAD", True)
+    if not ONSITE_TRUSTED_PROXIES:
+        raise ImproperlyConfigured(
+            "ONSITE_HTTPS=1 needs ONSITE_TRUSTED_PROXIES: the TLS proxy whose "
+            "X-Forwarded-Proto says the client spoke HTTPS"
+        )

@@ -95,3 +95,25 @@ def client_is_local(request: Any) -> bool:
     """
     address = _parse(client_address(request))
     return address is not None and address.is_loopback and not request_forwarded(request)
+
+
+class ProxyHeadersMiddleware:
+    """Drops the proxy's headers from a request that did not come from a trusted proxy.
+
+    Django believes X-Forwarded-Proto (SECURE_PROXY_SSL_HEADER) from whoever sends it; only
+    our proxy may say the client spoke HTTPS, so from anyone else the header goes, before
+    SecurityMiddleware (redirects, secure cookies) reads it. (client_address already ignores
+    X-Forwarded-For / X-Real-IP from them.)
+    """
+
+    HEADERS = ("HTTP_X_FORWARDED_PROTO",)
+
+    def __init__(self, get_response: Any) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: Any) -> Any:
+        peer = _peer(request)
+        if peer is None or not _trusted(peer):
+            for header in self.HEADERS:
+                request.META.pop(header, None)
+        return self.get_response(request)
