@@ -360,6 +360,9 @@ MIDDLEWARE.insert(0, "core.clientaddr.ProxyHeadersMiddleware")  # before Securit
 if ONSITE_HTTPS:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     SECURE_SSL_REDIRECT = True
+    # A scraper on the host may read /metrics from a web process directly over plain HTTP
+    # (grading/metrics.py decides who may; through nginx it is HTTPS like everything else).
+    SECURE_REDIRECT_EXEMPT = [r"^metrics$"]
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
     SECURE_HSTS_SECONDS = env_int("ONSITE_HSTS_SECONDS", 365 * 24 * 3600)
