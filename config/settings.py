@@ -353,10 +353,10 @@ _loggers["axes.apps"] = {"level": "WARNING"}  # its banner at every start
 
 # HTTPS (the production shape: nginx terminates TLS, platform/prod/). One switch: secure
 # session and CSRF cookies, HSTS, a redirect of plain HTTP, and the proxy's word (from
-# ONSITE_TRUSTED_PROXIES only: core.clientaddr.ProxyHeadersMiddleware) that the client spoke
+# ONSITE_TRUSTED_PROXIES only: core.clientaddr.proxy_headers_middleware) that the client spoke
 # HTTPS. Off on a laptop (`make run` serves plain HTTP).
 ONSITE_HTTPS = env_bool("ONSITE_HTTPS", False)
-MIDDLEWARE.insert(0, "core.clientaddr.ProxyHeadersMiddleware")  # before SecurityMiddleware
+MIDDLEWARE.insert(0, "core.clientaddr.proxy_headers_middleware")  # before SecurityMiddleware
 if ONSITE_HTTPS:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     SECURE_SSL_REDIRECT = True

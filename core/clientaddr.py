@@ -16,7 +16,9 @@ import ipaddress
 from functools import lru_cache
 from typing import Any
 
+from asgiref.sync import iscoroutinefunction
 from django.conf import settings
+from django.utils.decorators import sync_and_async_middleware
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
@@ -97,23 +99,35 @@ def client_is_local(request: Any) -> bool:
     return address is not None and address.is_loopback and not request_forwarded(request)
 
 
-class ProxyHeadersMiddleware:
+PROXY_HEADERS = ("HTTP_X_FORWARDED_PROTO",)
+
+
+def _drop_untrusted_proxy_headers(request: Any) -> None:
+    peer = _peer(request)
+    if peer is None or not _trusted(peer):
+        for header in PROXY_HEADERS:
+            request.META.pop(header, None)
+
+
+@sync_and_async_middleware
+def proxy_headers_middleware(get_response: Any) -> Any:
     """Drops the proxy's headers from a request that did not come from a trusted proxy.
 
     Django believes X-Forwarded-Proto (SECURE_PROXY_SSL_HEADER) from whoever sends it; only
     our proxy may say the client spoke HTTPS, so from anyone else the header goes, before
     SecurityMiddleware (redirects, secure cookies) reads it. (client_address already ignores
-    X-Forwarded-For / X-Real-IP from them.)
+    X-Forwarded-For / X-Real-IP from them.) Sync and async alike: daphne needs no thread hop.
     """
+    if iscoroutinefunction(get_response):
 
-    HEADERS = ("HTTP_X_FORWARDED_PROTO",)
+        async def middleware_async(request: Any) -> Any:
+            _drop_untrusted_proxy_headers(request)
+            return await get_response(request)
 
-    def __init__(self, get_response: Any) -> None:
-        self.get_response = get_response
+        return middleware_async
 
-    def __call__(self, request: Any) -> Any:
-        peer = _peer(request)
-        if peer is None or not _trusted(peer):
-            for header in self.HEADERS:
-                request.META.pop(header, None)
-        return self.get_response(request)
+    def middleware(request: Any) -> Any:
+        _drop_untrusted_proxy_headers(request)
+        return get_response(request)
+
+    return middleware

@@ -32,7 +32,8 @@ from django.utils import timezone
 
 log = logging.getLogger(__name__)
 
-LOCKED_CODE = "login_locked"
+# The refusal's code, as for any other 429 (core.errors, the API's throttling): one vocabulary.
+LOCKED_CODE = "rate_limited"
 
 
 def lockout_parameters(request_or_attempt: Any, credentials: dict[str, Any] | None) -> list[str]:

@@ -88,3 +88,25 @@ def test_only_a_trusted_proxy_may_say_the_client_spoke_https(https) -> None:  # 
         "/accounts/login/", HTTP_X_FORWARDED_PROTO="https"
     )
     assert forged.status_code == 301 and forged["Location"].startswith("https://")
+
+
+def test_the_proxy_headers_middleware_works_on_the_async_path_too(settings) -> None:  # type: ignore[no-untyped-def]
+    # daphne runs the middleware chain async: no thread hop for this one.
+    import asyncio
+
+    from django.test import RequestFactory
+
+    from core.clientaddr import proxy_headers_middleware
+
+    settings.ONSITE_TRUSTED_PROXIES = ["127.0.0.1"]
+    seen: list[str | None] = []
+
+    async def view(request):  # type: ignore[no-untyped-def]
+        seen.append(request.META.get("HTTP_X_FORWARDED_PROTO"))
+
+    middleware = proxy_headers_middleware(view)
+    assert asyncio.iscoroutinefunction(middleware)
+    for peer in ("203.0.113.7", "127.0.0.1"):
+        request = RequestFactory().get("/", REMOTE_ADDR=peer, HTTP_X_FORWARDED_PROTO="https")
+        asyncio.run(middleware(request))
+    assert seen == [None, "https"]

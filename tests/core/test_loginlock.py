@@ -151,4 +151,5 @@ def test_a_locked_json_client_of_the_login_page_gets_json() -> None:
     locked = client.post("/accounts/login/", {"username": "jay", "password": "pw-jay"},
                          HTTP_ACCEPT="application/json")  # fmt: skip
     assert locked.status_code == 429
-    assert locked.json()["code"] == "login_locked"
+    assert locked.json()["code"] == "rate_limited"
+    assert "Try again in 15 minutes." in locked.json()["detail"]
