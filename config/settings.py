@@ -5,7 +5,9 @@ Defaults work on a laptop: SQLite under var/, a local Redis, DEBUG off unless as
 
 from __future__ import annotations
 
+import ipaddress
 import secrets
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -315,3 +317,69 @@ ONSITE_WEBHOOK_SECRET = env_str("ONSITE_WEBHOOK_SECRET", "")
 ONSITE_WEBHOOK_MAX_ATTEMPTS = env_int("ONSITE_WEBHOOK_MAX_ATTEMPTS", 6)
 ONSITE_WEBHOOK_BACKOFF_SECONDS = env_float("ONSITE_WEBHOOK_BACKOFF_SECONDS", 2.0)
 ONSITE_WEBHOOK_TIMEOUT_SECONDS = env_float("ONSITE_WEBHOOK_TIMEOUT_SECONDS", 5.0)
+
+# --- Safe on the open internet (issue 25): the client behind the proxy, login throttling,
+# HTTPS. Kept in one block: the proxy's addresses, the lock-out policy and the TLS switches are
+# read together when deploying.
+# The proxies (addresses or CIDRs) whose X-Forwarded-For / X-Real-IP name the client
+# (core/clientaddr.py); from anyone else those headers are ignored. Empty: no proxy.
+ONSITE_TRUSTED_PROXIES = env_list("ONSITE_TRUSTED_PROXIES", [])
+for _proxy in ONSITE_TRUSTED_PROXIES:
+    try:
+        ipaddress.ip_network(_proxy, strict=False)
+    except ValueError as _exc:
+        raise ImproperlyConfigured(
+            f"ONSITE_TRUSTED_PROXIES: {_proxy!r} is not an IP address or CIDR"
+        ) from _exc
+
+# Login throttling (core/loginlock.py, django-axes): the login page, the admin login and API
+# tokens. Failures count per account and per client address; at the limit within the lock
+# time that account or address is refused (429, "try again in N minutes"), the right password
+# included, until the lock expires or an admin lifts it (admin: Axes > Access attempts, or
+# `manage.py axes_reset_username <name>` / `axes_reset_ip <address>`).
+INSTALLED_APPS.append("axes")
+# Last: it turns the lock the backend or the token check noted into the 429 page.
+MIDDLEWARE.append("axes.middleware.AxesMiddleware")
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",  # first: refuses a locked account before the check
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env_int("ONSITE_LOGIN_FAILURE_LIMIT", 5)
+AXES_COOLOFF_TIME = timedelta(minutes=env_float("ONSITE_LOGIN_LOCK_MINUTES", 15.0))
+AXES_LOCKOUT_PARAMETERS = "core.loginlock.lockout_parameters"
+AXES_CLIENT_IP_CALLABLE = "core.clientaddr.client_address"
+AXES_LOCKOUT_CALLABLE = "core.loginlock.login_lockout_response"
+# The lock runs from the failure that set it: refused tries while locked neither count nor
+# extend it, so "try again in N minutes" holds. A success does not wipe the count (an attacker
+# with an account of their own could otherwise reset their address's count at will).
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
+AXES_RESET_ON_SUCCESS = False
+# Every attempt is logged, naming the account and the address (never the password), and kept
+# in the database: failures (Axes > Access failures) beside successes (Access logs).
+AXES_SENSITIVE_PARAMETERS: list[str] = []
+AXES_ENABLE_ACCESS_FAILURE_LOG = True
+_loggers: dict[str, dict[str, str]] = LOGGING["loggers"]  # type: ignore[assignment]
+_loggers["axes.apps"] = {"level": "WARNING"}  # its banner at every start
+
+# HTTPS (the production shape: nginx terminates TLS, platform/prod/). One switch: secure
+# session and CSRF cookies, HSTS, a redirect of plain HTTP, and the proxy's word (from
+# ONSITE_TRUSTED_PROXIES only: core.clientaddr.proxy_headers_middleware) that the client spoke
+# HTTPS. Off on a laptop (`make run` serves plain HTTP).
+ONSITE_HTTPS = env_bool("ONSITE_HTTPS", False)
+MIDDLEWARE.insert(0, "core.clientaddr.proxy_headers_middleware")  # before SecurityMiddleware
+if ONSITE_HTTPS:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SECURE_SSL_REDIRECT = True
+    # A scraper on the host may read /metrics from a web process directly over plain HTTP
+    # (grading/metrics.py decides who may; through nginx it is HTTPS like everything else).
+    SECURE_REDIRECT_EXEMPT = [r"^metrics$"]
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+    SECURE_HSTS_SECONDS = env_int("ONSITE_HSTS_SECONDS", 365 * 24 * 3600)
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("ONSITE_HSTS_INCLUDE_SUBDOMAINS", True)
+    SECURE_HSTS_PRELOAD = env_bool("ONSITE_HSTS_PRELOAD", True)
+    if not ONSITE_TRUSTED_PROXIES:
+        raise ImproperlyConfigured(
+            "ONSITE_HTTPS=1 needs ONSITE_TRUSTED_PROXIES: the TLS proxy whose "
+            "X-Forwarded-Proto says the client spoke HTTPS"
+        )

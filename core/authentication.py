@@ -8,7 +8,13 @@ from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import authentication, exceptions
 from rest_framework.request import Request
 
-from core.tokens import token_authenticate
+from core.loginlock import (
+    axes_request,
+    login_locked_message,
+    token_login_check,
+    token_login_failed,
+)
+from core.tokens import PREFIX_CHARS, token_authenticate
 
 KEYWORDS = ("token", "bearer")
 
@@ -24,8 +30,17 @@ class HashedTokenAuthentication(authentication.BaseAuthentication):
             secret = parts[1].decode("ascii")
         except UnicodeDecodeError as exc:
             raise exceptions.AuthenticationFailed("the token is not ASCII") from exc
+        # Guessing tokens counts like guessing passwords, per client address (core.loginlock):
+        # while the address is locked even a right token is refused.
+        probe = axes_request(request._request)
+        wait = token_login_check(request=probe)
+        if wait is not None:
+            raise exceptions.Throttled(wait=wait, detail=login_locked_message(wait))
         user = token_authenticate(secret)
         if user is None:
+            wait = token_login_failed(request=probe, token_prefix=secret[:PREFIX_CHARS])
+            if wait is not None:
+                raise exceptions.Throttled(wait=wait, detail=login_locked_message(wait))
             raise exceptions.AuthenticationFailed("unknown or revoked token")
         return user, None
 

@@ -4,7 +4,8 @@ Each scope (`submissions`, `sessions`, `questions`, `notes`, `scorecards`, ...) 
 setting `ONSITE_RATE_<SCOPE>` ("<count>/<sec|min|hour|day>"), collected in
 `settings.ONSITE_RATES`. Plain Django views call `rate_limit_check`; DRF views use
 `ScopeRateThrottle`. Both count in Django's cache with a fixed window per user (or address),
-so the limit holds across processes when the cache is shared (Redis).
+so the limit holds across processes when the cache is shared (Redis). An anonymous client is
+counted by its address as `core.clientaddr.client_address` resolves it behind the proxy.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from django.conf import settings
 from django.core.cache import cache
 from rest_framework.throttling import BaseThrottle
 
+from core.clientaddr import client_address
 from core.errors import ApplicationError
 
 log = logging.getLogger(__name__)
@@ -35,7 +37,7 @@ def _client_key(request: Any) -> str:
     user = getattr(request, "user", None)
     if user is not None and user.is_authenticated:
         return f"user:{user.pk}"
-    return f"addr:{request.META.get('REMOTE_ADDR', '')}"
+    return f"addr:{client_address(request)}"
 
 
 def _hit(scope: str, key: str) -> float | None:

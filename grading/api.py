@@ -110,6 +110,7 @@ class SubmissionListView(APIView):
         return super().get_throttles() if self.request.method == "POST" else []
 
     @extend_schema(
+        operation_id="submissions_list",  # else it collides with the detail's (spectacular.W001)
         parameters=[SubmissionListQuery],
         responses={200: PAGE, **error_responses(400, 401, 429),
                    404: OpenApiResponse(ErrorBody, "no such page")},

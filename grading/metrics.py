@@ -1,14 +1,14 @@
 """`/metrics` in Prometheus text format: what an autoscaler needs to scale on queue depth.
 
 Who may read it: a scraper sending `Authorization: Bearer <ONSITE_METRICS_TOKEN>`; with no
-token configured, only a request from loopback or a DEBUG server (a laptop). Queue depths and
+token configured, only a DEBUG server (a laptop) or a loopback client that reached the web
+process directly: through the proxy the token is always needed (`core.clientaddr`). Queue depths and
 latencies say how busy the platform is, which is not for the public.
 """
 
 from __future__ import annotations
 
 import hmac
-import ipaddress
 import logging
 
 import redis
@@ -17,6 +17,7 @@ from django.db.models import Min
 from django.http import HttpRequest, HttpResponse, HttpResponseForbidden
 from django.utils import timezone
 
+from core.clientaddr import client_is_local
 from grading import queueing
 from grading.lanes import KINDS, LANE_ORDER, all_queues, queue_name
 from grading.models import Submission
@@ -135,21 +136,18 @@ def _latency_histogram() -> list[str]:
     return lines
 
 
-def _loopback(address: str) -> bool:
-    try:
-        return ipaddress.ip_address(address).is_loopback
-    except ValueError:
-        return False
-
-
 def metrics_allowed(request: HttpRequest) -> bool:
-    """The bearer token when one is set; else only DEBUG or a loopback client."""
+    """The bearer token when one is set; else only DEBUG or a local client, never one the
+    proxy forwarded (for it the proxy's loopback address is all that shows)."""
     token: str = settings.ONSITE_METRICS_TOKEN
     if token:
         scheme, _, given = request.headers.get("Authorization", "").partition(" ")
         # Constant time: the comparison must not tell how much of a guess was right.
-        return scheme.lower() == "bearer" and hmac.compare_digest(given.strip(), token)
-    return bool(settings.DEBUG) or _loopback(request.META.get("REMOTE_ADDR", ""))
+        # Bytes: compare_digest refuses non-ASCII text with a TypeError (a 500).
+        return scheme.lower() == "bearer" and hmac.compare_digest(
+            given.strip().encode("utf-8"), token.encode("utf-8")
+        )
+    return bool(settings.DEBUG) or client_is_local(request)
 
 
 def metrics_view(request: HttpRequest) -> HttpResponse:

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install the Debian packages the platform and its tests use, when missing (root on Debian).
 set -euo pipefail
-wanted=(redis-server debootstrap docker.io crun docker-compose chromium python3-venv)
+wanted=(redis-server debootstrap docker.io crun docker-compose chromium python3-venv openssl nginx-light)
 command -v node >/dev/null 2>&1 || wanted+=(nodejs npm)
 missing=()
 for pkg in "${wanted[@]}"; do

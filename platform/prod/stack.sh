@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The production stack on this machine (host networking, every service on 127.0.0.1):
 #   stack.sh up     build the images whose recipe changed, start, wait until healthy, print URL
+#                   (HTTPS: the certificate is ONSITE_TLS_CERT_FILE / ONSITE_TLS_KEY_FILE, else a
+#                   self-signed one made under var/prod/tls)
 #   stack.sh down   stop and remove every container of the stack (volumes are kept)
 #   stack.sh ps     docker-compose ps
 #   stack.sh env    the variables docker-compose needs (eval "$(stack.sh env)" to use it by hand)
@@ -31,6 +33,29 @@ secret_key() {
   chown 10001 "$key" 2>/dev/null || chmod 0644 "$key"
   chmod u+r,go-w "$key"
   export ONSITE_SECRET_KEY_FILE="$key"
+}
+
+tls_cert() {
+  # nginx's certificate: ONSITE_TLS_CERT_FILE / ONSITE_TLS_KEY_FILE when given, else a
+  # self-signed pair for this host (localhost, 127.0.0.1, ::1), made once with openssl.
+  if [ -n "${ONSITE_TLS_CERT_FILE:-}" ] || [ -n "${ONSITE_TLS_KEY_FILE:-}" ]; then
+    local file
+    for file in "${ONSITE_TLS_CERT_FILE:-}" "${ONSITE_TLS_KEY_FILE:-}"; do
+      [ -r "$file" ] || { log "set both ONSITE_TLS_CERT_FILE and ONSITE_TLS_KEY_FILE (readable files)"; exit 1; }
+    done
+    export ONSITE_TLS_CERT_FILE ONSITE_TLS_KEY_FILE
+    return
+  fi
+  local dir="$VAR/prod/tls"
+  if [ ! -s "$dir/cert.pem" ] || [ ! -s "$dir/key.pem" ]; then
+    log "making a self-signed certificate in $dir"
+    mkdir -p "$dir"
+    (umask 077 && openssl req -x509 -newkey rsa:2048 -sha256 -nodes -days 825 \
+      -subj "/CN=localhost" -addext "subjectAltName=DNS:localhost,IP:127.0.0.1,IP:::1" \
+      -keyout "$dir/key.pem" -out "$dir/cert.pem" 2>/dev/null)
+    chmod 0644 "$dir/cert.pem"
+  fi
+  export ONSITE_TLS_CERT_FILE="$dir/cert.pem" ONSITE_TLS_KEY_FILE="$dir/key.pem"
 }
 
 images() {
@@ -67,6 +92,7 @@ wait_healthy() {
 case "${1:-}" in
   up)
     secret_key
+    tls_cert
     images ensure
     log "starting $PROJECT (${files[*]})"
     if ! compose up -d --remove-orphans || ! wait_healthy; then
@@ -75,10 +101,11 @@ case "${1:-}" in
       exit 1
     fi
     compose ps
-    echo "Onsite (production shape) at http://127.0.0.1:${ONSITE_PROD_PORT:-8100}/"
+    echo "Onsite (production shape) at https://127.0.0.1:${ONSITE_PROD_PORT:-8100}/ (certificate: $ONSITE_TLS_CERT_FILE)"
     ;;
   down)
     secret_key
+    tls_cert
     images tags
     compose down --remove-orphans --timeout 20
     left=$(containers)
@@ -89,10 +116,11 @@ case "${1:-}" in
     fi
     ;;
   ps)
-    secret_key; images tags; compose ps ;;
+    secret_key; tls_cert; images tags; compose ps ;;
   env)
-    secret_key; images tags
+    secret_key; tls_cert; images tags
     echo "export ONSITE_SECRET_KEY_FILE=$ONSITE_SECRET_KEY_FILE"
+    echo "export ONSITE_TLS_CERT_FILE=$ONSITE_TLS_CERT_FILE ONSITE_TLS_KEY_FILE=$ONSITE_TLS_KEY_FILE"
     "$PY" platform/prod/images.py tags | sed 's/^/export /'
     echo "alias onsite-compose='docker-compose -p $PROJECT ${files[*]}'"
     ;;

@@ -59,3 +59,20 @@ def test_without_a_token_only_loopback_or_debug_reads_the_metrics(settings) -> N
     assert Client(REMOTE_ADDR="::1").get("/metrics").status_code == 200
     settings.DEBUG = True
     assert Client(REMOTE_ADDR="203.0.113.7").get("/metrics").status_code == 200
+
+
+def test_through_the_trusted_proxy_the_metrics_need_the_token(settings) -> None:  # type: ignore[no-untyped-def]
+    # Given nginx on the same host (make prod-up): every request's peer is 127.0.0.1
+    settings.ONSITE_TRUSTED_PROXIES = ["127.0.0.1"]
+    settings.ONSITE_METRICS_TOKEN = ""
+    settings.DEBUG = False
+    proxied = Client(REMOTE_ADDR="127.0.0.1")
+    # Then a forwarded request is refused, whoever nginx says the client is
+    assert proxied.get("/metrics", HTTP_X_FORWARDED_FOR="203.0.113.7").status_code == 403
+    assert proxied.get("/metrics", HTTP_X_FORWARDED_FOR="127.0.0.1").status_code == 403
+    assert proxied.get("/metrics", HTTP_X_REAL_IP="127.0.0.1").status_code == 403
+    # and a scraper on the host that talks to the web process itself still reads them
+    assert proxied.get("/metrics").status_code == 200
+    # A non-ASCII guess at the token is a refusal, not a 500.
+    settings.ONSITE_METRICS_TOKEN = "s3cret-scrape"
+    assert proxied.get("/metrics", HTTP_AUTHORIZATION="Bearer sécret").status_code == 403

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import ssl
 import subprocess
 import urllib.request
 from collections.abc import Iterator
@@ -29,10 +30,16 @@ STACK = ["bash", str(ROOT / "platform" / "prod" / "stack.sh")]
 PROJECT = os.environ.get("ONSITE_PROD_PROJECT", "onsite-prod")
 # The single-host override's defaults (platform/prod/compose.single-host.yml).
 PORTS = {
-    "nginx": int(os.environ.get("ONSITE_PROD_PORT", "8100")),
-    "web": int(os.environ.get("ONSITE_PROD_WEB1_PORT", "8101")),
-    "web-2": int(os.environ.get("ONSITE_PROD_WEB2_PORT", "8102")),
+    "nginx": int(os.environ.get("ONSITE_PROD_PORT", "8100")),  # HTTPS
+    "nginx-http": int(os.environ.get("ONSITE_PROD_HTTP_PORT", "8180")),  # redirects to HTTPS
+    # nginx's HTTPS ports pinned to one web process each
+    "web": int(os.environ.get("ONSITE_PROD_WEB1_TLS_PORT", "8111")),
+    "web-2": int(os.environ.get("ONSITE_PROD_WEB2_TLS_PORT", "8112")),
+    "web-direct": int(os.environ.get("ONSITE_PROD_WEB1_PORT", "8101")),  # web itself, plain
 }
+# The certificate nginx serves: the one given, else the self-signed one stack.sh makes.
+VAR = Path(os.environ.get("ONSITE_VAR_DIR") or ROOT / "var")
+TLS_CERT = Path(os.environ.get("ONSITE_TLS_CERT_FILE") or VAR / "prod" / "tls" / "cert.pem")
 # The worker-kill test needs a dead worker's lease to run out soon: a small margin over the
 # run's wall limit, and a sweeper that looks every few seconds.
 FAST_RECOVERY = {"ONSITE_LEASE_MARGIN_SECONDS": "5", "ONSITE_SWEEP_INTERVAL_SECONDS": "5"}
@@ -55,8 +62,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 @dataclass(frozen=True)
 class Stack:
-    url: str  # nginx, in front of both web processes
-    web_urls: tuple[str, str]  # each web process directly
+    url: str  # nginx over HTTPS, in front of both web processes
+    http_url: str  # nginx's plain HTTP, which only redirects
+    web_urls: tuple[str, str]  # each web process alone, through nginx's HTTPS
     password: str  # of the demo accounts
     token: str  # the candidate's API token
 
@@ -91,6 +99,11 @@ def stack_down() -> None:
     subprocess.run([*STACK, "down"], check=True, timeout=300)
 
 
+def tls_context() -> ssl.SSLContext:
+    """Verifies the stack's certificate (and only it): HTTPS is checked, not waved through."""
+    return ssl.create_default_context(cafile=str(TLS_CERT))
+
+
 def api(stack: Stack, method: str, path: str, body: dict[str, object] | None = None) -> object:
     request = urllib.request.Request(
         stack.url + path,
@@ -98,7 +111,7 @@ def api(stack: Stack, method: str, path: str, body: dict[str, object] | None = N
         data=json.dumps(body).encode() if body is not None else None,
         headers={"Authorization": f"Token {stack.token}", "Content-Type": "application/json"},
     )
-    with urllib.request.urlopen(request, timeout=30) as response:
+    with urllib.request.urlopen(request, timeout=30, context=tls_context()) as response:
         return json.loads(response.read())
 
 
@@ -114,8 +127,9 @@ def stack() -> Iterator[Stack]:
         manage("web", "seeddemo", "--password", password)
         token = manage("web", "createtoken", "candidate").split()[-1]
         yield Stack(
-            url=f"http://127.0.0.1:{PORTS['nginx']}",
-            web_urls=(f"http://127.0.0.1:{PORTS['web']}", f"http://127.0.0.1:{PORTS['web-2']}"),
+            url=f"https://127.0.0.1:{PORTS['nginx']}",
+            http_url=f"http://127.0.0.1:{PORTS['nginx-http']}",
+            web_urls=(f"https://127.0.0.1:{PORTS['web']}", f"https://127.0.0.1:{PORTS['web-2']}"),
             password=password,
             token=token,
         )

@@ -1,21 +1,27 @@
 """The production stack, really started (`make prod-test`): in order, as one story.
 
-1. A candidate runs and submits through nginx (pages, API, websocket events, the cpu workers
-   grading in the host engine's sandbox).
+1. A candidate runs and submits through nginx over HTTPS (pages, API, wss events, the cpu
+   workers grading in the host engine's sandbox); plain HTTP only redirects, pages carry HSTS
+   and secure cookies, and /metrics through the proxy needs the token.
 2. A live session with the interviewer on one web process and the candidate on the other: edits
    cross between the two processes only through Redis (the channel layer).
 3. A cpu worker container is killed mid-grade: the other cpu worker grades the submission,
    exactly once.
-4. The stack goes down and leaves no container behind.
+4. Guessing a password through nginx is refused before the tenth try, until the lock is lifted.
+5. The stack goes down and leaves no container behind.
 """
 
 from __future__ import annotations
 
+import http.cookiejar
 import json
 import re
 import subprocess
 import time
 import tomllib
+import urllib.error
+import urllib.parse
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -24,12 +30,14 @@ import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from tests.prod.conftest import (
+    PORTS,
     Stack,
     api,
     compose_containers,
     container_of,
     manage,
     stack_down,
+    tls_context,
 )
 
 pytestmark = [pytest.mark.prod, pytest.mark.e2e, pytest.mark.docker, pytest.mark.slow]
@@ -64,9 +72,12 @@ class People:
         self.browser, self.stack = browser, stack
         self.contexts: list[BrowserContext] = []
         self.errors: list[str] = []
+        self.sockets: list[str] = []  # every websocket a page opened
 
     def log_in(self, username: str, base_url: str, next_url: str) -> Page:
-        context = self.browser.new_context(base_url=base_url,
+        # The stack's certificate is self-signed: the API calls verify it (tls_context); the
+        # browser is told to accept it.
+        context = self.browser.new_context(base_url=base_url, ignore_https_errors=True,
                                            viewport={"width": 1400, "height": 1000})
         self.contexts.append(context)
         # A loaded host makes every step slow (a login hashes the password in full, unlike the
@@ -74,6 +85,7 @@ class People:
         context.set_default_timeout(STEP_TIMEOUT_MS)
         page = context.new_page()
         page.on("pageerror", lambda error: self.errors.append(f"{username}: {error}"))
+        page.on("websocket", lambda socket: self.sockets.append(socket.url))
         page.goto(f"/accounts/login/?next={next_url}")
         page.fill("input[name=username]", username)
         page.fill("input[name=password]", self.stack.password)
@@ -89,6 +101,8 @@ def people(browser: Browser, stack: Stack) -> Iterator[People]:
     for context in opened.contexts:
         context.close()
     assert opened.errors == [], f"uncaught errors in the pages: {opened.errors}"
+    # Over TLS through nginx, websockets included.
+    assert all(url.startswith("wss://") for url in opened.sockets), opened.sockets
 
 
 def test_candidate_runs_and_submits_through_nginx(people: People, stack: Stack) -> None:
@@ -108,6 +122,46 @@ def test_candidate_runs_and_submits_through_nginx(people: People, stack: Stack) 
     expect(summary).to_contain_text(f" of {total}", timeout=GRADING_TIMEOUT_MS)
     expect(summary.locator(".verdict")).to_have_text("WA")
     page.screenshot(path="/tmp/onsite-prod-submit.png", full_page=True)
+
+
+class NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
+def fetch(url: str, headers: dict[str, str] | None = None) -> tuple[int, Any]:
+    """(status, headers) of one GET, redirects not followed, the stack's certificate checked."""
+    opener = urllib.request.build_opener(
+        NoRedirect, urllib.request.HTTPSHandler(context=tls_context())
+    )
+    try:
+        with opener.open(urllib.request.Request(url, headers=headers or {}), timeout=60) as answer:
+            return answer.status, answer.headers
+    except urllib.error.HTTPError as refused:
+        return refused.code, refused.headers
+
+
+def test_the_proxy_serves_https_only_and_keeps_the_metrics_private(stack: Stack) -> None:
+    # Plain HTTP is only a redirect to HTTPS.
+    status, headers = fetch(stack.http_url + "/accounts/login/?next=/")
+    assert status == 301 and headers["Location"] == stack.url + "/accounts/login/?next=/"
+    # Over HTTPS (the certificate verified): HSTS, and cookies only HTTPS carries.
+    status, headers = fetch(stack.url + "/accounts/login/")
+    assert status == 200 and "max-age=" in headers["Strict-Transport-Security"]
+    cookies = headers.get_all("Set-Cookie")
+    assert cookies and all("; Secure" in cookie for cookie in cookies), cookies
+    # /metrics through the proxy without the token: refused, whatever the client claims.
+    assert fetch(stack.url + "/metrics")[0] == 403
+    assert fetch(stack.url + "/metrics", {"X-Forwarded-For": "127.0.0.1"})[0] == 403
+    # A scraper on the web process's own host, talking to it directly (plain HTTP: /metrics is
+    # exempt from the redirect), still reads them.
+    scrape = (
+        "import urllib.request as u; "
+        f"print(u.urlopen('http://127.0.0.1:{PORTS['web-direct']}/metrics', timeout=30).status)"
+    )
+    done = subprocess.run(["docker", "exec", container_of("web"), "python", "-c", scrape],
+                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert done.stdout.strip() == "200", done.stderr
 
 
 def test_live_session_edits_cross_between_the_two_web_processes(
@@ -213,6 +267,39 @@ def test_worker_killed_mid_grade_is_graded_once_by_the_other(stack: Stack) -> No
         capture_output=True, text=True, check=True,
     ).stdout.split()  # fmt: skip
     assert state == ["false", "true"]  # the killed one stayed down: the survivor graded it
+
+
+def test_guessing_a_password_through_nginx_is_refused_until_the_lock_is_lifted(
+    stack: Stack,
+) -> None:
+    jar = http.cookiejar.CookieJar()
+    opener = urllib.request.build_opener(
+        NoRedirect, urllib.request.HTTPSHandler(context=tls_context()),
+        urllib.request.HTTPCookieProcessor(jar),
+    )  # fmt: skip
+    login = stack.url + "/accounts/login/"
+
+    def attempt(password: str) -> int:
+        with opener.open(login, timeout=60) as page:
+            token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page.read().decode())
+        assert token
+        form = urllib.parse.urlencode({"username": "interviewer", "password": password,
+                                       "csrfmiddlewaretoken": token.group(1), "next": "/"})
+        request = urllib.request.Request(login, data=form.encode(), headers={"Referer": login})
+        try:
+            with opener.open(request, timeout=60) as answer:
+                return answer.status
+        except urllib.error.HTTPError as refused:
+            return refused.code
+
+    statuses: list[int] = []
+    while len(statuses) < 9 and 429 not in statuses:
+        statuses.append(attempt(f"guess-{len(statuses)}"))
+    assert statuses[-1] == 429, statuses  # refused before the tenth
+    assert attempt(stack.password) == 429  # the right password too, while locked
+    manage("web", "axes_reset_username", "interviewer")
+    manage("web", "axes_reset_ip", "127.0.0.1")  # the host's own address, seen through nginx
+    assert attempt(stack.password) == 302
 
 
 def test_stack_down_leaves_no_container() -> None:
