@@ -16,8 +16,8 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from core import visibility
+from core.endpoints import Body, json_endpoint, text_field
 from core.errors import ApplicationError, error_json
-from core.jsonbody import json_object_parse
 from core.ratelimit import rate_limit_check
 from core.roles import is_interviewer
 from interviews.models import InterviewSession, ReportShare
@@ -168,20 +168,14 @@ def scorecard_post(request: HttpRequest, session_id: int) -> HttpResponse:
 
 
 @login_required
-@require_POST
-def scorecard_cite(request: HttpRequest, session_id: int) -> HttpResponse:
+@json_endpoint(scope="scorecards")
+def scorecard_cite(request: HttpRequest, body: Body, session_id: int) -> HttpResponse:
     """The replay's cite buttons: `{"criterion", "evidence": "<kind>:<value>"}` adds one item
     to the criterion of the user's draft; answers the item's label."""
-    if (limited := _throttled(request, "scorecards")) is not None:
-        return limited
     session = _reviewable(request, session_id)
-    try:
-        body = json_object_parse(request.body)
-        score, chip = services.scorecard_evidence_add(
-            session=session, user=request.user, criterion=str(body.get("criterion", "")),
-            token=str(body.get("evidence", "")))
-    except ApplicationError as exc:
-        return error_json(exc)
+    score, chip = services.scorecard_evidence_add(
+        session=session, user=request.user, criterion=text_field(body, "criterion"),
+        token=text_field(body, "evidence"))
     return JsonResponse({"criterion": score.criterion, "label": chip.label,
                          "count": len(score.evidence)})
 
