@@ -126,7 +126,7 @@ def _extract(archive: zipfile.ZipFile, info: zipfile.ZipInfo, target: Path) -> N
 def _rename_to_slug(folder: Path) -> Path:
     try:
         slug = tomllib.loads((folder / "problem.toml").read_text(encoding="utf-8")).get("slug")
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError):
+    except (ValueError, RecursionError, OSError):  # bad TOML or UTF-8, absurd nesting, a folder
         return folder  # package_read reports the broken file with its reason
     if not isinstance(slug, str) or not slug or "/" in slug or slug.startswith("."):
         return folder

@@ -241,13 +241,16 @@ def _number(
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         kind = "an integer" if integer else "a number"
         raise PackageError(path, name, f"must be {kind}, got {type(value).__name__} {value!r}")
-    if not math.isfinite(value):
+    if isinstance(value, float) and not math.isfinite(value):
         raise PackageError(path, name, f"must be a finite number, got {value!r}")
     if integer:
         if isinstance(value, float) and not value.is_integer():
             raise PackageError(path, name, f"must be an integer, got {value!r}")
         return int(value)
-    return float(value)
+    try:
+        return float(value)
+    except OverflowError:  # TOML integers have no size limit; floats do
+        raise PackageError(path, name, "is far out of range") from None
 
 
 def _table(item: Any, path: Path, name: str) -> dict[str, Any]:
@@ -482,6 +485,8 @@ def _package_read(root: Path) -> Package:
         raise PackageError(toml_path, "file", f"invalid TOML ({exc})") from exc
     except RecursionError:
         raise PackageError(toml_path, "file", "invalid TOML (nested too deeply)") from None
+    except ValueError as exc:  # an integer of more digits than Python converts
+        raise PackageError(toml_path, "file", f"invalid TOML ({exc})") from None
     slug = _require(meta, "slug", str, toml_path)
     if not SLUG_RE.match(slug):
         raise PackageError(toml_path, "slug", "must be lowercase words joined by '-'")

@@ -358,3 +358,20 @@ def test_a_studio_edit_error_names_the_package_file_not_the_scratch_folder(
     page = response.content.decode()
     assert "echo/reference.py" in page
     assert "onsite-edit" not in page and "/tmp" not in page
+
+
+@pytest.mark.parametrize("entries", [
+    {"problem.toml": "slug = " + "[" * 5000},  # nested past the recursion limit
+    {"problem.toml": "slug = " + "9" * 5000},  # an integer Python will not convert
+    {"problem.toml/": "", "x": "y"},  # a folder where the file belongs
+    {"a/problem.toml": "slug = 'a'\n", "a/statement.md/": "", "a/statement.md/x": "y"},
+    {"a/problem.toml": "slug = 'a'\n", "a/x": "file", "a/x/y": "then a folder of one name"},
+])
+def test_an_absurd_archive_is_a_package_error_never_a_crash(entries: dict[str, str]) -> None:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for name, text in entries.items():
+            archive.writestr(name, text)
+    with pytest.raises(PackageError) as error:
+        package_unzip(buffer.getvalue())
+    assert "onsite-unzip" not in str(error.value) and "/tmp" not in str(error.value)
