@@ -24,7 +24,9 @@ from urllib.parse import quote, urlencode
 import pytest
 from django.contrib import admin
 from django.contrib.auth.models import User
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
+from django.test.client import encode_multipart
 from django.urls import URLPattern, URLResolver, get_resolver
 from django.utils.regex_helper import normalize
 from rest_framework.views import APIView
@@ -87,6 +89,9 @@ POSTS: list[tuple[str, bytes | str, str]] = [
     ("junk form", "a=%ZZ&&=&%ff=%00&" + urlencode(JUNK_FORM), FORM),
     ("junk multipart", b'--xyz\r\nContent-Disposition: form-data; name="a"\r\n\r\nb',
      "multipart/form-data; boundary=xyz"),
+    ("junk upload", encode_multipart("junkboundary", {
+        **JUNK_FORM, "archive": SimpleUploadedFile("p.zip", b"PK\x03\x04junk")}),
+     "multipart/form-data; boundary=junkboundary"),
     ("multipart without boundary", b"junk", "multipart/form-data"),
 ]
 JUNK_QUERY = "?" + urlencode({"page": "abc", "page_size": "-5", "sort": "nope", "v": "x",
