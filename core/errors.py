@@ -42,8 +42,13 @@ def error_status(exc: ApplicationError) -> int:
     return ERROR_STATUS.get(exc.code, 400)
 
 
+# Codes answered with the very body of a missing object, not only its status.
+ANSWERED_AS_MISSING = frozenset({"not_participant"})
+
+
 def error_payload(exc: ApplicationError) -> dict[str, Any]:
-    return {"detail": exc.message, "code": exc.code}
+    code = "not_found" if exc.code in ANSWERED_AS_MISSING else exc.code
+    return {"detail": exc.message, "code": code}
 
 
 def error_json(exc: ApplicationError) -> JsonResponse:

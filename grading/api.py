@@ -14,10 +14,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from core.api import ErrorBody, StrictCharField, StrictSlugField, error_responses
-from core.errors import error_status
 from grading import selectors
 from grading.models import Submission
-from grading.services import GradingError, submission_create
+from grading.services import submission_create
 
 
 class SubmissionIn(serializers.Serializer[Any]):
@@ -162,16 +161,14 @@ class SubmissionListView(APIView):
         if not isinstance(request.user, User):  # IsAuthenticated already refused anonymous
             return Response({"detail": "authentication required",
                              "code": "not_authenticated"}, status=401)
-        try:
-            submission = submission_create(
-                user=request.user,
-                problem_slug=incoming.validated_data["problem"],
-                code=incoming.validated_data["code"],
-                mode=incoming.validated_data["mode"],
-                custom_input=incoming.validated_data.get("input"),
-            )
-        except GradingError as exc:
-            return Response({"detail": exc.message, "code": exc.code}, status=error_status(exc))
+        # A refusal (GradingError) is answered by the API's one exception handler (core.api).
+        submission = submission_create(
+            user=request.user,
+            problem_slug=incoming.validated_data["problem"],
+            code=incoming.validated_data["code"],
+            mode=incoming.validated_data["mode"],
+            custom_input=incoming.validated_data.get("input"),
+        )
         return Response({"id": submission.pk, "status": submission.status}, status=201)
 
 

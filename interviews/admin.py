@@ -7,6 +7,7 @@ status, a deadline or a document. Secrets (a live session's invite token) are ne
 from __future__ import annotations
 
 from django.contrib import admin
+from django.http import HttpRequest
 
 from interviews.models import (
     CriterionScore,
@@ -51,6 +52,9 @@ class InterviewSessionAdmin(admin.ModelAdmin):
     def status_now(self, session: InterviewSession) -> str:
         return session.status_now()
 
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # started or scheduled from the session pages; its people are read-only
+
 
 class CriterionScoreInline(admin.TabularInline):
     model = CriterionScore
@@ -68,6 +72,9 @@ class ScorecardAdmin(admin.ModelAdmin):
     readonly_fields = ["session", "interviewer", "created_at", "updated_at"]
     inlines = [CriterionScoreInline]
 
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # made by the platform during a session; the form cannot set its session
+
 
 @admin.register(Question)
 class QuestionAdmin(admin.ModelAdmin):
@@ -78,6 +85,9 @@ class QuestionAdmin(admin.ModelAdmin):
     readonly_fields = ["session", "asked_by", "asked_at", "matched_index", "matched_key",
                        "similarity"]
 
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # made by the platform during a session; the form cannot set its session
+
 
 @admin.register(Note)
 class NoteAdmin(admin.ModelAdmin):
@@ -86,3 +96,6 @@ class NoteAdmin(admin.ModelAdmin):
     search_fields = ["text"]
     list_select_related = ["session__problem", "author"]
     readonly_fields = ["session", "author", "created_at"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # made by the platform during a session; the form cannot set its session

@@ -16,14 +16,13 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import RequestDataTooBig
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from core.errors import ApplicationError, error_json
-from core.jsonbody import json_object_parse
+from core.endpoints import Body, json_endpoint, text_field
+from core.errors import ApplicationError
 from core.markdown import markdown_render
 from core.ratelimit import rate_limit_check
 from core.roles import is_interviewer
@@ -33,24 +32,6 @@ from interviews.models import InterviewSession
 from interviews.review import selectors as review_selectors
 from interviews.services import SessionError
 from problems.models import Problem
-
-
-def _error(exc: ApplicationError) -> JsonResponse:
-    # A non-participant gets the same 404 as a missing session (core.errors): no existence leak.
-    return error_json(exc)
-
-
-def _body(request: HttpRequest) -> dict[str, Any]:
-    """A JSON object body (bounded in size and depth by core.jsonbody), or the form fields.
-
-    A body that is not a JSON object raises ApplicationError("bad_json"), answered 400.
-    """
-    try:
-        if request.content_type == "application/json":
-            return json_object_parse(request.body)
-        return request.POST.dict()
-    except RequestDataTooBig:
-        raise ApplicationError("too_large", "the request body is too large") from None
 
 
 def _minutes(raw: Any) -> timedelta:
@@ -235,18 +216,20 @@ def session_replay(request: HttpRequest, session_id: int) -> HttpResponse:
 
 
 # ---------------------------------------------------------------- JSON
+# Each on the one JSON edge (core.endpoints): method, rate-limit scope, the bounded body, and
+# every ApplicationError (or a 404 for a session that is not yours) as its JSON answer.
 
 
 @login_required
-@require_GET
-def session_state(request: HttpRequest, session_id: int) -> JsonResponse:
+@json_endpoint(methods=["GET"])
+def session_state(request: HttpRequest, body: Body, session_id: int) -> JsonResponse:
     session, role = _participant_session(request, session_id)
     return JsonResponse(selectors.session_state(session=session, role=role))
 
 
 @login_required
-@require_GET
-def replay_data(request: HttpRequest, session_id: int) -> JsonResponse:
+@json_endpoint(methods=["GET"])
+def replay_data(request: HttpRequest, body: Body, session_id: int) -> JsonResponse:
     session = get_object_or_404(InterviewSession.objects.select_related("problem"),
                                 pk=session_id)
     if not selectors.can_replay(session, request.user):
@@ -255,89 +238,60 @@ def replay_data(request: HttpRequest, session_id: int) -> JsonResponse:
 
 
 @login_required
-@require_POST
-def session_run(request: HttpRequest, session_id: int) -> JsonResponse:
-    try:
-        rate_limit_check(request=request, scope="submissions")
-        submission = services.session_run(session_id=session_id, user=request.user,
-                                          mode=str(_body(request).get("mode", "run")))
-    except ApplicationError as exc:
-        return _error(exc)
+@json_endpoint(scope="submissions")
+def session_run(request: HttpRequest, body: Body, session_id: int) -> JsonResponse:
+    submission = services.session_run(session_id=session_id, user=request.user,
+                                      mode=text_field(body, "mode", "run"))
     return JsonResponse({"id": submission.pk, "mode": submission.mode,
                          "status": submission.status}, status=201)
 
 
 @login_required
-@require_POST
-def session_finish(request: HttpRequest, session_id: int) -> JsonResponse:
-    try:
-        rate_limit_check(request=request, scope="session_actions")
-        session = services.session_finish_by(session_id=session_id, user=request.user)
-    except ApplicationError as exc:
-        return _error(exc)
+@json_endpoint(scope="session_actions")
+def session_finish(request: HttpRequest, body: Body, session_id: int) -> JsonResponse:
+    session = services.session_finish_by(session_id=session_id, user=request.user)
     return JsonResponse({"status": session.status, "submission": session.final_submission_id})
 
 
 @login_required
-@require_POST
-def question_ask(request: HttpRequest, session_id: int) -> JsonResponse:
-    try:
-        rate_limit_check(request=request, scope="questions")
-        question = services.question_ask(session_id=session_id, user=request.user,
-                                          text=str(_body(request).get("text", "")))
-    except ApplicationError as exc:
-        return _error(exc)
+@json_endpoint(scope="questions")
+def question_ask(request: HttpRequest, body: Body, session_id: int) -> JsonResponse:
+    question = services.question_ask(session_id=session_id, user=request.user,
+                                      text=text_field(body, "text"))
     return JsonResponse(services.question_public(question), status=201)
 
 
 @login_required
-@require_POST
-def question_answer(request: HttpRequest, session_id: int, question_id: int) -> JsonResponse:
-    try:
-        rate_limit_check(request=request, scope="questions")
-        question = services.question_answer(session_id=session_id, question_id=question_id,
-                                            user=request.user,
-                                            text=str(_body(request).get("text", "")))
-    except ApplicationError as exc:
-        return _error(exc)
+@json_endpoint(scope="questions")
+def question_answer(request: HttpRequest, body: Body, session_id: int,
+                    question_id: int) -> JsonResponse:
+    question = services.question_answer(session_id=session_id, question_id=question_id,
+                                        user=request.user, text=text_field(body, "text"))
     return JsonResponse(services.question_public(question))
 
 
 @login_required
-@require_POST
-def note_add(request: HttpRequest, session_id: int) -> JsonResponse:
-    try:
-        rate_limit_check(request=request, scope="notes")
-        body = _body(request)
-        note = services.note_add(session_id=session_id, user=request.user,
-                                 text=str(body.get("text", "")),
-                                 kind=str(body.get("kind", "tradeoff")))
-    except ApplicationError as exc:
-        return _error(exc)
+@json_endpoint(scope="notes")
+def note_add(request: HttpRequest, body: Body, session_id: int) -> JsonResponse:
+    note = services.note_add(session_id=session_id, user=request.user,
+                             text=text_field(body, "text"),
+                             kind=text_field(body, "kind", "tradeoff"))
     return JsonResponse(services.note_public(note), status=201)
 
 
 @login_required
-@require_POST
-def page_event(request: HttpRequest, session_id: int) -> JsonResponse:
-    try:
-        rate_limit_check(request=request, scope="session_actions")
-        event = services.page_event_report(session_id=session_id, user=request.user,
-                                           kind=str(_body(request).get("kind", "")))
-    except ApplicationError as exc:
-        return _error(exc)
+@json_endpoint(scope="session_actions")
+def page_event(request: HttpRequest, body: Body, session_id: int) -> JsonResponse:
+    event = services.page_event_report(session_id=session_id, user=request.user,
+                                       kind=text_field(body, "kind"))
     return JsonResponse({"recorded": event is not None})
 
 
 @login_required
-@require_POST
-def hint_reveal(request: HttpRequest, session_id: int) -> HttpResponse:
+@json_endpoint(scope="session_actions")
+def hint_reveal(request: HttpRequest, body: Body, session_id: int) -> HttpResponse:
     """htmx: the candidate's next hint as a list item (recorded for the review)."""
-    try:
-        rate_limit_check(request=request, scope="session_actions")
-        revealed = services.session_hint_reveal(session_id=session_id, user=request.user)
-    except ApplicationError as exc:
-        return _error(exc)
+    revealed = services.session_hint_reveal(session_id=session_id, user=request.user)
     if revealed is None:
         return HttpResponse("", status=204)
     number, text = revealed
@@ -345,71 +299,51 @@ def hint_reveal(request: HttpRequest, session_id: int) -> HttpResponse:
 
 
 @login_required
-@require_POST
-def session_settings(request: HttpRequest, session_id: int) -> JsonResponse:
-    try:
-        rate_limit_check(request=request, scope="session_actions")
-        can_edit = _body(request).get("interviewer_can_edit")
-        services.session_set_interviewer_edit(session_id=session_id, user=request.user,
-                                              can_edit=can_edit in (True, "true", "on", "1"))
-    except ApplicationError as exc:
-        return _error(exc)
-    return JsonResponse({"interviewer_can_edit": can_edit in (True, "true", "on", "1")})
+@json_endpoint(scope="session_actions")
+def session_settings(request: HttpRequest, body: Body, session_id: int) -> JsonResponse:
+    can_edit = body.get("interviewer_can_edit") in (True, "true", "on", "1")
+    services.session_set_interviewer_edit(session_id=session_id, user=request.user,
+                                          can_edit=can_edit)
+    return JsonResponse({"interviewer_can_edit": can_edit})
 
 
 @login_required
-@require_POST
-def chat_send(request: HttpRequest, session_id: int) -> JsonResponse:
-    try:
-        rate_limit_check(request=request, scope="chat")
-        message = services.chat_send(session_id=session_id, user=request.user,
-                                     text=str(_body(request).get("text", "")))
-    except ApplicationError as exc:
-        return _error(exc)
+@json_endpoint(scope="chat")
+def chat_send(request: HttpRequest, body: Body, session_id: int) -> JsonResponse:
+    message = services.chat_send(session_id=session_id, user=request.user,
+                                 text=text_field(body, "text"))
     return JsonResponse(services.chat_public(message), status=201)
 
 
 @login_required
-@require_POST
-def call_link_set(request: HttpRequest, session_id: int) -> JsonResponse:
-    try:
-        link = services.session_set_call_link(session_id=session_id, user=request.user,
-                                              link=str(_body(request).get("call_link", "")))
-    except SessionError as exc:
-        return _error(exc)
+@json_endpoint(scope="session_actions")
+def call_link_set(request: HttpRequest, body: Body, session_id: int) -> JsonResponse:
+    link = services.session_set_call_link(session_id=session_id, user=request.user,
+                                          link=text_field(body, "call_link"))
     return JsonResponse({"call_link": link})
 
 
 @login_required
-@require_POST
-def private_note_add(request: HttpRequest, session_id: int) -> JsonResponse:
-    try:
-        note = services.private_note_add(session_id=session_id, user=request.user,
-                                         text=str(_body(request).get("text", "")))
-    except SessionError as exc:
-        return _error(exc)
+@json_endpoint(scope="notes")
+def private_note_add(request: HttpRequest, body: Body, session_id: int) -> JsonResponse:
+    note = services.private_note_add(session_id=session_id, user=request.user,
+                                     text=text_field(body, "text"))
     return JsonResponse(services.private_note_public(note), status=201)
 
 
 @login_required
-@require_POST
-def canned_send(request: HttpRequest, session_id: int, index: int) -> JsonResponse:
-    try:
-        question = services.canned_answer_send(session_id=session_id, user=request.user,
-                                               index=index)
-    except SessionError as exc:
-        return _error(exc)
+@json_endpoint(scope="questions")
+def canned_send(request: HttpRequest, body: Body, session_id: int, index: int) -> JsonResponse:
+    question = services.canned_answer_send(session_id=session_id, user=request.user,
+                                           index=index)
     return JsonResponse(services.question_public(question))
 
 
 @login_required
-@require_POST
-def hint_reveal_for_candidate(request: HttpRequest, session_id: int) -> JsonResponse:
-    try:
-        revealed = services.session_hint_reveal_by_interviewer(session_id=session_id,
-                                                               user=request.user)
-    except SessionError as exc:
-        return _error(exc)
+@json_endpoint(scope="session_actions")
+def hint_reveal_for_candidate(request: HttpRequest, body: Body, session_id: int) -> JsonResponse:
+    revealed = services.session_hint_reveal_by_interviewer(session_id=session_id,
+                                                           user=request.user)
     if revealed is None:
         return JsonResponse({"detail": "every hint is revealed already", "code": "no_hint"},
                             status=409)

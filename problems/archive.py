@@ -13,6 +13,7 @@ import stat
 import tempfile
 import tomllib
 import zipfile
+import zlib
 from pathlib import Path, PurePosixPath
 
 from problems.package import (
@@ -29,6 +30,9 @@ MAX_ZIP_ENTRIES = 200
 # Tests twice (public, hidden) plus generous room for the sources.
 MAX_UNZIPPED_BYTES = 2 * MAX_TESTS_BYTES + 40 * MAX_SOURCE_BYTES
 ARCHIVE = "package.zip"  # what a PackageError about the archive itself names
+# What reading one entry of a damaged archive raises: a bad CRC, truncated or corrupt deflate
+# data, an encrypted entry (RuntimeError), a compression method zipfile lacks.
+_UNREADABLE_ENTRY = (zipfile.BadZipFile, EOFError, zlib.error, RuntimeError, NotImplementedError)
 
 
 def package_zip(package: Package) -> bytes:
@@ -90,27 +94,43 @@ def package_unzip(data: bytes) -> Package:
                 if name.parts[0] != root:
                     raise PackageError(ARCHIVE, info.filename, "outside the package folder")
                 name = PurePosixPath(*name.parts[1:]) if len(name.parts) > 1 else PurePosixPath()
-            target = folder / name
-            if info.is_dir():
-                target.mkdir(parents=True, exist_ok=True)
-                continue
-            target.parent.mkdir(parents=True, exist_ok=True)
-            with archive.open(info) as source:
-                # Read at most the declared size plus one byte: a lying header is caught.
-                body = source.read(info.file_size + 1)
-            if len(body) > info.file_size:
-                raise PackageError(ARCHIVE, info.filename, "larger than its header says")
-            target.write_bytes(body)
+            _extract(archive, info, folder / name)
         if not root:
             folder = _rename_to_slug(folder)
+        # package_read names files from the package's folder: the scratch path stays here.
         return package_read(folder)
+
+
+def _extract(archive: zipfile.ZipFile, info: zipfile.ZipInfo, target: Path) -> None:
+    try:
+        if info.is_dir():
+            target.mkdir(parents=True, exist_ok=True)
+            return
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with archive.open(info) as source:
+            # Read at most the declared size plus one byte: a lying header is caught.
+            body = source.read(info.file_size + 1)
+        if len(body) > info.file_size:
+            raise PackageError(ARCHIVE, info.filename, "larger than its header says")
+        target.write_bytes(body)
+    except _UNREADABLE_ENTRY:
+        raise PackageError(ARCHIVE, info.filename, "corrupt, encrypted or compressed in a way "
+                           "this server does not read") from None
+    except (OSError, ValueError):
+        # A file and a folder of one name, a NUL byte or an over-long name: refused by the
+        # entry's name (the reason never names the scratch folder).
+        raise PackageError(ARCHIVE, info.filename,
+                           "cannot be unpacked (a name clash or an unusable name)") from None
 
 
 def _rename_to_slug(folder: Path) -> Path:
     try:
         slug = tomllib.loads((folder / "problem.toml").read_text(encoding="utf-8")).get("slug")
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError):
+    except (ValueError, RecursionError, OSError):  # bad TOML or UTF-8, absurd nesting, a folder
         return folder  # package_read reports the broken file with its reason
     if not isinstance(slug, str) or not slug or "/" in slug or slug.startswith("."):
         return folder
-    return folder.rename(folder.with_name(slug))
+    try:
+        return folder.rename(folder.with_name(slug))
+    except (OSError, ValueError):  # an over-long or unusable slug: package_read refuses it
+        return folder

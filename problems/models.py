@@ -20,6 +20,7 @@ from django.db.models import Q
 
 from core import visibility
 from problems.jsonsafe import TaggedFloatDecoder, TaggedFloatEncoder
+from problems.package import MAX_SLUG_CHARS, MAX_TITLE_CHARS
 
 # What a version carries for the candidate and the author besides its graded behaviour; the
 # problem holds a copy of its live version's. (The queue stays on the problem alone: it decides
@@ -71,8 +72,8 @@ class Problem(models.Model):
         CPU = "cpu"
         GPU = "gpu"
 
-    slug = models.SlugField(max_length=80, unique=True)
-    title = models.CharField(max_length=200)
+    slug = models.SlugField(max_length=MAX_SLUG_CHARS, unique=True)
+    title = models.CharField(max_length=MAX_TITLE_CHARS)
     difficulty = models.CharField(max_length=10, default="medium")
     queue = models.CharField(max_length=3, choices=Queue.choices, default=Queue.CPU)
     kind = models.CharField(max_length=20, default="implement")
@@ -133,7 +134,7 @@ class ProblemVersion(models.Model):
     checker_code = models.TextField(blank=True)
     support_code = models.TextField(blank=True)
     # The content (CONTENT_FIELDS): what the problem shows once this version is live.
-    title = models.CharField(max_length=200, blank=True)
+    title = models.CharField(max_length=MAX_TITLE_CHARS, blank=True)
     difficulty = models.CharField(max_length=10, default="medium")
     kind = models.CharField(max_length=20, default="implement")
     topics = models.JSONField(default=list, blank=True)

@@ -33,6 +33,9 @@ CRITERIA = (
 )
 SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 MAX_SOURCE_BYTES = 256 * 1024
+# The problem table's columns (problems/models.py): a longer one is refused here, by name.
+MAX_SLUG_CHARS = 80
+MAX_TITLE_CHARS = 200
 MAX_TESTS_BYTES = 8 * 1024 * 1024
 
 
@@ -44,6 +47,16 @@ class PackageError(Exception):
         self.path = str(path)
         self.field = field_name
         self.problem = problem
+
+    def relative_to(self, base: Path) -> PackageError:
+        """The same error with its path from `base` (`tiny/problem.toml`): the scratch folder
+        a studio edit or an upload is read from is the server's business, never the author's."""
+        for start in (base, base.resolve()):
+            try:
+                return PackageError(Path(self.path).relative_to(start), self.field, self.problem)
+            except ValueError:
+                continue
+        return self
 
 
 @dataclass(frozen=True)
@@ -203,6 +216,8 @@ def _read_text(path: Path, *, required: bool = True) -> str:
         return path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
         raise PackageError(path, "file", f"not UTF-8 ({exc.reason})") from exc
+    except OSError:  # a folder where the file belongs, an unreadable file
+        raise PackageError(path, "file", "not a readable file") from None
 
 
 def _require(meta: dict[str, Any], key: str, kind: type, path: Path, where: str = "") -> Any:
@@ -215,6 +230,40 @@ def _require(meta: dict[str, Any], key: str, kind: type, path: Path, where: str 
     if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
         raise PackageError(path, name, f"must be {kind.__name__}, got {type(value).__name__}")
     return value
+
+
+def _number(
+    raw: dict[str, Any], key: str, path: Path, *, where: str, default: float, integer: bool = False
+) -> Any:
+    """`raw[key]` as a finite number (an int where `integer`), else PackageError naming it."""
+    value = raw.get(key, default)
+    name = f"{where}{key}"
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        kind = "an integer" if integer else "a number"
+        raise PackageError(path, name, f"must be {kind}, got {type(value).__name__} {value!r}")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise PackageError(path, name, f"must be a finite number, got {value!r}")
+    if integer:
+        if isinstance(value, float) and not value.is_integer():
+            raise PackageError(path, name, f"must be an integer, got {value!r}")
+        return int(value)
+    try:
+        return float(value)
+    except OverflowError:  # TOML integers have no size limit; floats do
+        raise PackageError(path, name, "is far out of range") from None
+
+
+def _table(item: Any, path: Path, name: str) -> dict[str, Any]:
+    if not isinstance(item, dict):
+        raise PackageError(path, name, f"must be a table, got {type(item).__name__}")
+    return item
+
+
+def _title(meta: dict[str, Any], path: Path) -> str:
+    title = _require(meta, "title", str, path)
+    if not 0 < len(title.strip()) <= MAX_TITLE_CHARS:
+        raise PackageError(path, "title", f"must be 1 to {MAX_TITLE_CHARS} characters")
+    return str(title)
 
 
 def _require_bool(meta: dict[str, Any], key: str, path: Path, *, default: bool) -> bool:
@@ -243,11 +292,13 @@ def _read_limits(meta: dict[str, Any], path: Path) -> Limits:
     raw = meta.get("limits", {})
     if not isinstance(raw, dict):
         raise PackageError(path, "limits", "must be a table")
+    where = "limits."
     limits = Limits(
-        test_wall_seconds=float(raw.get("test_wall_seconds", 2.0)),
-        test_cpu_seconds=float(raw.get("test_cpu_seconds", 2.0)),
-        memory_mb=int(raw.get("memory_mb", 256)),
-        output_bytes=int(raw.get("output_bytes", 65536)),
+        test_wall_seconds=_number(raw, "test_wall_seconds", path, where=where, default=2.0),
+        test_cpu_seconds=_number(raw, "test_cpu_seconds", path, where=where, default=2.0),
+        memory_mb=_number(raw, "memory_mb", path, where=where, default=256, integer=True),
+        output_bytes=_number(raw, "output_bytes", path, where=where, default=65536,
+                             integer=True),
     )
     bounds = {
         "test_wall_seconds": (0.1, 120.0),
@@ -275,12 +326,19 @@ def _read_grading(meta: dict[str, Any], path: Path) -> Grading:
     compare = _choice(
         _require(raw, "compare", str, path, "grading."), COMPARES, path, "grading.compare"
     )
+    tolerances = {
+        key: _number(raw, key, path, where="grading.", default=default)
+        for key, default in (("float_rel", 1e-6), ("float_abs", 1e-9))
+    }
+    for key, value in tolerances.items():
+        if value < 0:
+            raise PackageError(path, f"grading.{key}", f"must not be negative, got {value!r}")
     return Grading(
         driver=driver,
         entry=entry if isinstance(entry, str) else "",
         compare=compare,
-        float_rel=float(raw.get("float_rel", 1e-6)),
-        float_abs=float(raw.get("float_abs", 1e-9)),
+        float_rel=tolerances["float_rel"],
+        float_abs=tolerances["float_abs"],
     )
 
 
@@ -293,6 +351,10 @@ def _read_tests(path: Path, *, hidden: bool, minimum: int) -> tuple[TestCase, ..
         raw = json.loads(path.read_text(encoding="utf-8"))
     except (ValueError, UnicodeDecodeError) as exc:
         raise PackageError(path, "file", f"invalid JSON ({exc})") from exc
+    except RecursionError:
+        raise PackageError(path, "file", "invalid JSON (nested too deeply)") from None
+    except OSError:
+        raise PackageError(path, "file", "not a readable file") from None
     if not isinstance(raw, list):
         raise PackageError(path, "file", "must be a JSON list of tests")
     if len(raw) < minimum:
@@ -328,13 +390,17 @@ def _read_wrong(meta: dict[str, Any], root: Path, path: Path) -> tuple[WrongSolu
     wrong = []
     for index, item in enumerate(raw):
         where = f"wrong[{index}]."
+        item = _table(item, path, f"wrong[{index}]")
         file = _require(item, "file", str, path, where)
         verdict = _choice(
             _require(item, "verdict", str, path, where), VERDICTS, path, where + "verdict"
         )
         if verdict == "AC":
             raise PackageError(path, where + "verdict", "a known-wrong solution cannot expect AC")
-        target = (root / file).resolve()
+        try:
+            target = (root / file).resolve()
+        except (OSError, ValueError):  # a NUL byte in the name, a link loop
+            raise PackageError(path, where + "file", "not a file name") from None
         if root.resolve() not in target.parents:
             raise PackageError(path, where + "file", "must stay inside the package")
         groups = item.get("groups", [])
@@ -366,6 +432,7 @@ def _read_clarifications(meta: dict[str, Any], path: Path) -> tuple[Clarificatio
     out = []
     for index, item in enumerate(raw):
         where = f"clarification[{index}]."
+        item = _table(item, path, f"clarification[{index}]")
         question = _require(item, "question", str, path, where)
         answer = _require(item, "answer", str, path, where)
         out.append(Clarification(question, answer, bool(item.get("key", False))))
@@ -379,11 +446,12 @@ def _read_rubric(meta: dict[str, Any], path: Path) -> tuple[RubricCriterion, ...
     out = []
     for index, item in enumerate(raw):
         where = f"rubric[{index}]."
+        item = _table(item, path, f"rubric[{index}]")
         criterion = _choice(
             _require(item, "criterion", str, path, where), CRITERIA, path, where + "criterion"
         )
-        weight = float(item.get("weight", 1))
-        if not (weight > 0 and math.isfinite(weight)):
+        weight = _number(item, "weight", path, where=where, default=1.0)
+        if not weight > 0:
             raise PackageError(path, where + "weight", "must be a positive number")
         levels = item.get("levels", [])
         if not (
@@ -398,8 +466,16 @@ def _read_rubric(meta: dict[str, Any], path: Path) -> tuple[RubricCriterion, ...
 
 
 def package_read(root: Path | str) -> Package:
-    """Read and validate the package folder at `root`. Raises PackageError."""
+    """Read and validate the package folder at `root`. Raises PackageError, whose path starts
+    at the package's folder (`tiny/tests/public.json`), never above it."""
     root = Path(root)
+    try:
+        return _package_read(root)
+    except PackageError as exc:
+        raise exc.relative_to(root.parent) from None
+
+
+def _package_read(root: Path) -> Package:
     toml_path = root / "problem.toml"
     if not root.is_dir():
         raise PackageError(root, "folder", "not a directory")
@@ -407,9 +483,15 @@ def package_read(root: Path | str) -> Package:
         meta = tomllib.loads(_read_text(toml_path))
     except tomllib.TOMLDecodeError as exc:
         raise PackageError(toml_path, "file", f"invalid TOML ({exc})") from exc
+    except RecursionError:
+        raise PackageError(toml_path, "file", "invalid TOML (nested too deeply)") from None
+    except ValueError as exc:  # an integer of more digits than Python converts
+        raise PackageError(toml_path, "file", f"invalid TOML ({exc})") from None
     slug = _require(meta, "slug", str, toml_path)
     if not SLUG_RE.match(slug):
         raise PackageError(toml_path, "slug", "must be lowercase words joined by '-'")
+    if len(slug) > MAX_SLUG_CHARS:
+        raise PackageError(toml_path, "slug", f"longer than {MAX_SLUG_CHARS} characters")
     if slug != root.name:
         raise PackageError(
             toml_path, "slug", f"{slug!r} differs from the folder name {root.name!r}"
@@ -417,7 +499,7 @@ def package_read(root: Path | str) -> Package:
     grading = _read_grading(meta, toml_path)
     package = Package(
         slug=slug,
-        title=_require(meta, "title", str, toml_path),
+        title=_title(meta, toml_path),
         difficulty=_choice(
             meta.get("difficulty", "medium"), ("easy", "medium", "hard"), toml_path, "difficulty"
         ),
@@ -482,6 +564,8 @@ def _check_sources_compile(package: Package, root: Path) -> None:
             raise PackageError(
                 root / name, f"line {exc.lineno}", f"syntax error: {exc.msg}"
             ) from exc
+        except (ValueError, RecursionError, MemoryError) as exc:  # a NUL byte, absurd nesting
+            raise PackageError(root / name, "file", f"not Python source ({exc})") from None
 
 
 def package_lint(package: Package) -> list[str]:

@@ -136,3 +136,6 @@ class RegradeAdmin(admin.ModelAdmin):
     list_select_related = ["version__problem"]
     readonly_fields = ["version", "requested_by", "status", "total", "done", "changed", "message"]
     inlines = [RegradeItemInline]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # a regrade is requested from a version's page (its version is fixed)

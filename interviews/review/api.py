@@ -16,12 +16,10 @@ from rest_framework.views import APIView
 
 from core import visibility
 from core.api import StrictCharField, error_responses
-from core.errors import error_payload, error_status
 from core.roles import is_interviewer
 from interviews.models import InterviewSession, Scorecard
 from interviews.review import access, dashboard, selectors, services
 from interviews.review.suggest import session_signals, signals_public, suggestions
-from interviews.services import SessionError
 
 SESSION = inline_serializer(
     "ReviewSession",
@@ -187,15 +185,13 @@ class ReviewScoresView(APIView):
             field, messages = next(iter(incoming.errors.items()))
             return Response({"detail": f"{field}: {messages}", "code": "invalid"}, status=400)
         data = incoming.validated_data
-        try:
-            services.scorecard_save(
-                session=found[0], user=request.user,
-                recommendation=data.get("recommendation", ""), summary=data.get("summary", ""),
-                scores={k: dict(v) for k, v in data.get("scores", {}).items()},
-                submit=data.get("submit", False),
-            )
-        except SessionError as exc:
-            return Response(error_payload(exc), status=error_status(exc))
+        # A refusal (SessionError) is answered by the API's one exception handler (core.api).
+        services.scorecard_save(
+            session=found[0], user=request.user,
+            recommendation=data.get("recommendation", ""), summary=data.get("summary", ""),
+            scores={k: dict(v) for k, v in data.get("scores", {}).items()},
+            submit=data.get("submit", False),
+        )
         return self.get(request, session_id)
 
 

@@ -16,8 +16,8 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from core import visibility
+from core.endpoints import Body, json_endpoint, text_field
 from core.errors import ApplicationError, error_json
-from core.jsonbody import json_object_parse
 from core.ratelimit import rate_limit_check
 from core.roles import is_interviewer
 from interviews.models import InterviewSession, ReportShare
@@ -136,51 +136,53 @@ def _scores_from_form(session: InterviewSession, post: Any) -> dict[str, dict[st
 @login_required
 @require_POST
 def scorecard_post(request: HttpRequest, session_id: int) -> HttpResponse:
-    """The rubric form: save a draft, or submit (final)."""
+    """The rubric form: save a draft, or submit (final). The page's autosave (an
+    `X-Autosave: 1` POST of the same form) is a JSON endpoint and never submits."""
+    if request.headers.get("X-Autosave") == "1":
+        return _scorecard_autosave(request, session_id=session_id)
     if (limited := _throttled(request, "scorecards")) is not None:
         return limited
     session = _reviewable(request, session_id)
     posted: dict[str, Any] = {"recommendation": request.POST.get("recommendation", ""),
               "summary": request.POST.get("summary", ""),
               "scores": _scores_from_form(session, request.POST)}
-    autosave = request.headers.get("X-Autosave") == "1"
     try:
-        card = services.scorecard_save(
+        services.scorecard_save(
             session=session, user=request.user, recommendation=posted["recommendation"],
             summary=posted["summary"], scores=posted["scores"],
-            submit=request.POST.get("action") == "submit" and not autosave,
+            submit=request.POST.get("action") == "submit",
         )
     except SessionError as exc:
         if exc.code == "forbidden":
             return HttpResponseForbidden(exc.message)
-        if autosave:
-            return error_json(exc)
         # Re-render with every value as sent: one bad entry never wipes the form.
         fields = exc.fields if isinstance(exc, services.ScorecardInvalid) else {}
         context = selectors.review_context(session, request.user, posted=posted,
                                            field_errors=fields)
         context["error"] = exc.message
         return render(request, "interviews/review/review.html", context, status=400)
-    if autosave:
-        return JsonResponse({"saved_at": card.updated_at.isoformat()})
     return _back(session_id, anchor="#scorecard")
 
 
+@json_endpoint(scope="scorecards")
+def _scorecard_autosave(request: HttpRequest, body: Body, session_id: int) -> HttpResponse:
+    session = _reviewable(request, session_id)
+    card = services.scorecard_save(
+        session=session, user=request.user,
+        recommendation=text_field(body, "recommendation"), summary=text_field(body, "summary"),
+        scores=_scores_from_form(session, request.POST), submit=False)
+    return JsonResponse({"saved_at": card.updated_at.isoformat()})
+
+
 @login_required
-@require_POST
-def scorecard_cite(request: HttpRequest, session_id: int) -> HttpResponse:
+@json_endpoint(scope="scorecards")
+def scorecard_cite(request: HttpRequest, body: Body, session_id: int) -> HttpResponse:
     """The replay's cite buttons: `{"criterion", "evidence": "<kind>:<value>"}` adds one item
     to the criterion of the user's draft; answers the item's label."""
-    if (limited := _throttled(request, "scorecards")) is not None:
-        return limited
     session = _reviewable(request, session_id)
-    try:
-        body = json_object_parse(request.body)
-        score, chip = services.scorecard_evidence_add(
-            session=session, user=request.user, criterion=str(body.get("criterion", "")),
-            token=str(body.get("evidence", "")))
-    except ApplicationError as exc:
-        return error_json(exc)
+    score, chip = services.scorecard_evidence_add(
+        session=session, user=request.user, criterion=text_field(body, "criterion"),
+        token=text_field(body, "evidence"))
     return JsonResponse({"criterion": score.criterion, "label": chip.label,
                          "count": len(score.evidence)})
 

@@ -94,7 +94,9 @@ def _participant(session_id: int, user: Any) -> tuple[InterviewSession, str]:
         raise SessionError("not_found", "no such session")
     role = session_role(session, user)
     if role is None:
-        raise SessionError("not_participant", "you are not a participant of this session")
+        # Worded as a missing session (core.errors answers the code as not_found): a stranger
+        # learns nothing about which sessions exist.
+        raise SessionError("not_participant", "no such session")
     return session, role
 
 

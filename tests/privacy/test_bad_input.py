@@ -174,3 +174,67 @@ def test_a_cache_outage_lets_requests_through_instead_of_failing_them(settings: 
                                    "LOCATION": "redis://127.0.0.1:1/0"}}
     assert _hit("sessions", "user:1") is None
     assert _hit("sessions", "user:1") is None
+
+
+# ---------------------------------------------------------------- the cockpit on the JSON edge
+
+COCKPIT = ["call-link", "private-notes", "canned/0", "hints/reveal", "settings", "chat",
+           "questions", "notes", "events", "run", "finish", "review/cite"]
+
+
+def _live_session() -> tuple[Any, Client, Client]:
+    problem = tiny_problem()
+    interviewer, candidate = logged_in("ivy", "interviewer"), logged_in()
+    session = services.session_schedule_live(
+        interviewer=interviewer.get("/sessions/").wsgi_request.user, problem_slug=problem.slug,
+        duration=timedelta(minutes=30), candidate=candidate.get("/sessions/").wsgi_request.user)
+    services.session_join(token=session.invite_token or "", user=session.candidate)
+    return session, interviewer, candidate
+
+
+@pytest.mark.parametrize("path", COCKPIT)
+@pytest.mark.parametrize(("body", "code"), [
+    (b'{"text": ', "bad_json"), (b"[1, 2]", "bad_json"), (DEEP, "bad_json"),
+])
+def test_a_malformed_body_on_any_cockpit_endpoint_is_a_json_400(
+    path: str, body: bytes, code: str
+) -> None:
+    # given a live session the interviewer runs
+    session, interviewer, _ = _live_session()
+    # when a malformed body is posted, then the answer is a JSON 400 (it was a 500)
+    response = interviewer.post(f"/sessions/{session.pk}/{path}", body,
+                                content_type="application/json")
+    assert response.status_code == 400, path
+    assert response.json()["code"] == code
+
+
+@pytest.mark.parametrize(("path", "field"), [
+    ("call-link", "call_link"), ("private-notes", "text"), ("chat", "text"),
+])
+def test_a_wrong_type_is_refused_by_name(path: str, field: str) -> None:
+    session, interviewer, _ = _live_session()
+    response = interviewer.post(f"/sessions/{session.pk}/{path}", {field: ["a list"]},
+                                content_type="application/json")
+    assert response.status_code == 400
+    assert response.json() == {"detail": f"{field} must be a string", "code": "bad_field"}
+
+
+def test_the_edge_answers_a_wrong_method_and_a_stranger_in_json() -> None:
+    session, interviewer, _ = _live_session()
+    response = interviewer.get(f"/sessions/{session.pk}/call-link")
+    assert response.status_code == 405 and response.json()["code"] == "method_not_allowed"
+    assert response["Allow"] == "POST"
+    stranger = logged_in("eve")
+    response = stranger.post(f"/sessions/{session.pk}/private-notes", {"text": "hi"},
+                             content_type="application/json")
+    assert response.status_code == 404 and response.json()["code"] == "not_found"
+    response = stranger.get(f"/sessions/{session.pk}/state")
+    assert response.status_code == 404 and response.json()["code"] == "not_found"
+
+
+def test_cockpit_endpoints_have_their_rate_limit(settings: Any) -> None:
+    session, interviewer, _ = _live_session()
+    third = _over_limit(settings, "session_actions", lambda: interviewer.post(
+        f"/sessions/{session.pk}/call-link", {"call_link": "https://meet.example/x"},
+        content_type="application/json"))
+    assert third.status_code == 429 and third.json()["code"] == "rate_limited"

@@ -80,3 +80,40 @@ def test_unknown_path_and_unknown_slug_are_clear_errors(tmp_path: Path) -> None:
         call_command("loadproblems", str(tmp_path / "nope"))
     with pytest.raises(CommandError, match="unknown problem"):
         call_command("exportproblem", "nope", str(tmp_path))
+
+
+@pytest.mark.parametrize(("file", "old", "new", "says"), [
+    ("problem.toml", "memory_mb = 256", 'memory_mb = "lots"',
+     "lru-cache/problem.toml: limits.memory_mb: must be an integer, got str 'lots'"),
+    ("problem.toml", "test_wall_seconds = 2.0", 'test_wall_seconds = "fast"',
+     "lru-cache/problem.toml: limits.test_wall_seconds: must be a number"),
+    ("problem.toml", 'compare = "', 'float_rel = "close"\ncompare = "',
+     "lru-cache/problem.toml: grading.float_rel: must be a number, got str 'close'"),
+    ("problem.toml", "[grading]", "[grading", "lru-cache/problem.toml: file: invalid TOML"),
+    ("statement.md", None, None, "lru-cache/statement.md: file: missing"),
+])
+def test_a_malformed_field_is_a_message_naming_file_and_field(
+    tmp_path: Path, file: str, old: str | None, new: str | None, says: str
+) -> None:
+    # given a bank whose lru-cache has one malformed field (or a missing file)
+    bank = copy_bank(tmp_path, SAMPLE)
+    target = bank / "lru-cache" / file
+    if old is None:
+        target.unlink()
+    else:
+        text = target.read_text()
+        assert old in text
+        target.write_text(text.replace(old, new or "", 1))
+    # when it is loaded, then a CommandError (printed as a line, no traceback) names both
+    with pytest.raises(CommandError) as error:
+        call_command("loadproblems", str(bank))
+    assert says in str(error.value)
+    assert str(tmp_path) not in str(error.value)
+    assert error.value.__cause__ is None and error.value.__suppress_context__
+    assert not Problem.objects.exists()
+
+
+def test_a_file_that_is_not_a_folder_is_a_clear_error(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("x")
+    with pytest.raises(CommandError, match="not a folder"):
+        call_command("loadproblems", str(tmp_path / "notes.txt"))

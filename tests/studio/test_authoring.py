@@ -311,3 +311,67 @@ def test_clarifications_with_the_key_flag_and_rubric_anchors_are_edited(client: 
     assert refused.status_code == 400 and "not valid JSON" in refused.content.decode()
     refused = client.post("/studio/echo/parts/", parts(clarifications='[{"answer": "a"}]'))
     assert refused.status_code == 400 and "needs" in refused.content.decode()
+
+
+def _bank_zip_with(slug: str, file: str, old: str, new: str) -> bytes:
+    buffer = io.BytesIO()
+    source = zipfile.ZipFile(io.BytesIO(package_zip(package_read(BANK_DIR / slug))))
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for name in source.namelist():
+            body = source.read(name)
+            if name == f"{slug}/{file}":
+                assert old.encode() in body
+                body = body.replace(old.encode(), new.encode(), 1)
+            archive.writestr(name, body)
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize(("file", "old", "new", "says"), [
+    ("problem.toml", "memory_mb = 256", 'memory_mb = "lots"', "limits.memory_mb"),
+    ("problem.toml", "test_cpu_seconds = 2.0", "test_cpu_seconds = [2]",
+     "limits.test_cpu_seconds"),
+    ("problem.toml", "float_rel = 1e-06", 'float_rel = "close"', "grading.float_rel"),
+    ("problem.toml", "[grading]", "[grading", "problem.toml: file: invalid TOML"),
+    ("tests/public.json", "[", "{", "tests/public.json: file: invalid JSON"),
+    ("reference.py", "def ", "def (", "reference.py: line"),
+])
+def test_an_import_with_a_malformed_field_names_it_and_no_server_path(
+    client: Client, file: str, old: str, new: str, says: str
+) -> None:
+    # given the bank's lru-cache zipped with one field broken
+    data = _bank_zip_with("lru-cache", file, old, new)
+    # when it is imported, then the page says which file and field, and nothing is imported
+    response = client.post("/studio/import/", {"archive": zip_upload(data)}, follow=True)
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert "Refused, nothing imported" in page and says in page
+    assert "onsite-unzip" not in page and "/tmp" not in page
+    assert not Problem.objects.exists()
+
+
+def test_a_studio_edit_error_names_the_package_file_not_the_scratch_folder(
+    client: Client
+) -> None:
+    create(client)
+    response = client.post("/studio/echo/parts/", parts(reference_code="def solve(:\n"))
+    assert response.status_code == 400
+    page = response.content.decode()
+    assert "echo/reference.py" in page
+    assert "onsite-edit" not in page and "/tmp" not in page
+
+
+@pytest.mark.parametrize("entries", [
+    {"problem.toml": "slug = " + "[" * 5000},  # nested past the recursion limit
+    {"problem.toml": "slug = " + "9" * 5000},  # an integer Python will not convert
+    {"problem.toml/": "", "x": "y"},  # a folder where the file belongs
+    {"a/problem.toml": "slug = 'a'\n", "a/statement.md/": "", "a/statement.md/x": "y"},
+    {"a/problem.toml": "slug = 'a'\n", "a/x": "file", "a/x/y": "then a folder of one name"},
+])
+def test_an_absurd_archive_is_a_package_error_never_a_crash(entries: dict[str, str]) -> None:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for name, text in entries.items():
+            archive.writestr(name, text)
+    with pytest.raises(PackageError) as error:
+        package_unzip(buffer.getvalue())
+    assert "onsite-unzip" not in str(error.value) and "/tmp" not in str(error.value)

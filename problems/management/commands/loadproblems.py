@@ -22,10 +22,14 @@ class Command(BaseCommand):
         root = Path(options["path"])
         if not root.exists():
             raise CommandError(f"{root}: no such file or directory")
+        if not root.is_dir():
+            raise CommandError(f"{root}: not a folder (give a package folder or a folder of "
+                               "them)")
         try:
             loaded = problem_load_folder(root=root, publish=not options["unpublished"])
         except PackageError as exc:
-            raise CommandError(f"refused, nothing loaded: {exc}") from exc
+            # The file (from its package's folder) and the field: a message, not a traceback.
+            raise CommandError(f"refused, nothing loaded: {exc}") from None
         for problem, created in loaded:
             state = "new version" if created else "unchanged"
             live = problem.live_version.number if problem.live_version else "-"

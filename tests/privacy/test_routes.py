@@ -1,0 +1,304 @@
+"""Every URL route, walked from the resolver (never a hand list), answers bad input without a
+server error: as anonymous, candidate, interviewer, author and admin; with the real ids of
+objects that exist (sessions, questions, submissions, problems, drafts, shares, tokens, admin
+rows) and with junk ids; by GET (plain and with a junk query) and by POSTs of no body,
+malformed JSON, a JSON array, deep JSON, wrong types, huge strings and bad forms.
+
+And every JSON answer outside the REST API comes from a view on the one JSON edge
+(core.endpoints.json_endpoint): a view writing its own parsing would drift again.
+
+Websocket routes are not URL routes (tests/interviews/test_consumers.py covers them).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import timedelta
+from itertools import cycle
+from typing import Any
+from urllib.parse import quote, urlencode
+
+import pytest
+from django.contrib import admin
+from django.contrib.auth.models import User
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
+from django.test.client import encode_multipart
+from django.urls import URLPattern, URLResolver, get_resolver
+from django.utils.regex_helper import normalize
+from rest_framework.views import APIView
+
+from core.tokens import token_create
+from grading.models import Submission
+from interviews import services
+from interviews.models import Question
+from interviews.review import services as review_services
+from problems.models import Problem
+from tests.factories import tiny_problem
+from tests.interviews.test_review import build_world
+
+pytestmark = pytest.mark.django_db
+
+# Deeper than Python's recursion limit: a parser without the depth bound would fail on it.
+DEEP = b"[" * 5_000 + b"]" * 5_000
+# Longer than any text the platform keeps (4000 characters at most).
+HUGE = "x" * 5_000
+# Past SQLite's and PostgreSQL's integers, zero, and a long word where a slug or token goes.
+JUNK_IDS = ["0", str(2**63), "n" * 300]
+# Every field name a view or form of the platform reads, so each body reaches its checks.
+FIELDS = [
+    "text", "kind", "mode", "call_link", "criterion", "evidence", "interviewer_can_edit",
+    "problem", "code", "input", "summary", "recommendation", "scores", "submit", "name",
+    "username", "slug", "title", "statement_md", "public_tests", "hidden_tests", "minutes",
+    "starts_date", "starts_time", "tz", "email", "candidate", "level-correctness",
+    "comment-correctness", "evidence-correctness", "action", "where", "index", "visibility",
+    "tag", "expected", "file", "verdict", "why", "groups", "says", "difficulty", "queue",
+    "topics", "entry", "driver", "compare", "float_rel", "float_abs", "memory_mb",
+    "test_wall_seconds", "test_cpu_seconds", "output_bytes", "starter_code", "reference_code",
+    "hints", "follow_ups", "clarifications", "rubric", "wrong", "password", "old_password",
+    "new_password1", "new_password2", "q", "page", "sort", "status",
+]
+WRONG_TYPES = dict(zip(FIELDS, cycle([123, [], {"a": [1]}, None, True, -1.5, [{"b": None}]]),
+                       strict=False))
+# Values that look like the field and are wrong (never "post": an admin delete needs it).
+JUNK_FORM = {
+    "minutes": "1e400", "starts_date": "2026-13-45", "starts_time": "25:99",
+    "tz": "Mars/Olympus", "email": "not an address", "call_link": "javascript:alert(1)",
+    "problem": "../../etc/passwd", "level-correctness": "99",
+    "evidence-correctness": "submission:abc", "action": "submit",
+    "index": "99999999999999999999", "where": "public", "public_tests": "[{",
+    "hidden_tests": "{}", "memory_mb": "lots", "test_wall_seconds": "inf", "float_rel": "nan",
+    "statement_md": "\x00", "username": "\x00root", "name": "n" * 300, "slug": "Not A Slug",
+    "entry": "1abc", "driver": "magic", "compare": "fuzzy", "topics": ",,,", "code": "\x00",
+    "kind": "nope", "mode": "nope", "visibility": "secret", "tag": "nope", "expected": "{",
+    "input": "{", "verdict": "XX", "file": "../../x.py", "groups": "[", "text": "\x00" * 3,
+    "interviewer_can_edit": "maybe", "recommendation": "maybe", "scores": "x", "page": "-1",
+}
+FORM = "application/x-www-form-urlencoded"
+POSTS: list[tuple[str, bytes | str, str]] = [
+    ("no body", b"", FORM),
+    ("malformed JSON", b'{"text": ', "application/json"),
+    ("JSON array", b"[1, 2, 3]", "application/json"),
+    ("deep JSON", DEEP, "application/json"),
+    ("wrong types", json.dumps(WRONG_TYPES), "application/json"),
+    ("huge strings", json.dumps(dict.fromkeys(FIELDS, HUGE)), "application/json"),
+    ("huge form", urlencode(dict.fromkeys(FIELDS, HUGE)), FORM),
+    ("junk form", "a=%ZZ&&=&%ff=%00&" + urlencode(JUNK_FORM), FORM),
+    ("junk multipart", b'--xyz\r\nContent-Disposition: form-data; name="a"\r\n\r\nb',
+     "multipart/form-data; boundary=xyz"),
+    ("junk upload", encode_multipart("junkboundary", {
+        **JUNK_FORM, "archive": SimpleUploadedFile("p.zip", b"PK\x03\x04junk")}),
+     "multipart/form-data; boundary=junkboundary"),
+    ("multipart without boundary", b"junk", "multipart/form-data"),
+]
+JUNK_QUERY = "?" + urlencode({"page": "abc", "page_size": "-5", "sort": "nope", "v": "x",
+                              "edit": "public:99", "problem": "p" * 500, "mode": "x",
+                              "criterion": "\x00", "status": "zzz", "q": "%", "o": "99.x",
+                              "p": "-1", "e": "1", "all": "", "_changelist_filters": "x=y"})
+FEW = ("no body", "wrong types", "junk form")
+ROLES = ("anonymous", "candidate", "interviewer", "author", "admin")
+# Run last, in this order: they end what the others need (a session, a row, a login). The
+# admin's delete pages take any non-empty POST as the confirmation, so they go after all.
+LAST = ("finish", "unpublish", "wrong_delete", "coauthor_remove", "share_revoke",
+        "account-token-revoke", "admin-delete", "logout")
+
+
+@dataclass(frozen=True)
+class Route:
+    template: str  # "sessions/%(session_id)s/run"
+    params: tuple[str, ...]
+    callback: Callable[..., Any]
+    name: str
+
+
+def url_routes(resolver: URLResolver | None = None, prefix: str = "",
+               params: tuple[str, ...] = ()) -> Iterator[Route]:
+    """Every URL pattern under `resolver`, with its full path as a format string (the very
+    normalisation `reverse` uses)."""
+    resolver = resolver or get_resolver()
+    for entry in resolver.url_patterns:
+        template, names = normalize(entry.pattern.regex.pattern)[0]
+        if isinstance(entry, URLResolver):
+            yield from url_routes(entry, prefix + template, params + tuple(names))
+        else:
+            assert isinstance(entry, URLPattern)
+            yield Route(prefix + template, params + tuple(names), entry.callback,
+                        entry.name or "")
+
+
+@dataclass
+class World:
+    users: dict[str, User | None]
+    values: dict[str, list[str]]  # real values per path parameter
+    admin_ids: dict[str, list[str]]  # "app/model/" -> real primary keys
+
+
+def _world() -> World:
+    reviewed = build_world()  # a finished live session: owner, assigned interviewer, author
+    candidate, interviewer, author = reviewed.owner, reviewed.assigned, reviewed.author
+    minutes = timedelta(minutes=30)
+    live = services.session_schedule_live(interviewer=interviewer, problem_slug="add-one",
+                                          duration=minutes, candidate=candidate)
+    services.session_join(token=live.invite_token or "", user=candidate)
+    services.question_ask(session_id=live.pk, user=candidate, text="Can x be negative?")
+    scheduled = services.session_schedule_live(interviewer=interviewer, problem_slug="add-one",
+                                               duration=minutes, candidate=candidate)
+    solo = services.session_start_solo(candidate=candidate, problem_slug="add-one",
+                                       duration=minutes)
+    strangers = services.session_start_solo(candidate=reviewed.other, problem_slug="add-one",
+                                            duration=minutes)
+    share = review_services.share_create(session=reviewed.session, user=candidate)
+    draft = tiny_problem("draft-one", published=False)
+    Problem.objects.filter(pk=draft.pk).update(owner=author)
+    draft.coauthors.add(reviewed.unassigned)
+    tiny_problem("others-draft", published=False)
+    token, _ = token_create(user=candidate, name="ci")
+    sessions = [live, solo, reviewed.session, scheduled, strangers]
+    values = {
+        "session_id": [str(s.pk) for s in sessions],
+        "question_id": [str(q.pk) for q in Question.objects.order_by("pk")],
+        "index": ["0", "1"],
+        "share_id": [str(share.pk)],
+        "token": [live.invite_token or "", scheduled.invite_token or "", share.token],
+        "submission_id": [str(s.pk) for s in Submission.objects.order_by("pk")],
+        "slug": ["draft-one", "add-one", "others-draft"],
+        "number": ["1", "2"],
+        "where": ["public", "hidden"],
+        "op": ["duplicate", "delete"],
+        "user_id": [str(reviewed.unassigned.pk)],
+        "token_id": [str(token.pk)],
+        "app_label": sorted({m._meta.app_label for m in admin.site._registry}),
+        "content_type_id": ["1"],
+        "object_id": ["1"],
+        "url": ["nope/"],
+    }
+    admin_ids = {
+        f"admin/{model._meta.app_label}/{model._meta.model_name}/": [
+            quote(str(pk), safe="") for pk in model._default_manager.values_list("pk", flat=True)
+            .order_by("pk")[:3]] or ["1"]
+        for model in admin.site._registry
+    }
+    users: dict[str, User | None] = {"anonymous": None, "candidate": candidate,
+                                     "interviewer": interviewer, "author": author,
+                                     "admin": reviewed.admin}
+    return World(users, values, admin_ids)
+
+
+def _fillings(route: Route, world: World) -> Iterator[tuple[str, str]]:
+    """(path, depth) for the route: each real value of each parameter once (the first with
+    depth "first", the others "real"), then the junk ones ("junk")."""
+    if not route.params:
+        yield "/" + route.template, "first"
+        return
+
+    def real(name: str) -> list[str]:
+        if name == "object_id":
+            for prefix, ids in world.admin_ids.items():
+                if route.template.startswith(prefix):
+                    return ids
+        return world.values.get(name, ["1"])
+
+    reals = {name: real(name) for name in route.params}
+    for i in range(max(len(v) for v in reals.values())):
+        yield "/" + route.template % {n: quote(v[i % len(v)], safe="")
+                                      for n, v in reals.items()}, "first" if i == 0 else "real"
+    for junk in JUNK_IDS:
+        yield "/" + route.template % dict.fromkeys(route.params, quote(junk, safe="")), "junk"
+
+
+def _requests(path: str, depth: str) -> Iterator[tuple[str, str, dict[str, Any]]]:
+    """Every request for the first real filling of a route; a few for each other one (the
+    bodies meet the same edge whatever the id); a GET and an empty POST for a junk id."""
+    yield "GET", path, {}
+    if depth == "junk":
+        yield "POST no body", path, {"data": b"", "content_type": FORM}
+        return
+    yield "GET", path + JUNK_QUERY, {}
+    posts = POSTS if depth == "first" else [p for p in POSTS if p[0] in FEW]
+    for what, body, content_type in posts:
+        yield f"POST {what}", path, {"data": body, "content_type": content_type}
+
+
+def _ordered(routes: list[Route]) -> list[Route]:
+    def rank(route: Route) -> int:
+        name = "admin-delete" if route.template.startswith("admin/") and route.name.endswith(
+            "_delete") else route.name
+        return LAST.index(name) + 1 if name in LAST else 0
+
+    return sorted(routes, key=rank)
+
+
+def _on_the_json_edge(callback: Callable[..., Any]) -> bool:
+    view_class = getattr(callback, "cls", None)
+    return bool(getattr(callback, "json_endpoint", False)) or (
+        isinstance(view_class, type) and issubclass(view_class, APIView))
+
+
+def test_the_walk_finds_every_kind_of_route() -> None:
+    names = {route.name for route in url_routes()}
+    # the session cockpit, the review, the studio, the API, the admin and the accounts
+    assert {"call_link", "private_notes", "scorecard_cite", "import", "api-submission",
+            "api-review-scores", "metrics", "login"} <= names
+    assert sum(route.template.startswith("admin/") for route in url_routes()) > 40
+
+
+def _send(client: Client, what: str, url: str, kwargs: dict[str, Any]) -> Any:
+    """The response, or the exception the test client re-raised from the view."""
+    try:
+        return client.get(url) if what == "GET" else client.post(url, **kwargs)
+    except Exception as exc:
+        return exc
+
+
+def _walk(world: World) -> tuple[list[str], set[str]]:
+    """Every request of every route as every role: the server errors, and the routes that
+    answered JSON outside the REST API from a view off the JSON edge."""
+    failures: list[str] = []
+    off_the_edge: set[str] = set()
+    clients = {role: Client() for role in ROLES}
+    for route in _ordered(list(url_routes())):
+        for role, client in clients.items():
+            user = world.users[role]
+            if user is not None and not User.objects.filter(pk=user.pk).exists():
+                continue  # deleted by an admin delete page walked before
+            if user is not None:
+                client.force_login(user)  # again: a walked logout route signs it out
+            for path, depth in _fillings(route, world):
+                for what, url, kwargs in _requests(path, depth):
+                    answer = _send(client, what, url, kwargs)
+                    where = f"{role} {what} {url[:120]}"
+                    if isinstance(answer, Exception):
+                        failures.append(f"{where}: {type(answer).__name__}: {str(answer)[:200]}")
+                    elif answer.status_code >= 500:
+                        failures.append(f"{where}: {answer.status_code}")
+                    elif (answer.get("Content-Type", "").startswith("application/json")
+                          and not url.startswith("/api/") and answer.resolver_match is not None
+                          and not _on_the_json_edge(answer.resolver_match.func)):
+                        off_the_edge.add(route.name or route.template)
+    return failures, off_the_edge
+
+
+@pytest.fixture
+def _quiet_request_log() -> Iterator[None]:
+    """Thousands of 4xx answers are each a warning of django.request: kept to errors (a 5xx
+    still logs) so the walk is not spent formatting them."""
+    logger = logging.getLogger("django.request")
+    level = logger.level
+    logger.setLevel(logging.ERROR)
+    yield
+    logger.setLevel(level)
+
+
+@pytest.mark.usefixtures("_quiet_request_log")
+def test_every_route_answers_bad_input_as_every_role_without_a_server_error() -> None:
+    # given objects of every kind, each role's user, and every route from the resolver
+    world = _world()
+    # when every route gets every bad request as every role
+    failures, off_the_edge = _walk(world)
+    # then nothing is a server error
+    assert failures == []
+    # and every JSON answer outside the REST API came from a view on the one JSON edge
+    assert off_the_edge == set()
