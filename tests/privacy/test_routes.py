@@ -40,7 +40,8 @@ from problems.models import Problem
 from tests.factories import tiny_problem
 from tests.interviews.test_review import build_world
 
-pytestmark = pytest.mark.django_db
+# About a minute and a half of requests: the full suite walks it, the fast loop stays near a minute.
+pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 
 # Deeper than Python's recursion limit: a parser without the depth bound would fail on it.
 DEEP = b"[" * 5_000 + b"]" * 5_000
