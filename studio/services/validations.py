@@ -112,8 +112,18 @@ def version_validate(*, version: ProblemVersion) -> jobs.Outcome | str:
         with VALIDATIONS.heartbeat(claim):
             return _validation_run(version, claim, started_at=now)
     except Exception as exc:
-        # A platform fault, a bug or Celery's soft time limit: never left "running".
-        return _validation_fault(version, claim, f"{exc}")
+        # A platform fault, a bug or Celery's soft time limit: never left "running". The author
+        # reads what failed, never the server's own words (socket paths, tracebacks): the log
+        # keeps those.
+        log.exception("validation of version %s failed", version.pk)
+        return _validation_fault(version, claim, _fault_message(exc))
+
+
+def _fault_message(exc: Exception) -> str:
+    """What the author's report says of a fault that is not the package's."""
+    if isinstance(exc, JudgeError) and exc.platform:
+        return "sandbox failed: the grading sandbox is unavailable (details in the server log)"
+    return "the validation failed inside the platform (details in the server log)"
 
 
 def _validation_run(version: ProblemVersion, claim: jobs.Claim, *, started_at: datetime) -> str:
