@@ -64,6 +64,8 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
+    # Before CSRF and the views read the form: a NUL in any text is a 400 (core/textguard.py).
+    "core.textguard.nul_guard_middleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -349,6 +351,7 @@ AXES_COOLOFF_TIME = timedelta(minutes=env_float("ONSITE_LOGIN_LOCK_MINUTES", 15.
 AXES_LOCKOUT_PARAMETERS = "core.loginlock.lockout_parameters"
 AXES_CLIENT_IP_CALLABLE = "core.clientaddr.client_address"
 AXES_LOCKOUT_CALLABLE = "core.loginlock.login_lockout_response"
+AXES_USERNAME_CALLABLE = "core.loginlock.attempt_username"
 # The lock runs from the failure that set it: refused tries while locked neither count nor
 # extend it, so "try again in N minutes" holds. A success does not wipe the count (an attacker
 # with an account of their own could otherwise reset their address's count at will).

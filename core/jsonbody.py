@@ -45,9 +45,29 @@ def json_body_parse(
         raise ApplicationError("bad_json", f"the JSON body nests deeper than {limit_depth}")
     try:
         # Infinity/NaN are not JSON: refusing them here keeps `inf` out of every number field.
-        return json.loads(raw or b"null", parse_constant=_no_constant)
+        data = json.loads(raw or b"null", parse_constant=_no_constant)
     except (ValueError, RecursionError) as exc:
         raise ApplicationError("bad_json", f"the body is not valid JSON: {exc}") from None
+    if b"\\u0000" in raw and _holds_nul(data):
+        # PostgreSQL's text columns cannot hold NUL: refused here, it is a 400, not a 500.
+        raise ApplicationError("bad_json", "text in the body may not contain NUL characters")
+    return data
+
+
+def _holds_nul(data: Any) -> bool:
+    """Whether a decoded body has a NUL in any key or string (flat walk: no recursion)."""
+    stack = [data]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if "\x00" in item:
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
 
 
 def _no_constant(name: str) -> Any:

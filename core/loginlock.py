@@ -50,6 +50,18 @@ def lockout_parameters(request_or_attempt: Any, credentials: dict[str, Any] | No
     return ["username", "ip_address"] if username else ["ip_address"]
 
 
+# Django's own bound on a username: a longer one names no account, and the attempt's column
+# (255 characters) must hold whatever a client typed.
+USERNAME_MAX_CHARS = 150
+
+
+def attempt_username(request: HttpRequest, credentials: dict[str, Any] | None) -> str:
+    """AXES_USERNAME_CALLABLE: the username a sign-in tried, as stored with its attempt, cut
+    to a username's length (a 300-character guess was a 500 on PostgreSQL's varchar)."""
+    raw = credentials.get("username") if credentials else request.POST.get("username")
+    return str(raw or "").replace("\x00", "")[:USERNAME_MAX_CHARS]
+
+
 def _lock_filter(request: HttpRequest, credentials: dict[str, Any] | None) -> Q:
     address = getattr(request, "axes_ip_address", None) or ""
     which = Q(ip_address=address)
