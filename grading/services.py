@@ -116,6 +116,10 @@ def _validate_code(code: str) -> None:
     size = len(code.encode("utf-8"))
     if size > limit:
         raise GradingError("too_large", f"code is {size} bytes; the limit is {limit} bytes")
+    if "\x00" in code:
+        # Python source cannot hold one, and PostgreSQL's text columns cannot either: the code
+        # of a shared editor reaches here without passing core.textguard.
+        raise GradingError("bad_input", "the code contains a NUL character; remove it and retry")
 
 
 GRADED_MODES = (Submission.Mode.RUN, Submission.Mode.SUBMIT)

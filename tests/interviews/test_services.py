@@ -200,6 +200,21 @@ def test_a_run_after_the_deadline_finishes_the_session_instead() -> None:
     assert Submission.objects.filter(user=candidate, mode="submit").count() == 1
 
 
+def test_a_nul_typed_into_the_shared_editor_is_a_clear_refusal_of_the_run() -> None:
+    # The code reaches the grader from the shared document, past the request's NUL guard:
+    # PostgreSQL's text columns cannot store the character, so it is refused by name.
+    problem = tiny_problem()
+    candidate = user_with_role("cand", "candidate")
+    session = services.session_start_solo(candidate=candidate, problem_slug=problem.slug,
+                                          duration=timedelta(minutes=5))
+    services.doc_update_store(session_id=session.pk, author_id=candidate.pk,
+                              data=append_update(session, "\n# \x00\n"))
+    with pytest.raises(SessionError) as exc:
+        services.session_run(session_id=session.pk, user=candidate, mode="run")
+    assert exc.value.code == "bad_input" and "NUL" in exc.value.message
+    assert not Submission.objects.filter(user=candidate).exists()
+
+
 def test_live_questions_wait_for_the_interviewer_and_record_the_match() -> None:
     problem = tiny_problem()
     problem.clarifications = CLARIFICATIONS
