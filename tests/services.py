@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import atexit
 import os
+import random
 import shutil
 import socket
 import subprocess
@@ -16,7 +17,30 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def ephemeral_ports() -> tuple[int, int]:
+    """The kernel's range for the source ports of outgoing connections (and for bind to 0)."""
+    try:
+        low, high = Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()
+        return int(low), int(high)
+    except (OSError, ValueError):
+        return 32768, 60999
+
+
 def free_port() -> int:
+    """A free loopback port for a server a test starts, chosen below the ephemeral range: between
+    this check and the server's own bind, no outgoing connection of a parallel worker (Redis, the
+    database, HTTP clients) can take it as its source port, which a port from bind(0) cannot
+    promise. (CI once saw nginx lose its plain-HTTP port that way.)"""
+    low = ephemeral_ports()[0]
+    pick = random.SystemRandom()
+    for _ in range(500):
+        port = pick.randrange(max(1024, low - 12000), low)
+        with socket.socket() as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])

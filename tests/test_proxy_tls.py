@@ -67,7 +67,9 @@ def self_signed(directory: Path) -> tuple[Path, Path]:
 
 def listening(port: int) -> bool:
     with socket.socket() as sock:
-        return sock.connect_ex(("127.0.0.1", port)) == 0
+        if sock.connect_ex(("127.0.0.1", port)) != 0:
+            return False
+        return sock.getsockname() != sock.getpeername()  # not a TCP self-connection
 
 
 @pytest.fixture(scope="module")
