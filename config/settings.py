@@ -311,6 +311,12 @@ EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD", "")
 EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
 EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 10)
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "Onsite <onsite@localhost>")
+# The ORGANIZER of the invitations' calendar entries ("Name <address>" or an address), where
+# a calendar sends its replies; empty: the sender, DEFAULT_FROM_EMAIL.
+ONSITE_CALENDAR_ORGANIZER = env_str("ONSITE_CALENDAR_ORGANIZER", "")
+# How many minutes before a scheduled start the invitation link lets the candidate in; before
+# that the link shows a waiting room.
+ONSITE_JOIN_EARLY_MINUTES = env_int("ONSITE_JOIN_EARLY_MINUTES", 10)
 
 # Review, scoring and feedback reports (issue 7).
 # Webhooks for session.finished / session.scored: comma-separated receiver URLs.

@@ -32,6 +32,7 @@ class InterviewSession(models.Model):
         SCHEDULED = "scheduled"
         ACTIVE = "active"
         FINISHED = "finished"
+        CANCELLED = "cancelled"  # a scheduled session called off before it started
 
     class FinishReason(models.TextChoices):
         DEADLINE = "deadline"
@@ -71,6 +72,10 @@ class InterviewSession(models.Model):
     invitation_sent_at = models.DateTimeField(null=True, blank=True)
     # Why the last attempt at the invitation e-mail failed (sent by a task on the io queue).
     invitation_error = models.CharField(max_length=200, blank=True)
+    # The calendar entry's SEQUENCE (RFC 5545): raised by every reschedule, resend and cancel,
+    # so a calendar replaces the entry it holds under the same UID. Its changes: ScheduleChange.
+    calendar_sequence = models.PositiveIntegerField(default=0)
+    cancelled_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at"]
@@ -146,6 +151,39 @@ class SessionEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} at {self.at:%H:%M:%S} in session {self.session_id}"
+
+
+class ScheduleChange(models.Model):
+    """One step of a live session's schedule (invited, rescheduled, resent, cancelled): who,
+    when, the start and length it set, the calendar SEQUENCE its e-mail carried, and whether
+    that e-mail went out. The schedule page lists them; the e-mail is built from this row, so a
+    mail that waited in the queue still says what its change said."""
+
+    class Action(models.TextChoices):
+        INVITED = "invited"
+        RESCHEDULED = "rescheduled"
+        RESENT = "resent"
+        CANCELLED = "cancelled"
+
+    session = models.ForeignKey(InterviewSession, on_delete=models.CASCADE,
+                                related_name="schedule_changes")
+    action = models.CharField(max_length=12, choices=Action.choices)
+    sequence = models.PositiveIntegerField()
+    scheduled_for = models.DateTimeField(null=True, blank=True)
+    duration = models.DurationField()
+    by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                           on_delete=models.SET_NULL, related_name="+")
+    at = models.DateTimeField()
+    # The e-mail of this change: the addresses it went to, when, or why not.
+    recipients = models.JSONField(default=list, blank=True)
+    sent_at = models.DateTimeField(null=True, blank=True)
+    error = models.CharField(max_length=200, blank=True)
+
+    class Meta:
+        ordering = ["at", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.action} #{self.sequence} of session {self.session_id}"
 
 
 # The events the live page's Activity panel shows the interviewer alone (the candidate's

@@ -25,6 +25,8 @@ def sessions_expire_overdue() -> int:
 
 
 @shared_task(name="interviews.tasks.invitation_deliver", ignore_result=True)
-def invitation_deliver(session_id: int, join_url: str) -> bool:
-    """Send one invitation e-mail (the io worker's; the view only queues it)."""
-    return services.invitation_send(session_id=session_id, join_url=join_url)
+def invitation_deliver(session_id: int, join_url: str, change_id: int | None = None) -> bool:
+    """Send one schedule e-mail (invitation, reschedule, resend or cancel) to the candidate and
+    the interviewer (the io worker's; the views only queue it)."""
+    return services.invitation_send(session_id=session_id, join_url=join_url,
+                                    change_id=change_id)

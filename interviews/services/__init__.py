@@ -31,7 +31,12 @@ from interviews.services.documents import (
     session_code,
     session_status,
 )
-from interviews.services.invitations import invitation_enqueue, invitation_ics, invitation_send
+from interviews.services.invitations import (
+    invitation_enqueue,
+    invitation_ics,
+    invitation_recipients,
+    invitation_send,
+)
 from interviews.services.questions import (
     ASSUMPTION_ANSWER,
     MAX_NOTE_CHARS,
@@ -44,11 +49,20 @@ from interviews.services.questions import (
     question_public,
     session_set_interviewer_edit,
 )
+from interviews.services.scheduling import (
+    schedule_change_allowed,
+    schedule_change_record,
+    session_cancel,
+    session_invitation_resend,
+    session_reschedule,
+)
 from interviews.services.sessions import (
     MIN_DURATION,
     SessionError,
     call_link_check,
     demo_users_ensure,
+    join_opens_at,
+    join_too_early,
     role_can_edit,
     session_expire_if_due,
     session_finish,
@@ -82,7 +96,10 @@ __all__ = [
     "hints_revealed",
     "invitation_enqueue",
     "invitation_ics",
+    "invitation_recipients",
     "invitation_send",
+    "join_opens_at",
+    "join_too_early",
     "note_add",
     "note_public",
     "page_event_report",
@@ -93,14 +110,19 @@ __all__ = [
     "question_for_interviewer",
     "question_public",
     "role_can_edit",
+    "schedule_change_allowed",
+    "schedule_change_record",
+    "session_cancel",
     "session_code",
     "session_expire_if_due",
     "session_finish",
     "session_finish_by",
     "session_hint_reveal",
     "session_hint_reveal_by_interviewer",
+    "session_invitation_resend",
     "session_join",
     "session_join_refusal",
+    "session_reschedule",
     "session_role",
     "session_run",
     "session_schedule_live",

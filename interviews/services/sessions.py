@@ -29,6 +29,7 @@ from interviews import collab, realtime
 from interviews.models import (
     DocUpdate,
     InterviewSession,
+    ScheduleChange,
     SessionEvent,
     new_invite_token,
 )
@@ -217,7 +218,27 @@ def session_schedule_live(
             call_link=call_link,
         )
         _store_starter(session)
+        # The first step of its schedule (interviews.services.scheduling records the others).
+        ScheduleChange.objects.create(
+            session=session, action=ScheduleChange.Action.INVITED, sequence=0,
+            scheduled_for=scheduled_for, duration=duration, by=interviewer, at=timezone.now(),
+        )
     return session
+
+
+def join_opens_at(session: InterviewSession) -> datetime | None:
+    """When the invitation link lets the candidate in: ONSITE_JOIN_EARLY_MINUTES before the
+    planned start (None: whenever they are ready)."""
+    if session.scheduled_for is None:
+        return None
+    return session.scheduled_for - timedelta(minutes=settings.ONSITE_JOIN_EARLY_MINUTES)
+
+
+def join_too_early(session: InterviewSession, now: datetime | None = None) -> bool:
+    """A scheduled session whose link does not open yet (the candidate's waiting room)."""
+    opens = join_opens_at(session)
+    return (session.status == Status.SCHEDULED and opens is not None
+            and (now or timezone.now()) < opens)
 
 
 def session_join_refusal(session: InterviewSession, user: Any) -> str:
@@ -249,6 +270,11 @@ def session_join(*, token: str, user: Any) -> InterviewSession:
         refusal = session_join_refusal(session, user)
         if refusal:
             raise SessionError("forbidden", refusal)
+        if session.status == Status.CANCELLED:
+            raise SessionError("forbidden", "this interview was cancelled")
+        if join_too_early(session):
+            # Checked under the row lock: a reschedule and a join cannot cross.
+            raise SessionError("forbidden", "the interview does not open yet")
         if session.status == Status.SCHEDULED:
             # Conditional: of two people claiming the same link at once, one wins.
             now = timezone.now()
