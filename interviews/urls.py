@@ -45,6 +45,7 @@ urlpatterns = [
     path("<int:session_id>/private-notes", views.private_note_add, name="private_notes"),
     path("<int:session_id>/canned/<int:index>", views.canned_send, name="canned"),
     path("<int:session_id>/hints/reveal", views.hint_reveal_for_candidate, name="hint_reveal"),
+    path("<int:session_id>/schedule/", views.schedule_manage, name="schedule_manage"),
     path("<int:session_id>/replay/", views.session_replay, name="replay"),
     path("<int:session_id>/replay/data", views.replay_data, name="replay_data"),
 ]

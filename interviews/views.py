@@ -9,16 +9,15 @@ cannot do anything but see that the session is over.
 from __future__ import annotations
 
 import math
-from datetime import datetime, timedelta
+from datetime import UTC, timedelta
 from typing import Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from django.conf import settings
-from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from core.endpoints import Body, json_endpoint, text_field
@@ -28,7 +27,8 @@ from core.ratelimit import rate_limit_check
 from core.roles import is_interviewer
 from grading.sandboxing import statement_time_limits
 from interviews import matching, selectors, services
-from interviews.models import InterviewSession
+from interviews.forms import RescheduleForm, ScheduleForm
+from interviews.models import InterviewSession, ScheduleChange
 from interviews.review import selectors as review_selectors
 from interviews.services import SessionError
 from problems.models import Problem
@@ -61,19 +61,26 @@ def _participant_session(request: HttpRequest, session_id: int) -> tuple[Intervi
 # ---------------------------------------------------------------- pages
 
 
-@login_required
-@require_GET
-def session_list(request: HttpRequest) -> HttpResponse:
-    """`/sessions/`: my sessions; start a solo one; interviewers schedule a live one."""
-    context = {
+def _list_context(request: HttpRequest, schedule_form: ScheduleForm | None = None
+                  ) -> dict[str, Any]:
+    interviewer = is_interviewer(request.user)
+    return {
         "sessions": selectors.sessions_of(request.user)[:50],
         "problems": Problem.objects.offered().filter(live_version__isnull=False)
         .order_by("title").only("slug", "title", "difficulty"),
         "default_minutes": settings.ONSITE_SESSION_DEFAULT_MINUTES,
-        "is_interviewer": is_interviewer(request.user),
+        "is_interviewer": interviewer,
+        "schedule_form": (schedule_form or ScheduleForm()) if interviewer else None,
+        "early_minutes": settings.ONSITE_JOIN_EARLY_MINUTES,
         "error": request.GET.get("error", ""),
     }
-    return render(request, "interviews/session_list.html", context)
+
+
+@login_required
+@require_GET
+def session_list(request: HttpRequest) -> HttpResponse:
+    """`/sessions/`: my sessions; start a solo one; interviewers schedule a live one."""
+    return render(request, "interviews/session_list.html", _list_context(request))
 
 
 def _back_with_error(exc: ApplicationError) -> HttpResponse:
@@ -97,53 +104,39 @@ def session_start(request: HttpRequest) -> HttpResponse:
     return redirect("interviews:detail", session_id=session.pk)
 
 
-def _starts_at(day: str, time: str, zone_name: str) -> datetime | None:
-    """The form's date and time read in the scheduler's time zone (the page sends its IANA
-    name), as an aware datetime; None when neither was given."""
-    day, time = day.strip(), time.strip()
-    if not day and not time:
-        return None
-    if not day or not time:
-        raise SessionError("bad_start", "give both a date and a time, or neither")
-    try:
-        zone = ZoneInfo(zone_name or "UTC")
-    except (ZoneInfoNotFoundError, ValueError):
-        zone = ZoneInfo("UTC")
-    try:
-        local = datetime.fromisoformat(f"{day}T{time}")
-    except ValueError:
-        raise SessionError("bad_start", "the start is a date and a time") from None
-    return local.replace(tzinfo=zone) if local.tzinfo is None else local
-
-
 @login_required
 @require_POST
 def session_schedule(request: HttpRequest) -> HttpResponse:
     """Form (interviewers): schedule a live session, e-mail the invitation (with a calendar
-    entry) when an address is given; the session page shows the link with a Copy button."""
-    candidate = None
-    post = request.POST
-    username = post.get("candidate", "").strip()
+    entry) to the candidate and the interviewer; the session page shows the link with a Copy
+    button. A refused form comes back with every value kept and each error at its field."""
+    form = ScheduleForm(request.POST)
     try:
         rate_limit_check(request=request, scope="sessions")
-        if username:
-            candidate = get_user_model().objects.filter(username=username).first()
-            if candidate is None:
-                raise SessionError("bad_candidate", f"no user {username!r}")
-        session = services.session_schedule_live(
-            interviewer=request.user, problem_slug=post.get("problem", ""),
-            duration=_minutes(post.get("minutes")), candidate=candidate,
-            interviewer_can_edit=post.get("interviewer_can_edit") == "on",
-            candidate_opens_hints=post.get("candidate_opens_hints") == "on",
-            scheduled_for=_starts_at(post.get("starts_date", ""), post.get("starts_time", ""),
-                                     post.get("tz", "")),
-            candidate_email=post.get("email", ""), call_link=post.get("call_link", ""),
-        )
     except ApplicationError as exc:
-        return _back_with_error(exc)
-    if session.candidate_email:
-        services.invitation_enqueue(session_id=session.pk, join_url=_join_url(request, session))
-    return redirect("interviews:detail", session_id=session.pk)
+        form.is_valid()
+        form.service_error(exc.code, exc.message)
+    else:
+        if form.is_valid():
+            data = form.cleaned_data
+            try:
+                session = services.session_schedule_live(
+                    interviewer=request.user, problem_slug=data["problem"],
+                    duration=form.duration(), candidate=data["candidate"],
+                    interviewer_can_edit=data["interviewer_can_edit"],
+                    candidate_opens_hints=data["candidate_opens_hints"],
+                    scheduled_for=data["scheduled_for"], candidate_email=data["email"],
+                    call_link=data["call_link"],
+                )
+            except ApplicationError as exc:
+                form.service_error(exc.code, exc.message)
+            else:
+                if services.invitation_recipients(session):
+                    services.invitation_enqueue(session_id=session.pk,
+                                                join_url=_join_url(request, session))
+                return redirect("interviews:detail", session_id=session.pk)
+    return render(request, "interviews/session_list.html", _list_context(request, form),
+                  status=400)
 
 
 def _join_url(request: HttpRequest, session: InterviewSession) -> str:
@@ -151,29 +144,51 @@ def _join_url(request: HttpRequest, session: InterviewSession) -> str:
         reverse("interviews:join", kwargs={"token": session.invite_token}))
 
 
+def _join_page(request: HttpRequest, session: InterviewSession, *, error: str = "",
+               status: int = 200) -> HttpResponse:
+    """The invitation's page: joinable, the waiting room (too early), cancelled, or refused."""
+    cancelled = session.status == InterviewSession.Status.CANCELLED
+    opens = services.join_opens_at(session)
+    waiting = not cancelled and not error and services.join_too_early(session)
+    context = {
+        "session": session, "error": error, "cancelled": cancelled, "waiting": waiting,
+        "opens_at": opens,
+        "seconds_left": max(0, math.ceil((opens - timezone.now()).total_seconds()))
+        if waiting and opens else 0,
+        "early_minutes": settings.ONSITE_JOIN_EARLY_MINUTES,
+    }
+    return render(request, "interviews/join.html", context, status=status)
+
+
 @login_required
 @require_http_methods(["GET", "POST"])
 def session_join(request: HttpRequest, token: str) -> HttpResponse:
-    """The invitation link. GET shows what joining means; POST starts the clock (a link
-    preview or a prefetch must never start someone's interview)."""
+    """The invitation link. GET shows what joining means (or the waiting room before the
+    link opens, or that the interview was cancelled); POST starts the clock (a link preview or
+    a prefetch must never start someone's interview)."""
     session = InterviewSession.objects.select_related("problem", "interviewer").filter(
         invite_token=token).first()
     if session is None:
         raise Http404("No such invitation.")
     role = services.session_role(session, request.user)
+    if session.status == InterviewSession.Status.CANCELLED:
+        if services.schedule_change_allowed(session, request.user):
+            return redirect("interviews:schedule_manage", session_id=session.pk)
+        return _join_page(request, session, status=410)
     refusal = services.session_join_refusal(session, request.user)
     if refusal:  # said before any click: the wrong account never sees a Join button
-        return render(request, "interviews/join.html", {"session": session, "error": refusal},
-                      status=403)
+        return _join_page(request, session, error=refusal, status=403)
     already_in = role == "interviewer" or (role == "candidate" and session.status != "scheduled")
+    if services.join_too_early(session) and not already_in:
+        # The waiting room: a POST before the link opens starts nothing either.
+        return _join_page(request, session, status=409 if request.method == "POST" else 200)
     if request.method == "POST" or already_in:
         try:
             session = services.session_join(token=token, user=request.user)
         except ApplicationError as exc:
-            return render(request, "interviews/join.html", {"session": session,
-                                                            "error": exc.message}, status=403)
+            return _join_page(request, session, error=exc.message, status=403)
         return redirect("interviews:detail", session_id=session.pk)
-    return render(request, "interviews/join.html", {"session": session, "error": ""})
+    return _join_page(request, session)
 
 
 @login_required
@@ -181,6 +196,10 @@ def session_join(request: HttpRequest, token: str) -> HttpResponse:
 def session_detail(request: HttpRequest, session_id: int) -> HttpResponse:
     """`/sessions/<id>/`: statement, shared editor, countdown, results, questions, notes."""
     session, role = _participant_session(request, session_id)
+    if session.status == InterviewSession.Status.CANCELLED:  # nothing to open any more
+        if services.schedule_change_allowed(session, request.user):
+            return redirect("interviews:schedule_manage", session_id=session.pk)
+        return _join_page(request, session, status=410)
     if session.status != InterviewSession.Status.FINISHED:
         matching.warm_up()
     state = selectors.session_state(session=session, role=role)
@@ -348,3 +367,95 @@ def hint_reveal_for_candidate(request: HttpRequest, body: Body, session_id: int)
         return JsonResponse({"detail": "every hint is revealed already", "code": "no_hint"},
                             status=409)
     return JsonResponse({"number": revealed[0]})
+
+
+# ---------------------------------------------------------------- the schedule (issue 27)
+
+
+def _managed_session(request: HttpRequest, session_id: int) -> InterviewSession:
+    """A live session whose schedule this user may change; 404 for anyone else."""
+    session = get_object_or_404(
+        InterviewSession.objects.select_related("problem", "candidate", "interviewer"),
+        pk=session_id, kind=InterviewSession.Kind.LIVE,
+    )
+    if not services.schedule_change_allowed(session, request.user):
+        raise Http404("No such session.")
+    return session
+
+
+def _schedule_page(request: HttpRequest, session: InterviewSession, *,
+                   form: RescheduleForm | None = None, error: str = "",
+                   status: int = 200) -> HttpResponse:
+    if form is None:
+        start = session.scheduled_for
+        form = RescheduleForm(initial={
+            "minutes": round(session.duration.total_seconds() / 60, 2),
+            # The page's script puts the viewer's own zone into tz; these are the UTC values
+            # until it re-renders them (a form posted without a script reads them as UTC).
+            "starts_date": start.astimezone(UTC).date() if start else None,
+            "starts_time": start.astimezone(UTC).time() if start else None,
+        })
+    context = {
+        "session": session,
+        "form": form,
+        "error": error,
+        "done": request.GET.get("done", "") if request.method == "GET" else "",
+        "changes": list(session.schedule_changes.select_related("by").order_by("-at", "-id")),
+        "recipients": services.invitation_recipients(session),
+        "scheduled": session.status == InterviewSession.Status.SCHEDULED,
+        "invite_url": _join_url(request, session) if session.invite_token else "",
+        "opens_at": services.join_opens_at(session),
+        "early_minutes": settings.ONSITE_JOIN_EARLY_MINUTES,
+    }
+    return render(request, "interviews/schedule.html", context, status=status)
+
+
+DONE_ACTIONS = {
+    ScheduleChange.Action.RESCHEDULED: "rescheduled",
+    ScheduleChange.Action.RESENT: "resent",
+    ScheduleChange.Action.CANCELLED: "cancelled",
+}
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def schedule_manage(request: HttpRequest, session_id: int) -> HttpResponse:
+    """`/sessions/<id>/schedule/`: the session's interviewer(s) and admins reschedule, resend
+    or cancel; each change e-mails both sides an updated calendar entry. POST's `action` says
+    which; a refused reschedule comes back with its values and the error at its field."""
+    session = _managed_session(request, session_id)
+    if request.method == "GET":
+        return _schedule_page(request, session)
+    action = request.POST.get("action", "")
+    join_url = _join_url(request, session)
+    form = RescheduleForm(request.POST) if action == "reschedule" else None
+    try:
+        rate_limit_check(request=request, scope="sessions")
+        if action == "reschedule":
+            assert form is not None
+            if not form.is_valid():
+                return _schedule_page(request, session, form=form, status=400)
+            change = services.session_reschedule(
+                session_id=session.pk, user=request.user,
+                scheduled_for=form.cleaned_data["scheduled_for"], duration=form.duration(),
+                join_url=join_url)
+        elif action == "resend":
+            change = services.session_invitation_resend(session_id=session.pk,
+                                                        user=request.user, join_url=join_url)
+        elif action == "cancel":
+            change = services.session_cancel(session_id=session.pk, user=request.user,
+                                             join_url=join_url)
+        else:
+            raise SessionError("bad_action", "choose reschedule, resend or cancel")
+    except ApplicationError as exc:
+        if exc.code == "not_participant":
+            raise Http404("No such session.") from None
+        session.refresh_from_db()
+        if form is not None and exc.code in ("bad_start", "bad_duration"):
+            form.service_error(exc.code, exc.message)
+            return _schedule_page(request, session, form=form, status=400)
+        return _schedule_page(request, session, error=exc.message[:1].upper() + exc.message[1:],
+                              status=409 if exc.code == "conflict" else 400)
+    done = DONE_ACTIONS.get(ScheduleChange.Action(change.action), "")
+    return redirect(reverse("interviews:schedule_manage", kwargs={"session_id": session.pk})
+                    + f"?done={done}")

@@ -66,6 +66,15 @@ export function scheduleFormMount(form) {
   if (zone) zone.value = Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
   const zoneLabel = form.querySelector(".tz-label");
   if (zoneLabel && zone) zoneLabel.textContent = `(${zone.value})`;
+  // A reschedule form starts from the planned start, given in UTC: shown in this zone.
+  const start = form.dataset.start ? new Date(form.dataset.start) : null;
+  if (start && !Number.isNaN(start.getTime())) {
+    const two = (n) => String(n).padStart(2, "0");
+    const day = form.querySelector("input[name=starts_date]");
+    const time = form.querySelector("input[name=starts_time]");
+    if (day) day.value = `${start.getFullYear()}-${two(start.getMonth() + 1)}-${two(start.getDate())}`;
+    if (time) time.value = `${two(start.getHours())}:${two(start.getMinutes())}`;
+  }
 }
 
 export class ChatPanel {

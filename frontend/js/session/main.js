@@ -18,6 +18,7 @@ function mount() {
     localTimesRender(sessions);
     copyButtonsMount(sessions);
     scheduleFormMount(document.getElementById("live-form"));
+    scheduleFormMount(document.getElementById("reschedule-form"));
   }
   const replay = document.getElementById("replay");
   if (replay) {
