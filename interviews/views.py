@@ -383,13 +383,19 @@ def _managed_session(request: HttpRequest, session_id: int) -> InterviewSession:
     return session
 
 
+def _minutes_label(duration: timedelta) -> float | int:
+    """30, not 30.0, in the form's Minutes field."""
+    minutes = round(duration.total_seconds() / 60, 2)
+    return int(minutes) if minutes == int(minutes) else minutes
+
+
 def _schedule_page(request: HttpRequest, session: InterviewSession, *,
                    form: RescheduleForm | None = None, error: str = "",
                    status: int = 200) -> HttpResponse:
     if form is None:
         start = session.scheduled_for
         form = RescheduleForm(initial={
-            "minutes": round(session.duration.total_seconds() / 60, 2),
+            "minutes": _minutes_label(session.duration),
             # The page's script puts the viewer's own zone into tz; these are the UTC values
             # until it re-renders them (a form posted without a script reads them as UTC).
             "starts_date": start.astimezone(UTC).date() if start else None,

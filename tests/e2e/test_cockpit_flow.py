@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 import tomllib
 from collections.abc import Iterator
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -66,11 +66,14 @@ def test_schedule_invite_join_and_run_the_interview_from_the_cockpit(
     # ------------------------------------------------------------ scheduling
     mail_before = len(inbox.messages)  # the inbox serves the whole run's platform
     interviewer = people.log_in("interviewer")
-    day = (date.today() + timedelta(days=2)).isoformat()
+    # A start a few minutes ahead: the link opens ONSITE_JOIN_EARLY_MINUTES (10) before it, so
+    # the candidate below may join at once (tests/e2e/test_schedule_flow.py has the waiting room).
+    soon = (datetime.now(ZoneInfo("Europe/Paris")) + timedelta(minutes=4)).replace(second=0)
+    day, at = soon.date().isoformat(), f"{soon:%H:%M}"
     form = interviewer.locator("#live-form")
     form.locator("select[name=problem]").select_option("token-bucket")
     form.locator("input[name=starts_date]").fill(day)
-    form.locator("input[name=starts_time]").fill("14:30")
+    form.locator("input[name=starts_time]").fill(at)
     form.locator("input[name=minutes]").fill("30")
     form.locator("input[name=email]").fill("ada@example.com")
     form.locator("input[name=candidate]").fill("candidate")
@@ -81,7 +84,7 @@ def test_schedule_invite_join_and_run_the_interview_from_the_cockpit(
     expect(interviewer).to_have_url(re.compile(r"/sessions/\d+/$"))
     session_url = interviewer.url
     expect(interviewer.locator("#invite-box")).to_contain_text("Invitation e-mailed to ada@")
-    expect(interviewer.locator("#invite-box time")).to_contain_text("14:30")
+    expect(interviewer.locator("#invite-box time")).to_contain_text(at)
     interviewer.context.grant_permissions(["clipboard-read", "clipboard-write"])
     interviewer.click("#copy-invite")
     expect(interviewer.locator("#copy-invite")).to_have_text("Copied")
@@ -97,7 +100,7 @@ def test_schedule_invite_join_and_run_the_interview_from_the_cockpit(
     (ics,) = [part for part in message.iter_attachments() if part.get_filename() == "interview.ics"]
     calendar = ics.get_content()
     calendar = calendar.decode() if isinstance(calendar, bytes) else calendar
-    start = datetime.fromisoformat(f"{day}T14:30").replace(tzinfo=ZoneInfo("Europe/Paris"))
+    start = datetime.fromisoformat(f"{day}T{at}").replace(tzinfo=ZoneInfo("Europe/Paris"))
     assert "BEGIN:VEVENT" in calendar
     assert f"DTSTART:{start.astimezone(UTC):%Y%m%dT%H%M%SZ}" in calendar
 
@@ -122,7 +125,7 @@ def test_schedule_invite_join_and_run_the_interview_from_the_cockpit(
     )
     candidate.goto(invite)
     expect(candidate.locator("#join-length")).to_have_text("30 minutes")
-    expect(candidate.locator("#join-starts")).to_contain_text("14:30")
+    expect(candidate.locator("#join-starts")).to_contain_text(at)
     shot(candidate, "join")
     candidate.click("#join-form button[type=submit]")
     expect(candidate).to_have_url(session_url)

@@ -34,7 +34,7 @@
     else if (hours > 0) text = `${hours} h ${minutes} min`;
     else if (seconds > 60) text = `${minutes} min`;
     else text = "less than a minute";
-    if (countdown) countdown.textContent = ` · opens in ${text}`;
+    if (countdown) countdown.textContent = ` · in ${text}`;
   };
   say();
   setInterval(say, 15000);
