@@ -14,6 +14,7 @@ from interviews.models import (
     InterviewSession,
     Note,
     Question,
+    ScheduleChange,
     Scorecard,
 )
 
@@ -34,6 +35,18 @@ class NoteInline(admin.TabularInline):
     readonly_fields = ["created_at", "author", "kind", "text"]
 
 
+class ScheduleChangeInline(admin.TabularInline):
+    """The schedule's history (invited, rescheduled, resent, cancelled): changed on the
+    session's schedule page (/sessions/<id>/schedule/), only read here."""
+
+    model = ScheduleChange
+    extra = 0
+    can_delete = False
+    fields = ["at", "action", "sequence", "scheduled_for", "duration", "by", "sent_at", "error"]
+    readonly_fields = ["at", "action", "sequence", "scheduled_for", "duration", "by", "sent_at",
+                       "error"]
+
+
 @admin.register(InterviewSession)
 class InterviewSessionAdmin(admin.ModelAdmin):
     list_display = ["id", "problem", "kind", "status_now", "candidate", "interviewer",
@@ -45,8 +58,8 @@ class InterviewSessionAdmin(admin.ModelAdmin):
     exclude = ["invite_token"]
     readonly_fields = ["problem", "kind", "status", "candidate", "interviewer", "duration",
                        "created_at", "started_at", "deadline", "finished_at", "finish_reason",
-                       "final_submission"]
-    inlines = [QuestionInline, NoteInline]
+                       "final_submission", "calendar_sequence", "cancelled_at"]
+    inlines = [QuestionInline, NoteInline, ScheduleChangeInline]
 
     @admin.display(description="status")
     def status_now(self, session: InterviewSession) -> str:
