@@ -13,6 +13,9 @@ import { tabsBind } from "./layout.js";
 import { ResultsPanel } from "./results.js";
 import { ScratchPanel, jsonFormat } from "./scratch.js";
 
+// "auto" puts the results beside the editor only from this window width up: below it, a third
+// column would leave the editor too narrow for a starter's longest lines.
+const AUTO_BESIDE_MIN_PX = 1600;
 const TAB_FOR = { run: "tab-tests", submit: "tab-tests", custom: "tab-custom", script: "tab-console" };
 const PANEL_FOR_TAB = { "tab-tests": "results", "tab-custom": "custom-panel", "tab-console": "console-panel" };
 
@@ -145,11 +148,23 @@ export class Desk {
     }
   }
 
-  layoutApply(layout) {
+  /** Lays the desk out for the user's choice (beside, below, auto), now and on resize. */
+  layoutApply(choice) {
+    this.layoutChoice = choice;
+    const layout = choice === "auto"
+      ? (window.innerWidth >= AUTO_BESIDE_MIN_PX ? "beside" : "below")
+      : choice;
+    this.root.dataset.layoutChoice = choice;
     this.root.dataset.layout = layout;
     const page = this.root.closest("[data-desk-layout]");
     if (page) page.dataset.deskLayout = layout;
     this.view?.requestMeasure();
+    if (!this.resizeBound) {
+      this.resizeBound = true;
+      window.addEventListener("resize", () => {
+        if (this.layoutChoice === "auto") this.layoutApply("auto");
+      });
+    }
   }
 
   /** Disables the run buttons while a run is followed (or for good, when `closed`). */

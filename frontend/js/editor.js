@@ -25,13 +25,15 @@ export const DEFAULT_PREFS = Object.freeze({
   fontSize: 14,
   theme: "light",
   keymap: "default",
-  // Where the results pane sits on the practice page: beside the editor (three columns) or
-  // below it (LeetCode's layout). The session page always stacks them under its editor.
-  layout: "beside",
+  // Where the results pane sits on the practice page: beside the editor (three columns),
+  // below it (LeetCode's layout), or "auto": below on windows narrower than
+  // desk.js's AUTO_BESIDE_MIN_PX, where a third column would squeeze the code. The session
+  // page always stacks them under its editor.
+  layout: "auto",
 });
 const THEMES = ["light", "dark"];
 const KEYMAPS = ["default", "vim", "emacs"];
-const LAYOUTS = ["beside", "below"];
+const LAYOUTS = ["auto", "beside", "below"];
 
 // The way out of the editor, for keyboard and screen-reader users (CodeMirror's own rule: Tab
 // indents, but Esc then Tab moves focus on). One sentence, shown on the page and announced as

@@ -314,21 +314,36 @@ def test_after_a_run_the_other_tabs_panels_are_not_covered_by_the_tests(
     expect(page.locator("#script-run-button")).to_be_visible()
 
 
-def test_the_editor_gets_half_the_width_and_the_results_can_go_below_it(page: Page) -> None:
+def test_the_editor_gets_half_the_width_and_the_results_go_beside_or_below_it(
+    page: Page,
+) -> None:
     editor = page.locator("#editor")
+    results = page.locator("#pane-results")
+
+    def beside() -> bool:
+        return results.bounding_box()["x"] > editor.bounding_box()["x"]  # type: ignore[index]
+
+    # "Automatic" (the default): below on these windows, beside on a wide one.
+    expect(page.locator("#editor-prefs select[name=layout]")).to_have_value("auto")
     for width in (1440, 1280):
         page.set_viewport_size({"width": width, "height": 900})
-        assert editor.bounding_box()["width"] >= width / 2  # type: ignore[index]
-    results = page.locator("#pane-results")
-    assert results.bounding_box()["x"] > editor.bounding_box()["x"]  # type: ignore[index]
+        assert editor.bounding_box()["width"] >= width * 0.6  # type: ignore[index]
+        assert not beside()
+    page.set_viewport_size({"width": 1700, "height": 900})
+    assert beside()
 
     page.click(".editor-settings summary")
+    page.select_option("#editor-prefs select[name=layout]", "beside")
+    for width in (1440, 1280):  # three columns, and still half the window for the code
+        page.set_viewport_size({"width": width, "height": 900})
+        assert beside()
+        assert editor.bounding_box()["width"] >= width / 2  # type: ignore[index]
+
     page.select_option("#editor-prefs select[name=layout]", "below")
     editor_box = editor.bounding_box()
     results_box = results.bounding_box()
     assert editor_box and results_box
     assert results_box["y"] >= editor_box["y"] + editor_box["height"]
-    assert editor_box["width"] >= 1280 * 0.65
 
     page.reload()  # kept with the other editor settings, for this user
     expect(page.locator("#problem")).to_have_attribute("data-ready", "true")

@@ -48,7 +48,7 @@ def session_html(role: str, user_pk: int) -> str:
     state = {
         "id": SESSION_ID, "kind": "live", "status": "active", "role": role,
         "can_edit": True, "interviewer_can_edit": role == "interviewer",
-        "deadline": "2999-01-01T00:00:00+00:00", "server_now": "2999-01-01T00:00:00+00:00",
+        "deadline": "2999-01-01T00:00:00+00:00", "server_now": "2998-12-31T23:30:00+00:00",
         "started_at": None, "finished_at": None, "finish_reason": "", "final_submission": None,
         "duration_seconds": 2700, "doc_max_message_bytes": 1_000_000, "questions": [],
         "notes": [], "chat": [], "call_link": "", "submissions": [], "invitation": None,
