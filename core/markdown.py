@@ -15,11 +15,35 @@ from typing import Any
 import markdown as md
 import nh3
 from django.utils.safestring import SafeString, mark_safe
+from markdown.extensions import Extension
+from markdown.treeprocessors import Treeprocessor
 
 # CSS class of the highlighted block; frontend/static/frontend/pygments.css styles it.
 CODE_CSS_CLASS = "codehilite"
 
-_EXTENSIONS = ["fenced_code", "codehilite", "tables", "sane_lists"]
+
+class _TableCodePipes(Treeprocessor):
+    """`\\|` inside a code span of a table cell is a pipe, as in GitHub's Markdown.
+
+    The tables extension splits cells on unescaped pipes, so an author writes `int \\| None`
+    in a cell; Python-Markdown then keeps the backslash inside the code span (code is
+    verbatim), and the page would show `int \\| None`. Runs after the inline patterns."""
+
+    def run(self, root: Any) -> None:
+        for cell in (*root.iter("td"), *root.iter("th")):
+            for code in cell.iter("code"):
+                if code.text and "\\|" in code.text:
+                    code.text = type(code.text)(code.text.replace("\\|", "|"))
+
+
+class _TableCodePipesExtension(Extension):
+    def extendMarkdown(self, md_instance: Any) -> None:
+        md_instance.treeprocessors.register(_TableCodePipes(md_instance), "table_code_pipes", 5)
+
+
+_EXTENSIONS: list[Any] = [
+    "fenced_code", "codehilite", "tables", "sane_lists", _TableCodePipesExtension(),
+]
 _EXTENSION_CONFIGS: dict[str, dict[str, Any]] = {
     # guess_lang off: an unlabelled block stays plain rather than being highlighted as some
     # random language; authors label Python blocks with ```python.

@@ -7,10 +7,25 @@
 //
 // Paths are resolved from this file, so the build works from any working directory.
 import * as esbuild from "esbuild";
+import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
 const watch = process.argv.includes("--watch");
+
+// @replit/codemirror-emacs fills its key table and command list with top-level calls that it
+// marks /*@__PURE__*/ ("EmacsHandler.bindKey(...)", "EmacsHandler.addCommands(...)"). Their
+// results are unused, so a minifier that trusts the mark drops them, and the Emacs keymap then
+// binds no key at all (issue 26). This plugin removes just those marks from that one file.
+const emacsKeysKept = {
+  name: "emacs-keys-kept",
+  setup(build) {
+    build.onLoad({ filter: /codemirror-emacs[\\/]dist[\\/]index\.js$/ }, async (args) => {
+      const source = await readFile(args.path, "utf8");
+      return { contents: source.replaceAll("/*@__PURE__*/EmacsHandler.", "EmacsHandler."), loader: "js" };
+    });
+  },
+};
 
 /** @type {import("esbuild").BuildOptions} */
 const options = {
@@ -24,6 +39,7 @@ const options = {
   sourcemap: "linked",
   legalComments: "linked",
   logLevel: "info",
+  plugins: [emacsKeysKept],
 };
 
 // The interview-session pages (live/solo session, replay) load their own bundle.

@@ -128,6 +128,10 @@ class SessionEvent(models.Model):
         LEFT = "left"
         RUN = "run"
         SUBMIT = "submit"
+        # Scratch runs at the desk (grading/scratch.py): graded on nothing hidden, never a
+        # pass or a submission, but on the timeline the interviewer and the replay see.
+        CUSTOM_RUN = "custom_run"
+        CONSOLE_RUN = "console_run"
         FINAL_SUBMIT = "final_submit"
         PASTE = "paste"
         TAB_HIDDEN = "tab_hidden"

@@ -151,6 +151,8 @@ def _event_label(event: SessionEvent) -> str:
     labels: dict[str, str] = {
         SessionEvent.Kind.RUN: "Run",
         SessionEvent.Kind.SUBMIT: "Submit",
+        SessionEvent.Kind.CUSTOM_RUN: "Custom input run",
+        SessionEvent.Kind.CONSOLE_RUN: "Console run (the file as a script)",
         SessionEvent.Kind.FINAL_SUBMIT: "Final submission",
         SessionEvent.Kind.PASTE: f"Large paste ({data.get('chars', '?')} characters)",
         SessionEvent.Kind.TAB_HIDDEN: "Candidate left the tab",

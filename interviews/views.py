@@ -26,6 +26,7 @@ from core.markdown import markdown_render
 from core.ratelimit import rate_limit_check
 from core.roles import is_interviewer
 from grading.sandboxing import statement_time_limits
+from grading.scratch import custom_example
 from interviews import matching, selectors, services
 from interviews.forms import RescheduleForm, ScheduleForm
 from interviews.models import InterviewSession, ScheduleChange
@@ -217,6 +218,9 @@ def session_detail(request: HttpRequest, session_id: int) -> HttpResponse:
         if role == "interviewer" else None,
         "chat_max": services.MAX_CHAT_CHARS,
         "time_limits": statement_time_limits(version.limits) if version else None,
+        # The desk's Custom input tab, as on the practice page.
+        "custom_example": custom_example(version),
+        "custom_reference": session.problem.custom_reference,
     }
     return render(request, "interviews/session_detail.html", context)
 
@@ -260,7 +264,8 @@ def replay_data(request: HttpRequest, body: Body, session_id: int) -> JsonRespon
 @json_endpoint(scope="submissions")
 def session_run(request: HttpRequest, body: Body, session_id: int) -> JsonResponse:
     submission = services.session_run(session_id=session_id, user=request.user,
-                                      mode=text_field(body, "mode", "run"))
+                                      mode=text_field(body, "mode", "run"),
+                                      custom_input=body.get("input"))
     return JsonResponse({"id": submission.pk, "mode": submission.mode,
                          "status": submission.status}, status=201)
 

@@ -25,9 +25,15 @@ export const DEFAULT_PREFS = Object.freeze({
   fontSize: 14,
   theme: "light",
   keymap: "default",
+  // Where the results pane sits on the practice page: beside the editor (three columns),
+  // below it (LeetCode's layout), or "auto": below on windows narrower than
+  // desk.js's AUTO_BESIDE_MIN_PX, where a third column would squeeze the code. The session
+  // page always stacks them under its editor.
+  layout: "auto",
 });
 const THEMES = ["light", "dark"];
 const KEYMAPS = ["default", "vim", "emacs"];
+const LAYOUTS = ["auto", "beside", "below"];
 
 // The way out of the editor, for keyboard and screen-reader users (CodeMirror's own rule: Tab
 // indents, but Esc then Tab moves focus on). One sentence, shown on the page and announced as
@@ -67,6 +73,7 @@ export function preferencesLoad(userKey) {
     fontSize: FONT_SIZES.includes(saved.fontSize) ? saved.fontSize : DEFAULT_PREFS.fontSize,
     theme: THEMES.includes(saved.theme) ? saved.theme : DEFAULT_PREFS.theme,
     keymap: KEYMAPS.includes(saved.keymap) ? saved.keymap : DEFAULT_PREFS.keymap,
+    layout: LAYOUTS.includes(saved.layout) ? saved.layout : DEFAULT_PREFS.layout,
   };
 }
 
@@ -167,11 +174,13 @@ export function preferencesFormBind(form, prefs, onChange) {
   if (fields.fontSize) fields.fontSize.value = String(current.fontSize);
   if (fields.theme) fields.theme.value = current.theme;
   if (fields.keymap) fields.keymap.value = current.keymap;
+  if (fields.layout) fields.layout.value = current.layout;
   form.addEventListener("change", () => {
     if (fields.wrap) current.wrap = fields.wrap.checked;
     if (fields.fontSize) current.fontSize = Number(fields.fontSize.value);
     if (fields.theme) current.theme = fields.theme.value;
     if (fields.keymap) current.keymap = fields.keymap.value;
+    if (fields.layout) current.layout = fields.layout.value;
     onChange({ ...current });
   });
   form.addEventListener("submit", (event) => event.preventDefault());
@@ -183,9 +192,8 @@ export function preferencesFormBind(form, prefs, onChange) {
  * The draft is saved synchronously on every change (no debounce): a reload straight after
  * typing, or after `setCode` from a test, must still find the latest code.
  */
-export function editorMount({ parent, slug, starterCode, userKey, extraKeys = [], describedBy }) {
+export function editorMount({ parent, slug, starterCode, prefs, extraKeys = [], describedBy }) {
   const saved = storageGet(DRAFT_PREFIX + slug);
-  const prefs = preferencesLoad(userKey);
   const setup = editorExtensions({ prefs, label: "Solution code", describedBy, extraKeys });
   const state = EditorState.create({
     doc: saved ?? starterCode,
@@ -197,16 +205,10 @@ export function editorMount({ parent, slug, starterCode, userKey, extraKeys = []
     ],
   });
   const view = new EditorView({ state, parent });
-  view.dom.dataset.theme = prefs.theme;
-  view.dom.dataset.keymap = prefs.keymap;
 
   return {
     view,
-    prefs,
-    setPrefs: (next) => {
-      setup.apply(view, next);
-      preferencesSave(userKey, next);
-    },
+    apply: setup.apply,
     getCode: () => view.state.doc.toString(),
     setCode: (code) => {
       view.dispatch({

@@ -9,6 +9,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from grading.models import Submission
+from grading.scratch import SCRATCH_MODES
 from grading.services import GRADED_MODES, GradingError, submission_create
 from interviews import realtime
 from interviews.models import (
@@ -26,47 +27,67 @@ Status = InterviewSession.Status
 # ---------------------------------------------------------------- runs
 
 
-def session_run(*, session_id: int, user: Any, mode: str) -> Submission:
-    """Run (public tests) or submit (every test) the document's current code.
+# The timeline event of each kind of run at the desk.
+RUN_EVENT_KINDS = {
+    Submission.Mode.RUN: SessionEvent.Kind.RUN,
+    Submission.Mode.SUBMIT: SessionEvent.Kind.SUBMIT,
+    Submission.Mode.CUSTOM: SessionEvent.Kind.CUSTOM_RUN,
+    Submission.Mode.SCRIPT: SessionEvent.Kind.CONSOLE_RUN,
+}
+
+
+def session_run(*, session_id: int, user: Any, mode: str, custom_input: Any = None) -> Submission:
+    """Run (public tests), submit (every test), or a scratch run of the desk (custom input,
+    console) on the document's current code.
 
     The code is the server's copy, not the page's: what is graded is what the replay shows.
-    The submission belongs to the candidate whoever clicked, so both sides may follow it.
+    The submission belongs to the candidate whoever clicked, so both sides may follow it; a
+    scratch run is on the timeline too (its own event kind, never counted as a run or a
+    pass by the review), and the broadcast carries a custom run's input, so the other side
+    sees what it ran on.
     """
     session, role = _participant(session_id, user)
     _require_active(session)
     if session.candidate is None:
         raise SessionError("not_active", "the session has no candidate yet")
-    if mode not in GRADED_MODES:  # scratch modes (custom, script) are the practice page's
-        raise SessionError("bad_mode", "mode must be run or submit")
+    if mode not in (*GRADED_MODES, *SCRATCH_MODES):
+        raise SessionError("bad_mode", "mode must be run, submit, custom or script")
     try:
         submission = submission_create(
             user=session.candidate,
             problem_slug=session.problem.slug,
             code=session_code(session_id),
             mode=mode,
+            custom_input=custom_input,
             in_session=True,
         )
     except GradingError as exc:
         raise SessionError(exc.code, exc.message) from exc
-    kind = SessionEvent.Kind.RUN if mode == Submission.Mode.RUN else SessionEvent.Kind.SUBMIT
-    SessionEvent.objects.create(
+    event = SessionEvent.objects.create(
         session=session,
-        kind=kind,
+        kind=RUN_EVENT_KINDS[Submission.Mode(mode)],
         actor=user,
         at=submission.created_at,
         submission=submission,
         data={"role": role},
     )
-    realtime.broadcast(
-        session_id,
-        {
-            "type": "submission",
-            "id": submission.pk,
-            "mode": mode,
-            "by": user.get_username(),
-            "role": role,
-        },
-    )
+    message: dict[str, Any] = {
+        "type": "submission",
+        "id": submission.pk,
+        "mode": mode,
+        "by": user.get_username(),
+        "role": role,
+    }
+    if mode == Submission.Mode.CUSTOM:
+        message["input"] = submission.custom_input
+    realtime.broadcast(session_id, message)
+    if mode in SCRATCH_MODES:
+        # The interviewer's live Activity list: what the candidate tried at the desk.
+        realtime.broadcast_interviewer(
+            session_id,
+            {"type": "event", "kind": event.kind, "at": event.at.isoformat(),
+             "by": user.get_username(), "role": role},
+        )
     return submission
 
 

@@ -37,13 +37,21 @@ class FakeUser:
         return f"user{self.pk}"
 
 
+# paged-KV's example table lost its last column (issue 26): a wide table must scroll in its box.
+WIDE_TABLE = (
+    "| step | admitted | running | evicted | free pages | kv tokens | ends |\n"
+    "|---|---|---|---|---|---|---|\n"
+    "| 0 | `[0, 1, 2]` | `[0, 1, 2]` | `[]` | 12 | 48 | `stop_token: int \\| None` |\n"
+)
+
+
 def desk_html(user_pk: int = 7) -> str:
     problem = Problem(
         slug="token-bucket",
         title="Token-bucket rate limiter",
         difficulty="easy",
         topics=["rate limiting"],
-        statement_md="Implement `TokenBucket`.\n\n" + "More text.\n\n" * 60,
+        statement_md="Implement `TokenBucket`.\n\n" + WIDE_TABLE + "\n" + "More text.\n\n" * 60,
         starter_code="class TokenBucket:\n    pass\n",
         published=True,
     )
@@ -162,7 +170,9 @@ def test_the_shortcuts_are_listed(page: Page) -> None:
     page.click(".editor-shortcuts summary")
     table = page.locator(".shortcut-table")
     expect(table).to_be_visible()
-    for text in ("Run the public tests", "Submit", "Run custom input", "Leave the editor"):
+    for text in ("Run the public tests", "Submit", "Run custom input", "Leave the editor",
+                 "Run the file in the console", "Back to the editor", "Close a menu",
+                 "Open this list", "Emacs keys", "Vim keys"):
         expect(table).to_contain_text(text)
 
 
@@ -271,3 +281,140 @@ def test_enter_before_a_docstring_starts_a_new_line(page: Page) -> None:
     page.keyboard.press("Control+Home")
     page.keyboard.type("# meanwhile, the interviewer\n")
     assert code(page).startswith('# meanwhile, the interviewer\n"""Doc."""')
+
+
+# ---------------------------------------------------------------- issue 26
+
+
+def many_tests(ws: WebSocketRoute, _: int) -> None:
+    for index in range(40):
+        ws.send(json.dumps(public_test(index, f"test {index}", "WA", input="[1]", output="[2]",
+                                       expected="[3]")))
+    send(ws, type="done", verdict="WA", passed=0, total=40, score=0.0, by_tag={})
+
+
+def test_after_a_run_the_other_tabs_panels_are_not_covered_by_the_tests(
+    page: Page, grader: FakeGrader
+) -> None:
+    grader.on_connect = many_tests
+    page.click("#run-button")
+    expect(page.locator("#result-tests tbody.test")).to_have_count(40)
+
+    page.click("#tab-custom")
+    expect(page.locator("#results")).to_be_hidden()
+    expect(page.locator("#custom-panel")).to_be_visible()
+    # What is under the custom input's middle is the custom input itself.
+    assert page.evaluate("""(() => {
+        const box = document.getElementById('custom-input').getBoundingClientRect();
+        const x = box.left + box.width / 2, y = box.top + box.height / 2;
+        return document.elementFromPoint(x, y).id;
+    })()""") == "custom-input"
+    page.click("#tab-console")
+    expect(page.locator("#custom-panel")).to_be_hidden()
+    expect(page.locator("#script-run-button")).to_be_visible()
+
+
+def test_the_editor_gets_half_the_width_and_the_results_go_beside_or_below_it(
+    page: Page,
+) -> None:
+    editor = page.locator("#editor")
+    results = page.locator("#pane-results")
+
+    def beside() -> bool:
+        return results.bounding_box()["x"] > editor.bounding_box()["x"]  # type: ignore[index]
+
+    # "Automatic" (the default): below on these windows, beside on a wide one.
+    expect(page.locator("#editor-prefs select[name=layout]")).to_have_value("auto")
+    for width in (1440, 1280):
+        page.set_viewport_size({"width": width, "height": 900})
+        assert editor.bounding_box()["width"] >= width * 0.6  # type: ignore[index]
+        assert not beside()
+    page.set_viewport_size({"width": 1700, "height": 900})
+    assert beside()
+
+    page.click(".editor-settings summary")
+    page.select_option("#editor-prefs select[name=layout]", "beside")
+    for width in (1440, 1280):  # three columns, and still half the window for the code
+        page.set_viewport_size({"width": width, "height": 900})
+        assert beside()
+        assert editor.bounding_box()["width"] >= width / 2  # type: ignore[index]
+
+    page.select_option("#editor-prefs select[name=layout]", "below")
+    editor_box = editor.bounding_box()
+    results_box = results.bounding_box()
+    assert editor_box and results_box
+    assert results_box["y"] >= editor_box["y"] + editor_box["height"]
+
+    page.reload()  # kept with the other editor settings, for this user
+    expect(page.locator("#problem")).to_have_attribute("data-ready", "true")
+    expect(page.locator("#desk")).to_have_attribute("data-layout", "below")
+    expect(page.locator("#editor-prefs select[name=layout]")).to_have_value("below")
+
+
+def test_a_wide_statement_table_scrolls_inside_its_box(page: Page) -> None:
+    page.set_viewport_size({"width": 1280, "height": 900})
+    table = page.locator(".statement table").first
+    pane = page.locator("#pane-statement").bounding_box()
+    box = table.bounding_box()
+    assert pane and box
+    assert box["x"] + box["width"] <= pane["x"] + pane["width"] + 0.5  # not clipped by the pane
+    assert table.evaluate("t => t.scrollWidth > t.clientWidth")  # its own scroll bar
+    table.evaluate("t => t.scrollTo(t.scrollWidth, 0)")
+    last = table.locator("td").last
+    expect(last).to_have_text("stop_token: int | None")  # and no backslash
+    expect(last).to_be_in_viewport()
+
+
+def test_the_emacs_keymap_moves_kills_and_yanks(page: Page) -> None:
+    page.click(".editor-settings summary")
+    page.select_option("#editor-prefs select[name=keymap]", "emacs")
+    page.keyboard.press("Escape")
+    page.evaluate("window.onsiteEditor.setCode('abc\\nxyz\\n')")
+    page.locator("#editor .cm-line").first.click()
+    page.keyboard.press("Control+a")  # line start, not "select all"
+    page.keyboard.type("X")
+    assert code(page) == "Xabc\nxyz\n"
+    page.keyboard.press("Control+e")
+    page.keyboard.type("Y")
+    assert code(page) == "XabcY\nxyz\n"
+    page.keyboard.press("Control+n")  # next line
+    page.keyboard.press("Control+a")
+    page.keyboard.press("Control+k")  # kill to the end of the line
+    assert code(page) == "XabcY\n\n"
+    page.keyboard.press("Control+y")  # yank it back
+    assert code(page) == "XabcY\nxyz\n"
+
+
+def test_focus_goes_to_the_results_after_a_run_and_comes_back_by_key(
+    page: Page, grader: FakeGrader
+) -> None:
+    grader.on_connect = many_tests
+    page.click("#run-button")
+    assert page.evaluate("document.activeElement.id") == "results"
+    expect(page.locator("#result-tests tbody.test")).to_have_count(40)
+    page.keyboard.press("Control+Shift+E")
+    assert page.evaluate("document.activeElement.closest('#editor') !== null")
+
+    page.keyboard.press("Control+Enter")  # a run from the editor: the results take focus
+    assert page.evaluate("document.activeElement.id") == "results"
+    page.keyboard.press("Escape")  # Esc in the results: back to the editor
+    assert page.evaluate("document.activeElement.closest('#editor') !== null")
+
+
+def test_esc_closes_the_menus_and_question_mark_opens_the_shortcuts(page: Page) -> None:
+    settings = page.locator("details.editor-settings")
+    page.click(".editor-settings summary")
+    expect(settings).to_have_attribute("open", "")
+    page.keyboard.press("Escape")
+    expect(settings).not_to_have_attribute("open", "")
+    assert page.evaluate("document.activeElement.closest('.editor-settings') !== null")
+
+    page.keyboard.press("?")  # outside the editor
+    shortcuts = page.locator("details.editor-shortcuts")
+    expect(shortcuts).to_have_attribute("open", "")
+    expect(page.locator(".shortcut-table")).to_be_visible()
+    page.keyboard.press("Escape")
+    expect(shortcuts).not_to_have_attribute("open", "")
+    page.locator("#editor .cm-content").click()
+    page.keyboard.type("?")  # inside the editor it is a character
+    expect(shortcuts).not_to_have_attribute("open", "")

@@ -102,3 +102,23 @@ def test_sanitizer_keeps_only_allowed_classes_carriers() -> None:
 
     assert "<p>x</p>" in html
     assert '<span class="k">y</span>' in html
+
+
+def test_an_escaped_pipe_in_a_table_cells_code_renders_as_a_pipe() -> None:
+    # Issue 26: continuous batching's `int \| None` showed its backslash.
+    html = markdown_render(
+        "| field | type |\n|---|---|\n| `stop_token` | `int \\| None` |\n\n`a \\| b` outside"
+    )
+
+    assert "<td><code>int | None</code></td>" in html
+    assert "\\|" not in html.split("</table>")[0]
+    assert "<code>a \\| b</code>" in html  # outside a table, code stays verbatim
+
+
+def test_every_bank_statement_renders_without_a_backslashed_pipe() -> None:
+    from pathlib import Path
+
+    bank = Path(__file__).resolve().parents[2] / "problems" / "bank"
+    for statement in bank.glob("*/statement.md"):
+        tables = markdown_render(statement.read_text()).split("</table>")[:-1]
+        assert all("\\|" not in table for table in tables), statement.parent.name

@@ -88,3 +88,23 @@ def test_the_verdict_line_names_the_broken_rules_and_groups_count_their_rule(
     expect(summary.locator(".by-group li[data-group='edge cases']")).to_have_text(
         "edge cases: its tests' rules held in 9 of 11 (stops / step results)"
     )
+
+
+def test_the_plots_tick_labels_stay_readable_in_a_narrow_results_pane(
+    page: Page,  # noqa: F811 - the fixture imported above
+    grader: FakeGrader,  # noqa: F811
+) -> None:
+    # Issue 26: the plot shrank with its pane, and its tick labels with it (about 6 px).
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.click(".editor-settings summary")
+    page.select_option("#editor-prefs select[name=layout]", "beside")  # a ~270 px pane
+    page.keyboard.press("Escape")
+    page.click("#run-button")
+    ws = wait_for_sockets(page, grader, 1)
+    evidence = {"capacity": 2, "occupancy": [2, 1, 2] * 10, "baseline_occupancy": [2, 2] * 16}
+    ws.send(json.dumps(public_test(0, "idle slot", "WA", evidence=evidence)))
+
+    label = page.locator("tbody.test[data-index='0'] .occupancy-plot .plot-label").first
+    expect(label).to_be_attached()
+    height = label.evaluate("node => node.getBoundingClientRect().height")
+    assert height >= 11  # drawn at its own size, the pane scrolls it instead

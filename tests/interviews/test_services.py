@@ -342,3 +342,41 @@ def test_hints_open_one_at_a_time_are_recorded_and_feed_the_review_signal() -> N
     assert services.hints_revealed(session) == problem.hints
     assert session.events.filter(kind=SessionEvent.Kind.HINT).count() == 2
     assert session_signals(session).hints_used == 2
+
+
+def test_custom_and_console_runs_at_the_desk_are_on_the_interviewers_timeline() -> None:
+    # Issue 26: the session's desk has the practice page's custom input and console; the
+    # interviewer sees those runs on the timeline, and the review never counts them as runs.
+    from interviews.review.selectors import session_runs
+    from interviews.selectors import replay_data
+
+    problem = tiny_problem()
+    interviewer = user_with_role("int", "interviewer")
+    candidate = user_with_role("cand", "candidate")
+    session = services.session_schedule_live(interviewer=interviewer, problem_slug=problem.slug,
+                                             duration=timedelta(minutes=5))
+    assert session.invite_token
+    services.session_join(token=session.invite_token, user=candidate)
+
+    custom = services.session_run(session_id=session.pk, user=candidate, mode="custom",
+                                  custom_input={"x": 3})
+    script = services.session_run(session_id=session.pk, user=candidate, mode="script")
+
+    assert (custom.mode, custom.custom_input, custom.user_id) == ("custom", {"x": 3}, candidate.pk)
+    assert script.mode == "script" and script.custom_input is None
+    kinds = list(SessionEvent.objects.filter(session=session, submission__isnull=False)
+                 .values_list("kind", "submission_id"))
+    assert kinds == [("custom_run", custom.pk), ("console_run", script.pk)]
+    marks = replay_data(session=session, user=interviewer)["marks"]
+    labels = {mark["kind"]: mark["label"] for mark in marks}
+    assert labels["custom_run"] == "Custom input run"
+    assert labels["console_run"].startswith("Console run")
+    assert session_runs(session, staff=True) == []  # neither is a run nor a pass
+
+    with pytest.raises(SessionError) as exc:
+        services.session_run(session_id=session.pk, user=candidate, mode="custom",
+                             custom_input={1, 2})
+    assert exc.value.code == "bad_input"
+    with pytest.raises(SessionError) as exc:
+        services.session_run(session_id=session.pk, user=candidate, mode="debug")
+    assert exc.value.code == "bad_mode"

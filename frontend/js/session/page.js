@@ -3,8 +3,9 @@
 // Page contract: #session carries data-base-url (/sessions/<id>), data-user-name; the JSON
 // state is in #session-state and the caret colours in #cursor-colors (json_script);
 // #session-editor is where CodeMirror mounts;
-// #session-timer, #connection, #session-banner; #run-button, #submit-button, #finish-button;
-// #results (the same children as the problem page's results panel); #questions-panel,
+// #session-timer, #connection, #session-banner; #finish-button; the desk (the practice page's
+// toolbar, settings, shortcuts, and results pane with custom input and console:
+// frontend/templates/frontend/_desk.html, js/desk.js); #questions-panel,
 // #notes-panel, #activity (interviewer) and #interviewer-edit (interviewer's checkbox).
 import { Compartment, EditorState } from "@codemirror/state";
 import { EditorView } from "@codemirror/view";
@@ -12,9 +13,9 @@ import { yCollab } from "y-codemirror.next";
 import { Awareness } from "y-protocols/awareness";
 import * as Y from "yjs";
 
-import { editorExtensions, preferencesLoad } from "../editor.js";
+import { Desk } from "../desk.js";
+import { editorExtensions } from "../editor.js";
 import { submissionFollow } from "../grader.js";
-import { ResultsPanel } from "../results.js";
 import { ApiError, getJson, postJson } from "./api.js";
 import {
   CallLink,
@@ -63,9 +64,8 @@ export function sessionPageMount(root) {
   const role = state.role;
   const banner = document.getElementById("session-banner");
   const connection = document.getElementById("connection");
-  const buttons = ["run-button", "submit-button", "finish-button"]
-    .map((id) => document.getElementById(id))
-    .filter(Boolean);
+  const finishButton = document.getElementById("finish-button");
+  const desk = new Desk(document.getElementById("desk"));
   const editToggle = document.getElementById("interviewer-edit");
 
   const showBanner = (text, kind = "info") => {
@@ -85,21 +85,26 @@ export function sessionPageMount(root) {
   });
   const readOnly = new Compartment();
   let interviewerCanEdit = Boolean(state.interviewer_can_edit);
+  // The setup shared with the practice editor: 4-space indent, the user's preferences (the
+  // same ones, kept in the same place), the desk's keys.
+  const setup = editorExtensions({
+    prefs: desk.prefs,
+    label: "Shared solution code",
+    describedBy: "editor-escape-hint",
+    extraKeys: desk.editorKeys((mode) => start(mode)),
+  });
   const view = new EditorView({
     parent: document.getElementById("session-editor"),
     state: EditorState.create({
       doc: ytext.toString(),
       extensions: [
-        // The setup shared with the practice editor (4-space indent, the user's preferences).
-        ...editorExtensions({
-          prefs: preferencesLoad(root.dataset.userName || ""),
-          label: "Shared solution code",
-        }).extensions,
+        ...setup.extensions,
         yCollab(ytext, awareness, { undoManager: new Y.UndoManager(ytext) }),
         readOnly.of(EditorState.readOnly.of(!state.can_edit)),
       ],
     }),
   });
+  desk.editorAttach(view, setup.apply);
   const setEditable = (editable) => {
     root.dataset.canEdit = String(editable);
     view.dispatch({ effects: readOnly.reconfigure(EditorState.readOnly.of(!editable)) });
@@ -109,19 +114,23 @@ export function sessionPageMount(root) {
 
   // ---------------------------------------------------------------- results
 
-  const panel = new ResultsPanel(document.getElementById("results"));
   let follower = null;
   let followedId = null;
   const setBusy = (busy) => {
     root.dataset.busy = String(busy);
-    for (const button of buttons) button.disabled = busy || state.status !== "active";
+    const closed = state.status !== "active";
+    desk.setBusy(busy, { closed });
+    if (finishButton) finishButton.disabled = busy || closed;
   };
-  const follow = (id, mode) => {
+  // Follows one run in the desk panel of its mode; `focus` only for this page's own click
+  // (a run the other participant started must not take the focus from here).
+  const follow = (id, mode, { focus = false, input } = {}) => {
     if (!id || followedId === id) return;
     follower?.stop();
     followedId = id;
     root.dataset.submission = String(id);
-    panel.reset(mode);
+    if (mode === "custom") desk.customInputShow(input);
+    const panel = desk.runBegin(mode, { focus });
     setBusy(true);
     const current = submissionFollow({
       id,
@@ -142,14 +151,23 @@ export function sessionPageMount(root) {
     follower = current;
   };
   const start = async (mode) => {
+    const body = { mode };
+    if (mode === "custom") {
+      const parsed = desk.customInputRead();
+      if (!parsed.ok) return;
+      body.input = parsed.value;
+    }
     setBusy(true);
+    desk.resultsFocus(mode); // the clicked button is disabled: focus goes to the results
     // Grade what the server has: wait until every keystroke so far is stored there.
     await provider.flush(4000);
     try {
-      const answer = await postJson(urls.run, { mode });
-      follow(answer.id, mode);
+      const answer = await postJson(urls.run, body);
+      follow(answer.id, mode, { focus: true });
     } catch (error) {
-      panel.fail(error instanceof ApiError ? error.message : "Something went wrong.");
+      desk.runBegin(mode, { focus: true }).fail(
+        error instanceof ApiError ? error.message : "Something went wrong.",
+      );
       setBusy(false);
     }
   };
@@ -270,7 +288,7 @@ export function sessionPageMount(root) {
   const onEvent = (event) => {
     switch (event.type) {
       case "submission":
-        return follow(event.id, event.mode);
+        return follow(event.id, event.mode, { input: event.input });
       case "question":
       case "question_detail":
         tabs.notify("live");
@@ -335,9 +353,7 @@ export function sessionPageMount(root) {
 
   // ---------------------------------------------------------------- controls
 
-  document.getElementById("run-button")?.addEventListener("click", () => start("run"));
-  document.getElementById("submit-button")?.addEventListener("click", () => start("submit"));
-  document.getElementById("finish-button")?.addEventListener("click", async () => {
+  finishButton?.addEventListener("click", async () => {
     if (!window.confirm("End the session now and submit the code as it is?")) return;
     await provider.flush(4000);
     try {

@@ -155,6 +155,8 @@ const ACTIVITY_TEXT = {
   tab_hidden: () => "The candidate left the tab",
   tab_visible: () => "The candidate came back to the tab",
   hint: (event) => `Hint ${event.number || ""} is open for the candidate`,
+  custom_run: (event) => `${event.by || "someone"} ran the code on a custom input`,
+  console_run: (event) => `${event.by || "someone"} ran the file in the console`,
 };
 
 export class ActivityFeed {
