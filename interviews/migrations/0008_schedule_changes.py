@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('interviews', '0006_candidate_opens_hints'),
+        ('interviews', '0007_desk_scratch_runs'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
