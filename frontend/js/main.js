@@ -1,8 +1,8 @@
 // Entry point of the bundle loaded by the problem page (frontend/templates/frontend/problem_detail.html).
 //
-// Page contract: #problem carries data-slug, data-api-url and data-user-key (whose preferences
-// and pane widths to remember); #editor is where CodeMirror mounts; #starter-code and
-// #custom-example are JSON (json_script); #run-button / #submit-button / #reset-button; the
+// Page contract: #problem carries data-slug, data-api-url, data-user-key (whose preferences
+// and pane widths to remember) and, on an author's try-out, data-version; #editor is where
+// CodeMirror mounts; #starter-code and #custom-example are JSON (json_script); #run-button / #submit-button / #reset-button; the
 // results pane has the tabs #tab-tests / #tab-custom / #tab-console over #results (see
 // results.js), #custom-panel (#custom-input, #custom-run-button, #custom-output) and
 // #console-panel (#script-run-button, #console-output); #editor-prefs is the settings form.
@@ -49,6 +49,9 @@ function problemPageMount() {
   const slug = problem.dataset.slug;
   const apiUrl = problem.dataset.apiUrl || "/api/submissions";
   const userKey = problem.dataset.userKey || "anonymous";
+  // An author trying one version (the studio's candidate view): runs grade on that version,
+  // and its editor keeps a draft of its own, apart from the live problem's.
+  const version = problem.dataset.version || "";
   const runButton = document.getElementById("run-button");
   const submitButton = document.getElementById("submit-button");
   const resetButton = document.getElementById("reset-button");
@@ -106,7 +109,7 @@ function problemPageMount() {
     setBusy(true);
     let id;
     try {
-      id = await submissionCreate({ apiUrl, slug, code: editor.getCode(), mode, input });
+      id = await submissionCreate({ apiUrl, slug, code: editor.getCode(), mode, input, version });
     } catch (error) {
       panel.fail(error instanceof GraderError ? error.message : "Something went wrong.");
       setBusy(false);
@@ -135,7 +138,7 @@ function problemPageMount() {
   const guarded = (button, mode) => () => (button?.disabled || start(mode), true);
   const editor = editorMount({
     parent: editorParent,
-    slug,
+    slug: version ? `${slug}@v${version}` : slug,
     starterCode: starterCodeRead(),
     userKey,
     describedBy: "editor-escape-hint",

@@ -70,19 +70,28 @@ def _merged_keyed(
     base: Sequence[T], mine: Sequence[T], head: Sequence[T], key: Callable[[T], Hashable]
 ) -> tuple[T, ...]:
     """A list of named items (tests, wrong solutions...): the head's list, with the items I
-    removed taken out, the ones I changed replaced and the ones I added appended."""
+    removed taken out, the ones I changed replaced, and the ones I added placed after the item
+    they follow in my list (at the end when past the base's length, or that item is gone)."""
     before = {key(item): item for item in base}
     kept = {key(item) for item in mine}
     result = [item for item in head if not (key(item) in before and key(item) not in kept)]
-    for item in mine:
+
+    def where(name: Hashable) -> int | None:
+        return next((i for i, other in enumerate(result) if key(other) == name), None)
+
+    for position, item in enumerate(mine):
         name = key(item)
         if before.get(name) == item:
             continue  # untouched by me: the head's (perhaps edited) copy stays
-        at = next((i for i, other in enumerate(result) if key(other) == name), None)
-        if at is None:
-            result.append(item)
-        else:
+        at = where(name)
+        if at is not None:
             result[at] = item
+            continue
+        previous = where(key(mine[position - 1])) if position else -1
+        if previous is None or position >= len(base):
+            result.append(item)  # added past the end of what I had: after their additions
+        else:
+            result.insert(previous + 1, item)
     return tuple(result)
 
 
