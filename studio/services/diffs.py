@@ -22,8 +22,12 @@ _ORDER = ("problem.toml", "statement.md", "starter.py", "reference.py", "driver.
 
 
 def _tests_text(tests: tuple[TestCase, ...]) -> str:
+    """One test per line, the comma leading (still JSON): adding a test at the end changes
+    one line, not the one before it too."""
     lines = [json.dumps(test_as_json(t), allow_nan=True, ensure_ascii=False) for t in tests]
-    return "[\n" + ",\n".join(lines) + "\n]\n" if lines else "[]\n"
+    if not lines:
+        return "[]\n"
+    return "[ " + "\n, ".join(lines) + "\n]\n"
 
 
 def package_files(package: Package) -> dict[str, str]:

@@ -59,7 +59,7 @@ class Tryout:
 
     number: int
     live: bool
-    live_number: int | None
+    live_number: int | None  # what candidates see: None when the problem is not published
     state: str  # the version's validation: draft, pending, running, passed, failed
 
 
@@ -82,7 +82,7 @@ def version_tryout(request: HttpRequest, slug: str, number: int) -> HttpResponse
         "tryout": Tryout(
             number=version.number,
             live=live is not None and live.pk == version.pk,
-            live_number=live.number if live is not None else None,
+            live_number=live.number if live is not None and problem.published else None,
             state=version.validation,
         ),
         "statement_html": markdown_render(version.statement_md),
