@@ -3,6 +3,7 @@ preview, the code and prose parts, the wrong solutions. Every save is a draft ve
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
@@ -133,6 +134,7 @@ def problem_page(
         # than the newest version is refused, not let to overwrite it.
         "base_token": version_revision(latest).token if latest is not None else "",
         "conflict": conflict,
+        "collapse_seconds": settings.ONSITE_STUDIO_COLLAPSE_SECONDS,
     }
     return render(request, "studio/problem.html", context, status=status)
 

@@ -54,6 +54,10 @@ def test_one_authors_saves_collapse_into_one_draft_version(problem: Problem,
     # every earlier state is kept, so a tab still on one of them can be merged from it
     assert revision_state(problem, Revision(2, 0)).statement_md == "# one"
     assert revision_state(problem, Revision(2, 2)).statement_md == "# three"
+    # the history lists one draft, saying how many saves it holds
+    page = client_for(alice).get("/studio/add-one/").content.decode()
+    assert '<span class="form-note saves">(4 saves)</span>' in page
+    assert "less than 10 min apart go into one draft" in page
 
 
 @collapsing
