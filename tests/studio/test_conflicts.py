@@ -221,3 +221,50 @@ def test_a_tab_on_a_rewritten_state_is_refused_and_merged_from_that_state(
     edit_test(problem=problem, user=alice, op="add", test=third, based_on=tab_b,
               onto=head_token(problem))
     assert names(problem) == ["public 0", "public 1", "bob's test", "alice's test", "third"]
+
+
+STALE_FORMS = {
+    "statement": ("/studio/add-one/statement/", {"statement_md": "# Mine"}),
+    "tests": ("/studio/add-one/tests/", {
+        "public_tests": json.dumps([MINE]), "hidden_tests": "[]",
+        "test_wall_seconds": "2", "test_cpu_seconds": "2", "memory_mb": "256"}),
+    "parts": ("/studio/add-one/parts/", {
+        "starter_code": "def solve(x):\n    pass\n", "reference_code": "def solve(x):\n"
+        "    return x + 1\n", "driver_code": "", "checker_code": "", "support_code": "",
+        "hints": "mine", "follow_ups": "", "driver": "function", "entry": "solve",
+        "compare": "exact", "title": "Add one", "difficulty": "medium", "queue": "cpu",
+        "kind": "implement", "topics": "", "float_rel": "1e-6", "float_abs": "1e-9",
+        "clarifications": "[]", "rubric": "[]"}),
+    "wrong": ("/studio/add-one/wrong/", {
+        "file": "wrong/mine.py", "verdict": "WA", "why": "MARK-MY-WHY", "groups": "",
+        "says": "", "code": "def solve(x):\n    return x\n"}),
+}
+
+
+@pytest.mark.parametrize("form", sorted(STALE_FORMS))
+def test_every_studio_form_shows_its_conflict_inside_itself(
+    problem: Problem, alice: User, bob: User, form: str
+) -> None:
+    base = head_token(problem)
+    edit_test(problem=problem, user=bob, op="add", test=EXTRA, based_on=base)
+    url, data = STALE_FORMS[form]
+    response = client_for(alice).post(url, data | {"base": base})
+    assert response.status_code == 409
+    page = response.content.decode()
+    form_tag = page.index(f'action="{url}"')
+    conflict = page.index('id="conflict"')
+    assert form_tag < conflict < page.index("</form>", form_tag)
+    assert problem.versions.count() == 2
+    # reapplied, it lands on top of bob's test
+    assert client_for(alice).post(url, data | {"base": base, "onto": "2.0"}).status_code == 302
+    assert "bob's test" in names(problem)
+
+
+def test_a_limit_applied_from_an_old_versions_page_keeps_what_was_saved_since(
+    problem: Problem, alice: User, bob: User
+) -> None:
+    edit_test(problem=problem, user=bob, op="add", test=EXTRA)
+    version, created = version_create(problem=problem, base=problem.versions.get(number=1),
+                                      limits={"test_cpu_seconds": 3.0}, user=alice)
+    assert created and version.number == 3
+    assert version.limits["test_cpu_seconds"] == 3.0 and "bob's test" in names(problem)
