@@ -239,6 +239,9 @@ ONSITE_GRADE_MAX_ATTEMPTS = env_int("ONSITE_GRADE_MAX_ATTEMPTS", 8)
 ONSITE_GRADE_RETRY_BASE_SECONDS = env_float("ONSITE_GRADE_RETRY_BASE_SECONDS", 2.0)
 # A submission left queued or running longer than this is handed out again by the sweeper.
 ONSITE_STALE_SUBMISSION_SECONDS = env_int("ONSITE_STALE_SUBMISSION_SECONDS", 120)
+# Consecutive studio saves by one author within this many seconds rewrite their draft version
+# instead of adding one (studio.services.revisions); 0 makes every save a version.
+ONSITE_STUDIO_COLLAPSE_SECONDS = env_int("ONSITE_STUDIO_COLLAPSE_SECONDS", 600)
 # A job's claim (grading, validation, regrade) lasts this long and is renewed by a heartbeat
 # while it runs; once it runs out another worker may take the job over (the first is dead).
 ONSITE_LEASE_SECONDS = env_float("ONSITE_LEASE_SECONDS", 15.0)

@@ -68,7 +68,8 @@ def problem_status_by_slug(*, user: AbstractBaseUser | AnonymousUser) -> dict[st
         return {}
     rows = (
         submissions_of(user)
-        .filter(mode__in=(Submission.Mode.RUN, Submission.Mode.SUBMIT))
+        # An author's try-out of a version (a draft, perhaps) is not a go at the problem.
+        .filter(mode__in=(Submission.Mode.RUN, Submission.Mode.SUBMIT), trial=False)
         .values_list("problem__slug", "mode", "verdict")
     )
     status: dict[str, str] = {}

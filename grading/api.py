@@ -26,6 +26,8 @@ class SubmissionIn(serializers.Serializer[Any]):
     mode = serializers.ChoiceField(choices=Submission.Mode.values)
     # Mode "custom": the input to run, as JSON in the problem's own test form.
     input = serializers.JSONField(required=False, allow_null=True)
+    # An author's try-out of one version of their problem (a draft, perhaps): graded on it.
+    version = serializers.IntegerField(required=False, min_value=1, max_value=2**31 - 1)
 
 
 CREATED = inline_serializer(
@@ -168,6 +170,7 @@ class SubmissionListView(APIView):
             code=incoming.validated_data["code"],
             mode=incoming.validated_data["mode"],
             custom_input=incoming.validated_data.get("input"),
+            version_number=incoming.validated_data.get("version"),
         )
         return Response({"id": submission.pk, "status": submission.status}, status=201)
 

@@ -37,6 +37,9 @@ class Submission(models.Model):
         ProblemVersion, on_delete=models.PROTECT, related_name="submissions"
     )
     mode = models.CharField(max_length=6, choices=Mode.choices)
+    # An author's try-out of one version (a draft, perhaps) from the studio's candidate view:
+    # graded against that version, never counted in the problem's stats or regraded.
+    trial = models.BooleanField(default=False)
     code = models.TextField()
     # A custom run's input (JSON, in the problem's test form); null for every other mode.
     custom_input = models.JSONField(null=True, blank=True)

@@ -11,6 +11,7 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
+from core import visibility
 from core.errors import ApplicationError
 from grading import jobs, queueing, realtime, scratch
 from grading.judge import (
@@ -133,6 +134,24 @@ def submission_lane(mode: str, *, in_session: bool) -> Lane:
     return Lane.INTERACTIVE
 
 
+def version_for_trial(*, user: Any, problem_slug: str, number: int) -> ProblemVersion:
+    """Version `number` of the problem, for one of its authors (or an admin) to try as a
+    candidate: any version, a draft included (core.visibility's DRAFT_PROBLEM row: admins, and
+    the problem's own authors). Anyone else is answered as if it did not exist."""
+    version = (
+        ProblemVersion.objects.select_related("problem")
+        .filter(problem__slug=problem_slug, number=number)
+        .first()
+    )
+    if version is None or not visibility.may_see(
+        visibility.DRAFT_PROBLEM,
+        visibility.base_viewer(user),
+        own=version.problem.is_authored_by(user),
+    ):
+        raise GradingError("unknown_problem", f"no version {number} of {problem_slug!r}")
+    return version
+
+
 def submission_create(
     *,
     user: User,
@@ -141,12 +160,15 @@ def submission_create(
     mode: str,
     custom_input: Any = None,
     in_session: bool = False,
+    version_number: int | None = None,
 ) -> Submission:
     """Store a submission and queue its grading on its lane once the transaction commits.
 
     Modes `custom` (with `custom_input`) and `script` are scratch runs (grading/scratch.py):
     the same queue, sandbox and rate limit, on the candidate's input alone. `in_session`:
-    a run inside a live or solo session, graded on the interactive lane whatever its mode."""
+    a run inside a live or solo session, graded on the interactive lane whatever its mode.
+    `version_number`: an author's try-out of that version (`version_for_trial`), a draft
+    perhaps: graded on it and marked `trial`, so it never counts as the problem's."""
     if mode not in Submission.Mode.values:
         raise GradingError("bad_mode", f"mode must be one of {', '.join(Submission.Mode.values)}")
     _validate_code(code)
@@ -157,14 +179,20 @@ def submission_create(
             raise GradingError("bad_input", str(exc)) from exc
     else:
         custom_input = None
-    problem = Problem.objects.offered().filter(slug=problem_slug).first()
-    if problem is None or problem.live_version is None:
-        raise GradingError("unknown_problem", f"no published problem {problem_slug!r}")
+    if version_number is not None:
+        version = version_for_trial(user=user, problem_slug=problem_slug, number=version_number)
+        problem = version.problem
+    else:
+        offered = Problem.objects.offered().filter(slug=problem_slug).first()
+        if offered is None or offered.live_version is None:
+            raise GradingError("unknown_problem", f"no published problem {problem_slug!r}")
+        problem, version = offered, offered.live_version
     with transaction.atomic():
         submission = Submission.objects.create(
             user=user,
             problem=problem,
-            version=problem.live_version,
+            version=version,
+            trial=version_number is not None,
             mode=mode,
             code=code,
             custom_input=custom_input,

@@ -115,6 +115,13 @@ class Problem(models.Model):
     def __str__(self) -> str:
         return self.slug
 
+    def is_authored_by(self, user: Any) -> bool:
+        """Whether `user` is its owner or a co-author (the `own` of core.visibility's
+        DRAFT_PROBLEM row: one of the people it is a draft of)."""
+        if not getattr(user, "is_authenticated", False):
+            return False
+        return self.owner_id == user.pk or self.coauthors.filter(pk=user.pk).exists()
+
 
 class ProblemVersion(models.Model):
     class Validation(models.TextChoices):

@@ -10,6 +10,7 @@ from django.conf import settings
 from django.db import models
 
 from grading.models import Submission
+from problems.jsonsafe import TaggedFloatDecoder, TaggedFloatEncoder
 from problems.models import ProblemVersion
 
 
@@ -80,3 +81,34 @@ class RegradeItem(models.Model):
 
     def __str__(self) -> str:
         return f"#{self.submission_id}: {self.old_verdict} -> {self.new_verdict}"
+
+
+class VersionRevision(models.Model):
+    """An earlier state of a draft version, kept when a later save rewrote the version in place.
+
+    Consecutive saves by one author within `ONSITE_STUDIO_COLLAPSE_SECONDS` collapse into one
+    draft version (studio.services.revisions), so the history stays readable. A tab still open
+    on the older state may save later: its save names this state as its base, and the conflict
+    check (studio.services.conflicts) needs the state to show what changed since and to merge.
+    The version's current revision number is how many of these it has.
+    """
+
+    version = models.ForeignKey(
+        ProblemVersion, on_delete=models.CASCADE, related_name="revisions"
+    )
+    revision = models.PositiveIntegerField()  # 0: the version as first saved
+    # version_fields of that state (tests with NaN and ±inf, as the version stores them).
+    fields = models.JSONField(encoder=TaggedFloatEncoder, decoder=TaggedFloatDecoder)
+    saved_at = models.DateTimeField()  # when that state was saved
+    superseded_at = models.DateTimeField(auto_now_add=True)  # when the next save replaced it
+
+    class Meta:
+        ordering = ["version", "revision"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["version", "revision"], name="unique_version_revision"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.version} r{self.revision}"

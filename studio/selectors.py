@@ -7,7 +7,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import Prefetch, QuerySet
+from django.db.models import Count, Prefetch, QuerySet
 from django.shortcuts import get_object_or_404
 
 from problems.models import Problem, ProblemVersion
@@ -61,7 +61,13 @@ def studio_problem_get(*, slug: str) -> Problem:
 
 def studio_versions(problem: Problem) -> list[VersionRow]:
     """The problem's versions newest first, with who saved each and what it changed."""
-    return _rows(problem, list(problem.versions.select_related("created_by").defer(*_HEAVY)))
+    versions = (
+        problem.versions.select_related("created_by")
+        .defer(*_HEAVY)
+        # How many earlier states one author's consecutive saves folded into it.
+        .annotate(rewrites=Count("revisions"))
+    )
+    return _rows(problem, list(versions))
 
 
 def studio_version_get(*, problem: Problem, number: int) -> ProblemVersion:

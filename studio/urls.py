@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from studio.views import authors, packages, problems, publishing, testcases, versions
+from studio.views import authors, packages, problems, publishing, testcases, tryout, versions
 
 app_name = "studio"
 
@@ -40,4 +40,10 @@ urlpatterns = [
     path("<slug:slug>/v<int:number>/regrade/", versions.version_regrade, name="regrade"),
     path("<slug:slug>/v<int:number>/live/", versions.version_live, name="live"),
     path("<slug:slug>/v<int:number>/limit/", versions.version_apply_limit, name="apply_limit"),
+    path("<slug:slug>/v<int:number>/try/", tryout.version_tryout, name="tryout"),
+    path(
+        "<slug:slug>/v<int:number>/try/hints/<int:hint>/",
+        tryout.version_tryout_hint,
+        name="tryout_hint",
+    ),
 ]

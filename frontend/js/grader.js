@@ -34,7 +34,7 @@ async function errorDetail(response) {
 }
 
 /** Creates a submission and returns its id. Throws GraderError with a message to show. */
-export async function submissionCreate({ apiUrl, slug, code, mode, input }) {
+export async function submissionCreate({ apiUrl, slug, code, mode, input, version }) {
   const limit = maxCodeBytes();
   if (new TextEncoder().encode(code).length > limit) {
     throw new GraderError(`Your code is over ${Math.floor(limit / 1024)} KB; shorten it before running.`);
@@ -50,9 +50,14 @@ export async function submissionCreate({ apiUrl, slug, code, mode, input }) {
       },
       credentials: "same-origin",
       // `input` only for a custom run (the server ignores it otherwise).
-      body: JSON.stringify(
-        mode === "custom" ? { problem: slug, code, mode, input } : { problem: slug, code, mode },
-      ),
+      // `version` only on an author's try-out of one version (the studio's candidate view).
+      body: JSON.stringify({
+        problem: slug,
+        code,
+        mode,
+        ...(mode === "custom" ? { input } : {}),
+        ...(version ? { version: Number(version) } : {}),
+      }),
     });
   } catch {
     throw new GraderError("Could not reach the server. Check your connection and try again.");

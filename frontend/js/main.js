@@ -1,8 +1,9 @@
 // Entry point of the bundle loaded by the problem page (frontend/templates/frontend/problem_detail.html).
 //
-// Page contract: #problem carries data-slug, data-api-url and data-user-key (whose pane widths
-// to remember); #starter-code is JSON (json_script); #reset-button; the rest is the desk
-// (frontend/templates/frontend/_desk.html, js/desk.js), whose editor mounts in #editor.
+// Page contract: #problem carries data-slug, data-api-url, data-user-key (whose pane widths
+// to remember) and, on an author's try-out, data-version; #starter-code is JSON (json_script);
+// #reset-button; the rest is the desk (frontend/templates/frontend/_desk.html, js/desk.js),
+// whose editor mounts in #editor.
 import htmx from "htmx.org";
 
 import { Desk } from "./desk.js";
@@ -24,6 +25,9 @@ function problemPageMount() {
   const apiUrl = problem.dataset.apiUrl || "/api/submissions";
   const userKey = problem.dataset.userKey || "anonymous";
   const desk = new Desk(deskRoot);
+  // An author trying one version (the studio's candidate view): runs grade on that version,
+  // and its editor keeps a draft of its own, apart from the live problem's.
+  const version = problem.dataset.version || "";
   splittersBind(problem, userKey);
 
   let current = null; // The submission being followed; a new click abandons it.
@@ -45,7 +49,7 @@ function problemPageMount() {
     setBusy(true);
     let id;
     try {
-      id = await submissionCreate({ apiUrl, slug, code: editor.getCode(), mode, input });
+      id = await submissionCreate({ apiUrl, slug, code: editor.getCode(), mode, input, version });
     } catch (error) {
       panel.fail(error instanceof GraderError ? error.message : "Something went wrong.");
       setBusy(false);
@@ -73,7 +77,7 @@ function problemPageMount() {
 
   const editor = editorMount({
     parent: editorParent,
-    slug,
+    slug: version ? `${slug}@v${version}` : slug,
     starterCode: starterCodeRead(),
     prefs: desk.prefs,
     describedBy: "editor-escape-hint",

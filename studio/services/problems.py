@@ -5,7 +5,7 @@ so the studio can never store a package the bank would refuse; every edit is a d
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -23,7 +23,8 @@ from problems.package import (
     package_read,
     package_write,
 )
-from problems.services import problem_load, problem_to_package
+from problems.services import problem_load
+from studio.services.conflicts import edit_apply
 from studio.services.errors import ProblemActionError
 from studio.services.versions import version_store
 
@@ -98,66 +99,90 @@ def problem_create(
 
 
 def problem_parts_update(
-    *, problem: Problem, user: User | None, parts: Mapping[str, Any]
+    *,
+    problem: Problem,
+    user: User | None,
+    parts: Mapping[str, Any] | None = None,
+    edit: Callable[[Package], Package] | None = None,
+    based_on: str | None = None,
+    onto: str | None = None,
 ) -> tuple[Problem, ProblemVersion | None]:
-    """Replace some of the package's parts as a new draft version; all of them pass
-    package_read or none is saved.
+    """Replace some of the package's parts (or apply `edit`) as a new draft version; all of
+    them pass package_read or none is saved.
 
-    The draft starts from the newest version and reaches candidates only once it is validated
-    and made live (services.version_make_live copies its content onto the problem). Returns
-    the problem and the new version (None when nothing changed).
+    The draft starts from the version the author's page showed (`based_on`; default the
+    newest), refused when that is no longer the newest unless reapplied `onto` it
+    (studio.services.conflicts), and reaches candidates only once it is validated and made
+    live (services.version_make_live copies its content onto the problem). Returns the
+    problem and the new version (None when nothing changed).
     """
+    parts = dict(parts or {})
     unknown = set(parts) - PARTS
     if unknown:
         raise ProblemActionError("bad_part", f"not a package part: {', '.join(sorted(unknown))}")
-    base = problem.versions.order_by("-number").first()
-    if base is None:
-        raise ProblemActionError("no_version", f"problem {problem.slug} has no version")
-    package = _package_checked(replace(problem_to_package(problem=problem, version=base), **parts))
-    new: ProblemVersion | None = None
-    with transaction.atomic():
-        if "queue" in parts:
+
+    def change(package: Package) -> Package:
+        package = replace(package, **parts)
+        return edit(package) if edit is not None else package
+
+    def store(package: Package) -> tuple[ProblemVersion, bool]:
+        package = _package_checked(package)
+        if package.queue != problem.queue:
             Problem.objects.filter(pk=problem.pk).update(
                 queue=package.queue, updated_at=timezone.now()
             )
-        try:
-            version, created = version_store(problem=problem, package=package, user=user)
-        except IntegrityError as exc:
-            raise ProblemActionError(
-                "conflict", "another edit was saved at the same moment; reload and try again"
-            ) from exc
-        new = version if created else None
+            problem.queue = package.queue
+        return version_store(problem=problem, package=package, user=user)
+
+    version, created = edit_apply(
+        problem=problem, user=user, edit=change, based_on=based_on, onto=onto, store=store
+    )
     problem.refresh_from_db()
-    return problem, new
-
-
-def _wrong_of(problem: Problem) -> list[WrongSolution]:
-    base = problem.versions.order_by("-number").first()
-    if base is None:
-        raise ProblemActionError("no_version", f"problem {problem.slug} has no version")
-    return [WrongSolution.from_dict(w) for w in base.wrong_solutions]
+    return problem, version if created else None
 
 
 def wrong_solution_put(
-    *, problem: Problem, user: User | None, wrong: WrongSolution
+    *,
+    problem: Problem,
+    user: User | None,
+    wrong: WrongSolution,
+    based_on: str | None = None,
+    onto: str | None = None,
 ) -> tuple[Problem, ProblemVersion | None]:
     """Add a known-wrong solution to the newest version's, or replace the one of that file
     name, as a new draft. A replacement that declares no groups or words keeps the ones the
     replaced entry declared (the studio's form edits code, verdict and why; a package sets all)."""
-    current = _wrong_of(problem)
-    old = next((w for w in current if w.file == wrong.file), None)
-    if old is not None and not (wrong.groups or wrong.says):
-        wrong = replace(wrong, groups=old.groups, says=old.says)
-    kept = [w for w in current if w.file != wrong.file]
-    return problem_parts_update(problem=problem, user=user, parts={"wrong": (*kept, wrong)})
+
+    def edit(package: Package) -> Package:
+        old = next((w for w in package.wrong if w.file == wrong.file), None)
+        new = wrong
+        if old is not None and not (wrong.groups or wrong.says):
+            new = replace(wrong, groups=old.groups, says=old.says)
+        if old is None:
+            return replace(package, wrong=(*package.wrong, new))
+        return replace(package, wrong=tuple(new if w.file == wrong.file else w
+                                            for w in package.wrong))
+
+    return problem_parts_update(
+        problem=problem, user=user, edit=edit, based_on=based_on, onto=onto
+    )
 
 
 def wrong_solution_delete(
-    *, problem: Problem, user: User | None, index: int
+    *,
+    problem: Problem,
+    user: User | None,
+    index: int,
+    based_on: str | None = None,
+    onto: str | None = None,
 ) -> tuple[Problem, ProblemVersion | None]:
-    """Drop the newest version's `index`-th wrong solution, as a new draft."""
-    wrong = _wrong_of(problem)
-    if not 0 <= index < len(wrong):
-        raise ProblemActionError("no_wrong", f"there is no wrong solution #{index}")
-    del wrong[index]
-    return problem_parts_update(problem=problem, user=user, parts={"wrong": tuple(wrong)})
+    """Drop the `index`-th wrong solution of the version the page showed, as a new draft."""
+
+    def edit(package: Package) -> Package:
+        if not 0 <= index < len(package.wrong):
+            raise ProblemActionError("no_wrong", f"there is no wrong solution #{index}")
+        return replace(package, wrong=package.wrong[:index] + package.wrong[index + 1:])
+
+    return problem_parts_update(
+        problem=problem, user=user, edit=edit, based_on=based_on, onto=onto
+    )

@@ -43,6 +43,7 @@ def regrade_submissions(version: ProblemVersion) -> QuerySet[Submission]:
             problem_id=version.problem_id,
             mode=Submission.Mode.SUBMIT,
             status=Submission.Status.DONE,
+            trial=False,  # an author's try-out is not one of the problem's submissions
         )
         .exclude(version_id=version.pk)
         .select_related("version")

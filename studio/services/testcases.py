@@ -13,17 +13,15 @@ from django.contrib.auth.models import User
 from grading.judge import JudgeError, judge
 from grading.services import grade_spec_for
 from problems.models import Problem, ProblemVersion
+from problems.package import Package, test_as_json
+from studio.services.conflicts import edit_apply
 from studio.services.errors import ProblemActionError
-from studio.services.versions import version_create
+from studio.services.versions import package_checked, tests_replaced, version_store
 
 # ---------------------------------------------------------------- tests, one at a time
 
 TEST_OPS = ("add", "update", "duplicate", "delete")
 LISTS = ("public", "hidden")
-
-
-def _tests_of(version: ProblemVersion) -> dict[str, list[dict[str, Any]]]:
-    return {"public": list(version.public_tests), "hidden": list(version.hidden_tests)}
 
 
 def _copy_name(name: str, taken: set[str]) -> str:
@@ -42,48 +40,63 @@ def test_edit(
     index: int | None = None,
     test: Mapping[str, Any] | None = None,
     to: str | None = None,
+    based_on: str | None = None,
+    onto: str | None = None,
 ) -> tuple[ProblemVersion, bool]:
-    """Add, update, duplicate or delete one test of the newest version, as a new draft.
+    """Add, update, duplicate or delete one test of the version the page showed (`based_on`,
+    default the newest), as a new draft.
 
     `where` and `index` name the test (`public` or `hidden`, 0-based); `test` is the new test
     (`name`, `input`, `expected`, `tag`, and optionally `group` and `compare`); `to` moves an
     updated test to the other list. The whole package is checked again, so a duplicate name or
-    a hidden test without a tag is refused with the field named.
+    a hidden test without a tag is refused with the field named. A base older than the newest
+    version is refused unless reapplied `onto` it (studio.services.conflicts).
     """
     if op not in TEST_OPS or where not in LISTS or (to is not None and to not in LISTS):
         raise ProblemActionError("bad_op", "unknown test operation")
-    base = problem.versions.order_by("-number").first()
-    if base is None:
-        raise ProblemActionError("no_version", f"problem {problem.slug} has no version")
-    tests = _tests_of(base)
-    rows = tests[where]
-    if op != "add" and (index is None or not 0 <= index < len(rows)):
-        raise ProblemActionError("no_test", f"there is no {where} test #{index}")
     if op in ("add", "update") and test is None:
         raise ProblemActionError("no_test", "a test is needed")
     clean = {k: v for k, v in dict(test or {}).items() if v not in (None, "")}
-    if op == "add":
-        tests[to or where].append(clean)
-    elif op == "update":
-        assert index is not None
-        if to is None or to == where:
-            rows[index] = clean
+
+    def edit(package: Package) -> Package:
+        tests = {
+            "public": [test_as_json(t) for t in package.public_tests],
+            "hidden": [test_as_json(t) for t in package.hidden_tests],
+        }
+        rows = tests[where]
+        if op != "add" and (index is None or not 0 <= index < len(rows)):
+            raise ProblemActionError("no_test", f"there is no {where} test #{index}")
+        if op == "add":
+            tests[to or where].append(clean)
+        elif op == "update":
+            assert index is not None
+            if to is None or to == where:
+                rows[index] = clean
+            else:
+                del rows[index]
+                tests[to].append(clean)
+        elif op == "duplicate":
+            assert index is not None
+            taken = {t["name"] for t in tests["public"] + tests["hidden"]}
+            rows.insert(index + 1, dict(rows[index], name=_copy_name(rows[index]["name"], taken)))
         else:
+            assert index is not None
             del rows[index]
-            tests[to].append(clean)
-    elif op == "duplicate":
-        assert index is not None
-        taken = {t["name"] for t in tests["public"] + tests["hidden"]}
-        rows.insert(index + 1, dict(rows[index], name=_copy_name(rows[index]["name"], taken)))
-    else:
-        assert index is not None
-        del rows[index]
-    return version_create(
+        return tests_replaced(
+            package,
+            public_json=json.dumps(tests["public"], allow_nan=True),
+            hidden_json=json.dumps(tests["hidden"], allow_nan=True),
+        )
+
+    return edit_apply(
         problem=problem,
-        base=base,
-        public_json=json.dumps(tests["public"], allow_nan=True),
-        hidden_json=json.dumps(tests["hidden"], allow_nan=True),
         user=user,
+        edit=edit,
+        based_on=based_on,
+        onto=onto,
+        store=lambda package: version_store(
+            problem=problem, package=package_checked(package), user=user
+        ),
     )
 
 

@@ -4,12 +4,12 @@ and content), with who saved it and what it changed."""
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
 from django.contrib.auth.models import User
-from django.db import IntegrityError, transaction
+from django.db import transaction
 
 from problems.models import Problem, ProblemVersion
 from problems.package import (
@@ -18,16 +18,25 @@ from problems.package import (
     package_read,
     package_write,
 )
-from problems.services import problem_to_package, version_fields, version_matches
+from problems.services import version_fields, version_matches
+from studio.services.conflicts import edit_apply
 from studio.services.errors import ProblemActionError
+from studio.services.revisions import version_collapsible, version_rewrite
 
 
 def problem_statement_update(
-    *, problem: Problem, statement_md: str, user: User | None = None
+    *,
+    problem: Problem,
+    statement_md: str,
+    user: User | None = None,
+    based_on: str | None = None,
+    onto: str | None = None,
 ) -> tuple[ProblemVersion, bool]:
     """Save a new statement as a draft version (candidates keep reading the live one's).
 
-    Returns the version holding that statement and whether it is new.
+    `based_on` / `onto`: the state the author's page showed and the head they reapply onto
+    (studio.services.conflicts). Returns the version holding that statement and whether it is
+    new.
     """
     if len(statement_md.encode("utf-8")) > MAX_SOURCE_BYTES:
         raise ProblemActionError(
@@ -36,9 +45,14 @@ def problem_statement_update(
     # Browsers post a textarea with CRLF line ends; a package file reads back with LF ones, so
     # the next edit (which goes through package_read) would note a statement change otherwise.
     statement_md = statement_md.replace("\r\n", "\n")
-    base = _newest(problem)
-    package = replace(problem_to_package(problem=problem, version=base), statement_md=statement_md)
-    return version_store(problem=problem, package=package, user=user)
+    return edit_apply(
+        problem=problem,
+        user=user,
+        edit=lambda package: replace(package, statement_md=statement_md),
+        based_on=based_on,
+        onto=onto,
+        store=lambda package: version_store(problem=problem, package=package, user=user),
+    )
 
 
 def _newest(problem: Problem) -> ProblemVersion:
@@ -49,6 +63,40 @@ def _newest(problem: Problem) -> ProblemVersion:
     return base
 
 
+def tests_replaced(
+    package: Package,
+    *,
+    public_json: str | None = None,
+    hidden_json: str | None = None,
+    limits: Mapping[str, Any] | None = None,
+) -> Package:
+    """`package` with new test lists (JSON text) and/or limits, read back as a folder on disk
+    (so a malformed list raises PackageError naming the file and field)."""
+    if limits:
+        package = replace(package, limits=replace(package.limits, **dict(limits)))
+    with tempfile.TemporaryDirectory(prefix="onsite-edit-") as scratch:
+        folder = package_write(package, scratch)
+        for name, text in (("public.json", public_json), ("hidden.json", hidden_json)):
+            if text is not None:
+                (folder / "tests" / name).write_text(text, encoding="utf-8")
+        return package_read(folder)
+
+
+def _tests_edit(
+    public_json: str | None, hidden_json: str | None, limits: Mapping[str, Any] | None
+) -> Callable[[Package], Package]:
+    """The edit that replaces the test lists and/or limits."""
+    return lambda package: tests_replaced(
+        package, public_json=public_json, hidden_json=hidden_json, limits=limits
+    )
+
+
+def package_checked(package: Package) -> Package:
+    """`package` as package_read sees it once written out: every rule a folder must pass."""
+    with tempfile.TemporaryDirectory(prefix="onsite-edit-") as scratch:
+        return package_read(package_write(package, scratch))
+
+
 def version_create(
     *,
     problem: Problem,
@@ -57,6 +105,8 @@ def version_create(
     hidden_json: str | None = None,
     limits: Mapping[str, Any] | None = None,
     user: User | None = None,
+    based_on: str | None = None,
+    onto: str | None = None,
 ) -> tuple[ProblemVersion, bool]:
     """A new version from `base` (default: the newest) with new tests and/or limits.
 
@@ -65,24 +115,27 @@ def version_create(
     malformed edit raises `PackageError` naming the file and field, and nothing is written.
     Returns the version holding those tests and whether it is new (identical graded behaviour
     to the newest version creates nothing). The live version never changes here.
+
+    An explicit older `base` is merged onto the newest version (its change replayed on top,
+    studio.services.conflicts), so an edit made from an old version's page loses nothing
+    saved since; `based_on` / `onto` are a form's base and reapply target.
     """
-    base = base or _newest(problem)
-    package = problem_to_package(problem=problem, version=base)
-    if limits:
-        package = replace(package, limits=replace(package.limits, **dict(limits)))
-    with tempfile.TemporaryDirectory(prefix="onsite-edit-") as scratch:
-        folder = package_write(package, scratch)
-        for name, text in (("public.json", public_json), ("hidden.json", hidden_json)):
-            if text is not None:
-                (folder / "tests" / name).write_text(text, encoding="utf-8")
-        edited = package_read(folder)
-    try:
-        return version_store(problem=problem, package=edited, user=user)
-    except IntegrityError as exc:
-        # Two saves raced for the same version number; the unique constraint kept one.
-        raise ProblemActionError(
-            "conflict", "another edit was saved at the same moment; reload and try again"
-        ) from exc
+    if base is not None:
+        head = _newest(problem)
+        based_on = f"{base.number}.{base.revisions.count()}"
+        if base.pk != head.pk:
+            onto = f"{head.number}.{head.revisions.count()}"
+    edit = _tests_edit(public_json, hidden_json, limits)
+    return edit_apply(
+        problem=problem,
+        user=user,
+        edit=edit,
+        based_on=based_on,
+        onto=onto,
+        store=lambda package: version_store(
+            problem=problem, package=package_checked(package), user=user
+        ),
+    )
 
 
 # What a change note names, by the version field that changed.
@@ -145,7 +198,8 @@ def version_store(
     *, problem: Problem, package: Package, user: User | None = None
 ) -> tuple[ProblemVersion, bool]:
     """Add a draft version holding `package` (graded behaviour and content) unless the newest
-    already holds it.
+    already holds it. A save by the newest draft's own author shortly after their last one
+    rewrites that draft instead (studio.services.revisions); it still counts as saved.
 
     Unlike problem_load, this touches only versions, never what candidates read: the new
     version is a draft until it is validated and made live (version_make_live).
@@ -154,6 +208,11 @@ def version_store(
     fields = version_fields(package)
     if latest is not None and version_matches(latest, fields):
         return latest, False
+    if latest is not None and version_collapsible(problem=problem, version=latest, user=user):
+        # One author's consecutive saves: one draft version, its note naming all they changed.
+        before = problem.versions.filter(number__lt=latest.number).order_by("-number").first()
+        version_rewrite(version=latest, fields=fields, note=version_change_note(before, fields))
+        return latest, True
     version = ProblemVersion.objects.create(
         problem=problem,
         number=latest.number + 1 if latest else 1,

@@ -3,6 +3,7 @@ preview, the code and prose parts, the wrong solutions. Every save is a draft ve
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
@@ -23,6 +24,7 @@ from studio.forms import (
     WrongForm,
 )
 from studio.permissions import problem_can_edit
+from studio.services.conflicts import EditConflict
 from studio.services.errors import ProblemActionError
 from studio.services.problems import (
     problem_create,
@@ -30,6 +32,7 @@ from studio.services.problems import (
     wrong_solution_delete,
     wrong_solution_put,
 )
+from studio.services.revisions import version_revision
 from studio.services.versions import problem_statement_update
 from studio.views.access import (
     author_required,
@@ -38,6 +41,7 @@ from studio.views.access import (
     problem_url,
     request_user,
 )
+from studio.views.conflicts import CONFLICT_STATUS, ConflictShown, based
 
 
 @author_required
@@ -80,10 +84,13 @@ def problem_page(
     wrong_form: WrongForm | None = None,
     test_form: TestForm | None = None,
     editing: tuple[str, int] | None = None,
+    conflict: ConflictShown | None = None,
     status: int = 200,
 ) -> HttpResponse:
     latest = selectors.version_latest(problem)
     editing = editing or test_being_edited(request, latest)
+    if wrong_form is None:
+        wrong_form = wrong_being_edited(request, latest)
     if test_form is None:
         test_form = TestForm(initial={"visibility": "public", "tag": "correctness"})
         if editing is not None and latest is not None:
@@ -117,11 +124,17 @@ def problem_page(
         "tests_form": tests_form,
         "parts_form": parts_form,
         "wrong_form": wrong_form or WrongForm(),
+        "wrong_editing": wrong_form is not None and wrong_form.initial.get("file"),
         "test_form": test_form,
         "editing": editing,
         "test_rows": selectors.test_rows(latest) if latest else [],
         "can_edit": problem_can_edit(user=request.user, problem=problem),
         "coauthors": list(problem.coauthors.order_by("username")),
+        # The state every form here is based on (a hidden field): a save from a page older
+        # than the newest version is refused, not let to overwrite it.
+        "base_token": version_revision(latest).token if latest is not None else "",
+        "conflict": conflict,
+        "collapse_seconds": settings.ONSITE_STUDIO_COLLAPSE_SECONDS,
     }
     return render(request, "studio/problem.html", context, status=status)
 
@@ -156,7 +169,12 @@ def statement_save(request: HttpRequest, slug: str) -> HttpResponse:
             problem=problem,
             statement_md=form.cleaned_data["statement_md"],
             user=request_user(request),
+            **based(request),
         )
+    except EditConflict as exc:
+        shown = ConflictShown.of(request, "statement", exc)
+        return problem_page(request, problem, statement_form=form, conflict=shown,
+                            status=CONFLICT_STATUS)
     except (PackageError, ProblemActionError) as exc:
         form.add_error("statement_md", str(exc))
         return problem_page(request, problem, statement_form=form, status=400)
@@ -174,6 +192,18 @@ def test_being_edited(
     index = int(number)
     rows = latest.public_tests if where == "public" else latest.hidden_tests
     return (where, index) if index < len(rows) else None
+
+
+def wrong_being_edited(request: HttpRequest, latest: ProblemVersion | None) -> WrongForm | None:
+    """`?wrong=2`: the form filled with that known-wrong solution, its code in the editor."""
+    number = request.GET.get("wrong", "")
+    if latest is None or not number.isdigit() or int(number) >= len(latest.wrong_solutions):
+        return None
+    wrong = WrongSolution.from_dict(latest.wrong_solutions[int(number)])
+    return WrongForm(initial={
+        "file": wrong.file, "verdict": wrong.verdict, "why": wrong.why, "code": wrong.code,
+        "groups": ", ".join(wrong.groups), "says": wrong.says,
+    })
 
 
 def _parts_saved(request: HttpRequest, problem: Problem, new: ProblemVersion | None) -> None:
@@ -194,8 +224,12 @@ def parts_save(request: HttpRequest, slug: str) -> HttpResponse:
         return problem_page(request, problem, parts_form=form, status=400)
     try:
         problem, new = problem_parts_update(
-            problem=problem, user=request_user(request), parts=form.parts()
+            problem=problem, user=request_user(request), parts=form.parts(), **based(request)
         )
+    except EditConflict as exc:
+        shown = ConflictShown.of(request, "parts", exc)
+        return problem_page(request, problem, parts_form=form, conflict=shown,
+                            status=CONFLICT_STATUS)
     except (PackageError, ProblemActionError) as exc:
         form.add_error(None, str(exc))
         return problem_page(request, problem, parts_form=form, status=400)
@@ -217,8 +251,12 @@ def wrong_add(request: HttpRequest, slug: str) -> HttpResponse:
     )
     try:
         problem, new = wrong_solution_put(
-            problem=problem, user=request_user(request), wrong=wrong
+            problem=problem, user=request_user(request), wrong=wrong, **based(request)
         )
+    except EditConflict as exc:
+        shown = ConflictShown.of(request, "wrong", exc)
+        return problem_page(request, problem, wrong_form=form, conflict=shown,
+                            status=CONFLICT_STATUS)
     except (PackageError, ProblemActionError) as exc:
         form.add_error(None, str(exc))
         return problem_page(request, problem, wrong_form=form, status=400)
@@ -232,8 +270,11 @@ def wrong_delete(request: HttpRequest, slug: str, index: int) -> HttpResponse:
     problem = editable(request, slug)
     try:
         problem, new = wrong_solution_delete(
-            problem=problem, user=request_user(request), index=index
+            problem=problem, user=request_user(request), index=index, **based(request)
         )
+    except EditConflict as exc:
+        shown = ConflictShown.of(request, "wrong-table", exc)
+        return problem_page(request, problem, conflict=shown, status=CONFLICT_STATUS)
     except ProblemActionError as exc:
         raise Http404(exc.message) from exc
     _parts_saved(request, problem, new)

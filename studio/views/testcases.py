@@ -13,6 +13,7 @@ from studio.forms import (
     TestForm,
     TestsForm,
 )
+from studio.services.conflicts import EditConflict
 from studio.services.errors import ProblemActionError
 from studio.services.testcases import expected_from_reference, test_edit
 from studio.services.versions import version_create
@@ -23,6 +24,7 @@ from studio.views.access import (
     request_user,
     version_url,
 )
+from studio.views.conflicts import CONFLICT_STATUS, ConflictShown, based
 from studio.views.problems import problem_page
 
 
@@ -41,7 +43,12 @@ def tests_save(request: HttpRequest, slug: str) -> HttpResponse:
             hidden_json=form.cleaned_data["hidden_tests"],
             limits=form.limits(),
             user=request_user(request),
+            **based(request),
         )
+    except EditConflict as exc:
+        shown = ConflictShown.of(request, "tests", exc)
+        return problem_page(request, problem, tests_form=form, conflict=shown,
+                            status=CONFLICT_STATUS)
     except PackageError as exc:
         form.add_package_error(exc)
         return problem_page(request, problem, tests_form=form, status=400)
@@ -89,7 +96,12 @@ def test_save(request: HttpRequest, slug: str) -> HttpResponse:
             index=editing[1] if editing else None,
             to=form.cleaned_data["visibility"],
             test=test,
+            **based(request),
         )
+    except EditConflict as exc:
+        shown = ConflictShown.of(request, "test-form", exc)
+        return problem_page(request, problem, test_form=form, editing=editing, conflict=shown,
+                            status=CONFLICT_STATUS)
     except PackageError as exc:
         form.add_error(None, f"{exc.field}: {exc.problem}")
         return problem_page(request, problem, test_form=form, editing=editing, status=400)
@@ -108,8 +120,12 @@ def test_action(request: HttpRequest, slug: str, where: str, index: int, op: str
         raise Http404("no such action")
     try:
         version, created = test_edit(
-            problem=problem, user=request_user(request), op=op, where=where, index=index
+            problem=problem, user=request_user(request), op=op, where=where, index=index,
+            **based(request),
         )
+    except EditConflict as exc:
+        shown = ConflictShown.of(request, "test-table", exc)
+        return problem_page(request, problem, conflict=shown, status=CONFLICT_STATUS)
     except (PackageError, ProblemActionError) as exc:
         messages.error(request, str(exc))
         return problem_page_redirect(problem, "test-table")

@@ -12,9 +12,11 @@ from django.views.decorators.http import require_GET, require_POST
 
 from problems.models import ProblemVersion
 from problems.package import PackageError
+from problems.services import problem_to_package
 from studio import selectors
 from studio.models import Regrade
 from studio.permissions import problem_can_edit
+from studio.services.diffs import files_diff, package_files
 from studio.services.errors import ProblemActionError
 from studio.services.publishing import version_make_live
 from studio.services.regrades import version_regrade_preview
@@ -59,7 +61,31 @@ def version_detail(request: HttpRequest, slug: str, number: int) -> HttpResponse
     """A version: its validation report, its regrade preview, and the actions on it."""
     problem = selectors.studio_problem_get(slug=slug)
     version = selectors.studio_version_get(problem=problem, number=number)
-    return render(request, "studio/version.html", _version_context(request, version))
+    context = _version_context(request, version) | version_contents(request, version)
+    return render(request, "studio/version.html", context)
+
+
+def version_contents(request: HttpRequest, version: ProblemVersion) -> dict[str, Any]:
+    """The version's package as files, and its diff against another version (`?against=N`,
+    default the one before it; `?against=` with no number: none)."""
+    problem = version.problem
+    numbers = list(problem.versions.order_by("-number").values_list("number", flat=True))
+    raw = request.GET.get("against")
+    if raw is None:
+        against = max((n for n in numbers if n < version.number), default=None)
+    else:
+        against = int(raw) if raw.isdigit() and int(raw) in numbers else None
+    files = package_files(problem_to_package(problem=problem, version=version))
+    diffs = None
+    if against is not None and against != version.number:
+        other = selectors.studio_version_get(problem=problem, number=against)
+        diffs = files_diff(package_files(problem_to_package(problem=problem, version=other)), files)
+    return {
+        "files": files,
+        "against": against,
+        "other_numbers": [n for n in numbers if n != version.number],
+        "diffs": diffs,
+    }
 
 
 @author_required
