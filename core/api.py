@@ -139,6 +139,14 @@ def page_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
     return defaults.page_not_found(request, exception)
 
 
+def permission_denied(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """`handler403`: JSON under /api/, elsewhere the site's 403 page (403.html), which says
+    who is signed in, why (the `PermissionDenied` message) and what to do."""
+    if _is_api(request):
+        return JsonResponse({"detail": "not allowed", "code": "forbidden"}, status=403)
+    return defaults.permission_denied(request, exception)
+
+
 def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
     """`handler400`: a body over the upload limit is a 413, other bad requests a 400."""
     too_big = isinstance(exception, RequestDataTooBig)
@@ -166,5 +174,6 @@ __all__ = [
     "bad_request",
     "error_responses",
     "page_not_found",
+    "permission_denied",
     "server_error",
 ]

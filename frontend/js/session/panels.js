@@ -155,6 +155,7 @@ const ACTIVITY_TEXT = {
   tab_hidden: () => "The candidate left the tab",
   tab_visible: () => "The candidate came back to the tab",
   hint: (event) => `Hint ${event.number || ""} is open for the candidate`,
+  done: (event) => `${event.by || "The candidate"} said they are done`,
 };
 
 export class ActivityFeed {
