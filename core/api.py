@@ -11,7 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest, JsonResponse
+from django.template import loader
 from django.views import defaults
 from drf_spectacular.utils import OpenApiResponse
 from rest_framework import exceptions, serializers
@@ -155,7 +156,9 @@ def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
             return JsonResponse({"detail": "the request body is too large",
                                  "code": "too_large"}, status=413)
         return JsonResponse({"detail": "bad request", "code": "bad_request"}, status=400)
-    return defaults.bad_request(request, exception)
+    # The site's 400 page, rendered without the request: a request refused before the
+    # middleware ran (a broken multipart body) has no user for the context processors.
+    return HttpResponseBadRequest(loader.get_template("400.html").render())
 
 
 def server_error(request: HttpRequest) -> HttpResponse:
