@@ -273,7 +273,7 @@ export function sessionPageMount(root) {
     if (!doneButton) return;
     doneButton.dataset.sent = "true";
     doneButton.disabled = true;
-    doneButton.textContent = "Done: the interviewer knows";
+    doneButton.textContent = "✓ Told the interviewer";
     if (state.status === "active") {
       showBanner(
         "You told the interviewer you are done. They end the session; until then you may keep working.",
