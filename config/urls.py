@@ -34,7 +34,9 @@ urlpatterns = [
     path("", include("frontend.urls")),
 ]
 
-# JSON error bodies under /api/ (a path matching no route, a body over the upload limit).
+# JSON error bodies under /api/ (a path matching no route, a body over the upload limit);
+# elsewhere the site's pages (frontend/templates/400.html, 403, 404, 500).
 handler400 = "core.api.bad_request"
+handler403 = "core.api.permission_denied"
 handler404 = "core.api.page_not_found"
 handler500 = "core.api.server_error"

@@ -11,7 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest, JsonResponse
+from django.template import loader
 from django.views import defaults
 from drf_spectacular.utils import OpenApiResponse
 from rest_framework import exceptions, serializers
@@ -139,6 +140,14 @@ def page_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
     return defaults.page_not_found(request, exception)
 
 
+def permission_denied(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """`handler403`: JSON under /api/, elsewhere the site's 403 page (403.html), which says
+    who is signed in, why (the `PermissionDenied` message) and what to do."""
+    if _is_api(request):
+        return JsonResponse({"detail": "not allowed", "code": "forbidden"}, status=403)
+    return defaults.permission_denied(request, exception)
+
+
 def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
     """`handler400`: a body over the upload limit is a 413, other bad requests a 400."""
     too_big = isinstance(exception, RequestDataTooBig)
@@ -147,7 +156,9 @@ def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
             return JsonResponse({"detail": "the request body is too large",
                                  "code": "too_large"}, status=413)
         return JsonResponse({"detail": "bad request", "code": "bad_request"}, status=400)
-    return defaults.bad_request(request, exception)
+    # The site's 400 page, rendered without the request: a request refused before the
+    # middleware ran (a broken multipart body) has no user for the context processors.
+    return HttpResponseBadRequest(loader.get_template("400.html").render())
 
 
 def server_error(request: HttpRequest) -> HttpResponse:
@@ -166,5 +177,6 @@ __all__ = [
     "bad_request",
     "error_responses",
     "page_not_found",
+    "permission_denied",
     "server_error",
 ]

@@ -25,3 +25,24 @@ def is_interviewer(user: Any) -> bool:
 def is_author(user: Any) -> bool:
     return is_admin(user) or _in_group(user, AUTHOR)
 
+
+
+def may_end_session(user: Any, *, candidate_id: int | None,
+                    interviewer_id: int | None) -> bool:
+    """Who ends a session early: the interviewer runs a live room, so only they end it (the
+    candidate says "I'm done" instead); a session without an interviewer (solo practice) is
+    the candidate's own to end."""
+    if not getattr(user, "is_authenticated", False):
+        return False
+    if interviewer_id is not None:
+        return bool(user.pk == interviewer_id)
+    return candidate_id is not None and user.pk == candidate_id
+
+
+def may_add_co_interviewer(user: Any, *, interviewer_id: int | None) -> bool:
+    """Who adds interviewers to a session's panel: the interviewer who runs it and admins.
+    A candidate, another interviewer or an author may not."""
+    if is_admin(user):
+        return True
+    return bool(interviewer_id is not None and getattr(user, "is_authenticated", False)
+                and user.pk == interviewer_id and is_interviewer(user))

@@ -140,6 +140,9 @@ class SessionEvent(models.Model):
         SETTINGS = "settings"
         FINISHED = "finished"
         HINT = "hint"
+        # The candidate of a live session says they have finished: only the interviewer ends
+        # it, so this tells them (the cockpit's notice, the timeline) and changes nothing else.
+        DONE = "done"
 
     session = models.ForeignKey(InterviewSession, on_delete=models.CASCADE, related_name="events")
     kind = models.CharField(max_length=16, choices=Kind.choices)

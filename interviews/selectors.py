@@ -24,6 +24,7 @@ from interviews.models import (
 )
 from interviews.services import (
     chat_public,
+    co_interviewers,
     hints_revealed,
     note_public,
     private_note_public,
@@ -92,6 +93,8 @@ def session_state(*, session: InterviewSession, role: str) -> dict[str, Any]:
         "server_now": timezone.now().isoformat(),
         "duration_seconds": int(session.duration.total_seconds()),
         "final_submission": session.final_submission_id,
+        # The live candidate's "I'm done" (their own act, shown to both sides).
+        "candidate_done_at": _done_at(session),
         # The document socket's limit on one message: the page never sends a bigger one.
         "doc_max_message_bytes": settings.ONSITE_DOC_MAX_MESSAGE_BYTES,
         "questions": [question_for_interviewer(q, clarifications) if role == "interviewer"
@@ -105,6 +108,11 @@ def session_state(*, session: InterviewSession, role: str) -> dict[str, Any]:
         "invitation": {"sent": session.invitation_sent_at is not None,
                        "error": session.invitation_error} if role == "interviewer" else None,
     }
+
+
+def _done_at(session: InterviewSession) -> str | None:
+    done = session.events.filter(kind=SessionEvent.Kind.DONE).order_by("at", "id").first()
+    return done.at.isoformat() if done else None
 
 
 def interviewer_panel(*, session: InterviewSession, user: Any) -> dict[str, Any]:
@@ -136,6 +144,7 @@ def interviewer_panel(*, session: InterviewSession, user: Any) -> dict[str, Any]
         "canned": [{"index": i, "question": str(item.get("question", "")),
                     "answer": str(item.get("answer", "")), "key": bool(item.get("key"))}
                    for i, item in enumerate(problem.clarifications)],
+        "co_interviewers": co_interviewers(session),
         "private_notes": [private_note_public(note) for note in
                           ReviewNote.objects.filter(session=session, author=user)
                           .select_related("author")],
@@ -165,6 +174,7 @@ def _event_label(event: SessionEvent) -> str:
             "on" if data.get("interviewer_can_edit") else "off"),
         SessionEvent.Kind.FINISHED: f"Finished ({data.get('reason', '')})",
         SessionEvent.Kind.HINT: f"Hint {data.get('number', '?')} opened",
+        SessionEvent.Kind.DONE: "Candidate said they are done",
     }
     return labels.get(str(event.kind), str(event.kind))
 

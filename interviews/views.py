@@ -24,7 +24,7 @@ from core.endpoints import Body, json_endpoint, text_field
 from core.errors import ApplicationError
 from core.markdown import markdown_render
 from core.ratelimit import rate_limit_check
-from core.roles import is_interviewer
+from core.roles import is_interviewer, may_add_co_interviewer, may_end_session
 from grading.sandboxing import statement_time_limits
 from grading.scratch import custom_example
 from interviews import matching, selectors, services
@@ -216,6 +216,11 @@ def session_detail(request: HttpRequest, session_id: int) -> HttpResponse:
         # The interviewer's private side panel: rendered into their page only.
         "panel": selectors.interviewer_panel(session=session, user=request.user)
         if role == "interviewer" else None,
+        # Who ends it: the interviewer of a live session; the candidate says "I'm done".
+        "may_end": may_end_session(request.user, candidate_id=session.candidate_id,
+                                   interviewer_id=session.interviewer_id),
+        "may_add_co_interviewer": may_add_co_interviewer(
+            request.user, interviewer_id=session.interviewer_id),
         "chat_max": services.MAX_CHAT_CHARS,
         "time_limits": statement_time_limits(version.limits) if version else None,
         # The desk's Custom input tab, as on the practice page.
@@ -275,6 +280,23 @@ def session_run(request: HttpRequest, body: Body, session_id: int) -> JsonRespon
 def session_finish(request: HttpRequest, body: Body, session_id: int) -> JsonResponse:
     session = services.session_finish_by(session_id=session_id, user=request.user)
     return JsonResponse({"status": session.status, "submission": session.final_submission_id})
+
+
+@login_required
+@json_endpoint(scope="session_actions")
+def session_done(request: HttpRequest, body: Body, session_id: int) -> JsonResponse:
+    """The live candidate's "I'm done": tells the interviewer, ends nothing."""
+    event = services.session_candidate_done(session_id=session_id, user=request.user)
+    return JsonResponse({"done_at": event.at.isoformat(), "status": "active"})
+
+
+@login_required
+@json_endpoint(scope="session_actions")
+def co_interviewer_add(request: HttpRequest, body: Body, session_id: int) -> JsonResponse:
+    session, _role = _participant_session(request, session_id)
+    services.co_interviewer_add(session=session, user=request.user,
+                                username=text_field(body, "username"))
+    return JsonResponse({"co_interviewers": services.co_interviewers(session)}, status=201)
 
 
 @login_required

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
-from core.roles import is_interviewer
 from interviews.models import (
     CriterionScore,
     InterviewSession,
@@ -202,11 +200,8 @@ def share_revoke(*, session: InterviewSession, user: Any, share_id: int) -> Repo
 
 
 def reviewer_assign(*, session: InterviewSession, user: Any, username: str) -> ReviewAssignment:
-    """Staff add an interviewer to a session's panel."""
-    if access.review_role(session, user) != access.STAFF:
-        raise SessionError("forbidden", "only authors and admins assign interviewers")
-    other = get_user_model().objects.filter(username=username.strip()).first()
-    if other is None or not is_interviewer(other):
-        raise SessionError("bad_interviewer", f"no interviewer {username!r}")
-    assignment, _ = ReviewAssignment.objects.get_or_create(session=session, interviewer=other)
-    return assignment
+    """The session's interviewer or an admin adds an interviewer to its panel (the rule is
+    `core.roles.may_add_co_interviewer`, the same as the live cockpit's)."""
+    from interviews.services import co_interviewer_add
+
+    return co_interviewer_add(session=session, user=user, username=username)

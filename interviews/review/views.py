@@ -10,7 +10,8 @@ from typing import Any
 from urllib.parse import urlencode
 
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseForbidden, JsonResponse
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
@@ -82,7 +83,9 @@ def _page_url(request: HttpRequest, number: int) -> str:
 def dashboard_view(request: HttpRequest) -> HttpResponse:
     """`/sessions/review/`: the sessions this reviewer may review, filtered, sorted, paged."""
     if not is_interviewer(request.user):
-        return HttpResponseForbidden("Reviewing is for interviewers and admins.")
+        raise PermissionDenied(
+            "Reviewing is for interviewers and admins: ask an admin to give this account "
+            "the interviewer role.")
     filters = dashboard.dashboard_filters_parse(params=request.GET)
     page = dashboard.dashboard_page(user=request.user, filters=filters)
     context = {
@@ -154,7 +157,7 @@ def scorecard_post(request: HttpRequest, session_id: int) -> HttpResponse:
         )
     except SessionError as exc:
         if exc.code == "forbidden":
-            return HttpResponseForbidden(exc.message)
+            raise PermissionDenied(exc.message) from None
         # Re-render with every value as sent: one bad entry never wipes the form.
         fields = exc.fields if isinstance(exc, services.ScorecardInvalid) else {}
         context = selectors.review_context(session, request.user, posted=posted,
@@ -211,7 +214,7 @@ def assign(request: HttpRequest, session_id: int) -> HttpResponse:
                                  username=request.POST.get("username", ""))
     except SessionError as exc:
         if exc.code == "forbidden":
-            return HttpResponseForbidden(exc.message)
+            raise PermissionDenied(exc.message) from None
         return _back(session_id, error=exc.message)
     return _back(session_id)
 

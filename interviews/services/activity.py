@@ -116,6 +116,30 @@ def page_event_report(*, session_id: int, user: Any, kind: str) -> SessionEvent 
     return event
 
 
+def session_candidate_done(*, session_id: int, user: Any) -> SessionEvent:
+    """The live candidate says they have finished: the interviewer's cockpit shows a notice,
+    the timeline keeps the moment, and the session runs on until the interviewer ends it.
+    Saying it twice records it once (the first moment is the one that counts)."""
+    session, role = _participant(session_id, user)
+    if role != "candidate":
+        raise SessionError("not_candidate", "only the candidate says they are done")
+    if session.interviewer_id is None:
+        raise SessionError("no_interviewer", "a solo session has nobody to tell: end it instead")
+    _require_active(session)
+    with transaction.atomic():
+        # Lock the session row: a double click must not record two moments.
+        InterviewSession.objects.select_for_update().filter(pk=session.pk).first()
+        earlier = session.events.filter(kind=SessionEvent.Kind.DONE).first()
+        if earlier is not None:
+            return earlier
+        event = event_record(session_id=session_id, kind=SessionEvent.Kind.DONE, actor=user)
+    realtime.broadcast_interviewer(
+        session_id,
+        {"type": "event", "kind": "done", "by": user.get_username(), "at": event.at.isoformat()},
+    )
+    return event
+
+
 # ---------------------------------------------------------------- hints
 
 

@@ -13,11 +13,19 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
+from core.roles import is_interviewer, may_add_co_interviewer
 from interviews import realtime
-from interviews.models import ChatMessage, InterviewSession, Question, ReviewNote
+from interviews.models import (
+    ChatMessage,
+    InterviewSession,
+    Question,
+    ReviewAssignment,
+    ReviewNote,
+)
 from interviews.services.activity import hint_open
 from interviews.services.questions import question_answer
 from interviews.services.sessions import (
@@ -146,3 +154,28 @@ def canned_answer_send(*, session_id: int, user: Any, index: int) -> Question:
     return question_answer(
         session_id=session_id, question_id=pending.pk, user=user, text=answer
     )
+
+
+# ---------------------------------------------------------------- co-interviewers
+
+
+def co_interviewers(session: InterviewSession) -> list[str]:
+    """The usernames on the session's panel besides its own interviewer, in the order added."""
+    return list(ReviewAssignment.objects.filter(session=session).order_by("id")
+                .values_list("interviewer__username", flat=True))
+
+
+def co_interviewer_add(*, session: InterviewSession, user: Any, username: str) -> ReviewAssignment:
+    """The session's interviewer (or an admin) adds another interviewer to its panel: they
+    review and score it beside them (`interviews.review.access.is_assigned`)."""
+    if not may_add_co_interviewer(user, interviewer_id=session.interviewer_id):
+        raise SessionError("forbidden", "only the session's interviewer and admins add "
+                                        "co-interviewers")
+    name = username.strip()
+    other = get_user_model().objects.filter(username=name).first() if name else None
+    if other is None or not is_interviewer(other):
+        raise SessionError("bad_interviewer", f"no interviewer {name!r}")
+    if other.pk in (session.interviewer_id, session.candidate_id):
+        raise SessionError("bad_interviewer", f"{name} is already in this session")
+    assignment, _ = ReviewAssignment.objects.get_or_create(session=session, interviewer=other)
+    return assignment

@@ -22,7 +22,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from core.errors import ApplicationError
-from core.roles import AUTHOR, CANDIDATE, INTERVIEWER, ROLES, is_interviewer
+from core.roles import AUTHOR, CANDIDATE, INTERVIEWER, ROLES, is_interviewer, may_end_session
 from grading.models import Submission
 from grading.services import GradingError, submission_create
 from interviews import collab, realtime
@@ -375,10 +375,19 @@ def _finish(session_id: int, reason: str, by: Any) -> tuple[InterviewSession, bo
 
 
 def session_finish_by(*, session_id: int, user: Any) -> InterviewSession:
-    """A participant ends the session early (the final code is submitted as at the deadline)."""
+    """The one who runs the room ends the session early (the final code is submitted as at
+    the deadline): the interviewer of a live session, the candidate of a solo one. A live
+    candidate is refused and pointed to "I'm done" (`session_candidate_done`)."""
     session, role = _participant(session_id, user)
     if session.status != Status.ACTIVE:
         raise SessionError("not_active", "the session is not running")
+    if not may_end_session(user, candidate_id=session.candidate_id,
+                           interviewer_id=session.interviewer_id):
+        raise SessionError(
+            "forbidden",
+            "only the interviewer ends a live interview: press “I'm done” to tell them "
+            "you have finished",
+        )
     reason = (
         InterviewSession.FinishReason.CANDIDATE
         if role == "candidate"

@@ -31,6 +31,7 @@ pytestmark = pytest.mark.e2e
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "problems" / "bank" / "token-bucket"
 SHOTS = ROOT / "var" / "screenshots"
+ROOM_SHOTS = Path("/tmp/shots-room")
 SYNC_MS = 15_000
 VIEWPORT = {"width": 1440, "height": 1000}
 
@@ -48,6 +49,16 @@ def people(browser: Browser, platform: Platform) -> Iterator[People]:
 def shot(page: Page, name: str) -> None:
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / f"cockpit-{name}.png"), full_page=True)
+
+
+def room_shot(page: Page, name: str) -> None:
+    """Issue 27's screens, at 1440 and at 390 px wide."""
+    ROOM_SHOTS.mkdir(parents=True, exist_ok=True)
+    size = page.viewport_size or VIEWPORT
+    page.screenshot(path=str(ROOM_SHOTS / f"{name}-1440.png"), full_page=True)
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.screenshot(path=str(ROOM_SHOTS / f"{name}-390.png"), full_page=True)
+    page.set_viewport_size(size)
 
 
 def test_schedule_invite_join_and_run_the_interview_from_the_cockpit(
@@ -171,19 +182,45 @@ def test_schedule_invite_join_and_run_the_interview_from_the_cockpit(
     candidate.fill("#chat-form input[name=text]", "Can I use a dict here?")
     candidate.press("#chat-form input[name=text]", "Enter")
     expect(interviewer.locator("#chat .chat-message")).to_have_count(1, timeout=SYNC_MS)
-    expect(interviewer.locator("[data-tab-button=live]")).to_have_class(re.compile("has-news"))
+    # Another tab counts what arrived: a number badge, cleared when the tab opens (issue 27).
+    live_tab = interviewer.locator("[data-tab-button=live]")
+    expect(live_tab.locator("[data-tab-count]")).to_have_text("1")
+    candidate.fill("#chat-form input[name=text]", "And a deque?")
+    candidate.press("#chat-form input[name=text]", "Enter")
+    expect(live_tab.locator("[data-tab-count]")).to_have_text("2", timeout=SYNC_MS)
+    expect(live_tab).to_have_attribute("aria-label", re.compile(r"Live, 2 new"))
     shot(interviewer, "interviewer-prompts")
+    room_shot(interviewer, "cockpit-unread")
     interviewer.click("[data-tab-button=live]")
     interviewer.fill("#chat-form input[name=text]", "Sure, go ahead.")
     interviewer.click("#chat-form button[type=submit]")
-    expect(candidate.locator("#chat .chat-message")).to_have_count(2, timeout=SYNC_MS)
+    expect(live_tab.locator("[data-tab-count]")).to_be_hidden()
+    expect(candidate.locator("#chat .chat-message")).to_have_count(3, timeout=SYNC_MS)
 
     shot(interviewer, "interviewer-chat")
+    # Shared and private notes: separate tabs, and they do not look alike.
     interviewer.click("[data-tab-button=notes]")
+    expect(interviewer.locator("#notes-panel")).to_be_visible()
+    expect(interviewer.locator("#private-notes-panel")).to_be_hidden()
+    interviewer.fill("#note-form textarea", "Shared: we agreed on a dict of buckets")
+    interviewer.click("#note-form button[type=submit]")
+    expect(candidate.locator("#notes")).to_contain_text("we agreed on a dict", timeout=SYNC_MS)
+    shot(interviewer, "interviewer-notes")
+    room_shot(interviewer, "cockpit-notes-shared")
+    interviewer.click("[data-tab-button=private]")
+    private_panel = interviewer.locator("#private-notes-panel")
+    expect(private_panel).to_be_visible()
+    expect(interviewer.locator("#notes-panel")).to_be_hidden()
+    expect(private_panel.locator("svg.lock")).to_be_visible()
+    expect(private_panel.locator("#private-label")).to_contain_text("The candidate never does")
+    backgrounds = [interviewer.eval_on_selector(
+        selector, "node => getComputedStyle(node).backgroundColor")
+        for selector in ("#private-notes-panel", "#notes-panel")]
+    assert backgrounds[0] != backgrounds[1], backgrounds
     interviewer.fill("#private-note-form textarea", private[-1])
     interviewer.click("#private-note-form button[type=submit]")
     expect(interviewer.locator("#private-notes")).to_contain_text(private[-1])
-    shot(interviewer, "interviewer-notes")
+    room_shot(interviewer, "cockpit-notes-private")
     interviewer.click("[data-tab-button=rubric]")
     shot(interviewer, "interviewer-rubric")
     interviewer.click("[data-tab-button=live]")
@@ -199,6 +236,24 @@ def test_schedule_invite_join_and_run_the_interview_from_the_cockpit(
     assert leaked == [], f"the candidate received private material: {leaked}"
     assert "Sure, go ahead." in seen  # the search does see what was shared
 
+    # ------------------------------------------------------------ "I'm done" ends nothing
+    # Only the interviewer ends a live interview: the candidate has "I'm done" instead, which
+    # tells the interviewer (a notice above the tabs, an activity entry) and ends nothing.
+    expect(candidate.locator("#finish-button")).to_have_count(0)
+    interviewer.click("[data-tab-button=rubric]")
+    candidate.click("#done-button")
+    expect(candidate.locator("#session-banner")).to_contain_text("told the interviewer")
+    expect(candidate.locator("#done-button")).to_be_disabled()
+    expect(interviewer.locator("#done-notice")).to_be_visible(timeout=SYNC_MS)
+    expect(interviewer.locator("#done-notice")).to_contain_text("The candidate says they are done")
+    expect(interviewer.locator("[data-tab-button=live] [data-tab-count]")).to_have_text("1")
+    interviewer.click("[data-tab-button=live]")
+    expect(interviewer.locator("#activity")).to_contain_text("said they are done")
+    for page in (candidate, interviewer):
+        expect(page.locator("#session")).to_have_attribute("data-status", "active")
+    room_shot(candidate, "candidate-done")
+    room_shot(interviewer, "cockpit-done-notice")
+
     # ------------------------------------------------------------ the end closes the forms
     interviewer.once("dialog", lambda dialog: dialog.accept())
     interviewer.click("#finish-button")
@@ -210,6 +265,29 @@ def test_schedule_invite_join_and_run_the_interview_from_the_cockpit(
         expect(page.locator("#note-form textarea")).to_be_disabled()
     expect(candidate.locator("#question-form textarea")).to_be_disabled()
     expect(interviewer.locator("#hint-reveal")).to_be_disabled()
+    expect(interviewer.locator("#done-notice")).to_be_hidden()
+
+    # After the end the interviewer's page leads to the scorecard (the review page).
+    session_path = re.sub(r"^https?://[^/]+", "", session_url)
+    scorecard = interviewer.locator("#scorecard-link")
+    expect(scorecard).to_have_attribute("href", f"{session_path}review/")
+    expect(candidate.locator("#scorecard-link")).to_have_count(0)
+    room_shot(interviewer, "interviewer-ended")
+    scorecard.click()
+    expect(interviewer.locator("#scorecard-form")).to_be_visible()
+
+    # The styled error pages: a 404 for a session that is not yours, a 403 for an author.
+    author.goto(session_path)
+    expect(author.locator("#error-page")).to_contain_text("There is nothing here")
+    expect(author.locator("#error-who")).to_contain_text("signed in as author")
+    room_shot(author, "error-404")
+    expect(author.locator("nav a[href='/sessions/review/']")).to_have_count(0)
+    author.goto("/sessions/review/")
+    expect(author.locator("#error-page")).to_have_attribute("data-status", "403")
+    expect(author.locator("#error-reason")).to_contain_text("interviewer role")
+    room_shot(author, "error-403")
+    author.click("#error-switch")
+    expect(author).to_have_url(re.compile(r"/accounts/login/\?next=/sessions/review/"))
 
 
 def test_cite_while_replaying_and_the_evidence_waits_on_the_review_page(people: People) -> None:
@@ -233,8 +311,8 @@ def test_cite_while_replaying_and_the_evidence_waits_on_the_review_page(people: 
     candidate.fill("#question-form textarea", "Can the bucket hold zero tokens?")
     candidate.click("#question-form button[type=submit]")
     expect(interviewer.locator("#questions .answer-form")).to_have_count(1, timeout=60_000)
-    candidate.once("dialog", lambda dialog: dialog.accept())
-    candidate.click("#finish-button")
+    interviewer.once("dialog", lambda dialog: dialog.accept())
+    interviewer.click("#finish-button")
     expect(candidate.locator("#session")).to_have_attribute(
         "data-status", "finished", timeout=60_000
     )

@@ -49,8 +49,11 @@ def test_interviewer_scores_with_evidence_and_the_candidate_reads_the_report(
     # The page wires its buttons when it is ready: a click before that does nothing.
     expect(candidate.locator("#session")).to_have_attribute("data-ready", "true",
                                                             timeout=TIMEOUT_MS)
-    candidate.once("dialog", lambda dialog: dialog.accept())
-    candidate.click("#finish-button")
+    # Only the interviewer ends a live interview (issue 27).
+    expect(interviewer.locator("#session")).to_have_attribute("data-ready", "true",
+                                                              timeout=TIMEOUT_MS)
+    interviewer.once("dialog", lambda dialog: dialog.accept())
+    interviewer.click("#finish-button")
     expect(candidate.locator("#session")).to_have_attribute("data-status", "finished",
                                                             timeout=TIMEOUT_MS)
 

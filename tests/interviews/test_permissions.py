@@ -100,8 +100,9 @@ def _post_expectations(world: World) -> dict[str, tuple[str, dict[str, object]]]
             "assigned_interviewer": 302, "admin": 302}),
         "release": (f"/sessions/{sid}/review/release", REVIEWERS | {
             "assigned_interviewer": 302, "admin": 302}),
+        # The session's own interviewer adds co-interviewers, not only admins (issue 27).
         "assign": (f"/sessions/{sid}/review/assign", REVIEWERS | {
-            "assigned_interviewer": 403, "admin": 302}),
+            "assigned_interviewer": 302, "admin": 302}),
         "share": (f"/sessions/{sid}/report/share", READERS | {
             "owner": 302, "assigned_interviewer": 302, "admin": 302}),
     }

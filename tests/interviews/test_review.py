@@ -254,16 +254,22 @@ def test_each_interviewer_sees_the_others_scores_only_after_submitting() -> None
     assert sorted(c["interviewer"] for c in api["others"]) == ["assigned", "second"]
 
 
-def test_only_staff_assign_and_only_interviewers_can_be_assigned() -> None:
+def test_the_lead_and_staff_assign_and_only_interviewers_can_be_assigned() -> None:
+    """The session's own interviewer adds co-interviewers, as admins do (issue 27); the
+    candidate, an author, or a co-interviewer added to the panel may not."""
     world = build_world()
-    with pytest.raises(SessionError) as caught:
-        services.reviewer_assign(session=world.session, user=world.assigned, username="unassigned")
-    assert caught.value.code == "forbidden"
+    for refused in (world.owner, world.author, world.unassigned):
+        with pytest.raises(SessionError) as caught:
+            services.reviewer_assign(session=world.session, user=refused, username="unassigned")
+        assert caught.value.code == "forbidden"
     with pytest.raises(SessionError):
         services.reviewer_assign(session=world.session, user=world.admin, username="other")
-    services.reviewer_assign(session=world.session, user=world.admin, username="unassigned")
+    services.reviewer_assign(session=world.session, user=world.assigned, username="unassigned")
     assert client_for(world.unassigned).get(
         f"/sessions/{world.session.pk}/review/").status_code == 200
+    with pytest.raises(SessionError) as caught:  # on the panel now, but not the lead
+        services.reviewer_assign(session=world.session, user=world.unassigned, username="admin")
+    assert caught.value.code == "forbidden"
 
 
 # ---------------------------------------------------------------- dashboard

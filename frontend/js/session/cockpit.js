@@ -270,17 +270,37 @@ export function hintBannerMount(root) {
   };
 }
 
-/** The interviewer's side panel tabs: one group of sections at a time (all without script). */
+/**
+ * The interviewer's side panel tabs: one group of sections at a time (all without script).
+ * A tab that is not open counts what arrived for it (chat, questions, notes, the candidate's
+ * "I'm done") in a number badge; opening the tab clears it.
+ */
 export function sideTabsMount(pane) {
   const buttons = [...(pane?.querySelectorAll("[data-tab-button]") || [])];
-  if (!buttons.length) return { notify() {} };
+  if (!buttons.length) return { notify() {}, current: () => "" };
   let current = "live";
+  const unread = new Map();
+  const labels = new Map(buttons.map((button) => [button, button.textContent.trim()]));
+  const badge = (button) => button.querySelector("[data-tab-count]");
+  const paint = (button) => {
+    const count = unread.get(button.dataset.tabButton) || 0;
+    const node = badge(button);
+    button.dataset.unread = String(count);
+    button.classList.toggle("has-news", count > 0);
+    // Screen readers hear "Notes, 2 new" rather than a bare number.
+    if (count) button.setAttribute("aria-label", `${labels.get(button)}, ${count} new`);
+    else button.removeAttribute("aria-label");
+    if (!node) return;
+    node.hidden = count === 0;
+    node.textContent = count > 99 ? "99+" : String(count);
+  };
   const show = (name) => {
     current = name;
+    unread.set(name, 0);
     for (const button of buttons) {
       const selected = button.dataset.tabButton === name;
       button.setAttribute("aria-selected", String(selected));
-      if (selected) button.classList.remove("has-news");
+      paint(button);
     }
     for (const section of pane.querySelectorAll("[data-tab]")) {
       section.hidden = section.dataset.tab !== name;
@@ -289,10 +309,33 @@ export function sideTabsMount(pane) {
   buttons.forEach((button) => button.addEventListener("click", () => show(button.dataset.tabButton)));
   show("live");
   return {
-    /** Something arrived for tab `name`: mark its button unless it is open. */
+    /** Something arrived for tab `name`: count it on its button unless it is open. */
     notify(name) {
       if (name === current) return;
-      buttons.find((button) => button.dataset.tabButton === name)?.classList.add("has-news");
+      const button = buttons.find((candidate) => candidate.dataset.tabButton === name);
+      if (!button) return;
+      unread.set(name, (unread.get(name) || 0) + 1);
+      paint(button);
     },
+    current: () => current,
   };
+}
+
+/** The interviewer adds a co-interviewer to the session's panel from the cockpit. */
+export function coInterviewerFormMount(form, { url }) {
+  if (!form) return;
+  const list = document.getElementById("co-interviewers");
+  const error = document.getElementById("co-interviewer-error");
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const input = form.querySelector("input[name=username]");
+    error.textContent = "";
+    try {
+      const answer = await postJson(url, { username: input.value.trim() });
+      list.textContent = answer.co_interviewers.join(", ") || "none yet";
+      input.value = "";
+    } catch (failed) {
+      error.textContent = failure(failed);
+    }
+  });
 }

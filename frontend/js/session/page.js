@@ -22,6 +22,7 @@ import {
   ChatPanel,
   Cockpit,
   candidateHintAdd,
+  coInterviewerFormMount,
   copyButtonsMount,
   hintBannerMount,
   localTimesRender,
@@ -60,6 +61,8 @@ export function sessionPageMount(root) {
     privateNotes: `${base}/private-notes`,
     canned: `${base}/canned`,
     hintReveal: `${base}/hints/reveal`,
+    done: `${base}/done`,
+    coInterviewers: `${base}/co-interviewers`,
   };
   const role = state.role;
   const banner = document.getElementById("session-banner");
@@ -121,6 +124,9 @@ export function sessionPageMount(root) {
     const closed = state.status !== "active";
     desk.setBusy(busy, { closed });
     if (finishButton) finishButton.disabled = busy || closed;
+    // "I'm done" is said once; it stays free while a run is in flight.
+    const done = document.getElementById("done-button");
+    if (done) done.disabled = done.dataset.sent === "true" || closed;
   };
   // Follows one run in the desk panel of its mode; `focus` only for this page's own click
   // (a run the other participant started must not take the focus from here).
@@ -186,6 +192,8 @@ export function sessionPageMount(root) {
     if (event.submission) follow(event.submission, "submit");
     closeForms();
     reportLinkShow();
+    scorecardLinkShow();
+    doneNotice.hide();
   };
   const awaitFinish = async () => {
     // The socket normally brings the end; if it is down, ask (which also ends the session on
@@ -255,6 +263,53 @@ export function sessionPageMount(root) {
   localTimesRender(root);
   copyButtonsMount(root);
   const tabs = sideTabsMount(root.querySelector(".side-pane.has-tabs"));
+  coInterviewerFormMount(document.getElementById("co-interviewer-form"), {
+    url: urls.coInterviewers,
+  });
+  // The candidate's "I'm done", in the interviewer's panel above every tab.
+  const doneNotice = {
+    node: document.getElementById("done-notice"),
+    show(at) {
+      if (!this.node || state.status === "finished") return;
+      const when = document.getElementById("done-notice-at");
+      if (when && at) {
+        const time = document.createElement("time");
+        time.className = "local-clock";
+        time.setAttribute("datetime", at);
+        when.replaceChildren(document.createTextNode(" at "), time);
+        localTimesRender(when);
+      }
+      this.node.hidden = false;
+    },
+    hide() {
+      if (this.node) this.node.hidden = true;
+    },
+  };
+  const doneButton = document.getElementById("done-button");
+  const doneSaid = () => {
+    if (!doneButton) return;
+    doneButton.dataset.sent = "true";
+    doneButton.disabled = true;
+    doneButton.textContent = "✓ Told the interviewer";
+    if (state.status === "active") {
+      showBanner(
+        "You told the interviewer you are done. They end the session; until then you may keep working.",
+        "done",
+      );
+    }
+  };
+  if (state.candidate_done_at && state.status === "active") doneSaid();
+  // The session is over: the interviewer's scorecard (the review page) is one click away.
+  function scorecardLinkShow() {
+    if (role !== "interviewer" || !root.dataset.reviewUrl) return;
+    if (document.getElementById("scorecard-link")) return;
+    const link = document.createElement("a");
+    link.id = "scorecard-link";
+    link.className = "button primary scorecard-link";
+    link.href = root.dataset.reviewUrl;
+    link.textContent = "Score this interview";
+    banner.after(link);
+  }
   // The session is over: the candidate's feedback report is one click away.
   function reportLinkShow() {
     if (role !== "candidate" || document.getElementById("report-link")) return;
@@ -298,6 +353,10 @@ export function sessionPageMount(root) {
         return notes.render(event.note);
       case "event":
         if (event.kind === "hint") cockpit.hintRevealed(event.number);
+        if (event.kind === "done") {
+          doneNotice.show(event.at);
+          tabs.notify("live");
+        }
         return activity.add(event);
       case "hint":
         if (role === "candidate") {
@@ -360,6 +419,17 @@ export function sessionPageMount(root) {
       const answer = await postJson(urls.finish);
       finish({ reason: role, submission: answer.submission });
     } catch (error) {
+      showBanner(error instanceof ApiError ? error.message : "Something went wrong.", "warn");
+    }
+  });
+  doneButton?.addEventListener("click", async () => {
+    doneButton.disabled = true;
+    await provider.flush(4000);
+    try {
+      await postJson(urls.done);
+      doneSaid();
+    } catch (error) {
+      doneButton.disabled = state.status !== "active";
       showBanner(error instanceof ApiError ? error.message : "Something went wrong.", "warn");
     }
   });

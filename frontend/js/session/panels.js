@@ -157,6 +157,7 @@ const ACTIVITY_TEXT = {
   hint: (event) => `Hint ${event.number || ""} is open for the candidate`,
   custom_run: (event) => `${event.by || "someone"} ran the code on a custom input`,
   console_run: (event) => `${event.by || "someone"} ran the file in the console`,
+  done: (event) => `${event.by || "The candidate"} said they are done`,
 };
 
 export class ActivityFeed {
