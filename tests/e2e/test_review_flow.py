@@ -91,7 +91,7 @@ def test_interviewer_scores_with_evidence_and_the_candidate_reads_the_report(
     interviewer.fill('textarea[name="comment-correctness"]', "INTERVIEWER-ONLY comment")
     interviewer.select_option("select[name=recommendation]", "yes")
     interviewer.click("#scorecard-submit")
-    expect(interviewer.locator("#scorecard-submitted")).to_contain_text("yes")
+    expect(interviewer.locator("#scorecard-submitted")).to_contain_text("Yes")
     expect(interviewer.locator("#scorecard a.evidence-link").first).to_contain_text(
         clock(moment))
     links = interviewer.locator("#scorecard a.evidence-link")
