@@ -118,7 +118,9 @@ def run_overview(run: dict[str, Any]) -> dict[str, Any]:
     """What a reader takes in at a glance of one run: its failing tests, the tests not run,
     and per tag (its problem group where it has none) passed of total; every test numbered
     from 1 for the full table behind one click."""
-    tests = [t | {"number": t["index"] + 1} for t in run.get("tests") or []]
+    tests = [t | {"number": t["index"] + 1,
+                  "tag_label": str(t.get("tag") or t.get("group") or "—").replace("_", " ")}
+             for t in run.get("tests") or []]
     by_tag: dict[str, list[int]] = {}
     for t in tests:
         key = str(t.get("tag") or t.get("group") or "untagged")
@@ -317,6 +319,8 @@ def review_context(session: InterviewSession, user: Any,
                   "text": m.text}
                  for m in session.chat_messages.select_related("author")],
         "signals": signals,
+        "hidden_rows": [{"tag": tag, "label": tag.replace("_", " "), "passed": p, "total": n}
+                        for tag, (p, n) in signals.hidden_by_tag.items()],
         "first_pass_clock": format_clock(signals.first_pass_ms)
         if signals.first_pass_ms is not None else "",
         "integrity": integrity_note(signals),

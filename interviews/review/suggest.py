@@ -167,7 +167,7 @@ def suggestions(signals: Signals, criteria: list[str]) -> dict[str, Suggestion]:
         if criterion in criteria and criterion in signals.hidden_by_tag:
             passed, total = signals.hidden_by_tag[criterion]
             if total:
-                words = criterion.replace("_", "-")
+                words = {"edge_cases": "edge-case"}.get(criterion, criterion)
                 level, why = _first_pass_cap(
                     level_for_rate(passed / total),
                     f"final submission passed {passed}/{total} hidden {words} tests",
