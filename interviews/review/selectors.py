@@ -164,7 +164,7 @@ def scorecard_view(card: Scorecard, labels: EvidenceLabels | None = None) -> dic
             "recommendation": card.recommendation,
             "recommendation_label": dict(Scorecard.Recommendation.choices).get(
                 card.recommendation, "") if card.recommendation else "",
-            "summary": card.summary,
+            "summary": card.summary, "amendments": card.amendments.count(),
             "submitted_at": card.submitted_at, "scores": scores}
 
 

@@ -764,3 +764,25 @@ def test_a_three_run_review_page_leads_with_failures_and_hides_the_full_tables()
     assert "<summary>All 5 tests</summary>" in everything
     numbers = re.findall(r'<td class="num">(\d+)</td>', everything[:everything.index("</table>")])
     assert numbers == ["1", "2", "3", "4", "5"]  # numbered from 1
+
+
+def test_the_panel_shows_every_choice_on_the_scale_and_whose_it_is() -> None:
+    """Issue 27: a panel of a Yes and a No showed as "Yes"; the others see an amendment."""
+    world = build_world()
+    second = user_with_role("second", "interviewer")
+    services.reviewer_assign(session=world.session, user=world.admin, username="second")
+    services.scorecard_save(session=world.session, user=world.assigned, recommendation="yes",
+                            summary="", scores=full_scores(3), submit=True)
+    services.scorecard_save(session=world.session, user=second, recommendation="no",
+                            summary="", scores=full_scores(2), submit=True)
+    services.scorecard_save(session=world.session, user=world.assigned,
+                            recommendation="yes", summary="AMENDED", scores=full_scores(3),
+                            submit=True)
+    page = client_for(second).get(f"/sessions/{world.session.pk}/review/").content.decode()
+    panel = page[page.index('id="panel-recommendation"'):page.index("</ol>",
+                                                                     page.index("rec-scale"))]
+    assert '<span class="rec rec-split">split</span>' in panel
+    chosen = re.findall(r'rec-step chosen" data-value="(\w+)"><span class="rec-step-label">'
+                        r'[^<]+</span><span class="rec-step-by">([^<]+)<', panel)
+    assert chosen == [("no", "second"), ("yes", "assigned")]
+    assert "(amended 1×)" in page
