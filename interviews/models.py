@@ -359,6 +359,27 @@ class CriterionScore(models.Model):
         return f"{self.criterion}={self.level} on scorecard {self.scorecard_id}"
 
 
+class ScorecardAmendment(models.Model):
+    """One change to a submitted scorecard before release: who, when, and what changed.
+
+    `changes` is a list of {"field", "before", "after"}: `field` is "recommendation",
+    "summary", or "<criterion>.level" / ".comment" / ".evidence"; values as stored.
+    """
+
+    scorecard = models.ForeignKey(Scorecard, on_delete=models.CASCADE,
+                                  related_name="amendments")
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL,
+                               related_name="+")
+    at = models.DateTimeField(auto_now_add=True)
+    changes = models.JSONField(default=list)
+
+    class Meta:
+        ordering = ["at", "id"]
+
+    def __str__(self) -> str:
+        return f"amendment of scorecard {self.scorecard_id} at {self.at}"
+
+
 class ScoreRelease(models.Model):
     """The moment the rubric outcome became visible to the candidate (one per session)."""
 

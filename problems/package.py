@@ -31,6 +31,21 @@ CRITERIA = (
     "code_quality",
     "communication",
 )
+# How each criterion is named on a page (the key is what packages and forms carry).
+CRITERION_TITLES = {
+    "clarifying_questions": "Clarifying questions",
+    "tradeoffs": "Trade-offs",
+    "edge_cases": "Edge cases",
+    "correctness": "Correctness",
+    "complexity": "Complexity",
+    "code_quality": "Code quality",
+    "communication": "Communication",
+}
+
+
+def criterion_title(criterion: str) -> str:
+    """A criterion's title ("edge_cases" → "Edge cases"); an unknown key reads as words."""
+    return CRITERION_TITLES.get(criterion) or criterion.replace("_", " ").capitalize()
 SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 MAX_SOURCE_BYTES = 256 * 1024
 # The problem table's columns (problems/models.py): a longer one is refused here, by name.

@@ -176,7 +176,8 @@ class ReviewScoresView(APIView):
     @extend_schema(request=ScorecardIn, responses={
         200: SCORES, **error_responses(400, 401, 403, 404, 409, 413, 415, 429)})
     def post(self, request: Request, session_id: int) -> Response:
-        """Save (or with `submit`, lock) the user's scorecard."""
+        """Save (or with `submit`, lock) the user's scorecard; a submit of a submitted card
+        amends it until the scores are released (recorded on its history)."""
         found = _visible(request, session_id)
         if found is None or found[1] == access.CANDIDATE:
             return _missing()

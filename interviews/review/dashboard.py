@@ -13,11 +13,13 @@ view (scorecards and their scores are prefetched), linear in the sessions the fi
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from datetime import date
+from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from django.core.paginator import Page, Paginator
 from django.db.models import Q, QuerySet
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 from django.utils.dateparse import parse_date
 
@@ -33,11 +35,14 @@ from interviews.review.selectors import (
 from problems.models import Problem
 
 PAGE_SIZE = 25
-# Sort keys of the columns; a leading "-" sorts descending.
-SORTS = ("created", "score", "candidate", "problem", "status", "recommendation")
-DEFAULT_SORT = "-created"
+# Sort keys of the columns; a leading "-" sorts descending. "when" is the interview's time:
+# when it started, else when it is scheduled for, else (neither yet) when it was created.
+SORTS = ("when", "score", "candidate", "problem", "status", "recommendation")
+DEFAULT_SORT = "-when"
+# Links shared before the column was the interview's time still sort by it.
+LEGACY_SORTS = {"created": "when", "-created": "-when"}
 # The form's "Sort by" (the column headers sort too; on a phone the form is what shows).
-SORT_CHOICES = (("-created", "Newest first"), ("created", "Oldest first"),
+SORT_CHOICES = (("-when", "Latest interview first"), ("when", "Earliest interview first"),
                 ("-score", "Highest score"), ("score", "Lowest score"),
                 ("-recommendation", "Strongest recommendation"),
                 ("recommendation", "Weakest recommendation"), ("status", "Status"),
@@ -58,11 +63,12 @@ class DashboardFilters:
     date_to: date | None = None
     sort: str = DEFAULT_SORT
     page: int = 1
+    tz: str = "UTC"  # the viewer's zone (the page's script sends it): what a date means
 
     @property
     def active(self) -> bool:
-        """Any filter set (the sort and the page are not filters)."""
-        return self != replace(DashboardFilters(), sort=self.sort, page=self.page)
+        """Any filter set (the sort, the page and the zone are not filters)."""
+        return self != replace(DashboardFilters(), sort=self.sort, page=self.page, tz=self.tz)
 
 
 def recommendation_choices() -> list[tuple[str, str]]:
@@ -87,9 +93,20 @@ def _page(raw: Any) -> int:
     return int(text) if text.isdigit() and 0 < int(text) < 100_000 else 1
 
 
+def _zone(raw: Any) -> str:
+    """An IANA zone name the server knows, else UTC."""
+    name = str(raw or "").strip()[:MAX_TEXT_CHARS]
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError, OSError):
+        return "UTC"
+    return name
+
+
 def dashboard_filters_parse(*, params: Any) -> DashboardFilters:
     """Filters from a query string; anything unknown or malformed is dropped."""
     sort = str(params.get("sort") or "").strip()
+    sort = LEGACY_SORTS.get(sort, sort)
     return DashboardFilters(
         status=_choice(params.get("status"), list(InterviewSession.Status.values)),
         recommendation=_choice(params.get("recommendation"),
@@ -101,6 +118,7 @@ def dashboard_filters_parse(*, params: Any) -> DashboardFilters:
         date_to=_date(params.get("to")),
         sort=sort if sort.lstrip("-") in SORTS else DEFAULT_SORT,
         page=_page(params.get("page")),
+        tz=_zone(params.get("tz")),
     )
 
 
@@ -134,11 +152,28 @@ def dashboard_sessions(*, user: Any, filters: DashboardFilters) -> QuerySet[Inte
                        | Q(candidate__last_name__icontains=text)
                        | Q(candidate__email__icontains=text)
                        | Q(candidate_email__icontains=text))
+    qs = qs.annotate(interview_at=Coalesce("started_at", "scheduled_for", "created_at"))
     if filters.date_from:
-        qs = qs.filter(created_at__date__gte=filters.date_from)
+        qs = qs.filter(interview_at__gte=_day_start(filters.date_from, filters.tz))
     if filters.date_to:
-        qs = qs.filter(created_at__date__lte=filters.date_to)
-    return qs.distinct().order_by("-created_at", "-id")
+        qs = qs.filter(interview_at__lt=_day_start(filters.date_to + timedelta(days=1),
+                                                   filters.tz))
+    return qs.distinct().order_by("-interview_at", "-id")
+
+
+def _day_start(day: date, zone: str) -> datetime:
+    """Midnight of `day` in the viewer's zone, as a UTC moment (a day's range is theirs)."""
+    return datetime.combine(day, time.min, tzinfo=ZoneInfo(zone)).astimezone(UTC)
+
+
+def interview_time(session: InterviewSession) -> tuple[datetime, str]:
+    """When the interview is (or was): its start, else its schedule, else its creation; and
+    which of those it is."""
+    if session.started_at:
+        return session.started_at, "started"
+    if session.scheduled_for:
+        return session.scheduled_for, "scheduled"
+    return session.created_at, "created"
 
 
 def dashboard_rows(*, sessions: QuerySet[InterviewSession]) -> list[dict[str, Any]]:
@@ -158,16 +193,23 @@ def dashboard_rows(*, sessions: QuerySet[InterviewSession]) -> list[dict[str, An
                 if c.recommendation in RECOMMENDATION_VALUE]
         value = half_up(sum(recs) / len(recs)) if recs else 0
         rec = RECOMMENDATION_LABEL[value] if recs else ""
+        # A panel split between a yes and a no is not one word (half up would read "Yes"):
+        # each choice is shown with how many chose it.
+        split = ([{"value": v, "label": labels[RECOMMENDATION_LABEL[v]], "count": recs.count(v)}
+                  for v in sorted(set(recs), reverse=True)]
+                 if recs and min(recs) <= 2 < max(recs) else [])
+        when, when_kind = interview_time(session)
         rows.append({"session": session, "status": session.status_now(), "score": score,
+                     "when": when, "when_kind": when_kind,
                      # Not labels[""]: the empty choice is labelled "None", not blank.
                      "recommendation": labels[rec] if rec else "",
-                     "rec_key": rec or NO_RECOMMENDATION, "rec_value": value,
+                     "rec_key": rec or NO_RECOMMENDATION, "rec_value": value, "split": split,
                      "submitted": len(submitted), "cards": len(cards)})
     return rows
 
 
 _SORT_KEYS: dict[str, Any] = {
-    "created": lambda r: r["session"].created_at,
+    "when": lambda r: r["when"],
     # Unscored sessions sort below every score, whichever way.
     "score": lambda r: (r["score"] is not None, r["score"] or 0),
     "candidate": lambda r: r["session"].candidate.get_username().lower()
@@ -179,9 +221,9 @@ _SORT_KEYS: dict[str, Any] = {
 
 
 def dashboard_rows_sort(*, rows: list[dict[str, Any]], sort: str) -> list[dict[str, Any]]:
-    """Rows by a sort key ("-" descending); ties keep the newest first."""
-    ordered = sorted(rows, key=lambda r: (r["session"].created_at, r["session"].pk),
-                     reverse=True)
+    """Rows by a sort key ("-" descending); ties keep the latest interview first."""
+    ordered = sorted(rows, key=lambda r: (r["when"], r["session"].pk), reverse=True)
+    sort = LEGACY_SORTS.get(sort, sort)
     return sorted(ordered, key=_SORT_KEYS[sort.lstrip("-")], reverse=sort.startswith("-"))
 
 

@@ -10,13 +10,25 @@ from datetime import datetime
 from typing import Any
 
 from django.utils import timezone
+from django.utils.html import escape
+from django.utils.safestring import SafeString, mark_safe
+from pygments import highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import PythonLexer
 
 from core import visibility
+from core.verdicts import NOT_RUN
 from grading import visible
 from grading.judge import rules_line
 from grading.models import Submission
 from grading.selectors import submission_detail
-from interviews.models import DocUpdate, InterviewSession, Scorecard, ScoreRelease
+from interviews.models import (
+    DocUpdate,
+    InterviewSession,
+    Scorecard,
+    ScorecardAmendment,
+    ScoreRelease,
+)
 from interviews.review import access, charts
 from interviews.review.evidence import (
     Chip,
@@ -36,6 +48,7 @@ from interviews.review.suggest import (
     suggestions,
 )
 from interviews.services.documents import session_code
+from problems.package import criterion_title
 
 RECOMMENDATION_VALUE = {"strong_no": 1, "no": 2, "yes": 3, "strong_yes": 4}
 RECOMMENDATION_LABEL = {v: k for k, v in RECOMMENDATION_VALUE.items()}
@@ -82,6 +95,47 @@ def code_diff(before: str | None, after: str) -> list[dict[str, str]]:
     return out
 
 
+# frontend/static/frontend/pygments.css styles this class (the Markdown blocks' too).
+CODE_CSS_CLASS = "codehilite"
+_FORMATTER = HtmlFormatter(cssclass=CODE_CSS_CLASS, wrapcode=True)
+_DIFF_FORMATTER = HtmlFormatter(nowrap=True)
+
+
+def code_html(code: str) -> SafeString:
+    """Python source highlighted on the server (Pygments: classes only, CSP-safe)."""
+    return mark_safe(highlight(code, PythonLexer(), _FORMATTER))  # noqa: S308 - Pygments escapes
+
+
+def diff_line_html(text: str) -> SafeString:
+    """One diff line: its +/-/space marker, then the code highlighted (a hunk line plain)."""
+    if text.startswith("@@") or not text:
+        return SafeString(escape(text))
+    body = highlight(text[1:], PythonLexer(), _DIFF_FORMATTER).rstrip("\n")
+    return mark_safe(escape(text[0]) + body)  # noqa: S308 - Pygments escapes
+
+
+def run_overview(run: dict[str, Any]) -> dict[str, Any]:
+    """What a reader takes in at a glance of one run: its failing tests, the tests not run,
+    and per tag (its problem group where it has none) passed of total; every test numbered
+    from 1 for the full table behind one click."""
+    tests = [t | {"number": t["index"] + 1,
+                  "tag_label": str(t.get("tag") or t.get("group") or "—").replace("_", " ")}
+             for t in run.get("tests") or []]
+    by_tag: dict[str, list[int]] = {}
+    for t in tests:
+        key = str(t.get("tag") or t.get("group") or "untagged")
+        counts = by_tag.setdefault(key, [0, 0])
+        counts[0] += t.get("verdict") == Submission.Verdict.AC
+        counts[1] += 1
+    return {
+        "tests": tests,
+        "failing": [t for t in tests if t.get("verdict") not in (Submission.Verdict.AC, NOT_RUN)],
+        "not_run": sum(1 for t in tests if t.get("verdict") == NOT_RUN),
+        "by_tag": [{"tag": tag.replace("_", " "), "passed": p, "total": n, "ok": p == n}
+                   for tag, (p, n) in by_tag.items()],
+    }
+
+
 def rubric_rows(session: InterviewSession) -> list[dict[str, Any]]:
     rows = []
     for item in session.problem.rubric or []:
@@ -103,12 +157,62 @@ def scorecard_view(card: Scorecard, labels: EvidenceLabels | None = None) -> dic
     for s in card.scores.all():
         chips = labels.chips(s.evidence)
         scores[s.criterion] = {"level": s.level, "comment": s.comment, "evidence": s.evidence,
-                               "title": s.criterion.replace("_", " ").capitalize(),
+                               "title": criterion_title(s.criterion),
                                "chips": [_chip_dict(c) for c in chips],
                                "links": [(c.label, c.href) for c in chips]}
     return {"id": card.pk, "interviewer": card.interviewer.get_username(),
-            "recommendation": card.recommendation, "summary": card.summary,
+            "recommendation": card.recommendation,
+            "recommendation_label": dict(Scorecard.Recommendation.choices).get(
+                card.recommendation, "") if card.recommendation else "",
+            "summary": card.summary, "amendments": card.amendments.count(),
             "submitted_at": card.submitted_at, "scores": scores}
+
+
+def amendment_history(card: Scorecard) -> list[dict[str, Any]]:
+    """A submitted scorecard's amendments, oldest first: who, when, each field's before and
+    after in words (a level as its number, evidence as how many items)."""
+    out = []
+    for amendment in ScorecardAmendment.objects.filter(scorecard=card).select_related("author"):
+        out.append({"author": amendment.author.get_username() if amendment.author else "—",
+                    "at": amendment.at,
+                    "changes": [_change_words(c) for c in amendment.changes or []]})
+    return out
+
+
+def _change_words(change: dict[str, Any]) -> dict[str, str]:
+    field = str(change.get("field", ""))
+    criterion, _, part = field.partition(".")
+    labels = dict(Scorecard.Recommendation.choices)
+
+    def words(value: Any) -> str:
+        if value in (None, "", []):
+            return "—"
+        if part == "evidence":
+            return f"{len(value)} item{'' if len(value) == 1 else 's'}"
+        if field == "recommendation":
+            return str(labels.get(value, value))
+        text = str(value)
+        return text if len(text) <= 80 else text[:79] + "…"
+
+    name = ("Recommendation" if field == "recommendation" else "Summary" if field == "summary"
+            else f"{criterion_title(criterion)} {part}")
+    return {"field": name, "before": words(change.get("before")),
+            "after": words(change.get("after"))}
+
+
+def panel_recommendations(cards: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The submitted recommendations of the panel on the whole scale, each choice visible
+    (who chose what), and whether the panel is split between a yes and a no: a split panel
+    is never shown as one word."""
+    chosen = [c for c in cards if c.get("submitted_at") and c.get("recommendation")]
+    if not chosen:
+        return None
+    scale = [{"value": value, "label": label,
+              "by": [c["interviewer"] for c in chosen if c["recommendation"] == value]}
+             for value, label in Scorecard.Recommendation.choices if value]
+    values = {RECOMMENDATION_VALUE[c["recommendation"]] for c in chosen
+              if c["recommendation"] in RECOMMENDATION_VALUE}
+    return {"scale": scale, "split": bool(values) and min(values) <= 2 < max(values)}
 
 
 def cite_targets(labels: EvidenceLabels, runs: list[dict[str, Any]],
@@ -132,7 +236,7 @@ def _side_by_side(session: InterviewSession, own: dict[str, Any] | None,
         return None
     cards = [own, *others]
     labels = dict(Scorecard.Recommendation.choices)
-    rows = [{"criterion": row["criterion"].replace("_", " "),
+    rows = [{"criterion": criterion_title(row["criterion"]),
              "cells": [card["scores"].get(row["criterion"], {}) for card in cards]}
             for row in rubric_rows(session)]
     return {"interviewers": [card["interviewer"] for card in cards], "rows": rows,
@@ -169,12 +273,12 @@ def review_context(session: InterviewSession, user: Any,
                               labels.posted_chips(list(typed.get("evidence") or []))]}
         hint = suggested.get(row["criterion"])
         rubric.append(row | {
-            "level": mine.get("level") or (hint.level if hint else None)
-            if posted is None else mine.get("level"),
+            # Never the suggestion's: the form starts from what the interviewer chose alone.
+            "level": mine.get("level"),
             "comment": mine.get("comment", ""),
             "chips": mine.get("chips", []),
             "error": (field_errors or {}).get(row["criterion"], ""),
-            "title": row["criterion"].replace("_", " ").capitalize(),
+            "title": criterion_title(row["criterion"]),
             "suggestion": hint,
             "level_choices": list(enumerate(row["levels"], start=1)),
         })
@@ -188,11 +292,17 @@ def review_context(session: InterviewSession, user: Any,
     questions = list(session.questions.order_by("asked_at", "id"))
     viewer = access.session_viewer(session, user)
     runs = session_runs(session, staff=visibility.may_see(visibility.HIDDEN_TEST_IO, viewer))
+    for run in runs:
+        run.update(run_overview(run))
+        run["code_html"] = code_html(run["code"])
+        for line in run["diff"]:
+            line["html"] = diff_line_html(line["text"])
     question_rows = [{"id": q.pk, "text": q.text, "answer": q.answer,
                       "matched_key": q.matched_key,
                       "clock": format_clock(ms_since_start(session, q.asked_at))}
                      for q in questions]
     timeline = session_timeline(session)
+    released = ScoreRelease.objects.filter(session=session).exists()
     return {
         "timeline_marks": cite_targets(labels, runs, question_rows, timeline["marks"]),
         "side_by_side": _side_by_side(session, own_view, others),
@@ -209,6 +319,8 @@ def review_context(session: InterviewSession, user: Any,
                   "text": m.text}
                  for m in session.chat_messages.select_related("author")],
         "signals": signals,
+        "hidden_rows": [{"tag": tag, "label": tag.replace("_", " "), "passed": p, "total": n}
+                        for tag, (p, n) in signals.hidden_by_tag.items()],
         "first_pass_clock": format_clock(signals.first_pass_ms)
         if signals.first_pass_ms is not None else "",
         "integrity": integrity_note(signals),
@@ -220,7 +332,11 @@ def review_context(session: InterviewSession, user: Any,
         "others": others,
         "others_hidden": others_hidden,
         "recommendations": [c for c in Scorecard.Recommendation.choices if c[0]],
-        "released": ScoreRelease.objects.filter(session=session).exists(),
+        "released": released,
+        "amending": bool(own_view and own_view.get("submitted_at")) and not released
+        and access.can_score(session, user),
+        "history": amendment_history(own) if own and own.submitted_at else [],
+        "panel": panel_recommendations([own_view or {}, *others]),
         "timeline": timeline,
     }
 
@@ -234,8 +350,7 @@ def replay_cite(session: InterviewSession, user: Any, chosen: str = "") -> dict[
     if Scorecard.objects.filter(session=session, interviewer=user,
                                 submitted_at__isnull=False).exists():
         return None
-    criteria = [{"criterion": c, "title": c.replace("_", " ").capitalize()}
-                for c in criteria_of(session)]
+    criteria = [{"criterion": c, "title": criterion_title(c)} for c in criteria_of(session)]
     if not criteria:
         return None
     names = [c["criterion"] for c in criteria]

@@ -14,11 +14,13 @@ from interviews.models import (
     ReviewAssignment,
     ReviewNote,
     Scorecard,
+    ScorecardAmendment,
     ScoreRelease,
 )
 from interviews.review import access, evidence, webhooks
 from interviews.review.evidence import Evidence
 from interviews.services import SessionError
+from problems.package import criterion_title
 
 MAX_NOTE_CHARS = 4000
 MAX_COMMENT_CHARS = 4000
@@ -36,7 +38,7 @@ class ScorecardInvalid(SessionError):
 
 
 def _title(criterion: str) -> str:
-    return criterion.replace("_", " ").capitalize()
+    return criterion_title(criterion)
 
 
 def criteria_of(session: InterviewSession) -> list[str]:
@@ -68,8 +70,11 @@ def scorecard_save(*, session: InterviewSession, user: Any, recommendation: str,
                    scores: dict[str, dict[str, Any]], submit: bool) -> Scorecard:
     """Save (and, with `submit`, lock) the user's scorecard.
 
-    `scores` maps criterion → {"level", "comment", "evidence"}. A submitted scorecard is final:
-    the others may already have read it.
+    `scores` maps criterion → {"level", "comment", "evidence"}. A submitted scorecard is no
+    draft any more (autosaves and drafts are refused), but until the scores are released its
+    writer may amend it with another complete submit: each amendment is recorded (who, when,
+    what changed), since the others may already have read the first version. Once released,
+    the candidate has read it: it is final.
     """
     _require_scorer(session, user)
     criteria = criteria_of(session)
@@ -92,10 +97,20 @@ def scorecard_save(*, session: InterviewSession, user: Any, recommendation: str,
     if refused:
         raise ScorecardInvalid(refused)
     with transaction.atomic():
+        # The session's row is the lock `scores_release` takes too: an amendment and a
+        # release never interleave (no amendment lands after the candidate was shown the card).
+        InterviewSession.objects.select_for_update().filter(pk=session.pk).first()
         card, _ = Scorecard.objects.select_for_update().get_or_create(session=session,
                                                                       interviewer=user)
-        if card.submitted_at is not None:
-            raise SessionError("submitted", "this scorecard is submitted already")
+        amending = card.submitted_at is not None
+        if amending:
+            if ScoreRelease.objects.filter(session=session).exists():
+                raise SessionError("submitted", "the scores are released to the candidate: "
+                                   "this scorecard can no longer be amended")
+            if not submit:
+                raise SessionError("submitted", "this scorecard is submitted already: "
+                                   "amend it with a complete submit")
+        before = _card_state(card)
         card.recommendation = recommendation
         card.summary = summary[:MAX_COMMENT_CHARS]
         for criterion, (level, comment, items) in cleaned.items():
@@ -108,15 +123,40 @@ def scorecard_save(*, session: InterviewSession, user: Any, recommendation: str,
             levels = dict(card.scores.values_list("criterion", "level"))
             missing = [c for c in criteria if levels.get(c) is None]
             if missing:
-                raise SessionError("incomplete", f"no level for {missing[0]}")
+                raise SessionError("incomplete", f"no level for {_title(missing[0])}")
             if not recommendation:
                 raise SessionError("incomplete", "choose a recommendation")
-            card.submitted_at = timezone.now()
+            if not amending:
+                card.submitted_at = timezone.now()
+        changes = card_changes(before, _card_state(card)) if amending else []
+        if amending and not changes:
+            return card  # nothing changed: no amendment to record, no webhook
         card.save()
+        if changes:
+            ScorecardAmendment.objects.create(scorecard=card, author=user, changes=changes)
         if submit:
             data = scored_data(card)
             transaction.on_commit(lambda: webhooks.webhook_send(webhooks.SESSION_SCORED, data))
     return card
+
+
+def _card_state(card: Scorecard) -> dict[str, Any]:
+    """A scorecard as flat fields (what an amendment compares)."""
+    state: dict[str, Any] = {"recommendation": card.recommendation, "summary": card.summary}
+    if card.pk is None:
+        return state
+    for s in CriterionScore.objects.filter(scorecard=card):
+        state[f"{s.criterion}.level"] = s.level
+        state[f"{s.criterion}.comment"] = s.comment
+        state[f"{s.criterion}.evidence"] = list(s.evidence or [])
+    return state
+
+
+def card_changes(before: dict[str, Any], after: dict[str, Any]) -> list[dict[str, Any]]:
+    """What differs, field by field, in the scorecard's order."""
+    return [{"field": key, "before": before.get(key), "after": after.get(key)}
+            for key in after if before.get(key) != after.get(key)
+            and not (before.get(key) in (None, "", []) and after.get(key) in (None, "", []))]
 
 
 def scorecard_evidence_add(*, session: InterviewSession, user: Any, criterion: str,
@@ -171,10 +211,13 @@ def scores_release(*, session: InterviewSession, user: Any) -> ScoreRelease:
     """Show the rubric outcome to the candidate; needs one submitted scorecard at least."""
     if access.review_role(session, user) is None:
         raise SessionError("not_found", "no such session")
-    if not session.scorecards.exclude(submitted_at=None).exists():
-        raise SessionError("nothing_to_release", "no submitted scorecard yet")
-    release, _ = ScoreRelease.objects.get_or_create(session=session,
-                                                    defaults={"released_by": user})
+    with transaction.atomic():
+        # The lock an amendment takes (`scorecard_save`): release waits for one in flight.
+        InterviewSession.objects.select_for_update().filter(pk=session.pk).first()
+        if not session.scorecards.exclude(submitted_at=None).exists():
+            raise SessionError("nothing_to_release", "no submitted scorecard yet")
+        release, _ = ScoreRelease.objects.get_or_create(session=session,
+                                                        defaults={"released_by": user})
     return release
 
 

@@ -1,6 +1,10 @@
 """Automatic signals about a session, and the rubric levels they suggest.
 
-Suggestions only pre-fill the form: the interviewer's level always wins.
+Suggestions inform, never decide: the scorecard shows each beside its criterion with its one
+line of evidence, and nothing is pre-selected. Each claim follows from what was recorded: a
+level 4 ("correct on the first pass", "asks before coding") needs the first run to have
+passed every test it ran, or every key question asked before it; a pass rate says which
+submission it counts.
 """
 
 from __future__ import annotations
@@ -27,6 +31,23 @@ class KeyQuestion:
 
 
 @dataclass(frozen=True)
+class RunRecord:
+    """One graded run or submission of the session, in order (numbered from 1)."""
+
+    number: int
+    kind: str
+    passed: int
+    total: int
+    verdict: str
+    at_ms: int
+    submission: int
+
+    @property
+    def all_passed(self) -> bool:
+        return self.total > 0 and self.passed == self.total
+
+
+@dataclass(frozen=True)
 class Signals:
     hidden_by_tag: dict[str, tuple[int, int]] = field(default_factory=dict)
     key_questions: tuple[KeyQuestion, ...] = ()
@@ -36,6 +57,7 @@ class Signals:
     pastes: int = 0  # large pastes into the editor (ONSITE_PASTE_CHARS or more)
     paste_chars: int = 0
     tab_leaves: int = 0  # times the candidate left the tab
+    runs: tuple[RunRecord, ...] = ()  # the graded runs, in order
 
 
 @dataclass(frozen=True)
@@ -84,6 +106,7 @@ def session_signals(session: InterviewSession) -> Signals:
     pastes = list(session.events.filter(kind=SessionEvent.Kind.PASTE)
                   .values_list("data", flat=True))
     return Signals(
+        runs=session_run_records(session),
         pastes=len(pastes),
         paste_chars=sum(int((d or {}).get("chars", 0)) for d in pastes),
         tab_leaves=session.events.filter(kind=SessionEvent.Kind.TAB_HIDDEN).count(),
@@ -93,6 +116,23 @@ def session_signals(session: InterviewSession) -> Signals:
         first_pass_ms=ms_since_start(session, first_pass.at) if first_pass else None,
         first_pass_submission=first_pass.submission_id if first_pass else None,
     )
+
+
+def session_run_records(session: InterviewSession) -> tuple[RunRecord, ...]:
+    """The session's graded runs in order: what the first-pass claims are read from."""
+    events = (session.events.filter(kind__in=RUN_KINDS).exclude(submission=None)
+              .select_related("submission").order_by("at", "id"))
+    out: list[RunRecord] = []
+    # Numbered as the review page and the evidence labels number them (every run event).
+    for number, event in enumerate(events, start=1):
+        sub = event.submission
+        assert sub is not None
+        if sub.status != Submission.Status.DONE:
+            continue  # a run still grading, or one the platform failed, says nothing yet
+        out.append(RunRecord(number=number, kind=str(event.kind), passed=sub.passed,
+                             total=sub.total, verdict=str(sub.verdict),
+                             at_ms=ms_since_start(session, event.at), submission=sub.pk))
+    return tuple(out)
 
 
 def level_for_rate(rate: float) -> int:
@@ -106,6 +146,20 @@ def level_for_rate(rate: float) -> int:
     return 1
 
 
+def _first_pass_cap(level: int, why: str, runs: tuple[RunRecord, ...]) -> tuple[int, str]:
+    """Level 4 is "right on the first pass": only when the first graded run passed every test
+    it ran. Otherwise 3 at most, and the line says what the first run did."""
+    if not runs:
+        return level, why
+    first = runs[0]
+    if first.all_passed:
+        return level, f"{why}; the first run passed {first.passed}/{first.total}"
+    fixed = next((r for r in runs if r.all_passed), None)
+    later = f", every test passed from run {fixed.number}" if fixed else ""
+    return min(level, 3), (f"{why}; not on the first pass: the first run passed "
+                           f"{first.passed}/{first.total}{later}")
+
+
 def suggestions(signals: Signals, criteria: list[str]) -> dict[str, Suggestion]:
     """The suggested level per criterion of the rubric that a signal speaks to."""
     out: dict[str, Suggestion] = {}
@@ -113,18 +167,30 @@ def suggestions(signals: Signals, criteria: list[str]) -> dict[str, Suggestion]:
         if criterion in criteria and criterion in signals.hidden_by_tag:
             passed, total = signals.hidden_by_tag[criterion]
             if total:
-                out[criterion] = Suggestion(
-                    criterion, level_for_rate(passed / total),
-                    f"{passed}/{total} hidden {criterion} tests passed")
+                words = {"edge_cases": "edge-case"}.get(criterion, criterion)
+                level, why = _first_pass_cap(
+                    level_for_rate(passed / total),
+                    f"final submission passed {passed}/{total} hidden {words} tests",
+                    signals.runs)
+                out[criterion] = Suggestion(criterion, level, why)
     if out and (signals.pastes or signals.tab_leaves):
         # Not a level of its own: what the reviewer should weigh beside the pass rate.
         caveat = integrity_note(signals)
         out = {c: Suggestion(s.criterion, s.level, f"{s.why}; {caveat}") for c, s in out.items()}
     if "clarifying_questions" in criteria and signals.key_questions:
-        asked = sum(k.asked for k in signals.key_questions)
-        out["clarifying_questions"] = Suggestion(
-            "clarifying_questions", level_for_rate(asked / len(signals.key_questions)),
-            f"{asked} of {len(signals.key_questions)} key clarifying questions asked")
+        keys = signals.key_questions
+        asked = [k for k in keys if k.asked]
+        level = level_for_rate(len(asked) / len(keys))
+        why = f"{len(asked)} of {len(keys)} key clarifying questions asked"
+        first_run = signals.runs[0].at_ms if signals.runs else None
+        late = [k for k in asked if first_run is not None and (k.at_ms or 0) > first_run]
+        if late:
+            # "Before coding" is what a 4 says; the first run is the latest that can be.
+            level = min(level, 3)
+            why += f", {len(late)} of them only after the first run"
+        elif asked and first_run is not None:
+            why += ", before the first run"
+        out["clarifying_questions"] = Suggestion("clarifying_questions", level, why)
     return out
 
 
@@ -151,4 +217,5 @@ def signals_public(signals: Signals) -> dict[str, Any]:
         "pastes": signals.pastes,
         "paste_chars": signals.paste_chars,
         "tab_leaves": signals.tab_leaves,
+        "runs": [r.__dict__ for r in signals.runs],
     }

@@ -94,10 +94,10 @@ def test_interviewer_scores_with_evidence_and_the_candidate_reads_the_report(
     interviewer.fill('textarea[name="comment-correctness"]', "INTERVIEWER-ONLY comment")
     interviewer.select_option("select[name=recommendation]", "yes")
     interviewer.click("#scorecard-submit")
-    expect(interviewer.locator("#scorecard-submitted")).to_contain_text("yes")
-    expect(interviewer.locator("#scorecard a.evidence-link").first).to_contain_text(
-        clock(moment))
-    links = interviewer.locator("#scorecard a.evidence-link")
+    expect(interviewer.locator("#scorecard-submitted")).to_contain_text("Yes")
+    table = interviewer.locator("#scorecard .scorecard-table")
+    expect(table.locator("a.evidence-link").first).to_contain_text(clock(moment))
+    links = interviewer.locator("#scorecard .scorecard-table a.evidence-link")
     expect(links).to_have_count(2)
     assert links.first.get_attribute("href") == f"{session_path}replay/#t={moment // 1000 * 1000}"
     assert links.last.get_attribute("href") == f"#sub-{run_id}"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -139,7 +139,56 @@ def test_sorting_by_score_recommendation_and_status_puts_unscored_last() -> None
     assert _ids(world, sort="score") == [unscored.pk, low.pk, world.session.pk]
     assert _ids(world, sort="-recommendation") == [world.session.pk, low.pk, unscored.pk]
     assert _ids(world, sort="status")[-1] == unscored.pk
-    assert _ids(world, sort="-created")[0] == unscored.pk
+    assert _ids(world, sort="-when")[0] == unscored.pk
+    assert _ids(world, sort="-created") == _ids(world, sort="-when")  # an old link still sorts
+
+
+def test_the_interview_time_is_the_start_else_the_schedule_never_the_creation() -> None:
+    """Issue 27: the dashboard filtered and sorted by when a session was created."""
+    world = build_world()
+    now = timezone.now()
+    # Created long ago, interviewed next week; created today, interviewed two weeks ago.
+    later = _session(world, status="scheduled", scheduled_for=now + timedelta(days=7))
+    InterviewSession.objects.filter(pk=later.pk).update(created_at=now - timedelta(days=30))
+    earlier = _session(world, started_at=now - timedelta(days=14))
+    today = timezone.localdate()
+    assert _ids(world, sort="-when") == [later.pk, world.session.pk, earlier.pk]
+    assert _ids(world, sort="when") == [earlier.pk, world.session.pk, later.pk]
+    assert _ids(world, date_from=today + timedelta(days=7)) == [later.pk]
+    assert _ids(world, date_to=today - timedelta(days=14)) == [earlier.pk]
+    assert _ids(world, date_from=today - timedelta(days=30),
+                date_to=today - timedelta(days=20)) == []  # later's creation is no match
+    rows = {r["session"].pk: r for r in dashboard.dashboard_page(
+        user=world.assigned, filters=DashboardFilters()).object_list}
+    assert rows[later.pk]["when_kind"] == "scheduled" and rows[earlier.pk]["when_kind"] == "started"
+
+
+def test_a_date_is_a_day_of_the_viewers_zone() -> None:
+    world = build_world()
+    # 23:30 UTC on 1 March is already 2 March in Tokyo.
+    moment = datetime(2026, 3, 1, 23, 30, tzinfo=UTC)
+    late = _session(world, started_at=moment)
+    march_2 = moment.date() + timedelta(days=1)
+    assert late.pk not in _ids(world, date_from=march_2, date_to=march_2)
+    assert _ids(world, date_from=march_2, date_to=march_2, tz="Asia/Tokyo") == [late.pk]
+    parsed = dashboard.dashboard_filters_parse(params=QueryDict("tz=Asia/Tokyo"))
+    assert parsed.tz == "Asia/Tokyo" and not parsed.active
+    for bad in ("Mars/Olympus", "../../etc/passwd", "", "x" * 300):
+        assert dashboard.dashboard_filters_parse(params=QueryDict(f"tz={bad}")).tz == "UTC"
+
+
+def test_a_split_panel_shows_each_choice_not_one_word() -> None:
+    """Issue 27: one Yes and one No read as "Yes" (the mean, half up)."""
+    world = build_world()
+    second = user_with_role("second", "interviewer")
+    services.reviewer_assign(session=world.session, user=world.admin, username="second")
+    _scored(world, world.session, 3, "yes")
+    services.scorecard_save(session=world.session, user=second, recommendation="no",
+                            summary="", scores=full_scores(2), submit=True)
+    row = dashboard.dashboard_page(user=world.assigned, filters=DashboardFilters()).object_list[0]
+    assert [(r["label"], r["count"]) for r in row["split"]] == [("Yes", 1), ("No", 1)]
+    page = client_for(world.assigned).get("/sessions/review/").content.decode()
+    assert "Split:" in page and "1 × Yes" in page and "1 × No" in page
 
 
 def test_pages_of_25_and_a_page_past_the_end_is_the_last() -> None:

@@ -41,6 +41,7 @@ RUBRIC = [
     {"criterion": "clarifying_questions", "weight": 1, "strong": "STRONG-QUESTIONS",
      "levels": ["1: none", "2: one", "3: most", "4: all key ones"]},
 ]
+CRITERIA: list[str] = [str(row["criterion"]) for row in RUBRIC]
 CLARIFICATIONS = [
     {"question": "Is x ever negative?", "answer": "Yes.", "key": True},
     {"question": "How large is x?", "answer": "64-bit.", "key": True},
@@ -153,16 +154,82 @@ def test_signals_read_hidden_pass_rates_key_questions_and_first_pass() -> None:
     assert signals.hints_used == 0  # no hint was opened in this session
 
     hints = suggest.suggestions(signals, [r["criterion"] for r in RUBRIC])
-    assert hints["correctness"].level == 4 and hints["edge_cases"].level == 1
+    # Every hidden correctness test passed at the end, but the first run failed one: a 4
+    # ("right on the first pass") would be a claim the runs contradict.
+    assert hints["correctness"].level == 3 and hints["edge_cases"].level == 1
+    assert hints["correctness"].why == (
+        "final submission passed 2/2 hidden correctness tests; not on the first pass: "
+        "the first run passed 1/2, every test passed from run 2")
     assert hints["clarifying_questions"].level == 2  # one key question of two
+    assert hints["clarifying_questions"].why.endswith("asked, before the first run")
 
 
-def test_the_review_page_prefills_suggestions_the_interviewer_can_override() -> None:
+def _history(world: World, first: list[str]) -> None:
+    """Replace the world's first run by one with these public verdicts."""
+    world.run.results.all().delete()
+    for index, verdict in enumerate(first):
+        TestResult.objects.create(submission=world.run, index=index, name=f"p{index}",
+                                  hidden=False, tag="correctness", verdict=verdict)
+    world.run.passed = first.count("AC")
+    world.run.total = len(first)
+    world.run.verdict = "AC" if world.run.passed == len(first) else "WA"
+    world.run.save()
+
+
+def test_a_failed_first_run_never_suggests_right_on_the_first_pass() -> None:
+    """Issue 27: after a 0/4 first run the correctness suggestion said "correct everywhere on
+    the first pass" (level 4, from the final pass rate alone)."""
+    world = build_world()
+    _history(world, ["WA", "WA", "WA", "WA"])
+    criteria = CRITERIA
+    hints = suggest.suggestions(suggest.session_signals(world.session), criteria)
+    assert hints["correctness"].level == 3
+    assert "the first run passed 0/4" in hints["correctness"].why
+    assert "every test passed from run 2" in hints["correctness"].why
+    # The same claim for the same class of signal: no edge-case 4 after a failed first run.
+    TestResult.objects.filter(submission=world.final, name="secret 1").update(verdict="AC")
+    hints = suggest.suggestions(suggest.session_signals(world.session), criteria)
+    assert hints["edge_cases"].level == 3 and "0/4" in hints["edge_cases"].why
+
+    # A first run that passed everything it ran does earn the 4, and says so.
+    _history(world, ["AC", "AC", "AC", "AC"])
+    hints = suggest.suggestions(suggest.session_signals(world.session), criteria)
+    assert hints["correctness"].level == 4
+    assert hints["correctness"].why.endswith("the first run passed 4/4")
+
+
+def test_key_questions_asked_only_after_the_first_run_are_no_4() -> None:
+    world = build_world()
+    start = world.session.started_at
+    assert start is not None
+    Question.objects.create(
+        session=world.session, asked_by=world.owner, text="How large is x?", answer="64-bit.",
+        asked_at=start + timedelta(minutes=7),
+        answer_source="interviewer", matched_index=1, matched_key=True)
+    hints = suggest.suggestions(suggest.session_signals(world.session),
+                                CRITERIA)
+    assert hints["clarifying_questions"].level == 3
+    assert hints["clarifying_questions"].why == (
+        "2 of 2 key clarifying questions asked, 1 of them only after the first run")
+
+
+def test_a_run_still_grading_is_no_first_run() -> None:
+    world = build_world()
+    Submission.objects.filter(pk=world.run.pk).update(status="running")
+    signals = suggest.session_signals(world.session)
+    assert [r.number for r in signals.runs] == [2, 3]  # numbered as the page numbers them
+    hints = suggest.suggestions(signals, CRITERIA)
+    assert hints["correctness"].level == 4  # run 2, the first graded, passed 2/2
+
+
+def test_suggestions_are_shown_beside_each_criterion_and_never_preselected() -> None:
     world = build_world()
     client = client_for(world.assigned)
     page = client.get(f"/sessions/{world.session.pk}/review/").content.decode()
-    checked = re.findall(r'name="level-(\w+)" value="(\d)" checked', page)
-    assert ("correctness", "4") in checked and ("edge_cases", "1") in checked
+    assert re.findall(r'name="level-\w+" value="\d" checked', page) == []
+    assert '<span class="suggestion-badge">Suggested 3</span> final submission passed 2/2' in page
+    assert "<legend>Edge cases " in page and "<legend>Clarifying questions " in page
+    assert "<legend>edge_cases" not in page
     # Reviewers see every test, hidden ones with their inputs, and the private notes.
     assert "secret 1" in page and SECRET_INPUT in page and PRIVATE_NOTE in page
     assert f'href="/sessions/{world.session.pk}/replay/"' in page
@@ -200,7 +267,7 @@ def test_submitting_needs_every_level_and_a_recommendation_and_then_locks() -> N
     world = build_world()
     scores = full_scores()
     scores["edge_cases"]["level"] = ""
-    with pytest.raises(SessionError, match="edge_cases"):
+    with pytest.raises(SessionError, match="Edge cases"):
         services.scorecard_save(session=world.session, user=world.assigned, recommendation="yes",
                                 summary="", scores=scores, submit=True)
     with pytest.raises(SessionError, match="recommendation"):
@@ -511,8 +578,14 @@ def test_each_run_shows_its_code_and_the_diff_to_the_previous_run() -> None:
     page = client_for(world.assigned).get(f"/sessions/{world.session.pk}/review/").content.decode()
     runs = page[page.index('id="runs"'):]
     assert "Run 1" in runs and "Run 2" in runs and "Changes since run 1" in runs
-    assert '<span class="diff-del">-    return x</span>' in runs
-    assert '<span class="diff-add">+    return x + 1</span>' in runs
+    diff = runs[runs.index('<pre class="diff'):runs.index("</pre>", runs.index('<pre class="diff'))]
+    lines = re.findall(r'<span class="diff-(\w+)">((?:(?!<span class="diff-).)*)</span>', diff)
+    text = [(kind, re.sub(r"<[^>]+>", "", body)) for kind, body in lines]
+    assert ("del", "-    return x") in text and ("add", "+    return x + 1") in text
+    # Single-spaced: each line is one block, with no newline of its own between them; and the
+    # code is highlighted (Pygments' classes; pygments.css colours them).
+    assert "\n" not in diff and '<span class="k">return</span>' in diff
+    assert 'class="codehilite"' in runs and "frontend/pygments.css" in page
     assert "sub=" not in runs.replace('data-evidence="sub=', "")
 
 
@@ -608,3 +681,114 @@ def test_the_released_report_shows_the_evidence_as_labels_without_links() -> Non
     assert f"Question: {world.question.text}" in evidence and "02:00 " in evidence
     assert "evidence-link" not in page and "#sub-" not in page and "data-token" not in page
     assert f"submission:{world.passing.pk}" not in page and "moment:" not in page
+
+
+# ---------------------------------------------------------------- amending (issue 27)
+
+
+def _form(level: int, summary: str, recommendation: str = "yes") -> dict[str, object]:
+    form: dict[str, object] = {"recommendation": recommendation, "summary": summary,
+                               "action": "submit"}
+    for row in RUBRIC:
+        form[f"level-{row['criterion']}"] = str(level)
+        form[f"comment-{row['criterion']}"] = f"c-{row['criterion']}"
+    return form
+
+
+def test_a_submitted_card_shows_its_summary_and_is_amended_until_release() -> None:
+    world = build_world()
+    client = client_for(world.assigned)
+    url = f"/sessions/{world.session.pk}/review/"
+    assert client.post(url + "scorecard", _form(3, "FIRST-SUMMARY")).status_code == 302
+    page = client.get(url).content.decode()
+    assert 'id="own-summary">FIRST-SUMMARY<' in page and 'id="own-recommendation">Yes<' in page
+    assert 'id="amend-form"' in page and 'id="card-history"' not in page
+    # The candidate reads nothing of it before release.
+    report = client_for(world.owner).get(f"/sessions/{world.session.pk}/report/").content.decode()
+    assert "FIRST-SUMMARY" not in report
+
+    form = _form(3, "SECOND-SUMMARY", "strong_yes")
+    form["level-correctness"] = "4"
+    assert client.post(url + "scorecard", form).status_code == 302
+    card = Scorecard.objects.get(session=world.session, interviewer=world.assigned)
+    assert card.summary == "SECOND-SUMMARY" and card.scores.get(criterion="correctness").level == 4
+    (amendment,) = card.amendments.all()
+    assert amendment.author == world.assigned
+    assert amendment.changes == [
+        {"field": "recommendation", "before": "yes", "after": "strong_yes"},
+        {"field": "summary", "before": "FIRST-SUMMARY", "after": "SECOND-SUMMARY"},
+        {"field": "correctness.level", "before": 3, "after": 4}]
+    page = client.get(url).content.decode()
+    history = page[page.index('id="card-history"'):page.index("</ol>", page.index("card-history"))]
+    assert "Amended by <strong>assigned</strong>" in history
+    assert "Correctness level</span>: <del>3</del> → <ins>4</ins>" in history
+    assert "Recommendation</span>: <del>Yes</del> → <ins>Strong yes</ins>" in history
+    # The same card sent again changes nothing: no empty amendment.
+    assert client.post(url + "scorecard", form).status_code == 302
+    assert card.amendments.count() == 1
+    # A submitted card is no draft: an autosave cannot change it.
+    autosave = client.post(url + "scorecard", _form(1, "AUTOSAVED") | {"action": "save"},
+                           headers={"X-Autosave": "1"})
+    assert autosave.status_code == 409
+    assert Scorecard.objects.get(pk=card.pk).summary == "SECOND-SUMMARY"
+
+    services.scores_release(session=world.session, user=world.assigned)
+    refused = client.post(url + "scorecard", _form(1, "AFTER-RELEASE"))
+    assert refused.status_code == 400
+    assert "released to the candidate: this scorecard can no longer be amended" in (
+        refused.content.decode())
+    assert Scorecard.objects.get(pk=card.pk).summary == "SECOND-SUMMARY"
+    page = client.get(url).content.decode()
+    assert 'id="amend-form"' not in page and 'id="amend-closed"' in page
+    report = client_for(world.owner).get(f"/sessions/{world.session.pk}/report/").content.decode()
+    assert "SECOND-SUMMARY" in report and "FIRST-SUMMARY" not in report
+
+
+def test_an_amendment_must_stay_complete() -> None:
+    world = build_world()
+    services.scorecard_save(session=world.session, user=world.assigned, recommendation="yes",
+                            summary="", scores=full_scores(3), submit=True)
+    scores = full_scores(3)
+    scores["edge_cases"]["level"] = ""
+    with pytest.raises(SessionError, match="Edge cases"):
+        services.scorecard_save(session=world.session, user=world.assigned,
+                                recommendation="yes", summary="", scores=scores, submit=True)
+    card = Scorecard.objects.get(session=world.session, interviewer=world.assigned)
+    assert card.scores.get(criterion="edge_cases").level == 3 and not card.amendments.exists()
+
+
+def test_a_three_run_review_page_leads_with_failures_and_hides_the_full_tables() -> None:
+    world = build_world()
+    page = client_for(world.assigned).get(f"/sessions/{world.session.pk}/review/").content.decode()
+    final = page[page.index(f'id="sub-{world.final.pk}"'):page.index('id="questions"')]
+    failing = final[final.index('class="run-tests run-failing"'):final.index("</table>")]
+    assert "Failing tests (1)" in failing and "secret 1" in failing and "secret 0" not in failing
+    assert '<th scope="col" class="num">#</th>' in failing
+    assert 'data-tag="correctness">correctness <strong>4/4</strong>' in final
+    assert 'data-tag="edge cases">edge cases <strong>0/1</strong>' in final
+    everything = final[final.index('<details class="run-all-tests">'):]
+    assert "<summary>All 5 tests</summary>" in everything
+    numbers = re.findall(r'<td class="num">(\d+)</td>', everything[:everything.index("</table>")])
+    assert numbers == ["1", "2", "3", "4", "5"]  # numbered from 1
+
+
+def test_the_panel_shows_every_choice_on_the_scale_and_whose_it_is() -> None:
+    """Issue 27: a panel of a Yes and a No showed as "Yes"; the others see an amendment."""
+    world = build_world()
+    second = user_with_role("second", "interviewer")
+    services.reviewer_assign(session=world.session, user=world.admin, username="second")
+    services.scorecard_save(session=world.session, user=world.assigned, recommendation="yes",
+                            summary="", scores=full_scores(3), submit=True)
+    services.scorecard_save(session=world.session, user=second, recommendation="no",
+                            summary="", scores=full_scores(2), submit=True)
+    services.scorecard_save(session=world.session, user=world.assigned,
+                            recommendation="yes", summary="AMENDED", scores=full_scores(3),
+                            submit=True)
+    page = client_for(second).get(f"/sessions/{world.session.pk}/review/").content.decode()
+    panel = page[page.index('id="panel-recommendation"'):page.index("</ol>",
+                                                                     page.index("rec-scale"))]
+    assert '<span class="rec rec-split">split</span>' in panel
+    chosen = re.findall(r'rec-step chosen" data-value="(\w+)"><span class="rec-step-label">'
+                        r'[^<]+</span><span class="rec-step-by">([^<]+)<', panel)
+    assert chosen == [("no", "second"), ("yes", "assigned")]
+    assert "(amended 1×)" in page

@@ -50,7 +50,7 @@
 // scored (the one last clicked or focused; the first until then) as a chip with a hidden
 // input; × removes it. The form posts the chips' inputs, the autosave included.
 (() => {
-  const fieldsets = Array.from(document.querySelectorAll("#scorecard-form fieldset.criterion"));
+  const fieldsets = Array.from(document.querySelectorAll(".scorecard-form fieldset.criterion"));
   if (!fieldsets.length) return;
   let target = fieldsets[0];
   const choose = (fieldset) => {
