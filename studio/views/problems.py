@@ -30,6 +30,7 @@ from studio.services.problems import (
     wrong_solution_delete,
     wrong_solution_put,
 )
+from studio.services.rules import version_rules, version_shown_labels
 from studio.services.versions import problem_statement_update
 from studio.views.access import (
     author_required,
@@ -122,6 +123,9 @@ def problem_page(
         "test_rows": selectors.test_rows(latest) if latest else [],
         "can_edit": problem_can_edit(user=request.user, problem=problem),
         "coauthors": list(problem.coauthors.order_by("username")),
+        # Issue 28.6: the package checks and the labels candidates see, before any validation.
+        "rules": version_rules(latest) if latest else [],
+        "shown_labels": version_shown_labels(latest) if latest else [],
     }
     return render(request, "studio/problem.html", context, status=status)
 

@@ -18,6 +18,7 @@ from studio.permissions import problem_can_edit
 from studio.services.errors import ProblemActionError
 from studio.services.publishing import version_make_live
 from studio.services.regrades import version_regrade_preview
+from studio.services.rules import version_rules, version_shown_labels
 from studio.services.validations import version_validation_request, version_validation_state
 from studio.services.versions import version_create
 from studio.views.access import author_required, editable, request_user, version_url
@@ -48,6 +49,8 @@ def _version_context(request: HttpRequest, version: ProblemVersion) -> dict[str,
         "regrade_items": selectors.regrade_items(regrade) if regrade else [],
         "transitions": selectors.regrade_transitions(regrade) if regrade else [],
         "can_edit": problem_can_edit(user=request.user, problem=problem),
+        "rules": version_rules(version),
+        "shown_labels": version_shown_labels(version),
         "polling": version.validation in ACTIVE_VALIDATION
         or (regrade is not None and regrade.status in ACTIVE_REGRADE),
     }

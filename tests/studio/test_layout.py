@@ -112,7 +112,8 @@ OVERLAPS = """() => {
   for (const row of document.querySelectorAll('table tr')) {
     const cells = [...row.children].map(c => c.getBoundingClientRect());
     for (let i = 1; i < cells.length; i++) {
-      if (cells[i].width && cells[i - 1].right > cells[i].left + 1) bad.push(row.outerHTML.slice(0, 120));
+      const over = cells[i].width && cells[i - 1].right > cells[i].left + 1;
+      if (over) bad.push(row.outerHTML.slice(0, 120));
     }
     for (const cell of row.children) {
       const box = cell.getBoundingClientRect();
