@@ -4,7 +4,7 @@ and content), with who saved it and what it changed."""
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -57,6 +57,7 @@ def version_create(
     hidden_json: str | None = None,
     limits: Mapping[str, Any] | None = None,
     user: User | None = None,
+    check: Callable[[Package], None] | None = None,
 ) -> tuple[ProblemVersion, bool]:
     """A new version from `base` (default: the newest) with new tests and/or limits.
 
@@ -76,6 +77,8 @@ def version_create(
             if text is not None:
                 (folder / "tests" / name).write_text(text, encoding="utf-8")
         edited = package_read(folder)
+    if check is not None:  # a caller's rule beyond the package format (raises to refuse)
+        check(edited)
     try:
         return version_store(problem=problem, package=edited, user=user)
     except IntegrityError as exc:

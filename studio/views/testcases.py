@@ -9,11 +9,13 @@ from django.views.decorators.http import require_POST
 
 from problems.models import ProblemVersion
 from problems.package import PackageError
+from studio import selectors
 from studio.forms import (
     TestForm,
     TestsForm,
 )
 from studio.services.errors import ProblemActionError
+from studio.services.inputcheck import InputsMismatch, input_problem, package_inputs_check
 from studio.services.testcases import expected_from_reference, test_edit
 from studio.services.versions import version_create
 from studio.views.access import (
@@ -41,7 +43,13 @@ def tests_save(request: HttpRequest, slug: str) -> HttpResponse:
             hidden_json=form.cleaned_data["hidden_tests"],
             limits=form.limits(),
             user=request_user(request),
+            check=package_inputs_check,
         )
+    except InputsMismatch as exc:
+        for field, problems in exc.problems.items():
+            for problem_text in problems:
+                form.add_error(field, f"does not fit the driver: {problem_text}")
+        return problem_page(request, problem, tests_form=form, status=400)
     except PackageError as exc:
         form.add_package_error(exc)
         return problem_page(request, problem, tests_form=form, status=400)
@@ -76,6 +84,14 @@ def test_save(request: HttpRequest, slug: str) -> HttpResponse:
     if not form.is_valid():
         return problem_page(request, problem, test_form=form, editing=editing, status=400)
     test = form.test()
+    latest = selectors.version_latest(problem)
+    if latest is not None and (
+        problem_text := input_problem(
+            driver=latest.driver, reference_code=latest.reference_code, test_input=test["input"]
+        )
+    ):
+        form.add_error("input", f"does not fit the driver: {problem_text}")
+        return problem_page(request, problem, test_form=form, editing=editing, status=400)
     try:
         if form.cleaned_data["fill_expected"]:
             test["expected"] = expected_from_reference(
