@@ -29,7 +29,7 @@ _TEXTAREA = {"rows": 18, "spellcheck": "false", "autocomplete": "off"}
 
 # Which form field a package error belongs to, by the file the package reader names.
 FIELD_FOR_FILE = {"public.json": "public_tests", "hidden.json": "hidden_tests"}
-LIMIT_FIELDS = ("test_wall_seconds", "test_cpu_seconds", "memory_mb")
+LIMIT_FIELDS = ("test_wall_seconds", "test_cpu_seconds", "memory_mb", "output_bytes")
 RESERVED_SLUGS = frozenset({"new", "import"})  # studio URLs beside /studio/<slug>/
 
 
@@ -58,9 +58,18 @@ class TestsForm(forms.Form):
     test_wall_seconds = forms.FloatField(label="Wall limit per test (s)", min_value=0.1)
     test_cpu_seconds = forms.FloatField(label="CPU limit per test (s)", min_value=0.1)
     memory_mb = forms.IntegerField(label="Memory (MB)", min_value=32)
+    # Every limit is settable (issue 28.7); left empty, the version keeps the one it has.
+    output_bytes = forms.IntegerField(
+        label="Output per test (bytes)", min_value=1024, max_value=16 * 1024 * 1024,
+        required=False, help_text="the candidate's stdout and stderr, per test",
+    )
 
     def limits(self) -> dict[str, Any]:
-        return {name: self.cleaned_data[name] for name in LIMIT_FIELDS}
+        return {
+            name: self.cleaned_data[name]
+            for name in LIMIT_FIELDS
+            if self.cleaned_data.get(name) is not None
+        }
 
     def add_package_error(self, exc: PackageError) -> None:
         """Put the package reader's complaint on the field whose content caused it."""

@@ -34,6 +34,8 @@ urlpatterns = [
     ),
     path("<slug:slug>/publish/", publishing.problem_publish, name="publish"),
     path("<slug:slug>/unpublish/", publishing.problem_unpublish, name="unpublish"),
+    path("<slug:slug>/archive/", publishing.problem_archive, name="archive"),
+    path("<slug:slug>/delete/", publishing.problem_delete, name="delete"),
     path("<slug:slug>/v<int:number>/", versions.version_detail, name="version"),
     path("<slug:slug>/v<int:number>/panel/", versions.version_panel, name="version_panel"),
     path("<slug:slug>/v<int:number>/validate/", versions.version_validate, name="validate"),

@@ -30,6 +30,7 @@ from studio.services.problems import (
     wrong_solution_delete,
     wrong_solution_put,
 )
+from studio.services.publishing import limit_below_suggestion
 from studio.services.rules import version_rules, version_shown_labels
 from studio.services.versions import problem_statement_update
 from studio.views.access import (
@@ -126,6 +127,7 @@ def problem_page(
         # Issue 28.6: the package checks and the labels candidates see, before any validation.
         "rules": version_rules(latest) if latest else [],
         "shown_labels": version_shown_labels(latest) if latest else [],
+        "low_limit": limit_below_suggestion(problem.live_version),
     }
     return render(request, "studio/problem.html", context, status=status)
 

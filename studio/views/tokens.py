@@ -16,8 +16,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from core.tokens import TokenError, token_create, token_revoke, tokens_of
 
-
-NEW_SECRET_KEY = "new_token_secret"  # session key: the secret of the token just made
+NEW_SECRET_SESSION_KEY = "new_token"  # noqa: S105 (a session key, not a secret)
 
 
 @login_required
@@ -30,10 +29,10 @@ def tokens_page(request: HttpRequest) -> HttpResponse:
         except TokenError as exc:
             error, status = exc.message, 400
         else:
-            request.session[NEW_SECRET_KEY] = secret
+            request.session[NEW_SECRET_SESSION_KEY] = secret
             return redirect("account-tokens")
     else:
-        secret = request.session.pop(NEW_SECRET_KEY, "")
+        secret = request.session.pop(NEW_SECRET_SESSION_KEY, "")
     context = {"tokens": tokens_of(request.user), "secret": secret, "error": error}
     return render(request, "studio/tokens.html", context, status=status)
 
