@@ -42,4 +42,9 @@ urlpatterns = [
     path("<slug:slug>/v<int:number>/regrade/", versions.version_regrade, name="regrade"),
     path("<slug:slug>/v<int:number>/live/", versions.version_live, name="live"),
     path("<slug:slug>/v<int:number>/limit/", versions.version_apply_limit, name="apply_limit"),
+    path(
+        "<slug:slug>/v<int:number>/test/<str:where>/<int:index>/<str:part>.json",
+        versions.test_download,
+        name="test_download",
+    ),
 ]

@@ -3,6 +3,7 @@ run), and the actions on it: validate, regrade, make live, apply the suggested l
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from django.contrib import messages
@@ -134,3 +135,20 @@ def version_apply_limit(request: HttpRequest, slug: str, number: int) -> HttpRes
     else:
         messages.info(request, f"v{new.number} already has these tests and limits.")
     return version_url(new)
+
+
+@author_required
+@require_GET
+def test_download(
+    request: HttpRequest, slug: str, number: int, where: str, index: int, part: str
+) -> HttpResponse:
+    """One test's whole input or expected output as a JSON file (the table shows its start)."""
+    problem = selectors.studio_problem_get(slug=slug)
+    version = selectors.studio_version_get(problem=problem, number=number)
+    value = selectors.test_part(version=version, where=where, index=index, part=part)
+    response = HttpResponse(
+        json.dumps(value, allow_nan=True, ensure_ascii=False), content_type="application/json"
+    )
+    name = f"{problem.slug}-v{version.number}-{where}-{index}-{part}.json"
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    return response
