@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from django.contrib.staticfiles import finders
 from django.test import Client
-from playwright.sync_api import Route, sync_playwright
+from playwright.sync_api import Page, Route, sync_playwright
 
 from core.tokens import token_create
 from grading.models import Submission
@@ -129,6 +129,21 @@ OVERLAPS = """() => {
 }"""
 
 
+def _rows_and_gutters(page: Page) -> None:
+    """The static rows.js: line numbers beside each JSON view; add and remove rows."""
+    assert page.locator("#tests .lined .line-numbers").count() == 2
+    numbers = page.locator("#tests .lined .line-numbers").first.text_content() or ""
+    assert numbers.split() == [str(n) for n in range(1, len(numbers.split()) + 1)]
+    rows = page.locator("table[data-rows=clar] tbody tr")
+    before = rows.count()
+    page.click("[data-row-add=clar]")
+    assert rows.count() == before + 1
+    assert rows.last.locator("textarea").first.get_attribute("name") == f"clar-{before}-question"
+    rows.first.locator("[data-row-remove]").click()
+    assert rows.count() == before
+    assert rows.last.locator("textarea").first.get_attribute("name") == f"clar-{before - 1}-question"
+
+
 def test_the_studio_pages_fit_at_phone_and_desktop_widths() -> None:
     if not Path(CHROMIUM).exists():
         pytest.skip("Debian's chromium is not installed")
@@ -150,6 +165,8 @@ def test_the_studio_pages_fit_at_phone_and_desktop_widths() -> None:
                     page.goto(f"{ORIGIN}/{url}")
                     page.wait_for_load_state("load")
                     page.screenshot(path=str(SHOTS / f"{name}-{width}.png"), full_page=True)
+                    if name == "problem":
+                        _rows_and_gutters(page)
                     if width >= 1280:
                         fits = page.evaluate("document.documentElement.scrollWidth <= innerWidth")
                         assert fits, f"{name} scrolls sideways at {width} px"
