@@ -87,6 +87,9 @@ class TestCase:
     # A finer label than the tag ("capacity", "work conservation"): candidates see hidden tests
     # only as pass counts per tag and per group.
     group: str | None = None
+    # The seeded generator the input was made by ({"template": ..., "seed": n}; studio's
+    # generators.py expands it), kept so the test can be rebuilt (issue 28.4).
+    generator: Mapping[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -199,6 +202,8 @@ def test_as_json(test: TestCase) -> dict[str, Any]:
         out["compare"] = test.compare
     if test.group:
         out["group"] = test.group
+    if test.generator:
+        out["generator"] = dict(test.generator)
     return out
 
 
@@ -379,7 +384,20 @@ def _read_tests(path: Path, *, hidden: bool, minimum: int) -> tuple[TestCase, ..
         group = item.get("group")
         if group is not None and not (isinstance(group, str) and 0 < len(group) <= 60):
             raise PackageError(path, f"{where}group", "must be a short string")
-        tests.append(TestCase(name, item["input"], item["expected"], tag, hidden, compare, group))
+        generator = item.get("generator")
+        if generator is not None and not (
+            isinstance(generator, dict)
+            and set(generator) == {"template", "seed"}
+            and isinstance(generator["seed"], int)
+            and not isinstance(generator["seed"], bool)
+            and generator["seed"] >= 0
+        ):
+            raise PackageError(
+                path, f"{where}generator", 'must be {"template": ..., "seed": a whole number}'
+            )
+        tests.append(
+            TestCase(name, item["input"], item["expected"], tag, hidden, compare, group, generator)
+        )
     return tuple(tests)
 
 

@@ -378,10 +378,14 @@ class TestForm(forms.Form):
         """Replace a generator template by the input it stands for (errors on the input)."""
         if not data.get("generate") or "input" not in data:
             return
+        seed = data.get("seed") or 0
         try:
-            data["input"] = input_generate(data["input"], seed=data.get("seed") or 0)
+            template, data["input"] = data["input"], input_generate(data["input"], seed=seed)
         except GeneratorError as exc:
             self.add_error("input", f"generator: {exc}")
+        else:
+            # Kept with the test (issue 28.4): the package stores it, a rebuild re-runs it.
+            data["generator"] = {"template": template, "seed": seed}
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
@@ -409,10 +413,22 @@ class TestForm(forms.Form):
             "tag": data["tag"],
             "group": data["group"] or None,
             "compare": data["compare"] or None,
+            "generator": data.get("generator"),
         }
 
     @classmethod
     def initial_from(cls, test: dict[str, Any], visibility: str) -> dict[str, Any]:
+        generator = test.get("generator")
+        if isinstance(generator, dict):  # edit the template, not its expansion
+            return cls._initial(test, visibility) | {
+                "input": json.dumps(generator.get("template"), ensure_ascii=False),
+                "generate": True,
+                "seed": generator.get("seed", 0),
+            }
+        return cls._initial(test, visibility)
+
+    @classmethod
+    def _initial(cls, test: dict[str, Any], visibility: str) -> dict[str, Any]:
         return {
             "name": test["name"],
             "visibility": visibility,

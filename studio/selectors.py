@@ -120,6 +120,7 @@ class TestRow:
     input_clipped: bool = False
     expected_clipped: bool = False
     expected_chars: int = 0
+    generated: bool = False
 
 
 def _clipped(value: Any, limit: int = 80) -> str:
@@ -134,7 +135,7 @@ def _row(where: str, index: int, t: dict[str, Any]) -> TestRow:
         where, index, t["name"], t.get("tag", "correctness"), t.get("group") or "",
         t.get("compare") or "", input_text, expected_text,
         input_clipped=input_text.endswith("…"), expected_clipped=expected_text.endswith("…"),
-        expected_chars=expected_chars,
+        expected_chars=expected_chars, generated=isinstance(t.get("generator"), dict),
     )  # fmt: skip
 
 

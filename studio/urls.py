@@ -18,6 +18,7 @@ urlpatterns = [
     path("<slug:slug>/tests/", testcases.tests_save, name="tests"),
     path("<slug:slug>/parts/", problems.parts_save, name="parts"),
     path("<slug:slug>/test/", testcases.test_save, name="test_save"),
+    path("<slug:slug>/tests/rebuild/", testcases.generated_rebuild, name="generated_rebuild"),
     path(
         "<slug:slug>/test/<str:where>/<int:index>/<str:op>/",
         testcases.test_action,

@@ -14,6 +14,7 @@ from grading import judge as judging
 from grading.judge import JudgeError, judge
 from grading.services import grade_spec_for
 from problems.models import Problem, ProblemVersion
+from studio.generators import GeneratorError, input_generate
 from studio.services.errors import ProblemActionError
 from studio.services.validations import version_validation_state
 from studio.services.versions import version_create
@@ -145,3 +146,37 @@ def expected_from_reference(*, problem: Problem, test_input: Any) -> Any:
         return json.loads(json.dumps(output, allow_nan=True))
     except (TypeError, ValueError) as exc:
         raise ProblemActionError("bad_output", "the reference's output is not JSON") from exc
+
+
+def generated_tests_rebuild(*, problem: Problem, user: User | None) -> tuple[ProblemVersion, bool]:
+    """Re-run every stored generator of the newest version (issue 28.4): each generated test
+    gets the input its template and seed make and the expected output the validated reference
+    gives for it, all saved as one new draft (or nothing, when nothing changed)."""
+    base = problem.versions.order_by("-number").first()
+    if base is None:
+        raise ProblemActionError("no_version", f"problem {problem.slug} has no version")
+    tests = _tests_of(base)
+    rebuilt = 0
+    for rows in tests.values():
+        for index, test in enumerate(rows):
+            generator = test.get("generator")
+            if not isinstance(generator, dict):
+                continue
+            try:
+                new_input = input_generate(generator["template"], seed=int(generator["seed"]))
+            except (GeneratorError, KeyError, TypeError, ValueError) as exc:
+                raise ProblemActionError(
+                    "generator", f"test {test['name']!r}: the generator fails: {exc}"
+                ) from exc
+            expected = expected_from_reference(problem=problem, test_input=new_input)
+            rows[index] = dict(test, input=new_input, expected=expected)
+            rebuilt += 1
+    if not rebuilt:
+        raise ProblemActionError("no_generator", "no test of this version has a generator")
+    return version_create(
+        problem=problem,
+        base=base,
+        public_json=json.dumps(tests["public"], allow_nan=True),
+        hidden_json=json.dumps(tests["hidden"], allow_nan=True),
+        user=user,
+    )

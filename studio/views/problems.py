@@ -128,6 +128,10 @@ def problem_page(
         "rules": version_rules(latest) if latest else [],
         "shown_labels": version_shown_labels(latest) if latest else [],
         "low_limit": limit_below_suggestion(problem.live_version),
+        "generated_count": sum(
+            isinstance(t.get("generator"), dict)
+            for t in (latest.public_tests + latest.hidden_tests if latest else [])
+        ),
     }
     return render(request, "studio/problem.html", context, status=status)
 

@@ -16,7 +16,11 @@ from studio.forms import (
 )
 from studio.services.errors import ProblemActionError
 from studio.services.inputcheck import InputsMismatch, input_problem, package_inputs_check
-from studio.services.testcases import expected_from_reference, test_edit
+from studio.services.testcases import (
+    expected_from_reference,
+    generated_tests_rebuild,
+    test_edit,
+)
 from studio.services.versions import version_create
 from studio.views.access import (
     author_required,
@@ -126,6 +130,19 @@ def test_action(request: HttpRequest, slug: str, where: str, index: int, op: str
         version, created = test_edit(
             problem=problem, user=request_user(request), op=op, where=where, index=index
         )
+    except (PackageError, ProblemActionError) as exc:
+        messages.error(request, str(exc))
+        return problem_page_redirect(problem, "test-table")
+    return _test_saved(request, version, created)
+
+
+@author_required
+@require_POST
+def generated_rebuild(request: HttpRequest, slug: str) -> HttpResponse:
+    """Re-run the stored generators and refill their expected outputs (one new draft)."""
+    problem = editable(request, slug)
+    try:
+        version, created = generated_tests_rebuild(problem=problem, user=request_user(request))
     except (PackageError, ProblemActionError) as exc:
         messages.error(request, str(exc))
         return problem_page_redirect(problem, "test-table")
