@@ -12,7 +12,7 @@ from django.http import Http404
 from django.shortcuts import get_object_or_404
 
 from problems.models import Problem, ProblemVersion
-from studio.models import Regrade, RegradeItem
+from studio.models import LimitConfirmation, Regrade, RegradeItem
 from studio.services.validations import version_validation_state
 
 # The test lists, code and prose are the heavy part of a version; lists and tables never need
@@ -153,3 +153,8 @@ def test_part(*, version: ProblemVersion, where: str, index: int, part: str) -> 
     if tests is None or part not in ("input", "expected") or not 0 <= index < len(tests):
         raise Http404("no such test")
     return tests[index][part]
+
+
+def limit_confirmations(version: ProblemVersion) -> list[LimitConfirmation]:
+    """The recorded confirmations of publishing `version` below its suggested limit."""
+    return list(version.limit_confirmations.select_related("confirmed_by"))

@@ -63,7 +63,10 @@ def version_detail(request: HttpRequest, slug: str, number: int) -> HttpResponse
     """A version: its validation report, its regrade preview, and the actions on it."""
     problem = selectors.studio_problem_get(slug=slug)
     version = selectors.studio_version_get(problem=problem, number=number)
-    return render(request, "studio/version.html", _version_context(request, version))
+    context = _version_context(request, version) | {
+        "limit_confirmations": selectors.limit_confirmations(version),
+    }
+    return render(request, "studio/version.html", context)
 
 
 @author_required

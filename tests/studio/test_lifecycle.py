@@ -67,6 +67,8 @@ def test_publishing_below_the_suggested_limit_needs_a_recorded_confirmation(
     confirmation = LimitConfirmation.objects.get()
     assert confirmation.confirmed_by == writer and confirmation.version == problem.live_version
     assert (confirmation.limit_seconds, confirmation.suggested_seconds) == (2.0, 4.5)
+    page = client.get("/studio/add-one/v1/").content.decode()
+    assert "writer confirmed a 2.0 s limit (suggested 4.5 s)" in page
 
 
 def test_a_draft_is_deleted_only_with_its_slug_typed_again(
