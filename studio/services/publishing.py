@@ -14,7 +14,9 @@ from studio.services.validations import version_validation_state
 # ---------------------------------------------------------------- going live
 
 
-def version_make_live(*, version: ProblemVersion) -> Problem:
+def version_make_live(
+    *, version: ProblemVersion, user: User | None = None, confirm_low_limit: bool = False
+) -> Problem:
     """Switch the problem's live version to `version`; only a validated version may go live.
 
     The version's content (statement, starter, hints, rubric... CONTENT_FIELDS) is copied onto
@@ -32,6 +34,8 @@ def version_make_live(*, version: ProblemVersion) -> Problem:
                 "not_validated", f"v{version.number} has not passed validation ({state})"
             )
         problem = version.problem
+        if problem.published:  # going live on a published problem publishes this version
+            _low_limit_confirmed(version, user=user, confirmed=confirm_low_limit)
         content = version.content()
         Problem.objects.filter(pk=problem.pk).update(
             live_version=version, updated_at=timezone.now(), **content
@@ -55,6 +59,23 @@ def limit_below_suggestion(version: ProblemVersion | None) -> tuple[float, float
     if suggested is None or limit is None or limit >= float(suggested):
         return None
     return limit, float(suggested)
+
+
+def _low_limit_confirmed(version: ProblemVersion, *, user: User | None, confirmed: bool) -> None:
+    """Refuse to offer `version` with a limit below its suggestion unless confirmed, and record
+    the confirmation (who, when, which limit)."""
+    low = limit_below_suggestion(version)
+    if low is None:
+        return
+    if not confirmed:
+        raise ProblemActionError(
+            "low_limit",
+            f"v{version.number}'s limit ({low[0]:g} s) is below the suggested {low[1]:g} s: "
+            "tick the confirmation to publish with it anyway",
+        )
+    LimitConfirmation.objects.create(
+        version=version, confirmed_by=user, limit_seconds=low[0], suggested_seconds=low[1]
+    )
 
 
 def problem_publish(
@@ -86,17 +107,7 @@ def problem_publish(
             )
         # A limit below the calibrated suggestion is the author's call, made explicitly and
         # recorded (who, when, which limit): a warning alone was too easy to click past.
-        low = limit_below_suggestion(live)
-        if low is not None and not confirm_low_limit:
-            raise ProblemActionError(
-                "low_limit",
-                f"v{live.number}'s limit ({low[0]:g} s) is below the suggested {low[1]:g} s: "
-                "tick the confirmation to publish with it anyway",
-            )
-        if low is not None:
-            LimitConfirmation.objects.create(
-                version=live, confirmed_by=user, limit_seconds=low[0], suggested_seconds=low[1]
-            )
+        _low_limit_confirmed(live, user=user, confirmed=confirm_low_limit)
         problem.published = True
         problem.archived_at = None
         problem.save(update_fields=["published", "archived_at", "updated_at"])

@@ -17,7 +17,7 @@ from studio import selectors
 from studio.models import Regrade
 from studio.permissions import problem_can_edit
 from studio.services.errors import ProblemActionError
-from studio.services.publishing import version_make_live
+from studio.services.publishing import limit_below_suggestion, version_make_live
 from studio.services.regrades import version_regrade_preview
 from studio.services.rules import version_rules, version_shown_labels
 from studio.services.validations import version_validation_request, version_validation_state
@@ -50,6 +50,8 @@ def _version_context(request: HttpRequest, version: ProblemVersion) -> dict[str,
         "regrade_items": selectors.regrade_items(regrade) if regrade else [],
         "transitions": selectors.regrade_transitions(regrade) if regrade else [],
         "can_edit": problem_can_edit(user=request.user, problem=problem),
+        # Going live on a published problem below the suggested limit needs a confirmation.
+        "low_limit": limit_below_suggestion(version) if problem.published else None,
         "rules": version_rules(version),
         "shown_labels": version_shown_labels(version),
         "polling": version.validation in ACTIVE_VALIDATION
@@ -106,7 +108,11 @@ def version_live(request: HttpRequest, slug: str, number: int) -> HttpResponse:
     problem = editable(request, slug)
     version = selectors.studio_version_get(problem=problem, number=number)
     try:
-        version_make_live(version=version)
+        version_make_live(
+            version=version,
+            user=request_user(request),
+            confirm_low_limit=request.POST.get("confirm_low_limit") == "on",
+        )
     except ProblemActionError as exc:
         messages.error(request, exc.message)
     else:

@@ -105,3 +105,24 @@ def test_a_problem_with_a_history_is_archived_not_deleted(
     client.post("/studio/add-one/delete/", {"confirm_slug": "add-one"})
     assert Problem.objects.filter(slug="add-one").exists()
     assert problem.submissions.count() == 1 and problem.versions.count() == 1
+
+
+def test_going_live_below_the_limit_on_a_published_problem_needs_the_confirmation(
+    problem: Problem, writer: User
+) -> None:
+    v1 = problem.versions.get()
+    mark_validated(v1, {"lint": {"issues": []}})
+    client = client_for(writer)
+    client.post("/studio/add-one/publish/")
+    fields = {f.name: getattr(v1, f.name) for f in v1._meta.concrete_fields
+              if f.name not in ("id", "number", "validation", "validation_report")}  # fmt: skip
+    v2 = problem.versions.create(**fields | {"number": 2})
+    mark_validated(v2, {"timing": TIMING, "lint": {"issues": []}})
+    assert 'id="confirm-low-limit"' in client.get("/studio/add-one/v2/").content.decode()
+    client.post("/studio/add-one/v2/live/")
+    problem.refresh_from_db()
+    assert problem.live_version == v1 and LimitConfirmation.objects.count() == 0
+    client.post("/studio/add-one/v2/live/", {"confirm_low_limit": "on"})
+    problem.refresh_from_db()
+    assert problem.live_version == v2
+    assert LimitConfirmation.objects.get().version == v2
