@@ -358,7 +358,7 @@ class TestForm(forms.Form):
                                widget=forms.Textarea(
                                    attrs=_TEXTAREA | {"class": "studio-code", "rows": 4}))
     fill_expected = forms.BooleanField(required=False,
-                                       label="Fill expected from the reference")
+                                       label="Fill expected from the validated reference")
     generate = forms.BooleanField(
         required=False, label='The input is a seeded generator template ("$ints(n, lo, hi)"…)'
     )
