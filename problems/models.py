@@ -87,6 +87,9 @@ class Problem(models.Model):
     starter_code = models.TextField(blank=True)
     reference_code = models.TextField()
     published = models.BooleanField(default=False)
+    # Archived by its authors (issue 28.7): hidden from candidates like an unpublished problem,
+    # its versions, submissions and sessions kept; publishing again clears it.
+    archived_at = models.DateTimeField(null=True, blank=True)
     # Who may edit it in the studio besides admins (bank problems have no owner: admins only).
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL,

@@ -102,6 +102,9 @@ class TestCase:
     # A finer label than the tag ("capacity", "work conservation"): candidates see hidden tests
     # only as pass counts per tag and per group.
     group: str | None = None
+    # The seeded generator the input was made by ({"template": ..., "seed": n}; studio's
+    # generators.py expands it), kept so the test can be rebuilt (issue 28.4).
+    generator: Mapping[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -214,6 +217,8 @@ def test_as_json(test: TestCase) -> dict[str, Any]:
         out["compare"] = test.compare
     if test.group:
         out["group"] = test.group
+    if test.generator:
+        out["generator"] = dict(test.generator)
     return out
 
 
@@ -394,7 +399,20 @@ def _read_tests(path: Path, *, hidden: bool, minimum: int) -> tuple[TestCase, ..
         group = item.get("group")
         if group is not None and not (isinstance(group, str) and 0 < len(group) <= 60):
             raise PackageError(path, f"{where}group", "must be a short string")
-        tests.append(TestCase(name, item["input"], item["expected"], tag, hidden, compare, group))
+        generator = item.get("generator")
+        if generator is not None and not (
+            isinstance(generator, dict)
+            and set(generator) == {"template", "seed"}
+            and isinstance(generator["seed"], int)
+            and not isinstance(generator["seed"], bool)
+            and generator["seed"] >= 0
+        ):
+            raise PackageError(
+                path, f"{where}generator", 'must be {"template": ..., "seed": a whole number}'
+            )
+        tests.append(
+            TestCase(name, item["input"], item["expected"], tag, hidden, compare, group, generator)
+        )
     return tuple(tests)
 
 
@@ -583,26 +601,45 @@ def _check_sources_compile(package: Package, root: Path) -> None:
             raise PackageError(root / name, "file", f"not Python source ({exc})") from None
 
 
+@dataclass(frozen=True)
+class Rule:
+    """One bank-quality rule and where a package stands on it ("hidden tests: 7/12")."""
+
+    what: str  # what the rule counts, e.g. "hidden tests"
+    have: int
+    need: int
+    issue: str  # package_lint's complaint while it is not met
+
+    @property
+    def ok(self) -> bool:
+        return self.have >= self.need
+
+
+def package_rules(package: Package) -> list[Rule]:
+    """Every bank-quality rule a published problem needs, with the package's count on each.
+
+    The one list of these rules: package_lint is the unmet ones, and the studio shows them all
+    on its editor pages before any validation."""
+    tags = [t.tag for t in package.hidden_tests]
+    return [
+        Rule("public tests", len(package.public_tests), 3, "needs at least 3 public tests"),
+        Rule("hidden tests", len(package.hidden_tests), 12, "needs at least 12 hidden tests"),
+        Rule("known-wrong solutions", len(package.wrong), 2,
+             "needs at least 2 known-wrong solutions"),
+        Rule("clarifying questions", len(package.clarifications), 4,
+             "needs at least 4 clarifying questions"),
+        Rule("hints", len(package.hints), 2, "needs at least 2 hints"),
+        Rule("rubric criteria", len(package.rubric), 1, "needs rubric anchors"),
+        *(
+            Rule(f"hidden tests tagged {tag}", tags.count(tag), 1, f"no hidden test tagged {tag}")
+            for tag in ("correctness", "edge_cases")
+        ),
+    ]
+
+
 def package_lint(package: Package) -> list[str]:
     """Bank-quality rules beyond a well-formed package (what a published problem needs)."""
-    issues = []
-    if len(package.public_tests) < 3:
-        issues.append("needs at least 3 public tests")
-    if len(package.hidden_tests) < 12:
-        issues.append("needs at least 12 hidden tests")
-    if len(package.wrong) < 2:
-        issues.append("needs at least 2 known-wrong solutions")
-    if len(package.clarifications) < 4:
-        issues.append("needs at least 4 clarifying questions")
-    if len(package.hints) < 2:
-        issues.append("needs at least 2 hints")
-    if not package.rubric:
-        issues.append("needs rubric anchors")
-    tags = {t.tag for t in package.hidden_tests}
-    for tag in ("correctness", "edge_cases"):
-        if tag not in tags:
-            issues.append(f"no hidden test tagged {tag}")
-    return issues
+    return [rule.issue for rule in package_rules(package) if not rule.ok]
 
 
 # ---------------------------------------------------------------- writing

@@ -144,6 +144,7 @@ def problem_to_package(*, problem: Problem, version: ProblemVersion | None = Non
                 hidden,
                 t.get("compare"),
                 t.get("group"),
+                t.get("generator"),
             )
             for t in raw
         )

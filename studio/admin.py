@@ -5,7 +5,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from problems.models import CONTENT_FIELDS, Problem, ProblemVersion
-from studio.models import Regrade, RegradeItem
+from studio.models import LimitConfirmation, Regrade, RegradeItem
 from studio.services.validations import version_validation_request, version_validation_state
 
 
@@ -139,3 +139,18 @@ class RegradeAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # a regrade is requested from a version's page (its version is fixed)
+
+
+@admin.register(LimitConfirmation)
+class LimitConfirmationAdmin(admin.ModelAdmin):
+    """Who published a version with a limit below its suggestion, and when (a record: read
+    only)."""
+
+    list_display = ("version", "limit_seconds", "suggested_seconds", "confirmed_by", "confirmed_at")
+    readonly_fields = list_display
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False

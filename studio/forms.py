@@ -24,12 +24,13 @@ from problems.package import (
     RubricCriterion,
 )
 from studio.generators import GeneratorError, input_generate
+from studio.rows import MAX_ROWS, clarifications_from_rows, rows_posted, rubric_from_rows
 
 _TEXTAREA = {"rows": 18, "spellcheck": "false", "autocomplete": "off"}
 
 # Which form field a package error belongs to, by the file the package reader names.
 FIELD_FOR_FILE = {"public.json": "public_tests", "hidden.json": "hidden_tests"}
-LIMIT_FIELDS = ("test_wall_seconds", "test_cpu_seconds", "memory_mb")
+LIMIT_FIELDS = ("test_wall_seconds", "test_cpu_seconds", "memory_mb", "output_bytes")
 RESERVED_SLUGS = frozenset({"new", "import"})  # studio URLs beside /studio/<slug>/
 
 
@@ -45,22 +46,32 @@ class StatementForm(forms.Form):
 class TestsForm(forms.Form):
     __test__ = False  # not a pytest class
 
+    # data-lines: a gutter of line numbers (studio/rows.js), as JSON errors cite lines.
     public_tests = forms.CharField(
         label="Public tests (JSON list)",
         strip=False,
-        widget=forms.Textarea(attrs=_TEXTAREA | {"class": "studio-code"}),
+        widget=forms.Textarea(attrs=_TEXTAREA | {"class": "studio-code", "data-lines": "true"}),
     )
     hidden_tests = forms.CharField(
         label="Hidden tests (JSON list)",
         strip=False,
-        widget=forms.Textarea(attrs=_TEXTAREA | {"class": "studio-code"}),
+        widget=forms.Textarea(attrs=_TEXTAREA | {"class": "studio-code", "data-lines": "true"}),
     )
     test_wall_seconds = forms.FloatField(label="Wall limit per test (s)", min_value=0.1)
     test_cpu_seconds = forms.FloatField(label="CPU limit per test (s)", min_value=0.1)
     memory_mb = forms.IntegerField(label="Memory (MB)", min_value=32)
+    # Every limit is settable (issue 28.7); left empty, the version keeps the one it has.
+    output_bytes = forms.IntegerField(
+        label="Output per test (bytes)", min_value=1024, max_value=16 * 1024 * 1024,
+        required=False, help_text="the candidate's stdout and stderr, per test",
+    )
 
     def limits(self) -> dict[str, Any]:
-        return {name: self.cleaned_data[name] for name in LIMIT_FIELDS}
+        return {
+            name: self.cleaned_data[name]
+            for name in LIMIT_FIELDS
+            if self.cleaned_data.get(name) is not None
+        }
 
     def add_package_error(self, exc: PackageError) -> None:
         """Put the package reader's complaint on the field whose content caused it."""
@@ -132,12 +143,21 @@ class PartsForm(forms.Form):
                                  widget=forms.Textarea(attrs={"rows": 3}))
     clarifications = forms.CharField(
         label='Clarifications (JSON: [{"question", "answer", "key": true|false}])',
-        strip=False, required=False, widget=forms.Textarea(attrs=_TEXTAREA | {"rows": 6}),
+        strip=False, required=False,
+        widget=forms.Textarea(attrs=_TEXTAREA | {"rows": 6, "data-lines": "true",
+                                                 "class": "studio-code"}),
     )
     rubric = forms.CharField(
         label='Rubric (JSON: [{"criterion", "weight", "strong", "levels": [4 anchors]}])',
-        strip=False, required=False, widget=forms.Textarea(attrs=_TEXTAREA | {"rows": 8}),
+        strip=False, required=False,
+        widget=forms.Textarea(attrs=_TEXTAREA | {"rows": 8, "data-lines": "true",
+                                                 "class": "studio-code"}),
     )
+    # Issue 28.7: the rows are the editor; ticking one of these saves its JSON text instead.
+    clarifications_as_json = forms.BooleanField(
+        required=False, label="Save the clarifications from the JSON below, not the rows")
+    rubric_as_json = forms.BooleanField(
+        required=False, label="Save the rubric from the JSON below, not the rows")
     title = forms.CharField(max_length=200)
     difficulty = forms.ChoiceField(choices=[(d, d) for d in ("easy", "medium", "hard")])
     queue = forms.ChoiceField(choices=[("cpu", "cpu"), ("gpu", "gpu")])
@@ -150,7 +170,7 @@ class PartsForm(forms.Form):
     float_abs = forms.FloatField(min_value=0)
 
     CODE_FIELDS = ("starter_code", "reference_code", "driver_code", "checker_code",
-                   "support_code", "hints", "follow_ups", "clarifications", "rubric")
+                   "support_code", "hints", "follow_ups")
     SETTING_FIELDS = ("title", "difficulty", "queue", "kind", "topics", "driver", "entry",
                       "compare", "float_rel", "float_abs")
 
@@ -223,6 +243,53 @@ class PartsForm(forms.Form):
         except (KeyError, TypeError) as exc:
             raise forms.ValidationError(f"each criterion needs {exc}") from exc
 
+    def clean(self) -> dict[str, Any]:
+        """The rows win over the JSON view unless its box is ticked (or no row was posted)."""
+        data = super().clean() or {}
+        for name, prefix, parse in (("clarifications", "clar", clarifications_from_rows),
+                                    ("rubric", "rub", rubric_from_rows)):  # fmt: skip
+            if data.get(f"{name}_as_json") or not rows_posted(self.data, prefix):
+                continue
+            self.errors.pop(name, None)  # the JSON view is not what is saved
+            try:
+                data[name] = parse(self.data)
+            except forms.ValidationError as exc:
+                self.add_error(name, exc)
+        return data
+
+    def clarification_rows(self) -> list[dict[str, Any]]:
+        """The rows to render: what was posted (after an error) or stored, and one blank."""
+        if self.is_bound and rows_posted(self.data, "clar"):
+            rows = [{"question": self.data.get(f"clar-{i}-question", ""),
+                     "answer": self.data.get(f"clar-{i}-answer", ""),
+                     "key": self.data.get(f"clar-{i}-key") == "on"} for i in range(MAX_ROWS)]
+            rows = [r for r in rows if r["question"] or r["answer"]]
+        else:
+            rows = self._json_initial("clarifications")
+        return [*rows, {"question": "", "answer": "", "key": False}]
+
+    def rubric_rows(self) -> list[dict[str, Any]]:
+        if self.is_bound and rows_posted(self.data, "rub"):
+            rows = [{"criterion": self.data.get(f"rub-{i}-criterion", ""),
+                     "weight": self.data.get(f"rub-{i}-weight", ""),
+                     "strong": self.data.get(f"rub-{i}-strong", ""),
+                     "levels": [self.data.get(f"rub-{i}-level-{n}", "") for n in range(1, 5)]}
+                    for i in range(MAX_ROWS)]  # fmt: skip
+            rows = [r for r in rows if r["criterion"] or r["strong"] or any(r["levels"])]
+        else:
+            rows = self._json_initial("rubric")
+        blank = {"criterion": "", "weight": 1, "strong": "", "levels": ["", "", "", ""]}
+        return [*[r | {"levels": (list(r.get("levels") or []) + [""] * 4)[:4]} for r in rows],
+                blank]
+
+    def _json_initial(self, name: str) -> list[dict[str, Any]]:
+        text = self.initial.get(name) or "[]"
+        try:
+            value = json.loads(text)
+        except ValueError:
+            return []
+        return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
+
     def parts(self) -> dict[str, Any]:
         data = self.cleaned_data
         return {
@@ -291,7 +358,7 @@ class TestForm(forms.Form):
                                widget=forms.Textarea(
                                    attrs=_TEXTAREA | {"class": "studio-code", "rows": 4}))
     fill_expected = forms.BooleanField(required=False,
-                                       label="Fill expected from the reference")
+                                       label="Fill expected from the validated reference")
     generate = forms.BooleanField(
         required=False, label='The input is a seeded generator template ("$ints(n, lo, hi)"…)'
     )
@@ -311,10 +378,14 @@ class TestForm(forms.Form):
         """Replace a generator template by the input it stands for (errors on the input)."""
         if not data.get("generate") or "input" not in data:
             return
+        seed = data.get("seed") or 0
         try:
-            data["input"] = input_generate(data["input"], seed=data.get("seed") or 0)
+            template, data["input"] = data["input"], input_generate(data["input"], seed=seed)
         except GeneratorError as exc:
             self.add_error("input", f"generator: {exc}")
+        else:
+            # Kept with the test (issue 28.4): the package stores it, a rebuild re-runs it.
+            data["generator"] = {"template": template, "seed": seed}
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
@@ -342,10 +413,22 @@ class TestForm(forms.Form):
             "tag": data["tag"],
             "group": data["group"] or None,
             "compare": data["compare"] or None,
+            "generator": data.get("generator"),
         }
 
     @classmethod
     def initial_from(cls, test: dict[str, Any], visibility: str) -> dict[str, Any]:
+        generator = test.get("generator")
+        if isinstance(generator, dict):  # edit the template, not its expansion
+            return cls._initial(test, visibility) | {
+                "input": json.dumps(generator.get("template"), ensure_ascii=False),
+                "generate": True,
+                "seed": generator.get("seed", 0),
+            }
+        return cls._initial(test, visibility)
+
+    @classmethod
+    def _initial(cls, test: dict[str, Any], visibility: str) -> dict[str, Any]:
         return {
             "name": test["name"],
             "visibility": visibility,

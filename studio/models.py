@@ -112,3 +112,24 @@ class VersionRevision(models.Model):
 
     def __str__(self) -> str:
         return f"{self.version} r{self.revision}"
+
+
+class LimitConfirmation(models.Model):
+    """An author's explicit yes to publishing a version whose time limit is below the one its
+    validation suggested (issue 28.7): who, when, which limit, against which suggestion."""
+
+    version = models.ForeignKey(
+        ProblemVersion, on_delete=models.CASCADE, related_name="limit_confirmations"
+    )
+    confirmed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    limit_seconds = models.FloatField()
+    suggested_seconds = models.FloatField()
+    confirmed_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-confirmed_at", "-pk"]
+
+    def __str__(self) -> str:
+        return f"{self.version}: {self.limit_seconds:g} s < {self.suggested_seconds:g} s"

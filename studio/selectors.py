@@ -8,10 +8,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db.models import Count, Prefetch, QuerySet
+from django.http import Http404
 from django.shortcuts import get_object_or_404
 
 from problems.models import Problem, ProblemVersion
-from studio.models import Regrade, RegradeItem
+from studio.models import LimitConfirmation, Regrade, RegradeItem
 from studio.services.validations import version_validation_state
 
 # The test lists, code and prose are the heavy part of a version; lists and tables never need
@@ -121,6 +122,11 @@ class TestRow:
     compare: str
     input_text: str
     expected_text: str
+    # Whether the cell shows only the start (issue 28.4: a download link gives the whole).
+    input_clipped: bool = False
+    expected_clipped: bool = False
+    expected_chars: int = 0
+    generated: bool = False
 
 
 def _clipped(value: Any, limit: int = 80) -> str:
@@ -128,10 +134,33 @@ def _clipped(value: Any, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def _row(where: str, index: int, t: dict[str, Any]) -> TestRow:
+    input_text, expected_text = _clipped(t["input"]), _clipped(t["expected"])
+    expected_chars = len(json.dumps(t["expected"], allow_nan=True, ensure_ascii=False))
+    return TestRow(
+        where, index, t["name"], t.get("tag", "correctness"), t.get("group") or "",
+        t.get("compare") or "", input_text, expected_text,
+        input_clipped=input_text.endswith("…"), expected_clipped=expected_text.endswith("…"),
+        expected_chars=expected_chars, generated=isinstance(t.get("generator"), dict),
+    )  # fmt: skip
+
+
 def test_rows(version: ProblemVersion) -> list[TestRow]:
     return [
-        TestRow(where, index, t["name"], t.get("tag", "correctness"), t.get("group") or "",
-                t.get("compare") or "", _clipped(t["input"]), _clipped(t["expected"]))
+        _row(where, index, t)
         for where, tests in (("public", version.public_tests), ("hidden", version.hidden_tests))
         for index, t in enumerate(tests)
     ]
+
+
+def test_part(*, version: ProblemVersion, where: str, index: int, part: str) -> Any:
+    """One test's whole input or expected output; Http404 when there is no such test."""
+    tests = {"public": version.public_tests, "hidden": version.hidden_tests}.get(where)
+    if tests is None or part not in ("input", "expected") or not 0 <= index < len(tests):
+        raise Http404("no such test")
+    return tests[index][part]
+
+
+def limit_confirmations(version: ProblemVersion) -> list[LimitConfirmation]:
+    """The recorded confirmations of publishing `version` below its suggested limit."""
+    return list(version.limit_confirmations.select_related("confirmed_by"))

@@ -18,6 +18,7 @@ urlpatterns = [
     path("<slug:slug>/tests/", testcases.tests_save, name="tests"),
     path("<slug:slug>/parts/", problems.parts_save, name="parts"),
     path("<slug:slug>/test/", testcases.test_save, name="test_save"),
+    path("<slug:slug>/tests/rebuild/", testcases.generated_rebuild, name="generated_rebuild"),
     path(
         "<slug:slug>/test/<str:where>/<int:index>/<str:op>/",
         testcases.test_action,
@@ -34,6 +35,8 @@ urlpatterns = [
     ),
     path("<slug:slug>/publish/", publishing.problem_publish, name="publish"),
     path("<slug:slug>/unpublish/", publishing.problem_unpublish, name="unpublish"),
+    path("<slug:slug>/archive/", publishing.problem_archive, name="archive"),
+    path("<slug:slug>/delete/", publishing.problem_delete, name="delete"),
     path("<slug:slug>/v<int:number>/", versions.version_detail, name="version"),
     path("<slug:slug>/v<int:number>/panel/", versions.version_panel, name="version_panel"),
     path("<slug:slug>/v<int:number>/validate/", versions.version_validate, name="validate"),
@@ -45,5 +48,10 @@ urlpatterns = [
         "<slug:slug>/v<int:number>/try/hints/<int:hint>/",
         tryout.version_tryout_hint,
         name="tryout_hint",
+    ),
+    path(
+        "<slug:slug>/v<int:number>/test/<str:where>/<int:index>/<str:part>.json",
+        versions.test_download,
+        name="test_download",
     ),
 ]

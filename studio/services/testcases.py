@@ -10,18 +10,25 @@ from typing import Any
 
 from django.contrib.auth.models import User
 
+from grading import judge as judging
 from grading.judge import JudgeError, judge
 from grading.services import grade_spec_for
 from problems.models import Problem, ProblemVersion
 from problems.package import Package, test_as_json
+from studio.generators import GeneratorError, input_generate
 from studio.services.conflicts import edit_apply
 from studio.services.errors import ProblemActionError
-from studio.services.versions import package_checked, tests_replaced, version_store
+from studio.services.validations import version_validation_state
+from studio.services.versions import package_checked, tests_replaced, version_create, version_store
 
 # ---------------------------------------------------------------- tests, one at a time
 
 TEST_OPS = ("add", "update", "duplicate", "delete")
 LISTS = ("public", "hidden")
+
+
+def _tests_of(version: ProblemVersion) -> dict[str, list[dict[str, Any]]]:
+    return {"public": list(version.public_tests), "hidden": list(version.hidden_tests)}
 
 
 def _copy_name(name: str, taken: set[str]) -> str:
@@ -100,30 +107,93 @@ def test_edit(
     )
 
 
+def reference_validated(problem: Problem, version: ProblemVersion) -> bool:
+    """Whether `version`'s reference passed a validation that still holds: on this version, or
+    on another with the very same reference, driver and support code (what it would run)."""
+    same = problem.versions.filter(
+        reference_code=version.reference_code,
+        driver_code=version.driver_code,
+        support_code=version.support_code,
+        validation=ProblemVersion.Validation.PASSED,
+    )
+    return any(
+        v.driver == version.driver and version_validation_state(v) == "passed" for v in same
+    )
+
+
 def expected_from_reference(*, problem: Problem, test_input: Any) -> Any:
     """What the reference solution returns for `test_input`, graded in the sandbox like any
-    submission (never run on this host). Raises ProblemActionError when it does not run."""
+    submission (never run on this host). Raises ProblemActionError when it does not run.
+
+    Only a reference that passed validation is trusted to write expected outputs (issue 28.4):
+    an unvalidated one could write its own bug into the tests. The output is taken whole from
+    the sandbox's outcome, not from the verdict's detail (clipped for display), so a big output
+    is filled as well as a small one, up to the harness's result limit.
+    """
     version = problem.versions.order_by("-number").first()
     if version is None:
         raise ProblemActionError("no_version", f"problem {problem.slug} has no version")
+    if not reference_validated(problem, version):
+        raise ProblemActionError(
+            "not_validated",
+            f"the reference of v{version.number} has not passed validation: validate it first, "
+            "so that only a checked reference writes expected outputs",
+        )
     # The newest version's reference: the one the author is editing the tests of.
     spec = grade_spec_for(version=version, code=version.reference_code, mode="run")
     spec = replace(spec, tests=[replace(spec.tests[0], name="probe", input=test_input,
                                         expected=None)] if spec.tests else [])
+    raw: list[Any] = []
+
+    def run_keeping_outcomes(*args: Any, **kwargs: Any) -> Any:
+        result = judging.run(*args, **kwargs)  # the sandbox's run, as judge() calls it
+        raw.extend(getattr(result, "outcomes", ()))
+        return result
+
     try:
-        result = judge(spec).tests[0]
+        result = judge(spec, run_fn=run_keeping_outcomes).tests[0]
     except (JudgeError, IndexError) as exc:
         raise ProblemActionError("grader", f"the reference could not be run: {exc}") from exc
-    output = result.detail.get("output")
-    if output is None:
+    if result.verdict not in ("AC", "WA") or not raw or raw[0].status != "ok":
         message = result.detail.get("message") or result.verdict
         raise ProblemActionError("reference_failed", f"the reference got {result.verdict}: "
                                  f"{message}")
-    if isinstance(output, str) and output.endswith("…[truncated]"):
-        raise ProblemActionError(
-            "too_large", "the reference's output is too large to copy; paste it instead"
-        )
-    try:
-        return json.loads(output)
-    except ValueError as exc:
+    output = raw[0].output
+    try:  # what a package stores: JSON (NaN and infinities allowed, as in the harness)
+        return json.loads(json.dumps(output, allow_nan=True))
+    except (TypeError, ValueError) as exc:
         raise ProblemActionError("bad_output", "the reference's output is not JSON") from exc
+
+
+def generated_tests_rebuild(*, problem: Problem, user: User | None) -> tuple[ProblemVersion, bool]:
+    """Re-run every stored generator of the newest version (issue 28.4): each generated test
+    gets the input its template and seed make and the expected output the validated reference
+    gives for it, all saved as one new draft (or nothing, when nothing changed)."""
+    base = problem.versions.order_by("-number").first()
+    if base is None:
+        raise ProblemActionError("no_version", f"problem {problem.slug} has no version")
+    tests = _tests_of(base)
+    rebuilt = 0
+    for rows in tests.values():
+        for index, test in enumerate(rows):
+            generator = test.get("generator")
+            if not isinstance(generator, dict):
+                continue
+            try:
+                new_input = input_generate(generator["template"], seed=int(generator["seed"]))
+            except (GeneratorError, KeyError, TypeError, ValueError) as exc:
+                raise ProblemActionError(
+                    "generator", f"test {test['name']!r}: the generator fails: {exc}"
+                ) from exc
+            expected = expected_from_reference(problem=problem, test_input=new_input)
+            rows[index] = dict(test, input=new_input, expected=expected)
+            rebuilt += 1
+    if not rebuilt:
+        raise ProblemActionError("no_generator", "no test of this version has a generator")
+    return version_create(
+        problem=problem,
+        base=base,
+        public_json=json.dumps(tests["public"], allow_nan=True),
+        hidden_json=json.dumps(tests["hidden"], allow_nan=True),
+        user=user,
+    )

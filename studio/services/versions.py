@@ -107,6 +107,7 @@ def version_create(
     user: User | None = None,
     based_on: str | None = None,
     onto: str | None = None,
+    check: Callable[[Package], None] | None = None,
 ) -> tuple[ProblemVersion, bool]:
     """A new version from `base` (default: the newest) with new tests and/or limits.
 
@@ -126,15 +127,15 @@ def version_create(
         if base.pk != head.pk:
             onto = f"{head.number}.{head.revisions.count()}"
     edit = _tests_edit(public_json, hidden_json, limits)
+
+    def store(package: Package) -> tuple[ProblemVersion, bool]:
+        checked = package_checked(package)
+        if check is not None:  # a caller's rule beyond the package format (raises to refuse)
+            check(checked)
+        return version_store(problem=problem, package=checked, user=user)
+
     return edit_apply(
-        problem=problem,
-        user=user,
-        edit=edit,
-        based_on=based_on,
-        onto=onto,
-        store=lambda package: version_store(
-            problem=problem, package=package_checked(package), user=user
-        ),
+        problem=problem, user=user, edit=edit, based_on=based_on, onto=onto, store=store
     )
 
 

@@ -32,7 +32,9 @@ from studio.services.problems import (
     wrong_solution_delete,
     wrong_solution_put,
 )
+from studio.services.publishing import limit_below_suggestion
 from studio.services.revisions import version_revision
+from studio.services.rules import version_rules, version_shown_labels
 from studio.services.versions import problem_statement_update
 from studio.views.access import (
     author_required,
@@ -135,6 +137,14 @@ def problem_page(
         "base_token": version_revision(latest).token if latest is not None else "",
         "conflict": conflict,
         "collapse_seconds": settings.ONSITE_STUDIO_COLLAPSE_SECONDS,
+        # Issue 28.6: the package checks and the labels candidates see, before any validation.
+        "rules": version_rules(latest) if latest else [],
+        "shown_labels": version_shown_labels(latest) if latest else [],
+        "low_limit": limit_below_suggestion(problem.live_version),
+        "generated_count": sum(
+            isinstance(t.get("generator"), dict)
+            for t in (latest.public_tests + latest.hidden_tests if latest else [])
+        ),
     }
     return render(request, "studio/problem.html", context, status=status)
 

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect
 from django.views.decorators.http import require_POST
 
 from studio.services import publishing
 from studio.services.errors import ProblemActionError
-from studio.views.access import author_required, editable, problem_url
+from studio.views.access import author_required, editable, problem_url, request_user
 
 
 @author_required
@@ -16,7 +17,11 @@ from studio.views.access import author_required, editable, problem_url
 def problem_publish(request: HttpRequest, slug: str) -> HttpResponse:
     problem = editable(request, slug)
     try:
-        publishing.problem_publish(problem=problem)
+        publishing.problem_publish(
+            problem=problem,
+            user=request_user(request),
+            confirm_low_limit=request.POST.get("confirm_low_limit") == "on",
+        )
     except ProblemActionError as exc:
         messages.error(request, exc.message)
     else:
@@ -31,3 +36,30 @@ def problem_unpublish(request: HttpRequest, slug: str) -> HttpResponse:
     publishing.problem_unpublish(problem=problem)
     messages.success(request, f"{problem.title} is hidden from candidates.")
     return problem_url(problem)
+
+
+@author_required
+@require_POST
+def problem_archive(request: HttpRequest, slug: str) -> HttpResponse:
+    problem = editable(request, slug)
+    publishing.problem_archive(problem=problem)
+    messages.success(request, f"{problem.title} is archived: hidden from candidates, its "
+                     "history kept. Publish it again to bring it back.")
+    return problem_url(problem)
+
+
+@author_required
+@require_POST
+def problem_delete(request: HttpRequest, slug: str) -> HttpResponse:
+    """Delete a draft; the form asks for the slug typed again, as the confirmation."""
+    problem = editable(request, slug)
+    if request.POST.get("confirm_slug", "").strip() != problem.slug:
+        messages.error(request, f"Type {problem.slug} to confirm deleting it.")
+        return problem_url(problem)
+    try:
+        publishing.problem_delete(problem=problem)
+    except ProblemActionError as exc:
+        messages.error(request, exc.message)
+        return problem_url(problem)
+    messages.success(request, f"{problem.title} is deleted.")
+    return redirect("studio:index")

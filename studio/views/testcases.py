@@ -9,13 +9,19 @@ from django.views.decorators.http import require_POST
 
 from problems.models import ProblemVersion
 from problems.package import PackageError
+from studio import selectors
 from studio.forms import (
     TestForm,
     TestsForm,
 )
 from studio.services.conflicts import EditConflict
 from studio.services.errors import ProblemActionError
-from studio.services.testcases import expected_from_reference, test_edit
+from studio.services.inputcheck import InputsMismatch, input_problem, package_inputs_check
+from studio.services.testcases import (
+    expected_from_reference,
+    generated_tests_rebuild,
+    test_edit,
+)
 from studio.services.versions import version_create
 from studio.views.access import (
     author_required,
@@ -43,12 +49,18 @@ def tests_save(request: HttpRequest, slug: str) -> HttpResponse:
             hidden_json=form.cleaned_data["hidden_tests"],
             limits=form.limits(),
             user=request_user(request),
+            check=package_inputs_check,
             **based(request),
         )
     except EditConflict as exc:
         shown = ConflictShown.of(request, "tests", exc)
         return problem_page(request, problem, tests_form=form, conflict=shown,
                             status=CONFLICT_STATUS)
+    except InputsMismatch as exc:
+        for field, problems in exc.problems.items():
+            for problem_text in problems:
+                form.add_error(field, f"does not fit the driver: {problem_text}")
+        return problem_page(request, problem, tests_form=form, status=400)
     except PackageError as exc:
         form.add_package_error(exc)
         return problem_page(request, problem, tests_form=form, status=400)
@@ -83,6 +95,14 @@ def test_save(request: HttpRequest, slug: str) -> HttpResponse:
     if not form.is_valid():
         return problem_page(request, problem, test_form=form, editing=editing, status=400)
     test = form.test()
+    latest = selectors.version_latest(problem)
+    if latest is not None and (
+        problem_text := input_problem(
+            driver=latest.driver, reference_code=latest.reference_code, test_input=test["input"]
+        )
+    ):
+        form.add_error("input", f"does not fit the driver: {problem_text}")
+        return problem_page(request, problem, test_form=form, editing=editing, status=400)
     try:
         if form.cleaned_data["fill_expected"]:
             test["expected"] = expected_from_reference(
@@ -126,6 +146,19 @@ def test_action(request: HttpRequest, slug: str, where: str, index: int, op: str
     except EditConflict as exc:
         shown = ConflictShown.of(request, "test-table", exc)
         return problem_page(request, problem, conflict=shown, status=CONFLICT_STATUS)
+    except (PackageError, ProblemActionError) as exc:
+        messages.error(request, str(exc))
+        return problem_page_redirect(problem, "test-table")
+    return _test_saved(request, version, created)
+
+
+@author_required
+@require_POST
+def generated_rebuild(request: HttpRequest, slug: str) -> HttpResponse:
+    """Re-run the stored generators and refill their expected outputs (one new draft)."""
+    problem = editable(request, slug)
+    try:
+        version, created = generated_tests_rebuild(problem=problem, user=request_user(request))
     except (PackageError, ProblemActionError) as exc:
         messages.error(request, str(exc))
         return problem_page_redirect(problem, "test-table")

@@ -3,6 +3,7 @@ run), and the actions on it: validate, regrade, make live, apply the suggested l
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from django.contrib import messages
@@ -18,8 +19,9 @@ from studio.models import Regrade
 from studio.permissions import problem_can_edit
 from studio.services.diffs import files_diff, package_files
 from studio.services.errors import ProblemActionError
-from studio.services.publishing import version_make_live
+from studio.services.publishing import limit_below_suggestion, version_make_live
 from studio.services.regrades import version_regrade_preview
+from studio.services.rules import version_rules, version_shown_labels
 from studio.services.validations import version_validation_request, version_validation_state
 from studio.services.versions import version_create
 from studio.views.access import author_required, editable, request_user, version_url
@@ -50,6 +52,10 @@ def _version_context(request: HttpRequest, version: ProblemVersion) -> dict[str,
         "regrade_items": selectors.regrade_items(regrade) if regrade else [],
         "transitions": selectors.regrade_transitions(regrade) if regrade else [],
         "can_edit": problem_can_edit(user=request.user, problem=problem),
+        # Going live on a published problem below the suggested limit needs a confirmation.
+        "low_limit": limit_below_suggestion(version) if problem.published else None,
+        "rules": version_rules(version),
+        "shown_labels": version_shown_labels(version),
         "polling": version.validation in ACTIVE_VALIDATION
         or (regrade is not None and regrade.status in ACTIVE_REGRADE),
     }
@@ -61,7 +67,9 @@ def version_detail(request: HttpRequest, slug: str, number: int) -> HttpResponse
     """A version: its validation report, its regrade preview, and the actions on it."""
     problem = selectors.studio_problem_get(slug=slug)
     version = selectors.studio_version_get(problem=problem, number=number)
-    context = _version_context(request, version) | version_contents(request, version)
+    context = _version_context(request, version) | version_contents(request, version) | {
+        "limit_confirmations": selectors.limit_confirmations(version),
+    }
     return render(request, "studio/version.html", context)
 
 
@@ -125,7 +133,11 @@ def version_live(request: HttpRequest, slug: str, number: int) -> HttpResponse:
     problem = editable(request, slug)
     version = selectors.studio_version_get(problem=problem, number=number)
     try:
-        version_make_live(version=version)
+        version_make_live(
+            version=version,
+            user=request_user(request),
+            confirm_low_limit=request.POST.get("confirm_low_limit") == "on",
+        )
     except ProblemActionError as exc:
         messages.error(request, exc.message)
     else:
@@ -157,3 +169,20 @@ def version_apply_limit(request: HttpRequest, slug: str, number: int) -> HttpRes
     else:
         messages.info(request, f"v{new.number} already has these tests and limits.")
     return version_url(new)
+
+
+@author_required
+@require_GET
+def test_download(
+    request: HttpRequest, slug: str, number: int, where: str, index: int, part: str
+) -> HttpResponse:
+    """One test's whole input or expected output as a JSON file (the table shows its start)."""
+    problem = selectors.studio_problem_get(slug=slug)
+    version = selectors.studio_version_get(problem=problem, number=number)
+    value = selectors.test_part(version=version, where=where, index=index, part=part)
+    response = HttpResponse(
+        json.dumps(value, allow_nan=True, ensure_ascii=False), content_type="application/json"
+    )
+    name = f"{problem.slug}-v{version.number}-{where}-{index}-{part}.json"
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    return response

@@ -169,6 +169,10 @@ def test_an_author_creates_validates_and_publishes_a_problem_a_candidate_solves(
     posted = page.locator("#parts textarea[name=reference_code]").input_value()
     assert posted == REFERENCE.rstrip("\n"), posted
     page.fill("textarea[name=hints]", "Multiply.\nBy two.")
+    # Clarifications and rubric are rows; their JSON is the advanced view, used when ticked.
+    for name in ("clarifications", "rubric"):
+        page.click(f"#{name}-json-view summary")
+        page.check(f"input[name={name}_as_json]")
     page.fill("textarea[name=clarifications]", json.dumps(CLARIFICATIONS))
     page.fill("textarea[name=rubric]", json.dumps(RUBRIC))
     page.click("#parts-save")

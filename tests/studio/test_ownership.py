@@ -21,6 +21,8 @@ EDITS = [
     ("/studio/add-one/v1/regrade/", {}),
     ("/studio/add-one/publish/", {}),
     ("/studio/add-one/unpublish/", {}),
+    ("/studio/add-one/archive/", {}),
+    ("/studio/add-one/delete/", {"confirm_slug": "add-one"}),
     ("/studio/add-one/coauthors/", {"username": "other"}),
 ]
 

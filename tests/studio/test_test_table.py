@@ -3,14 +3,16 @@ compare override, JSON checked per field, and the expected output filled from th
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
-from problems.models import Problem
+from problems.models import Problem, ProblemVersion
 from tests.factories import tiny_problem, user_with_role
+from tests.studio.test_views import mark_validated
 
 pytestmark = pytest.mark.django_db
 
@@ -134,7 +136,36 @@ def test_readers_cannot_change_tests(problem: Problem) -> None:
 def test_expected_is_filled_from_the_reference_in_the_sandbox(
     problem: Problem, client: Client
 ) -> None:
+    # Issue 28.4: only a validated reference writes expected outputs.
+    refused = client.post("/studio/add-one/test/", form_data(
+        input='{"args": [41]}', expected="", fill_expected="on"))
+    assert refused.status_code == 400 and problem.versions.count() == 1
+    assert "has not passed validation" in refused.content.decode()
+    mark_validated(newest(problem))
     response = client.post("/studio/add-one/test/", form_data(
         input='{"args": [41]}', expected="", fill_expected="on"))
     assert response.status_code == 302, response.content.decode()[-2000:]
     assert newest(problem).hidden_tests[-1]["expected"] == 42
+
+
+BIG_REFERENCE = "def solve(x):\n    return list(range(x))\n"
+
+
+@pytest.mark.docker
+def test_a_big_expected_output_is_filled_whole_and_shown_truncated_with_a_download(
+    problem: Problem, client: Client
+) -> None:
+    ProblemVersion.objects.filter(problem=problem).update(reference_code=BIG_REFERENCE)
+    mark_validated(newest(problem))
+    response = client.post("/studio/add-one/test/", form_data(
+        name="big", input='{"args": [5000]}', expected="", fill_expected="on"))
+    assert response.status_code == 302, response.content.decode()[-2000:]
+    version = newest(problem)
+    assert version.hidden_tests[-1]["expected"] == list(range(5000))  # > 4,000 characters
+    page = client.get("/studio/add-one/").content.decode()
+    index = len(version.hidden_tests) - 1
+    link = f"/studio/add-one/v{version.number}/test/hidden/{index}/expected.json"
+    assert f'href="{link}"' in page
+    download = client.get(link)
+    assert download.status_code == 200 and download["Content-Disposition"].startswith("attach")
+    assert json.loads(download.content) == list(range(5000))

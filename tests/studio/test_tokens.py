@@ -35,7 +35,9 @@ def test_a_token_is_shown_once_stored_hashed_works_and_stops_when_revoked() -> N
     tiny_problem()
     client = signed_in("cand")
     # when the candidate makes a token
-    page = client.post("/accounts/tokens/", {"name": "grading script"}).content.decode()
+    made = client.post("/accounts/tokens/", {"name": "grading script"})
+    assert made.status_code == 302 and made["Location"] == "/accounts/tokens/"
+    page = client.get(made["Location"]).content.decode()
     secret = re.search(r'<code id="token-secret">([^<]+)</code>', page)
     assert secret is not None
     secret_text = secret.group(1)
@@ -44,8 +46,10 @@ def test_a_token_is_shown_once_stored_hashed_works_and_stops_when_revoked() -> N
     assert token.name == "grading script" and token.key_hash == hashlib.sha256(
         secret_text.encode()).hexdigest()
     assert secret_text not in str(list(ApiToken.objects.values()))
+    # a reload neither shows the secret again nor makes another token
     listing = client.get("/accounts/tokens/").content.decode()
     assert "grading script" in listing and secret_text not in listing
+    assert 'id="token-secret"' not in listing and ApiToken.objects.count() == 1
     assert f"{token.prefix}…" in listing
     # and it authenticates the API, recording when it was used
     assert submit(secret_text) == 201
