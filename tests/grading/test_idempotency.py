@@ -45,7 +45,8 @@ def test_a_key_reused_for_another_request_is_a_clear_422() -> None:
     tiny_problem()
     client = _client("cand")
     _post(client, {"problem": "add-one", "code": ADD_ONE, "mode": "submit"}, "k-1")
-    other = _post(client, {"problem": "add-one", "code": ADD_ONE + "\n# v2", "mode": "submit"}, "k-1")
+    changed = {"problem": "add-one", "code": ADD_ONE + "\n# v2", "mode": "submit"}
+    other = _post(client, changed, "k-1")
     assert other.status_code == 422
     assert other.json()["code"] == "idempotency_key_reused"
     assert "already used for a different request" in other.json()["detail"]
