@@ -369,7 +369,13 @@ def test_one_broken_rule_costs_its_own_rule_not_every_test() -> None:
     assert result.score == round(2 / 3, 4)
     summary = result.as_json()
     assert summary["rules_line"] == result.rules_line
-    assert summary["by_group"]["about schedule"] == {"passed": 2, "total": 2, "rule": "schedule"}
+    assert summary["by_group"]["about schedule"] == {
+        "passed": 2,
+        "total": 2,
+        "worst": "WA",
+        "rule": "schedule",
+    }
+    assert result.worst_by_group == {"about schedule": "WA", "about step results": "WA"}
     assert summary["by_rule"]["step results"] == {"broken": 3, "judged": 3}
 
 
