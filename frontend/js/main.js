@@ -14,7 +14,8 @@ import {
   preferencesFormBind,
   starterCodeRead,
 } from "./editor.js";
-import { GraderError, submissionCreate, submissionFollow } from "./grader.js";
+import { errorLineClear, errorLineMark } from "./diagnostics.js";
+import { GraderError, idempotencyKey, submissionCreate, submissionFollow } from "./grader.js";
 import { splittersBind, tabsBind } from "./layout.js";
 import { ResultsPanel } from "./results.js";
 import { ScratchPanel, jsonFormat } from "./scratch.js";
@@ -56,8 +57,12 @@ function problemPageMount() {
   const scriptButton = document.getElementById("script-run-button");
   const customInput = document.getElementById("custom-input");
   const customError = document.getElementById("custom-input-error");
+  // The line a Run's error points at is marked in the editor's gutter (diagnostics.js).
   const panels = {
-    run: new ResultsPanel(document.getElementById("results")),
+    run: new ResultsPanel(document.getElementById("results"), {
+      onErrorLine: (line, message) => errorLineMark(editor?.view, line, message),
+      onClear: () => errorLineClear(editor?.view),
+    }),
     custom: new ScratchPanel(document.getElementById("custom-output"), "custom"),
     script: new ScratchPanel(document.getElementById("console-output"), "script"),
   };
@@ -72,6 +77,9 @@ function problemPageMount() {
   if (customInput) customInput.value = exampleText;
 
   let current = null; // The submission being followed; a new click abandons it.
+  // A click whose request is still on its way: a second click (a double click) is ignored,
+  // whatever the buttons' state; the request's Idempotency-Key covers what slips past.
+  let creating = false;
   const buttons = [runButton, submitButton, customButton, scriptButton];
   const setBusy = (busy) => {
     for (const button of buttons) if (button) button.disabled = busy;
@@ -91,6 +99,7 @@ function problemPageMount() {
   };
 
   const start = async (mode) => {
+    if (creating) return;
     let input;
     if (mode === "custom") {
       const parsed = customInputRead();
@@ -104,13 +113,18 @@ function problemPageMount() {
     selectTab(tabFor[mode]);
     panel.reset(mode);
     setBusy(true);
+    creating = true;
     let id;
     try {
-      id = await submissionCreate({ apiUrl, slug, code: editor.getCode(), mode, input });
+      id = await submissionCreate({
+        apiUrl, slug, code: editor.getCode(), mode, input, key: idempotencyKey(),
+      });
     } catch (error) {
       panel.fail(error instanceof GraderError ? error.message : "Something went wrong.");
       setBusy(false);
       return;
+    } finally {
+      creating = false;
     }
     problem.dataset.submission = String(id);
     const follower = submissionFollow({
