@@ -455,7 +455,8 @@ def child_main(
         except BaseException as exc:  # SystemExit, KeyboardInterrupt... are the candidate's too
             message = {
                 "status": "error",
-                "error": format_exception(exc),
+                # Paths as the candidate knows them ("solution.py"), not the sandbox's "/work".
+                "error": format_exception(exc).replace(f'File "{workdir}/', 'File "'),
                 "exc_type": type(exc).__name__,
                 "phase": _PHASE[0],
                 # No frame of the candidate's: the grader's driver raised it (an input it

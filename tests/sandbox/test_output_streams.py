@@ -58,6 +58,7 @@ def test_stdout_and_stderr_apart_and_input_fails_at_once(sandbox_image: str) -> 
     # The traceback is the candidate's: their two frames, none of the harness's.
     assert boom.status == "error" and boom.raised_by == "candidate" and boom.phase == "run"
     assert "runner.py" not in boom.error and "importlib" not in boom.error
+    assert 'File "solution.py"' in boom.error and "/work/" not in boom.error  # their own name
     assert boom.error.count('solution.py", line') == 2 and "ZeroDivisionError" in boom.error
 
 
