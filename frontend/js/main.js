@@ -58,13 +58,14 @@ function problemPageMount() {
   const customInput = document.getElementById("custom-input");
   const customError = document.getElementById("custom-input-error");
   // The line a Run's error points at is marked in the editor's gutter (diagnostics.js).
+  const marks = {
+    onErrorLine: (line, message) => errorLineMark(editor?.view, line, message),
+    onClear: () => errorLineClear(editor?.view),
+  };
   const panels = {
-    run: new ResultsPanel(document.getElementById("results"), {
-      onErrorLine: (line, message) => errorLineMark(editor?.view, line, message),
-      onClear: () => errorLineClear(editor?.view),
-    }),
-    custom: new ScratchPanel(document.getElementById("custom-output"), "custom"),
-    script: new ScratchPanel(document.getElementById("console-output"), "script"),
+    run: new ResultsPanel(document.getElementById("results"), marks),
+    custom: new ScratchPanel(document.getElementById("custom-output"), "custom", marks),
+    script: new ScratchPanel(document.getElementById("console-output"), "script", marks),
   };
   panels.submit = panels.run;
   const tabFor = { run: "tab-tests", submit: "tab-tests", custom: "tab-custom", script: "tab-console" };

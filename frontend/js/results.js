@@ -395,7 +395,7 @@ export class ResultsPanel {
       this.loadErrorShow(detail);
       const note = element("tr", { className: "test-detail test-not-loaded" });
       note.append(element("td", {
-        attrs: { colspan: "4" }, text: "Could not run: your code did not load (see its error above).",
+        attrs: { colspan: "4" }, text: "Could not run: your code did not load (its error is above).",
       }));
       body.append(note);
     } else if (Object.keys(detail).length) {

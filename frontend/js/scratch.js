@@ -140,13 +140,17 @@ function rawBlocks(blocks) {
 }
 
 export class ScratchPanel {
-  /** `root` is #custom-output or #console-output. */
-  constructor(root, kind) {
+  /** `root` is #custom-output or #console-output; `onErrorLine(line, message)` and
+   *  `onClear()` as for the results panel (both runs run the editor's code). */
+  constructor(root, kind, { onErrorLine = () => {}, onClear = () => {} } = {}) {
     this.root = root;
     this.kind = kind; // "custom" | "script"
+    this.onErrorLine = onErrorLine;
+    this.onClear = onClear;
   }
 
   reset() {
+    this.onClear();
     this.root.dataset.state = "pending";
     this.root.replaceChildren(element("p", { className: "result-status", text: "Running…" }));
   }
@@ -170,6 +174,10 @@ export class ScratchPanel {
 
   show(test) {
     const detail = test.detail || {};
+    // An input the grader could not read has no line of the candidate's to mark.
+    if (Number.isInteger(detail.line) && !detail.input_error) {
+      this.onErrorLine(detail.line, detail.message || detail.error || "error");
+    }
     this.root.dataset.state = "shown";
     this.root.dataset.verdict = String(test.verdict);
     const parts = [];
