@@ -183,7 +183,16 @@ export class ScratchPanel {
     const parts = [];
     const head = element("p", { className: "scratch-head" });
     const ran = test.verdict === "AC" || test.verdict === "WA";
-    if (this.kind === "custom" && test.name === COMPARED_NAME) {
+    const judged = detail.evidence && typeof detail.evidence === "object"
+      && test.name === COMPARED_NAME;
+    if (this.kind === "custom" && judged) {
+      // Judged by the problem's checker, rule by rule: the record's differences from the
+      // reference's are not the point, the rules are.
+      head.append(verdictBadge(test.verdict));
+      head.append(document.createTextNode(
+        test.verdict === "AC" ? " Every rule held" : " A rule of the statement was broken",
+      ));
+    } else if (this.kind === "custom" && test.name === COMPARED_NAME) {
       head.append(verdictBadge(test.verdict));
       head.append(document.createTextNode(
         test.verdict === "AC" ? " Same answer as the reference" : " Differs from the reference",
@@ -198,8 +207,6 @@ export class ScratchPanel {
     parts.push(head);
 
     // A checker that judges rules (the batching problems): what it found, not its record.
-    const judged = detail.evidence && typeof detail.evidence === "object"
-      && test.name === COMPARED_NAME;
     if (this.kind === "custom" && ran) {
       const output = prettyJson(detail.output ?? "");
       if (test.name === COMPARED_NAME) {
