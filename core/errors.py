@@ -25,6 +25,8 @@ ERROR_STATUS: dict[str, int] = {
     "not_finished": 409,
     "nothing_to_release": 409,
     "too_large": 413,
+    # An Idempotency-Key reused for a different request (the IETF draft's 422).
+    "idempotency_key_reused": 422,
     "rate_limited": 429,
 }
 

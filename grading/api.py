@@ -7,7 +7,12 @@ from urllib.parse import urlencode
 
 from django.contrib.auth.models import User
 from django.core.paginator import EmptyPage, Paginator
-from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    inline_serializer,
+)
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -30,6 +35,15 @@ class SubmissionIn(serializers.Serializer[Any]):
     version = serializers.IntegerField(required=False, min_value=1, max_value=2**31 - 1)
 
 
+IDEMPOTENCY_HEADER = "Idempotency-Key"
+IDEMPOTENCY_PARAMETER = OpenApiParameter(
+    IDEMPOTENCY_HEADER,
+    str,
+    OpenApiParameter.HEADER,
+    description="Optional, 1 to 255 visible ASCII characters, unique per submission (a UUID): "
+    "the same key with the same request returns the first submission instead of a new one; "
+    "with a different request, 422.",
+)
 CREATED = inline_serializer(
     "SubmissionCreated", {"id": serializers.IntegerField(), "status": serializers.CharField()}
 )
@@ -152,7 +166,9 @@ class SubmissionListView(APIView):
 
     @extend_schema(
         request=SubmissionIn,
+        parameters=[IDEMPOTENCY_PARAMETER],
         responses={201: CREATED, **error_responses(400, 401, 403, 413, 415, 429),
+                   422: OpenApiResponse(ErrorBody, "Idempotency-Key reused for another request"),
                    404: OpenApiResponse(ErrorBody, "unknown problem")},
     )
     def post(self, request: Request) -> Response:
@@ -164,6 +180,8 @@ class SubmissionListView(APIView):
             return Response({"detail": "authentication required",
                              "code": "not_authenticated"}, status=401)
         # A refusal (GradingError) is answered by the API's one exception handler (core.api).
+        # Idempotency-Key (IETF draft): the same key with the same request answers with the
+        # first submission (a double click grades once); with another request, 422.
         submission = submission_create(
             user=request.user,
             problem_slug=incoming.validated_data["problem"],
@@ -171,6 +189,8 @@ class SubmissionListView(APIView):
             mode=incoming.validated_data["mode"],
             custom_input=incoming.validated_data.get("input"),
             version_number=incoming.validated_data.get("version"),
+            idempotency_key=request.headers.get(IDEMPOTENCY_HEADER, ""),
+            refuse_unworked=True,
         )
         return Response({"id": submission.pk, "status": submission.status}, status=201)
 

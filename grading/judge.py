@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import re
 import sys
 import threading
 import types
@@ -71,6 +72,9 @@ class TestSpec:
     hidden: bool = False
     compare: str | None = None
     group: str | None = None
+    # The candidate's own input (a custom-input run): an error the grader's driver raised
+    # on it means the input does not match the problem's format, and says so.
+    custom: bool = False
 
 
 @dataclass(frozen=True)
@@ -126,6 +130,8 @@ class Judgement:
     # was broken in, tests it was judged in); and the rule each group's score is about.
     by_rule: Mapping[str, tuple[int, int]] = field(default_factory=dict)
     group_rules: Mapping[str, str] = field(default_factory=dict)
+    # The worst verdict per group, as worst_by_tag per tag: the verdict line names the group.
+    worst_by_group: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def rules_line(self) -> str:
@@ -142,7 +148,11 @@ class Judgement:
                 for tag, (passed, total) in self.by_tag.items()
             },
             "by_group": {
-                group: {"passed": passed, "total": total}
+                group: {
+                    "passed": passed,
+                    "total": total,
+                    "worst": self.worst_by_group.get(group, ""),
+                }
                 | ({"rule": self.group_rules[group]} if group in self.group_rules else {})
                 for group, (passed, total) in self.by_group.items()
             },
@@ -491,6 +501,8 @@ def verdict_for(
             test.group,
         )
     detail |= {"stdout": _clip(outcome.stdout), "error": _clip(outcome.error)}
+    if outcome.stderr:
+        detail["stderr"] = _clip(outcome.stderr)
     if outcome.status == "skipped":
         verdict = NOT_RUN
         detail["message"] = NOT_RUN_MESSAGE
@@ -504,7 +516,7 @@ def verdict_for(
         # The class is the sandbox's status alone (decided from what its supervisor observed);
         # an exception's name is the test's own words, so a MemoryError here is RE.
         verdict = STATUS_VERDICTS.get(outcome.status, "RE")
-        detail["message"] = _status_message(outcome)
+        detail |= error_detail(outcome, custom=test.custom)
     return TestVerdict(
         index,
         test.name,
@@ -516,6 +528,50 @@ def verdict_for(
         test.group,
         cpu_ms=round(outcome.cpu_ms, 2),
     )
+
+
+# Where a candidate's traceback points in their own file (the innermost frame of it).
+# "main.py": the console runs the whole file under that name (grading/scratch.py).
+_SOLUTION_LINE = re.compile(r'File "(?:[^"\n]*/)?(?:solution|main)\.py", line (\d+)')
+
+
+def error_line(error: str) -> int | None:
+    """The line of the candidate's file a traceback (or a SyntaxError) points at, innermost
+    frame last: what the editor marks in its gutter. None when it names no line of theirs."""
+    found = _SOLUTION_LINE.findall(error or "")
+    return int(found[-1]) if found else None
+
+
+def _last_line(error: str) -> str:
+    lines = [line for line in (error or "").strip().splitlines() if line.strip()]
+    return lines[-1].strip() if lines else ""
+
+
+def error_detail(outcome: TestOutcome, *, custom: bool = False) -> dict[str, Any]:
+    """The message (and, for an error, its place) of a test that did not return: what the
+    results page shows instead of the raw status. The verdict is not decided here."""
+    detail: dict[str, Any] = {"message": _status_message(outcome)}
+    if outcome.status != "error":
+        return detail
+    line = error_line(outcome.error)
+    if line is not None:
+        detail["line"] = line
+    if outcome.phase == "load":
+        # The same in every test (the file did not import): the page shows it once.
+        detail["load"] = True
+        detail["message"] = f"your code did not load: {_clip(_last_line(outcome.error))}"
+    elif outcome.raised_by == "grader" and custom:
+        detail["message"] = (
+            "your input does not match this problem's input format (the grader's driver "
+            f"could not read it: {_clip(_last_line(outcome.error))}); start from the example input"
+        )
+        detail["input_error"] = True
+    elif outcome.raised_by == "grader":
+        detail["message"] = (
+            "the grader could not use what your code returned or did: "
+            f"{_clip(_last_line(outcome.error))}"
+        )
+    return detail
 
 
 def _status_message(outcome: TestOutcome) -> str:
@@ -546,14 +602,21 @@ def _pass_counts(
     return {key: (c[0], c[1]) for key, c in counts.items()}
 
 
-def _worst_per_tag(verdicts: Sequence[TestVerdict]) -> dict[str, str]:
-    """The worst verdict per tag, over the tests that ran (a tag none of whose tests ran, all
-    stopped by a time limit in a group that spans tags, has none)."""
+def _worst_per(
+    verdicts: Sequence[TestVerdict], label: Callable[[TestVerdict], str | None]
+) -> dict[str, str]:
+    """The worst verdict per label, over the tests that ran (a tag none of whose tests ran,
+    all stopped by a time limit in a group that spans tags, has none)."""
     grouped: dict[str, list[str]] = {}
     for v in verdicts:
-        if v.verdict != NOT_RUN:
-            grouped.setdefault(v.tag, []).append(v.verdict)
-    return {tag: worst_verdict(found) for tag, found in grouped.items()}
+        key = label(v)
+        if key and v.verdict != NOT_RUN:
+            grouped.setdefault(key, []).append(v.verdict)
+    return {key: worst_verdict(found) for key, found in grouped.items()}
+
+
+def _worst_per_tag(verdicts: Sequence[TestVerdict]) -> dict[str, str]:
+    return _worst_per(verdicts, lambda v: v.tag)
 
 
 def judgement_from(verdicts: Sequence[TestVerdict]) -> Judgement:
@@ -575,6 +638,7 @@ def judgement_from(verdicts: Sequence[TestVerdict]) -> Judgement:
         worst_by_tag=_worst_per_tag(verdicts),
         by_rule=_rule_counts(verdicts),
         group_rules=_group_rules(verdicts),
+        worst_by_group=_worst_per(verdicts, lambda v: v.group),
     )
 
 

@@ -54,6 +54,7 @@ class Submission(models.Model):
     by_tag = models.JSONField(default=dict, blank=True)
     by_group = models.JSONField(default=dict, blank=True)
     worst_by_tag = models.JSONField(default=dict, blank=True)  # {"performance": "TLE"}
+    worst_by_group = models.JSONField(default=dict, blank=True)  # {"edge cases": "WA"}
     # Results by rule (grading.judge.rules_line): {"step results": [broken in, judged in]}, and
     # the rule each group's count is about ({"correctness": "tokens"}); empty for problems
     # whose checker reports no rules.
@@ -68,6 +69,11 @@ class Submission(models.Model):
     # take over from a worker that died, and a slow worker cannot overwrite the new result.
     claim_token = models.UUIDField(null=True, blank=True)
     lease_until = models.DateTimeField(null=True, blank=True)
+    # The client's Idempotency-Key header (IETF draft "The Idempotency-Key HTTP Header
+    # Field"), unique per user, and a hash of the request it came with: the same key again
+    # with the same request is this submission, with another request a refusal.
+    idempotency_key = models.CharField(max_length=255, blank=True, default="")
+    request_hash = models.CharField(max_length=64, blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     enqueued_at = models.DateTimeField(null=True, blank=True)
     started_at = models.DateTimeField(null=True, blank=True)
@@ -75,6 +81,13 @@ class Submission(models.Model):
 
     class Meta:
         ordering = ["-created_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["user", "idempotency_key"],
+                condition=~models.Q(idempotency_key=""),
+                name="unique_idempotency_key_per_user",
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"#{self.pk} {self.problem.slug} {self.mode} {self.status} {self.verdict}"

@@ -32,7 +32,7 @@ SCRIPT_NAME = "script"
 # Runs the candidate's file as `__main__` (so `if __name__ == "__main__":` blocks run) from
 # the driver, because the harness imports `solution` as a module; the solution file itself
 # is left empty. linecache gets the source so tracebacks show the candidate's lines. stdout
-# and stderr arrive as one stream (the harness captures both in one pipe).
+# and stderr arrive apart (the harness captures each in its own pipe).
 _SCRIPT_DRIVER = """import linecache
 import sys
 
@@ -40,7 +40,7 @@ SCRIPT = {source!r}
 
 
 def run(solution, test_input):
-    # Line-buffered, as in a terminal: print() and stderr lines interleave in order.
+    # Line-buffered, as in a terminal (the harness sets it too; kept for older images).
     sys.stdout.reconfigure(line_buffering=True)
     linecache.cache["main.py"] = (len(SCRIPT), None, SCRIPT.splitlines(True), "main.py")
     exec(compile(SCRIPT, "main.py", "exec"), {{"__name__": "__main__", "__file__": "main.py"}})
@@ -110,9 +110,11 @@ def scratch_spec(*, submission: Submission, base: GradeSpec, with_reference: boo
         _reference_answer(base, submission.version, test_input) if with_reference else _NO_ANSWER
     )
     if expected is _NO_ANSWER:
-        test = TestSpec(name=CUSTOM_NAME, input=test_input, expected=None, compare="checker")
+        test = TestSpec(
+            name=CUSTOM_NAME, input=test_input, expected=None, compare="checker", custom=True
+        )
         return _base_spec(base, tests=[test], checker_code=_ACCEPT_ANY)
     # Compared the problem's own way (exact, float, unordered or its checker).
     return _base_spec(
-        base, tests=[TestSpec(name=COMPARED_NAME, input=test_input, expected=expected)]
+        base, tests=[TestSpec(name=COMPARED_NAME, input=test_input, expected=expected, custom=True)]
     )

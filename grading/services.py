@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
 from collections.abc import Collection
 from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import User
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from core import visibility
@@ -124,6 +126,64 @@ def _validate_code(code: str) -> None:
 
 
 GRADED_MODES = (Submission.Mode.RUN, Submission.Mode.SUBMIT)
+MAX_IDEMPOTENCY_KEY = 255
+EMPTY_CODE = "there is no code to grade: write your solution in the editor first"
+UNCHANGED_STARTER = (
+    "this is the starter code, unchanged: change it before you submit (Run shows what it does)"
+)
+
+
+def idempotency_key_check(key: str) -> str:
+    """The Idempotency-Key header's value as stored; GradingError unless it is 1 to 255
+    visible ASCII characters (the draft's keys are opaque strings, UUIDs in practice)."""
+    if not (0 < len(key) <= MAX_IDEMPOTENCY_KEY) or not all(33 <= ord(c) < 127 for c in key):
+        raise GradingError(
+            "bad_idempotency_key",
+            f"the Idempotency-Key header must be 1 to {MAX_IDEMPOTENCY_KEY} visible ASCII "
+            "characters",
+        )
+    return key
+
+
+def request_fingerprint(*, problem_slug: str, code: str, mode: str, custom_input: Any) -> str:
+    """What makes two requests the same one (an Idempotency-Key's replay): sha256 hex."""
+    body = {"problem": problem_slug, "code": code, "mode": mode, "input": custom_input}
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"), allow_nan=True)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _same_code(code: str, starter: str) -> bool:
+    """Equal but for trailing whitespace per line and blank lines at either end."""
+
+    def norm(text: str) -> str:
+        return "\n".join(line.rstrip() for line in text.strip().splitlines())
+
+    return norm(code) == norm(starter)
+
+
+def unworked_check(*, problem: Problem, code: str, mode: str) -> None:
+    """Refuse work that can only be an accident: empty code (any graded mode), or a Submit
+    of the starter exactly as it was given (a Run of it is allowed: it shows what fails)."""
+    if mode in GRADED_MODES and not code.strip():
+        raise GradingError("empty_code", EMPTY_CODE)
+    starter = problem.starter_code
+    if mode == Submission.Mode.SUBMIT and starter.strip() and _same_code(code, starter):
+        raise GradingError("unchanged_starter", UNCHANGED_STARTER)
+
+
+def _replayed(*, user: User, key: str, fingerprint: str) -> Submission | None:
+    """The submission an earlier request with this key made, if any; GradingError when that
+    request was a different one (the key was reused)."""
+    first = Submission.objects.filter(user=user, idempotency_key=key).first()
+    if first is None:
+        return None
+    if first.request_hash != fingerprint:
+        raise GradingError(
+            "idempotency_key_reused",
+            "this Idempotency-Key was already used for a different request; send a new key "
+            "for a new submission",
+        )
+    return first
 
 
 def submission_lane(mode: str, *, in_session: bool) -> Lane:
@@ -161,6 +221,8 @@ def submission_create(
     custom_input: Any = None,
     in_session: bool = False,
     version_number: int | None = None,
+    idempotency_key: str = "",
+    refuse_unworked: bool = False,
 ) -> Submission:
     """Store a submission and queue its grading on its lane once the transaction commits.
 
@@ -168,7 +230,11 @@ def submission_create(
     the same queue, sandbox and rate limit, on the candidate's input alone. `in_session`:
     a run inside a live or solo session, graded on the interactive lane whatever its mode.
     `version_number`: an author's try-out of that version (`version_for_trial`), a draft
-    perhaps: graded on it and marked `trial`, so it never counts as the problem's."""
+    perhaps: graded on it and marked `trial`, so it never counts as the problem's.
+    `idempotency_key` (the client's Idempotency-Key, per user): a repeat of the same request
+    returns the first submission instead of a new one (a double click grades once).
+    `refuse_unworked`: refuse empty code and an unchanged starter's Submit (a person's
+    click; a session's final submission records whatever there is)."""
     if mode not in Submission.Mode.values:
         raise GradingError("bad_mode", f"mode must be one of {', '.join(Submission.Mode.values)}")
     _validate_code(code)
@@ -179,6 +245,17 @@ def submission_create(
             raise GradingError("bad_input", str(exc)) from exc
     else:
         custom_input = None
+    fingerprint = ""
+    if idempotency_key:
+        idempotency_key = idempotency_key_check(idempotency_key)
+        fingerprint = request_fingerprint(
+            problem_slug=problem_slug if version_number is None
+            else f"{problem_slug}@v{version_number}",
+            code=code, mode=mode, custom_input=custom_input,
+        )  # fmt: skip
+        first = _replayed(user=user, key=idempotency_key, fingerprint=fingerprint)
+        if first is not None:
+            return first
     if version_number is not None:
         version = version_for_trial(user=user, problem_slug=problem_slug, number=version_number)
         problem = version.problem
@@ -187,18 +264,32 @@ def submission_create(
         if offered is None or offered.live_version is None:
             raise GradingError("unknown_problem", f"no published problem {problem_slug!r}")
         problem, version = offered, offered.live_version
-    with transaction.atomic():
-        submission = Submission.objects.create(
-            user=user,
-            problem=problem,
-            version=version,
-            trial=version_number is not None,
-            mode=mode,
-            code=code,
-            custom_input=custom_input,
-            lane=submission_lane(mode, in_session=in_session),
-        )
-        SUBMISSION_JOBS.enqueue_on_commit(submission)
+    if refuse_unworked:
+        unworked_check(problem=problem, code=code, mode=mode)
+    try:
+        with transaction.atomic():
+            submission = Submission.objects.create(
+                user=user,
+                problem=problem,
+                version=version,
+                trial=version_number is not None,
+                mode=mode,
+                code=code,
+                custom_input=custom_input,
+                lane=submission_lane(mode, in_session=in_session),
+                idempotency_key=idempotency_key,
+                request_hash=fingerprint,
+            )
+            SUBMISSION_JOBS.enqueue_on_commit(submission)
+    except IntegrityError:
+        # Two requests with one key at once (a double click racing itself): the unique
+        # constraint let one in; the other answers with it, or refuses a different request.
+        if not idempotency_key:
+            raise
+        first = _replayed(user=user, key=idempotency_key, fingerprint=fingerprint)
+        if first is None:
+            raise
+        return first
     return submission
 
 
@@ -265,6 +356,7 @@ def verdict_summary(submission: Submission) -> dict[str, Any]:
         "by_tag": submission.by_tag,
         "by_group": submission.by_group,
         "worst_by_tag": submission.worst_by_tag,
+        "worst_by_group": submission.worst_by_group,
         "by_rule": submission.by_rule,
         "group_rules": submission.group_rules,
         "rules_line": rules_line(submission.by_rule or {}),
@@ -310,6 +402,7 @@ def _finish(claim: jobs.Claim, judgement: Judgement) -> bool:
         by_tag={tag: list(counts) for tag, counts in judgement.by_tag.items()},
         by_group={group: list(counts) for group, counts in judgement.by_group.items()},
         worst_by_tag=dict(judgement.worst_by_tag),
+        worst_by_group=dict(judgement.worst_by_group),
         by_rule={rule: list(counts) for rule, counts in judgement.by_rule.items()},
         group_rules=dict(judgement.group_rules),
         finished_at=timezone.now(),

@@ -270,7 +270,8 @@ def replay_data(request: HttpRequest, body: Body, session_id: int) -> JsonRespon
 def session_run(request: HttpRequest, body: Body, session_id: int) -> JsonResponse:
     submission = services.session_run(session_id=session_id, user=request.user,
                                       mode=text_field(body, "mode", "run"),
-                                      custom_input=body.get("input"))
+                                      custom_input=body.get("input"),
+                                      idempotency_key=request.headers.get("Idempotency-Key", ""))
     return JsonResponse({"id": submission.pk, "mode": submission.mode,
                          "status": submission.status}, status=201)
 

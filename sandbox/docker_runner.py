@@ -605,6 +605,10 @@ def _outcome_from_frame(
         value = frame.get(key)
         return value[:cap] if isinstance(value, str) else ""
 
+    def choice(key: str, allowed: tuple[str, ...]) -> str:
+        value = frame.get(key)
+        return value if value in allowed else ""
+
     def number(key: str) -> float:
         value = frame.get(key)
         if isinstance(value, bool) or not isinstance(value, (int, float)):
@@ -621,6 +625,9 @@ def _outcome_from_frame(
         stdout=text("stdout", limits.output_bytes),
         error=text("error", MAX_ERROR_CHARS),
         exc_type=text("exc_type", 200),
+        stderr=text("stderr", limits.output_bytes),
+        phase=choice("phase", ("driver", "load", "run")),
+        raised_by=choice("by", ("candidate", "grader")),
     )
 
 

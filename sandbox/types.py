@@ -143,6 +143,12 @@ class TestOutcome:
     stdout: str
     error: str
     exc_type: str = ""
+    stderr: str = ""  # captured apart from stdout (the two share the output cap)
+    # For an error: where the test's process was ("driver", "load": importing the solution,
+    # "run") and whose frames raised it ("candidate", or "grader": the driver's alone).
+    # Reported by the test's own process, so display only: never part of a verdict.
+    phase: str = ""
+    raised_by: str = ""
 
 
 @dataclass(frozen=True)

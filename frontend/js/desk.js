@@ -10,6 +10,7 @@
 // with `desk.editorKeys()` and hands it over with `desk.editorAttach()`.
 import { FONT_SIZES, preferencesFormBind, preferencesLoad, preferencesSave } from "./editor.js";
 import { tabsBind } from "./layout.js";
+import { errorLineClear, errorLineMark } from "./diagnostics.js";
 import { ResultsPanel } from "./results.js";
 import { ScratchPanel, jsonFormat } from "./scratch.js";
 
@@ -79,10 +80,15 @@ export class Desk {
       custom: document.getElementById("custom-run-button"),
       script: document.getElementById("script-run-button"),
     };
+    // The line a run's error points at is marked in the editor's gutter (diagnostics.js).
+    const marks = {
+      onErrorLine: (line, message) => errorLineMark(this.view, line, message),
+      onClear: () => errorLineClear(this.view),
+    };
     this.panels = {
-      run: new ResultsPanel(document.getElementById("results")),
-      custom: new ScratchPanel(document.getElementById("custom-output"), "custom"),
-      script: new ScratchPanel(document.getElementById("console-output"), "script"),
+      run: new ResultsPanel(document.getElementById("results"), marks),
+      custom: new ScratchPanel(document.getElementById("custom-output"), "custom", marks),
+      script: new ScratchPanel(document.getElementById("console-output"), "script", marks),
     };
     this.panels.submit = this.panels.run;
     this.customInput = document.getElementById("custom-input");

@@ -33,8 +33,19 @@ async function errorDetail(response) {
   return `The server answered ${response.status} ${response.statusText}.`;
 }
 
+/** A fresh Idempotency-Key (IETF draft): one per click, so a repeat of that click's request
+ *  (a retry, a double submit that slipped past the disabled button) makes no second run. */
+export function idempotencyKey() {
+  if (window.crypto?.randomUUID) return window.crypto.randomUUID();
+  const bytes = new Uint8Array(16);
+  window.crypto.getRandomValues(bytes);
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
 /** Creates a submission and returns its id. Throws GraderError with a message to show. */
-export async function submissionCreate({ apiUrl, slug, code, mode, input, version }) {
+export async function submissionCreate({
+  apiUrl, slug, code, mode, input, version, key = idempotencyKey(),
+}) {
   const limit = maxCodeBytes();
   if (new TextEncoder().encode(code).length > limit) {
     throw new GraderError(`Your code is over ${Math.floor(limit / 1024)} KB; shorten it before running.`);
@@ -47,6 +58,7 @@ export async function submissionCreate({ apiUrl, slug, code, mode, input, versio
         "Content-Type": "application/json",
         Accept: "application/json",
         "X-CSRFToken": csrfToken(),
+        "Idempotency-Key": key,
       },
       credentials: "same-origin",
       // `input` only for a custom run (the server ignores it otherwise).
@@ -121,6 +133,7 @@ function eventsFromSnapshot(snapshot) {
       by_tag: snapshot.by_tag || {},
       by_group: snapshot.by_group || {},
       worst_by_tag: snapshot.worst_by_tag || {},
+      worst_by_group: snapshot.worst_by_group || {},
       group_rules: snapshot.group_rules || {},
       rules_line: snapshot.rules_line || "",
     });

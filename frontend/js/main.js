@@ -31,12 +31,16 @@ function problemPageMount() {
   splittersBind(problem, userKey);
 
   let current = null; // The submission being followed; a new click abandons it.
+  // A click whose request is still on its way: a second click (a double click) is ignored,
+  // whatever the buttons' state; the request's Idempotency-Key (grader.js) covers the rest.
+  let creating = false;
   const setBusy = (busy) => {
     desk.setBusy(busy);
     problem.dataset.busy = busy ? "true" : "false";
   };
 
   const start = async (mode) => {
+    if (creating) return;
     let input;
     if (mode === "custom") {
       const parsed = desk.customInputRead();
@@ -47,6 +51,7 @@ function problemPageMount() {
     current = null;
     const panel = desk.runBegin(mode);
     setBusy(true);
+    creating = true;
     let id;
     try {
       id = await submissionCreate({ apiUrl, slug, code: editor.getCode(), mode, input, version });
@@ -54,6 +59,8 @@ function problemPageMount() {
       panel.fail(error instanceof GraderError ? error.message : "Something went wrong.");
       setBusy(false);
       return;
+    } finally {
+      creating = false;
     }
     problem.dataset.submission = String(id);
     const follower = submissionFollow({

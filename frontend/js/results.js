@@ -15,7 +15,6 @@ const DETAIL_FIELDS = [
   ["input", "Input"],
   ["expected", "Expected"],
   ["output", "Your output"],
-  ["stderr", "Stderr"],
   ["error", "Error"],
   ["message", "Message"],
 ];
@@ -204,7 +203,9 @@ export function occupancyPlot(evidence) {
 
 function detailList(detail) {
   const list = element("dl", { className: "test-detail-list" });
-  const seen = new Set(["evidence", "stdout"]); // stdout has its own row, always shown
+  // stdout and stderr have their own rows, always shown; line, load and input_error say
+  // where an error is (the editor's gutter mark, the one "did not load" box).
+  const seen = new Set(["evidence", "stdout", "stderr", "line", "load", "input_error"]);
   if (detail.evidence && typeof detail.evidence === "object") {
     const plot = occupancyPlot(detail.evidence);
     if (plot) {
@@ -232,9 +233,52 @@ function detailList(detail) {
   return list;
 }
 
+/** A labelled row under a test's row: what it printed on one stream, shown without a click. */
+function streamRow(stream, text) {
+  const row = element("tr", { className: `test-stream test-${stream}` });
+  const cell = element("td", { attrs: { colspan: "4" } });
+  cell.append(element("span", { className: `stream-label ${stream}-label`, text: stream }));
+  cell.append(element("pre", { className: `stream-text ${stream}-text`, text }));
+  row.append(cell);
+  return row;
+}
+
+/** " — rule 'tokens' broken in group 'edge cases'", " — TLE in group 'performance'" or
+ *  " — WA in edge cases" (a problem without groups, by tag): the verdict line's one clause
+ *  naming where the first failure is, the same for every problem. "" when nothing failed. */
+export function failingClause({ verdict, byGroup, worstByGroup, groupRules, byTag, worstByTag }) {
+  if (verdict === "AC") return "";
+  const groups = Object.entries(byGroup || {}).filter(([, [passed, total]]) => passed < total);
+  if (Object.keys(byGroup || {}).length) {
+    if (!groups.length) return "";
+    const [name] = groups[0];
+    const worst = (worstByGroup || {})[name] || verdict;
+    const rule = (groupRules || {})[name];
+    const more = groups.length > 1 ? ` (and ${groups.length - 1} more)` : "";
+    if (worst === "WA" && typeof rule === "string" && rule && !rule.includes(" / ")) {
+      return ` — rule '${rule}' broken in group '${name}'${more}`;
+    }
+    return ` — ${worst} in group '${name}'${more}`;
+  }
+  const tags = Object.entries(byTag || {})
+    .filter(([, [passed, total]]) => passed < total)
+    .sort(([a], [b]) => a.localeCompare(b));
+  if (!tags.length) return "";
+  const [tag] = tags[0];
+  const worst = (worstByTag || {})[tag] || verdict;
+  const more = tags.length > 1 ? ` (and ${tags.length - 1} more)` : "";
+  return ` — ${worst} in ${tag.replace(/_/g, " ")}${more}`;
+}
+
 export class ResultsPanel {
-  constructor(root) {
+  /** `onErrorLine(line, message)`: a shown test's error points at `line` of the code (the
+   *  first such test of a run); `onClear()`: a new run started. */
+  constructor(root, { onErrorLine = () => {}, onClear = () => {} } = {}) {
     this.root = root;
+    this.onErrorLine = onErrorLine;
+    this.onClear = onClear;
+    this.loadBox = null;
+    this.markedLine = false;
     this.status = root.querySelector("#result-status");
     this.progress = root.querySelector("#result-progress");
     this.table = root.querySelector("#result-tests");
@@ -258,6 +302,10 @@ export class ResultsPanel {
     this.progress.hidden = true;
     this.progress.textContent = "";
     this.summary.replaceChildren();
+    if (this.loadBox) this.loadBox.remove();
+    this.loadBox = null;
+    this.markedLine = false;
+    this.onClear();
     this.setStatus(mode === "submit" ? "Submitting…" : "Sending…");
   }
 
@@ -328,18 +376,29 @@ export class ResultsPanel {
     }));
     body.append(row);
 
+    const detail = test.detail && typeof test.detail === "object" ? test.detail : {};
     // What the test printed is shown at once, under its row: print-debugging needs no click.
-    const printed = test.detail && typeof test.detail.stdout === "string" ? test.detail.stdout : "";
-    if (printed) {
-      const stdoutRow = element("tr", { className: "test-stdout" });
-      const cell = element("td", { attrs: { colspan: "4" } });
-      cell.append(element("span", { className: "stdout-label", text: "stdout" }));
-      cell.append(element("pre", { className: "stdout-text", text: printed }));
-      stdoutRow.append(cell);
-      body.append(stdoutRow);
+    // stdout first, then stderr, each labelled (the harness captures them apart).
+    for (const stream of ["stdout", "stderr"]) {
+      if (typeof detail[stream] === "string" && detail[stream]) {
+        body.append(streamRow(stream, detail[stream]));
+      }
+    }
+    if (Number.isInteger(detail.line) && !this.markedLine) {
+      this.markedLine = true;
+      this.onErrorLine(detail.line, detail.message || detail.error || "error");
     }
 
-    if (test.detail && typeof test.detail === "object" && Object.keys(test.detail).length) {
+    if (detail.load === true) {
+      // The code did not import: the same error in every test. Shown once, above the tests;
+      // each test's row says only that it could not run.
+      this.loadErrorShow(detail);
+      const note = element("tr", { className: "test-detail test-not-loaded" });
+      note.append(element("td", {
+        attrs: { colspan: "4" }, text: "Could not run: your code did not load (its error is above).",
+      }));
+      body.append(note);
+    } else if (Object.keys(detail).length) {
       const detailRow = element("tr", { className: "test-detail" });
       const cell = element("td", { attrs: { colspan: "4" } });
       const details = element("details");
@@ -365,6 +424,17 @@ export class ResultsPanel {
     this.table.hidden = false;
   }
 
+  loadErrorShow(detail) {
+    if (this.loadBox) return;
+    const box = element("div", { className: "load-error", attrs: { role: "alert" } });
+    const where = Number.isInteger(detail.line) ? ` (line ${detail.line})` : "";
+    box.append(element("p", { className: "load-error-title",
+      text: `Your code did not load${where}: no test could run.` }));
+    box.append(element("pre", { className: "load-error-text", text: detail.error || detail.message || "" }));
+    this.table.before(box);
+    this.loadBox = box;
+  }
+
   onProgress({ done, total }) {
     this.progressKnown = true;
     this.progress.hidden = false;
@@ -373,7 +443,7 @@ export class ResultsPanel {
 
   onDone({
     verdict, passed, total, score, by_tag: byTag, by_group: byGroup, worst_by_tag: worst,
-    group_rules: groupRules, rules_line: rulesLine,
+    worst_by_group: worstByGroup, group_rules: groupRules, rules_line: rulesLine,
   }) {
     this.root.dataset.state = "done";
     this.setStatus(STATUS_TEXT.done);
@@ -383,20 +453,21 @@ export class ResultsPanel {
     if (typeof score === "number" && Number.isFinite(score)) {
       line.append(element("span", { className: "score", text: ` (score ${score.toFixed(2)})` }));
     }
+    // Where it failed, the same way for every problem: the first failing group and its
+    // broken rule, or the first failing tag where the problem has no groups.
+    const clause = failingClause({
+      verdict, byGroup, worstByGroup, groupRules, byTag, worstByTag: worst,
+    });
+    if (clause) line.append(element("span", { className: "failing-group", text: clause }));
+    const parts = [line];
     // Results by rule (the server's sentence): which rules broke, in how many tests.
     if (typeof rulesLine === "string" && rulesLine) {
-      line.append(element("span", { className: "rules-line", text: ` — ${rulesLine}` }));
+      parts.push(element("p", { className: "rules-line", text: rulesLine }));
     }
-    const parts = [line];
-    // One summary: per group when the problem has groups (the verdict names the first failing
-    // one), else per tag. Two lists that count the same tests differently would disagree.
+    // One summary: per group when the problem has groups, else per tag. Two lists that count
+    // the same tests differently would disagree.
     const groups = Object.entries(byGroup || {});
     if (groups.length) {
-      const failing = groups.find(([, [groupPassed, groupTotal]]) => groupPassed < groupTotal);
-      if (failing && verdict !== "AC" && !rulesLine) {
-        line.append(element("span", { className: "failing-group",
-          text: ` — ${verdict} in ${failing[0]}` }));
-      }
       const list = element("ul", { className: "by-group" });
       for (const [group, [groupPassed, groupTotal]] of groups) {
         const item = element("li", {
@@ -414,6 +485,14 @@ export class ResultsPanel {
           counted = `: rule '${rule}' held in ${groupPassed} of ${groupTotal}`;
         }
         item.append(document.createTextNode(counted));
+        // The worst verdict of the group, as for a tag: "slow or wrong?" at a glance.
+        const groupWorst = worstByGroup && typeof worstByGroup === "object"
+          ? worstByGroup[group] : undefined;
+        if (groupWorst && groupWorst !== "AC") {
+          item.dataset.worst = groupWorst;
+          const title = VERDICT_TITLES[groupWorst] || groupWorst;
+          item.append(element("span", { className: "tag-worst", text: ` — ${title.toLowerCase()}` }));
+        }
         list.append(item);
       }
       parts.push(list);

@@ -3,7 +3,7 @@
 // line diff. Everything from the program goes in with textContent (dom.js), never as markup.
 import { element } from "./dom.js";
 import { parseLooseJson } from "./grader.js";
-import { formatTimes, verdictBadge } from "./results.js";
+import { formatTimes, occupancyPlot, verdictBadge } from "./results.js";
 
 // grading/scratch.py names the one test so: the reference's answer is its expected value.
 const COMPARED_NAME = "custom input vs reference";
@@ -97,14 +97,60 @@ function diffBlock(expected, output) {
   return wrap;
 }
 
+/** A checker's findings on a custom input, in the words the hidden tests' messages use:
+ *  its message, each rule it judged (held, or how it broke) and the schedule it saw. */
+function findingsBlocks(detail, verdict) {
+  const evidence = detail.evidence;
+  const parts = [];
+  const wrap = element("div", { className: "output-block findings" });
+  wrap.append(element("h3", { className: "output-label", text: "What the grader found" }));
+  wrap.append(element("p", {
+    className: "findings-message",
+    text: detail.message || (verdict === "AC" ? "Every rule held." : "A rule was broken."),
+  }));
+  const rules = evidence.rules && typeof evidence.rules === "object" ? evidence.rules : {};
+  if (Object.keys(rules).length) {
+    const list = element("ul", { className: "findings-rules" });
+    for (const [rule, broken] of Object.entries(rules)) {
+      const item = element("li", { className: broken === null ? "rule-held" : "rule-broken",
+        attrs: { "data-rule": rule } });
+      item.append(element("span", { className: "tag-name", text: rule }));
+      item.append(document.createTextNode(broken === null ? ": held" : `: broken — ${broken}`));
+      list.append(item);
+    }
+    wrap.append(list);
+  }
+  parts.push(wrap);
+  const plot = occupancyPlot(evidence);
+  if (plot) {
+    const schedule = element("div", { className: "output-block schedule" });
+    schedule.append(element("h3", { className: "output-label", text: "Schedule" }));
+    schedule.append(plot);
+    parts.push(schedule);
+  }
+  return parts;
+}
+
+/** The raw answers (a driver's record can be long), folded away under the findings. */
+function rawBlocks(blocks) {
+  const details = element("details", { className: "raw-answers" });
+  details.append(element("summary", { text: "Raw answers (the grader's record)" }));
+  details.append(...blocks);
+  return details;
+}
+
 export class ScratchPanel {
-  /** `root` is #custom-output or #console-output. */
-  constructor(root, kind) {
+  /** `root` is #custom-output or #console-output; `onErrorLine(line, message)` and
+   *  `onClear()` as for the results panel (both runs run the editor's code). */
+  constructor(root, kind, { onErrorLine = () => {}, onClear = () => {} } = {}) {
     this.root = root;
     this.kind = kind; // "custom" | "script"
+    this.onErrorLine = onErrorLine;
+    this.onClear = onClear;
   }
 
   reset() {
+    this.onClear();
     this.root.dataset.state = "pending";
     this.root.replaceChildren(element("p", { className: "result-status", text: "Running…" }));
   }
@@ -128,12 +174,25 @@ export class ScratchPanel {
 
   show(test) {
     const detail = test.detail || {};
+    // An input the grader could not read has no line of the candidate's to mark.
+    if (Number.isInteger(detail.line) && !detail.input_error) {
+      this.onErrorLine(detail.line, detail.message || detail.error || "error");
+    }
     this.root.dataset.state = "shown";
     this.root.dataset.verdict = String(test.verdict);
     const parts = [];
     const head = element("p", { className: "scratch-head" });
     const ran = test.verdict === "AC" || test.verdict === "WA";
-    if (this.kind === "custom" && test.name === COMPARED_NAME) {
+    const judged = detail.evidence && typeof detail.evidence === "object"
+      && test.name === COMPARED_NAME;
+    if (this.kind === "custom" && judged) {
+      // Judged by the problem's checker, rule by rule: the record's differences from the
+      // reference's are not the point, the rules are.
+      head.append(verdictBadge(test.verdict));
+      head.append(document.createTextNode(
+        test.verdict === "AC" ? " Every rule held" : " A rule of the statement was broken",
+      ));
+    } else if (this.kind === "custom" && test.name === COMPARED_NAME) {
       head.append(verdictBadge(test.verdict));
       head.append(document.createTextNode(
         test.verdict === "AC" ? " Same answer as the reference" : " Differs from the reference",
@@ -147,22 +206,32 @@ export class ScratchPanel {
     head.append(element("span", { className: "test-time", text: ` · ${formatTimes(test)}` }));
     parts.push(head);
 
+    // A checker that judges rules (the batching problems): what it found, not its record.
     if (this.kind === "custom" && ran) {
       const output = prettyJson(detail.output ?? "");
       if (test.name === COMPARED_NAME) {
         const expected = prettyJson(detail.expected ?? "");
         const pair = element("div", { className: "output-pair" });
         pair.append(block("Your answer", output), block("Reference answer", expected));
-        parts.push(pair);
-        if (test.verdict !== "AC") parts.push(diffBlock(expected, output));
+        if (judged) {
+          parts.push(...findingsBlocks(detail, test.verdict), rawBlocks([pair]));
+        } else {
+          parts.push(pair);
+          if (test.verdict !== "AC") parts.push(diffBlock(expected, output));
+        }
       } else {
         parts.push(block("Your answer", output));
       }
     }
     const stdout = detail.stdout || "";
-    parts.push(block(this.kind === "script" ? "Output (stdout and stderr)" : "Stdout",
-      stdout || "(nothing printed)", stdout ? "console" : "console empty"));
-    if (detail.error) parts.push(block("Error", detail.error, "error"));
+    parts.push(block("Stdout", stdout || "(nothing printed)", stdout ? "console" : "console empty"));
+    if (detail.stderr) parts.push(block("Stderr", detail.stderr, "console stderr"));
+    // An input the grader could not read is the input's problem: its message says so above,
+    // and the grader's exception is shown as that, not as the candidate's traceback.
+    if (detail.error) {
+      parts.push(block(detail.input_error ? "What the grader could not read" : "Error",
+        detail.error, "error"));
+    }
     this.root.replaceChildren(...parts);
   }
 }

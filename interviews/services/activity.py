@@ -36,7 +36,9 @@ RUN_EVENT_KINDS = {
 }
 
 
-def session_run(*, session_id: int, user: Any, mode: str, custom_input: Any = None) -> Submission:
+def session_run(
+    *, session_id: int, user: Any, mode: str, custom_input: Any = None, idempotency_key: str = ""
+) -> Submission:
     """Run (public tests), submit (every test), or a scratch run of the desk (custom input,
     console) on the document's current code.
 
@@ -44,7 +46,8 @@ def session_run(*, session_id: int, user: Any, mode: str, custom_input: Any = No
     The submission belongs to the candidate whoever clicked, so both sides may follow it; a
     scratch run is on the timeline too (its own event kind, never counted as a run or a
     pass by the review), and the broadcast carries a custom run's input, so the other side
-    sees what it ran on.
+    sees what it ran on. `idempotency_key` (the page's Idempotency-Key): a repeat of one click
+    grades once; empty code and an unchanged starter's Submit are refused, as at the desk.
     """
     session, role = _participant(session_id, user)
     _require_active(session)
@@ -60,6 +63,8 @@ def session_run(*, session_id: int, user: Any, mode: str, custom_input: Any = No
             mode=mode,
             custom_input=custom_input,
             in_session=True,
+            idempotency_key=idempotency_key,
+            refuse_unworked=True,
         )
     except GradingError as exc:
         raise SessionError(exc.code, exc.message) from exc

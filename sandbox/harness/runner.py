@@ -209,12 +209,33 @@ def _message(exc: BaseException) -> str:
     return clean_text(text[:MAX_MESSAGE_CHARS] + ("..." if len(text) > MAX_MESSAGE_CHARS else ""))
 
 
+# The grader's own files in a test's working dir (a custom driver and its modules, such as
+# support.py): set in the test's process. Their frames are the grader's, not the candidate's,
+# so a traceback leaves them out, and an exception none of whose frames is the candidate's
+# was raised by the grader (a custom input it cannot read, a result it cannot use).
+_GRADER_FILES: set[str] = set()
+
+
 def _own_frame(frame: traceback.FrameSummary) -> bool:
-    """A frame of the candidate's (or the driver's) code: not the harness, not importlib."""
+    """A frame of the candidate's code: not the harness, not importlib, not the driver."""
     name = frame.filename
-    return os.path.abspath(name) != _THIS_FILE and not name.startswith(
-        ("<frozen importlib", _IMPORTLIB_DIR)
+    path = os.path.abspath(name)
+    return (
+        path != _THIS_FILE
+        and path not in _GRADER_FILES
+        and not name.startswith(("<frozen importlib", _IMPORTLIB_DIR))
     )
+
+
+def _candidate_frames(exc: BaseException) -> bool:
+    """Whether any frame of ``exc``'s traceback is the candidate's (a SyntaxError in their
+    file counts: it names their line)."""
+    if isinstance(exc, SyntaxError):
+        return os.path.abspath(exc.filename or "") not in _GRADER_FILES
+    try:
+        return any(_own_frame(f) for f in traceback.extract_tb(exc.__traceback__))
+    except BaseException:
+        return True
 
 
 def format_exception(exc: BaseException) -> str:
@@ -279,7 +300,9 @@ def call_driver(driver: Mapping[str, Any], test_input: Any, result_bytes: int) -
     # A custom driver (and the support module it imports) is loaded before the solution, so
     # the solution's import-time code cannot replace the driver's file or its `run`.
     run_custom = _load_module("_onsite_driver").run if kind == "custom" else None
+    _PHASE[0] = "load"  # an exception from here on is the solution failing to import
     solution = _load_module("solution")
+    _PHASE[0] = "run"
     if kind == "function":
         func = getattr(solution, str(driver["entry"]))
         args = test_input.get("args", []) if isinstance(test_input, dict) else []
@@ -301,6 +324,20 @@ def call_driver(driver: Mapping[str, Any], test_input: Any, result_bytes: int) -
     raise ValueError(f"unknown driver kind {kind!r}")
 
 
+# Where the test's process is: "driver" (importing the grader's driver), "load" (importing
+# the solution: a SyntaxError or an import-time exception, the same in every test), "run".
+_PHASE = ["driver"]
+NO_STDIN_MESSAGE = (
+    "input() is not available: this run has no stdin (the grader passes your code its input "
+    "as arguments; use print() to debug)"
+)
+
+
+def _no_stdin(prompt: Any = "") -> str:
+    """``input()`` in a test: stdin is closed, so say why at once instead of a bare EOFError."""
+    raise EOFError(NO_STDIN_MESSAGE)
+
+
 def _set_dumpable(flag: int) -> None:
     with contextlib.suppress(Exception):  # no ctypes/libc: the other defences still hold
         import ctypes
@@ -308,11 +345,13 @@ def _set_dumpable(flag: int) -> None:
         ctypes.CDLL(None, use_errno=True).prctl(4, flag, 0, 0, 0)  # PR_SET_DUMPABLE
 
 
-def _prepare_child(out_w: int, res_w: int, in_r: int, rlimit_cpu_seconds: int) -> None:
+def _prepare_child(
+    out_w: int, res_w: int, in_r: int, rlimit_cpu_seconds: int, err_w: int | None = None
+) -> None:
     """Rewire fds and limits in the freshly forked child, before any candidate code runs."""
-    os.dup2(in_r, 0)  # a pipe nobody writes to: a blocking read hangs until the wall limit
+    os.dup2(in_r, 0)  # a pipe whose write end the supervisor closed: a read ends at once (EOF)
     os.dup2(out_w, 1)
-    os.dup2(out_w, 2)
+    os.dup2(out_w if err_w is None else err_w, 2)  # stderr on its own pipe: shown apart
     if res_w != 3:
         os.dup2(res_w, 3)
     # Close everything else: the attach stdout, the nonce pipe, the parent's pipe ends. Candidate
@@ -370,14 +409,30 @@ def rlimit_cpu_seconds(cpu_seconds: float, *, metered: bool) -> int:
 
 
 def child_main(
-    ctx: dict[str, Any], index: int, out_w: int, res_w: int, in_r: int, rlimit_cpu: int
+    ctx: dict[str, Any],
+    index: int,
+    out_w: int,
+    res_w: int,
+    in_r: int,
+    rlimit_cpu: int,
+    err_w: int | None = None,
 ) -> None:
     """Body of the forked child; never returns."""
     code = 0
     try:
         # Read the input while the memfd is still open; _prepare_child closes it.
         test_input = load_input(ctx["inputs_fd"], index)
-        _prepare_child(out_w, res_w, in_r, rlimit_cpu)
+        _prepare_child(out_w, res_w, in_r, rlimit_cpu, err_w)
+        # print() lines reach the pipe as they are printed, as in a terminal, not at exit.
+        with contextlib.suppress(BaseException):
+            sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
+        import builtins
+
+        builtins.input = _no_stdin
+        workdir = ctx["workdir"]
+        _GRADER_FILES.update(
+            os.path.join(workdir, name + ".py") for name in ("_onsite_driver", *ctx["modules"])
+        )
         os.chdir(ctx["workdir"])
         sys.path.insert(0, ctx["workdir"])
         sys.dont_write_bytecode = True  # no __pycache__ in /work (wiped anyway)
@@ -400,8 +455,13 @@ def child_main(
         except BaseException as exc:  # SystemExit, KeyboardInterrupt... are the candidate's too
             message = {
                 "status": "error",
-                "error": format_exception(exc),
+                # Paths as the candidate knows them ("solution.py"), not the sandbox's "/work".
+                "error": format_exception(exc).replace(f'File "{workdir}/', 'File "'),
                 "exc_type": type(exc).__name__,
+                "phase": _PHASE[0],
+                # No frame of the candidate's: the grader's driver raised it (an input it
+                # cannot read, a result it cannot use), named so in what the candidate sees.
+                "by": "candidate" if _candidate_frames(exc) else "grader",
             }
         for stream in (sys.stdout, sys.stderr):
             with contextlib.suppress(BaseException):
@@ -700,6 +760,7 @@ def _not_run(message: str, status: str = "crash") -> dict[str, Any]:
         "time_ms": 0.0,
         "cpu_ms": 0.0,
         "stdout": "",
+        "stderr": "",
     }
 
 
@@ -792,6 +853,7 @@ def run_test(ctx: dict[str, Any], index: int, deadline: float) -> dict[str, Any]
     The test ends at its wall backstop or at ``deadline`` (monotonic), whichever is first,
     and as soon as its processes together used more CPU than its limit."""
     out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
     res_r, res_w = os.pipe()
     in_r, in_w = os.pipe()
     wall = float(ctx["test_wall_seconds"])
@@ -806,19 +868,24 @@ def run_test(ctx: dict[str, Any], index: int, deadline: float) -> dict[str, Any]
     started = time.monotonic()
     pid = _fork(kill_strays=False)
     if pid == 0:
-        child_main(ctx, index, out_w, res_w, in_r, rlimit_cpu)
+        child_main(ctx, index, out_w, res_w, in_r, rlimit_cpu, err_w)
         os._exit(70)  # not reached
-    for fd in (out_w, res_w, in_r):
+    # stdin's write end too: the test reads EOF at once (input() says there is no stdin)
+    # instead of blocking until its wall backstop.
+    for fd in (out_w, err_w, res_w, in_r, in_w):
         os.close(fd)
-    os.set_blocking(out_r, False)
-    os.set_blocking(res_r, False)
+    for fd in (out_r, err_r, res_r):
+        os.set_blocking(fd, False)
     pidfd = _pidfd(pid)
     out_buf = bytearray()
+    err_buf = bytearray()
     res_buf = bytearray()
+    # stdout and stderr share the one output cap (their bytes together).
+    buffers = {out_r: (out_buf, out_cap), err_r: (err_buf, out_cap), res_r: (res_buf, res_cap)}
     reason = ""
     waited: tuple[int, int, Any] | None = None
     poller = select.poll()
-    open_fds = {out_r, res_r}
+    open_fds = {out_r, err_r, res_r}
     for fd in open_fds:
         poller.register(fd, select.POLLIN)
     if pidfd is not None:
@@ -841,11 +908,11 @@ def run_test(ctx: dict[str, Any], index: int, deadline: float) -> dict[str, Any]
         for fd, _event in events:
             if fd == pidfd:
                 continue
-            buf, cap = (out_buf, out_cap) if fd == out_r else (res_buf, res_cap)
+            buf, cap = buffers[fd]
             if not _drain(fd, buf, cap):
                 poller.unregister(fd)
                 open_fds.discard(fd)
-        if len(out_buf) > out_cap:
+        if len(out_buf) + len(err_buf) > out_cap:
             reason = "output"
             break
         if len(res_buf) > res_cap:
@@ -865,9 +932,9 @@ def run_test(ctx: dict[str, Any], index: int, deadline: float) -> dict[str, Any]
         waited = os.wait4(pid, 0)
     elapsed_ms = (time.monotonic() - started) * 1000.0
     for fd in open_fds:
-        _drain(fd, out_buf if fd == out_r else res_buf, out_cap if fd == out_r else res_cap)
+        _drain(fd, *buffers[fd])
     _signal_all()  # the test's daemons stop now; PID 1 reaps and re-checks after us
-    for fd in (out_r, res_r, in_w) + ((pidfd,) if pidfd is not None else ()):
+    for fd in (out_r, err_r, res_r) + ((pidfd,) if pidfd is not None else ()):
         os.close(fd)
     _, status, usage = waited
     # Every process of the test, reaped or not; wait4's rusage only where no cgroup is readable.
@@ -889,6 +956,7 @@ def run_test(ctx: dict[str, Any], index: int, deadline: float) -> dict[str, Any]
     outcome["time_ms"] = round(elapsed_ms, 3)
     outcome["cpu_ms"] = round(cpu_ms, 3)
     outcome["stdout"] = bytes(out_buf[:out_cap]).decode("utf-8", "replace")
+    outcome["stderr"] = bytes(err_buf[: max(0, out_cap - len(out_buf))]).decode("utf-8", "replace")
     return outcome
 
 
@@ -1119,12 +1187,18 @@ def _parse_result(raw: bytes, result_bytes: int) -> dict[str, Any] | None:
             output = normalise(message.get("output"), max_nodes=max(1000, result_bytes // 2))
         except (ResultTooLarge, UnserialisableOutput, RecursionError):
             return None  # our child never sends that: forged or corrupt, hence no result
-    return {
+    parsed = {
         "status": kind,
         "output": output,
         "error": clean_text(error[: MAX_ERROR_CHARS * 2]) if isinstance(error, str) else "",
         "exc_type": clean_text(exc_type[:200]) if isinstance(exc_type, str) else "",
     }
+    # Where an error came from (display only: the verdict is RE whatever they say).
+    if kind == "error" and message.get("phase") in ("driver", "load", "run"):
+        parsed["phase"] = message["phase"]
+    if kind == "error" and message.get("by") in ("candidate", "grader"):
+        parsed["by"] = message["by"]
+    return parsed
 
 
 # --------------------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page, WebSocketRoute, expect
 
 from tests.frontend.test_bundle import (  # noqa: F401 - fixtures are used by name
     FakeGrader,
@@ -61,7 +61,9 @@ def test_groups_give_the_only_summary_and_the_verdict_names_the_failing_group(
                    "work conservation": [1, 2]})  # fmt: skip
 
     summary = page.locator("#result-summary")
-    expect(summary.locator(".summary-line")).to_contain_text("WA in random schedules")
+    expect(summary.locator(".summary-line")).to_contain_text(
+        "WA in group 'random schedules' (and 1 more)"
+    )
     expect(summary.locator(".by-group li")).to_have_count(3)
     expect(summary.locator(".by-tag")).to_have_count(0)
 
@@ -80,8 +82,11 @@ def test_the_verdict_line_names_the_broken_rules_and_groups_count_their_rule(
          rules_line=line)  # fmt: skip
 
     summary = page.locator("#result-summary")
-    expect(summary.locator(".summary-line .rules-line")).to_have_text(f" — {line}")
-    expect(summary.locator(".summary-line .failing-group")).to_have_count(0)
+    # The verdict line names where it failed, the rule count is a line of its own.
+    expect(summary.locator("p.rules-line")).to_have_text(line)
+    expect(summary.locator(".summary-line .failing-group")).to_have_text(
+        " — WA in group 'edge cases'"
+    )
     expect(summary.locator(".by-group li[data-group='correctness']")).to_have_text(
         "correctness: rule 'tokens' held in 8 of 8"
     )
@@ -108,3 +113,36 @@ def test_the_plots_tick_labels_stay_readable_in_a_narrow_results_pane(
     expect(label).to_be_attached()
     height = label.evaluate("node => node.getBoundingClientRect().height")
     assert height >= 11  # drawn at its own size, the pane scrolls it instead
+
+
+def test_a_custom_input_on_a_rule_judging_problem_shows_findings_not_the_record(
+    page: Page,  # noqa: F811 - the fixture imported above
+    grader: FakeGrader,  # noqa: F811
+) -> None:
+    message = "work conservation broken at step 2: a slot was idle while 'c' waited"
+    evidence = {"capacity": 2, "occupancy": [1, 1, 2], "oracle_occupancy": [2, 2],
+                "rules": {"tokens": None, "schedule": message}, "property": "schedule"}  # fmt: skip
+
+    def script(ws: WebSocketRoute, _: int) -> None:
+        ws.send(json.dumps(public_test(
+            0, "custom input vs reference", "WA", output='{"steps": 3, "calls": []}',
+            expected='{"steps": 2, "calls": []}', evidence=evidence, message=message,
+            stderr="engine: refilled\n",
+        )))  # fmt: skip
+        send(ws, type="done", verdict="WA", passed=0, total=1, score=0.0, by_tag={})
+
+    grader.on_connect = script
+    page.click("#tab-custom")
+    page.click("#custom-run-button")
+    output = page.locator("#custom-output")
+    expect(output.locator(".scratch-head")).to_contain_text("A rule of the statement was broken")
+    expect(output.locator(".findings-message")).to_have_text(message)
+    expect(output.locator(".findings-rules li")).to_have_text(
+        ["tokens: held", f"schedule: broken — {message}"]
+    )
+    expect(output.locator(".schedule .occupancy-plot polyline")).to_have_count(2)
+    # The grader's raw record is folded away, not the answer.
+    expect(output.locator("details.raw-answers")).not_to_have_attribute("open", "")
+    expect(output.locator(".diff-block")).to_have_count(0)
+    expect(output.locator(".stderr .output-text")).to_have_text("engine: refilled\n")
+    output.screenshot(path="/tmp/shots-output/custom-findings.png")  # for a person to look at

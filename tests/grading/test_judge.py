@@ -21,8 +21,11 @@ from grading.judge import (
     GradeSpec,
     JudgeError,
     TestSpec,
+    error_detail,
+    error_line,
     judge,
     values_equal,
+    verdict_for,
     worst_verdict,
 )
 from sandbox import Limits, SandboxError, TestInput, TestOutcome
@@ -369,7 +372,13 @@ def test_one_broken_rule_costs_its_own_rule_not_every_test() -> None:
     assert result.score == round(2 / 3, 4)
     summary = result.as_json()
     assert summary["rules_line"] == result.rules_line
-    assert summary["by_group"]["about schedule"] == {"passed": 2, "total": 2, "rule": "schedule"}
+    assert summary["by_group"]["about schedule"] == {
+        "passed": 2,
+        "total": 2,
+        "worst": "WA",
+        "rule": "schedule",
+    }
+    assert result.worst_by_group == {"about schedule": "WA", "about step results": "WA"}
     assert summary["by_rule"]["step results"] == {"broken": 3, "judged": 3}
 
 
@@ -441,3 +450,50 @@ def test_a_group_whose_tests_are_about_different_rules_names_each() -> None:
 
     assert result.group_rules == {"edge cases": "schedule / step results"}
     assert result.by_group == {"edge cases": (1, 2)}  # each test counts its own rule
+
+
+# ---------------------------------------------------------------- what an error says (issue 26)
+
+
+def test_the_error_line_is_the_innermost_frame_in_the_candidates_file() -> None:
+    traceback_text = (
+        "Traceback (most recent call last):\n"
+        '  File "solution.py", line 9, in solve\n'
+        '  File "solution.py", line 4, in helper\n'
+        "ZeroDivisionError: division by zero\n"
+    )
+    assert error_line(traceback_text) == 4
+    assert error_line('  File "/work/solution.py", line 3\n    x = (\nSyntaxError: x') == 3
+    assert error_line('  File "main.py", line 6, in <module>\nValueError') == 6
+    assert error_line('  File "support.py", line 2, in f\nKeyError: 1') is None
+    assert error_line("") is None
+
+
+def _error(**fields: object) -> TestOutcome:
+    base = {"index": 0, "name": "t", "status": "error", "output": None, "time_ms": 1.0,
+            "cpu_ms": 1.0, "stdout": "", "error": "", "exc_type": "KeyError"}  # fmt: skip
+    return TestOutcome(**(base | fields))  # type: ignore[arg-type]
+
+
+def test_an_error_says_whether_the_code_did_not_load_or_the_input_was_malformed() -> None:
+    broken = _error(error='  File "solution.py", line 2\nSyntaxError: bad', phase="load",
+                    exc_type="SyntaxError", raised_by="candidate")  # fmt: skip
+    assert error_detail(broken) == {
+        "message": "your code did not load: SyntaxError: bad",
+        "line": 2,
+        "load": True,
+    }
+    grader = _error(error="KeyError: 'capacity'", phase="run", raised_by="grader")
+    custom = error_detail(grader, custom=True)
+    assert custom["input_error"] is True and "line" not in custom
+    assert custom["message"].startswith("your input does not match this problem's input format")
+    assert "KeyError: 'capacity'" in custom["message"]
+    assert error_detail(grader)["message"].startswith("the grader could not use")
+    own = _error(error='  File "solution.py", line 5, in f\nKeyError: 1', raised_by="candidate")
+    assert error_detail(own) == {"message": "raised KeyError", "line": 5}
+
+
+def test_stderr_is_kept_apart_in_the_detail() -> None:
+    outcome = _error(status="ok", output=1, stdout="out\n", stderr="err\n", error="")
+    verdict = verdict_for(outcome, TestSpec("t", None, 1), 0, Compare(), None)
+    assert verdict.detail["stdout"] == "out\n" and verdict.detail["stderr"] == "err\n"

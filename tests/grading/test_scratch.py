@@ -80,8 +80,11 @@ def test_script_runs_the_main_block_and_shows_the_traceback() -> None:
     )
     [result] = _graded(run).results.all()
     assert result.name == scratch.SCRIPT_NAME and result.verdict == "RE"
-    assert "top level\nmain block\nto stderr" in result.detail["stdout"]
-    assert 'File "main.py", line 6' in result.detail["error"]
+    # stdout and stderr apart, each in the order it was printed (issue 26).
+    assert result.detail["stdout"] == "top level\nmain block\n"
+    assert result.detail["stderr"] == "to stderr\n"
+    assert 'File "main.py", line 6' in result.detail["error"] and result.detail["line"] == 6
+    assert "_onsite_driver" not in result.detail["error"]  # no frame of the console's driver
     assert "1 / 0" in result.detail["error"]
     assert "ZeroDivisionError" in result.detail["error"]
 

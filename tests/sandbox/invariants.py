@@ -297,13 +297,15 @@ def check_no_leak(
 ) -> list[str]:
     """I3: the canaries (and the nonce) never reach what the candidate can see.
 
-    Outcome fields (output, stdout, error, exc_type) are what the sandbox returns; the hidden
-    input may only show up in the outcome of its own test (a hidden test, whose details the
-    grading layer keeps from the candidate). Public verdicts' details must hold no secret.
+    Outcome fields (output, stdout, stderr, error, exc_type) are what the sandbox returns; the
+    hidden input may only show up in the outcome of its own test (a hidden test, whose details
+    the grading layer keeps from the candidate). Public verdicts' details must hold no secret.
     """
     problems: list[str] = []
     for outcome in outcomes:
-        blob = _text([outcome.output, outcome.stdout, outcome.error, outcome.exc_type])
+        blob = _text(
+            [outcome.output, outcome.stdout, outcome.stderr, outcome.error, outcome.exc_type]
+        )
         for secret in canaries.never_in_container:
             if secret in blob:
                 problems.append(f"I3: a worker-side secret is in the outcome of {outcome.name}")

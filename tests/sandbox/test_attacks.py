@@ -343,7 +343,9 @@ def verdict_problems(attack: Attack, graded: Graded, outcomes: list[TestOutcome]
             except (TypeError, ValueError) as exc:
                 problems.append(f"test {test.name}: its detail is not JSON: {exc}")
     for outcome in outcomes:
-        blob = json.dumps([outcome.output, outcome.stdout, outcome.error], ensure_ascii=False)
+        blob = json.dumps(
+            [outcome.output, outcome.stdout, outcome.stderr, outcome.error], ensure_ascii=False
+        )
         if BREACH in blob:
             problems.append(f"breach in {outcome.name}: {_breach_text(blob)}")
         if len(outcome.stdout) > attack.limits.output_bytes:

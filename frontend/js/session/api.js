@@ -4,7 +4,7 @@ import { csrfToken } from "../dom.js";
 export class ApiError extends Error {}
 
 /** POSTs `body` as JSON; resolves the JSON answer or throws ApiError with the server's reason. */
-export async function postJson(url, body = {}, { keepalive = false } = {}) {
+export async function postJson(url, body = {}, { keepalive = false, headers = {} } = {}) {
   let response;
   try {
     response = await fetch(url, {
@@ -15,6 +15,7 @@ export async function postJson(url, body = {}, { keepalive = false } = {}) {
         "Content-Type": "application/json",
         Accept: "application/json",
         "X-CSRFToken": csrfToken(),
+        ...headers,
       },
       body: JSON.stringify(body),
     });

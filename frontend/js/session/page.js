@@ -15,7 +15,7 @@ import * as Y from "yjs";
 
 import { Desk } from "../desk.js";
 import { editorExtensions } from "../editor.js";
-import { submissionFollow } from "../grader.js";
+import { idempotencyKey, submissionFollow } from "../grader.js";
 import { ApiError, getJson, postJson } from "./api.js";
 import {
   CallLink,
@@ -156,25 +156,34 @@ export function sessionPageMount(root) {
     });
     follower = current;
   };
+  // A click whose request is still on its way: a second click (a double click) is ignored;
+  // the request's Idempotency-Key covers what slips past.
+  let creating = false;
   const start = async (mode) => {
+    if (creating) return;
     const body = { mode };
     if (mode === "custom") {
       const parsed = desk.customInputRead();
       if (!parsed.ok) return;
       body.input = parsed.value;
     }
+    creating = true;
     setBusy(true);
     desk.resultsFocus(mode); // the clicked button is disabled: focus goes to the results
-    // Grade what the server has: wait until every keystroke so far is stored there.
-    await provider.flush(4000);
     try {
-      const answer = await postJson(urls.run, body);
+      // Grade what the server has: wait until every keystroke so far is stored there.
+      await provider.flush(4000);
+      const answer = await postJson(urls.run, body, {
+        headers: { "Idempotency-Key": idempotencyKey() },
+      });
       follow(answer.id, mode, { focus: true });
     } catch (error) {
       desk.runBegin(mode, { focus: true }).fail(
         error instanceof ApiError ? error.message : "Something went wrong.",
       );
       setBusy(false);
+    } finally {
+      creating = false;
     }
   };
 
