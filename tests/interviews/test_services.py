@@ -188,6 +188,26 @@ def test_runs_grade_the_servers_copy_for_the_candidate_whoever_clicks() -> None:
     assert exc.value.code == "not_participant"
 
 
+def test_the_session_desk_grades_one_click_once_and_refuses_the_untouched_starter() -> None:
+    # Issue 26.4 at the session desk as at the practice desk: the page sends an
+    # Idempotency-Key, and a Submit of the starter as given is refused with a message.
+    problem = tiny_problem()
+    candidate = user_with_role("cand", "candidate")
+    session = services.session_start_solo(candidate=candidate, problem_slug=problem.slug,
+                                          duration=timedelta(minutes=5))
+    with pytest.raises(SessionError) as exc:
+        services.session_run(session_id=session.pk, user=candidate, mode="submit")
+    assert exc.value.code == "unchanged_starter"
+    services.doc_update_store(session_id=session.pk, author_id=candidate.pk,
+                              data=append_update(session, "\n# worked\n"))
+    first = services.session_run(session_id=session.pk, user=candidate, mode="submit",
+                                 idempotency_key="click-1")
+    again = services.session_run(session_id=session.pk, user=candidate, mode="submit",
+                                 idempotency_key="click-1")
+    assert again.pk == first.pk
+    assert Submission.objects.filter(user=candidate, mode="submit").count() == 1
+
+
 def test_a_run_after_the_deadline_finishes_the_session_instead() -> None:
     problem = tiny_problem()
     candidate = user_with_role("cand", "candidate")
