@@ -177,7 +177,7 @@ class PartsForm(forms.Form):
             "hints": "\n".join(package.hints),
             "follow_ups": "\n".join(package.follow_ups),
             "clarifications": json.dumps(
-                [asdict(c) for c in package.clarifications], indent=1, ensure_ascii=False
+                [c.as_dict() for c in package.clarifications], indent=1, ensure_ascii=False
             ),
             "rubric": json.dumps(
                 [asdict(r) | {"levels": list(r.levels)} for r in package.rubric],
@@ -203,12 +203,11 @@ class PartsForm(forms.Form):
     def clean_clarifications(self) -> tuple[Clarification, ...]:
         items = self._json_list("clarifications")
         try:
-            return tuple(
-                Clarification(str(c["question"]), str(c["answer"]), bool(c.get("key", False)))
-                for c in items
-            )
+            return tuple(Clarification.from_dict(c) for c in items)
         except KeyError as exc:
             raise forms.ValidationError(f"each clarification needs {exc}") from exc
+        except ValueError as exc:  # `also` or `keywords` that is not a list of strings
+            raise forms.ValidationError(str(exc)) from exc
 
     def clean_rubric(self) -> tuple[RubricCriterion, ...]:
         items = self._json_list("rubric")
