@@ -12,9 +12,9 @@ from datetime import timedelta
 
 import pytest
 from django.contrib.auth.models import User
-from django.utils.html import escape
 from django.test import Client
 from django.utils import timezone
+from django.utils.html import escape
 
 from grading.models import Submission, TestResult
 from interviews.models import (
