@@ -131,7 +131,8 @@ class PartsForm(forms.Form):
     follow_ups = forms.CharField(label="Follow-up questions (one per line)", required=False,
                                  widget=forms.Textarea(attrs={"rows": 3}))
     clarifications = forms.CharField(
-        label='Clarifications (JSON: [{"question", "answer", "key": true|false}])',
+        label=('Clarifications (JSON: [{"question", "answer", "key": true|false, optional '
+               '"also": [other phrasings], "keywords": [words]}])'),
         strip=False, required=False, widget=forms.Textarea(attrs=_TEXTAREA | {"rows": 6}),
     )
     rubric = forms.CharField(
