@@ -150,6 +150,36 @@ class Clarification:
     question: str
     answer: str
     key: bool
+    # Optional, for the solo mode's matcher (interviews/matching.py): other ways a candidate
+    # may ask the same thing, and words that point to this question and to no other.
+    also: tuple[str, ...] = ()
+    keywords: tuple[str, ...] = ()
+
+    def as_dict(self) -> dict[str, Any]:
+        """As stored and exported: the optional fields only when set, so a package without
+        them stores (and exports) exactly what it did before they existed."""
+        out: dict[str, Any] = {"question": self.question, "answer": self.answer, "key": self.key}
+        if self.also:
+            out["also"] = list(self.also)
+        if self.keywords:
+            out["keywords"] = list(self.keywords)
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Clarification:
+        return cls(
+            question=str(data["question"]),
+            answer=str(data["answer"]),
+            key=bool(data.get("key", False)),
+            also=_strings(data.get("also", []), "also"),
+            keywords=_strings(data.get("keywords", []), "keywords"),
+        )
+
+
+def _strings(value: Any, name: str) -> tuple[str, ...]:
+    if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+        raise ValueError(f"{name} must be a list of strings")
+    return tuple(value)
 
 
 @dataclass(frozen=True)
@@ -468,8 +498,27 @@ def _read_clarifications(meta: dict[str, Any], path: Path) -> tuple[Clarificatio
         item = _table(item, path, f"clarification[{index}]")
         question = _require(item, "question", str, path, where)
         answer = _require(item, "answer", str, path, where)
-        out.append(Clarification(question, answer, bool(item.get("key", False))))
+        out.append(Clarification(
+            question, answer, bool(item.get("key", False)),
+            also=_phrases(item, "also", path, where),
+            keywords=_phrases(item, "keywords", path, where),
+        ))
     return tuple(out)
+
+
+MAX_PHRASES = 20
+MAX_PHRASE_CHARS = 300
+
+
+def _phrases(item: dict[str, Any], key: str, path: Path, where: str) -> tuple[str, ...]:
+    """An optional list of short non-empty strings (a clarification's `also` or `keywords`)."""
+    value = item.get(key, [])
+    if (not isinstance(value, list) or len(value) > MAX_PHRASES
+            or not all(isinstance(v, str) and 0 < len(v.strip()) <= MAX_PHRASE_CHARS
+                       for v in value)):
+        raise PackageError(path, where + key, f"must be a list of at most {MAX_PHRASES} "
+                           f"non-empty strings of at most {MAX_PHRASE_CHARS} characters")
+    return tuple(v.strip() for v in value)
 
 
 def _read_rubric(meta: dict[str, Any], path: Path) -> tuple[RubricCriterion, ...]:
@@ -687,7 +736,7 @@ def _meta_dict(package: Package) -> dict[str, Any]:
         "limits": dict(package.limits.__dict__),
         "grading": dict(package.grading.__dict__),
         "wrong": [{k: v for k, v in w.as_dict().items() if k != "code"} for w in package.wrong],
-        "clarification": [c.__dict__ for c in package.clarifications],
+        "clarification": [c.as_dict() for c in package.clarifications],
         "rubric": [
             {
                 "criterion": r.criterion,

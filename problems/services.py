@@ -35,7 +35,7 @@ def content_fields(package: Package) -> dict[str, Any]:
         "topics": list(package.topics),
         "hints": list(package.hints),
         "follow_ups": list(package.follow_ups),
-        "clarifications": [asdict(c) for c in package.clarifications],
+        "clarifications": [c.as_dict() for c in package.clarifications],
         "rubric": [asdict(r) | {"levels": list(r.levels)} for r in package.rubric],
         "wrong_solutions": [w.as_dict() for w in package.wrong],
         "statement_md": package.statement_md,
@@ -173,7 +173,7 @@ def problem_to_package(*, problem: Problem, version: ProblemVersion | None = Non
         public_tests=tests(version.public_tests, False),
         hidden_tests=tests(version.hidden_tests, True),
         wrong=tuple(WrongSolution.from_dict(w) for w in version.wrong_solutions),
-        clarifications=tuple(Clarification(**c) for c in version.clarifications),
+        clarifications=tuple(Clarification.from_dict(c) for c in version.clarifications),
         rubric=tuple(
             RubricCriterion(r["criterion"], r["weight"], r["strong"], tuple(r["levels"]))
             for r in version.rubric

@@ -142,7 +142,8 @@ class PartsForm(forms.Form):
     follow_ups = forms.CharField(label="Follow-up questions (one per line)", required=False,
                                  widget=forms.Textarea(attrs={"rows": 3}))
     clarifications = forms.CharField(
-        label='Clarifications (JSON: [{"question", "answer", "key": true|false}])',
+        label=('Clarifications (JSON: [{"question", "answer", "key": true|false, optional '
+               '"also": [other phrasings], "keywords": [words]}])'),
         strip=False, required=False,
         widget=forms.Textarea(attrs=_TEXTAREA | {"rows": 6, "data-lines": "true",
                                                  "class": "studio-code"}),
@@ -197,7 +198,7 @@ class PartsForm(forms.Form):
             "hints": "\n".join(package.hints),
             "follow_ups": "\n".join(package.follow_ups),
             "clarifications": json.dumps(
-                [asdict(c) for c in package.clarifications], indent=1, ensure_ascii=False
+                [c.as_dict() for c in package.clarifications], indent=1, ensure_ascii=False
             ),
             "rubric": json.dumps(
                 [asdict(r) | {"levels": list(r.levels)} for r in package.rubric],
@@ -223,12 +224,11 @@ class PartsForm(forms.Form):
     def clean_clarifications(self) -> tuple[Clarification, ...]:
         items = self._json_list("clarifications")
         try:
-            return tuple(
-                Clarification(str(c["question"]), str(c["answer"]), bool(c.get("key", False)))
-                for c in items
-            )
+            return tuple(Clarification.from_dict(c) for c in items)
         except KeyError as exc:
             raise forms.ValidationError(f"each clarification needs {exc}") from exc
+        except ValueError as exc:  # `also` or `keywords` that is not a list of strings
+            raise forms.ValidationError(str(exc)) from exc
 
     def clean_rubric(self) -> tuple[RubricCriterion, ...]:
         items = self._json_list("rubric")
@@ -262,10 +262,17 @@ class PartsForm(forms.Form):
         if self.is_bound and rows_posted(self.data, "clar"):
             rows = [{"question": self.data.get(f"clar-{i}-question", ""),
                      "answer": self.data.get(f"clar-{i}-answer", ""),
-                     "key": self.data.get(f"clar-{i}-key") == "on"} for i in range(MAX_ROWS)]
+                     "key": self.data.get(f"clar-{i}-key") == "on",
+                     "also_text": self.data.get(f"clar-{i}-also", ""),
+                     "keywords_text": self.data.get(f"clar-{i}-keywords", "")}
+                    for i in range(MAX_ROWS)]  # fmt: skip
             rows = [r for r in rows if r["question"] or r["answer"]]
         else:
-            rows = self._json_initial("clarifications")
+            rows = [
+                dict(row, also_text="\n".join(row.get("also") or ()),
+                     keywords_text=", ".join(row.get("keywords") or ()))
+                for row in self._json_initial("clarifications")
+            ]  # fmt: skip
         return [*rows, {"question": "", "answer": "", "key": False}]
 
     def rubric_rows(self) -> list[dict[str, Any]]:

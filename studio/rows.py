@@ -34,7 +34,13 @@ def clarifications_from_rows(data: Mapping[str, Any]) -> tuple[Clarification, ..
         if not question or not answer:
             errors.append(f"clarification row {i + 1} needs both a question and an answer")
             continue
-        items.append(Clarification(question, answer, data.get(f"clar-{i}-key") == "on"))
+        # The solo matcher's optional phrasings (one per line) and keywords (comma-separated).
+        also = tuple(line.strip() for line in _text(data, f"clar-{i}-also").splitlines()
+                     if line.strip())  # fmt: skip
+        keywords = tuple(word.strip() for word in _text(data, f"clar-{i}-keywords").split(",")
+                         if word.strip())  # fmt: skip
+        items.append(Clarification(question, answer, data.get(f"clar-{i}-key") == "on",
+                                   also=also, keywords=keywords))  # fmt: skip
     if errors:
         raise forms.ValidationError(errors)
     return tuple(items)

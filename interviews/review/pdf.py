@@ -103,6 +103,15 @@ def report_pdf(data: dict[str, Any]) -> bytes:
     for mark in data["timeline"]["marks"]:
         seconds = mark.t_ms // 1000
         line(f"  {seconds // 60:02d}:{seconds % 60:02d}  {mark.label}")
+    if data.get("notes"):
+        heading("Your notes")
+        for note in data["notes"]:
+            line(f"  {note['clock']}  [{note['kind']}] {note['text']}")
+    if data.get("hints"):
+        heading("Hints opened")
+        for hint in data["hints"]:
+            how = "released by the interviewer" if hint["released"] else "opened"
+            line(f"  {hint['clock']}  Hint {hint['number']} ({how}): {hint['text']}")
     if data.get("chat"):
         heading("Chat")
         for message in data["chat"]:

@@ -28,6 +28,7 @@ from interviews.models import (
     Scorecard,
     ScorecardAmendment,
     ScoreRelease,
+    SessionEvent,
 )
 from interviews.review import access, charts
 from interviews.review.evidence import (
@@ -499,6 +500,8 @@ def report_data(session: InterviewSession,
         # report's reading list.
         "follow_ups": [str(f) for f in session.problem.follow_ups or []]
         if session.kind == InterviewSession.Kind.SOLO else [],
+        "notes": report_notes(session),
+        "hints": report_hints(session),
     }
     # What leaves on `channel` is the policy's (a share link: `SHARE_LINK_SECTIONS`); a section
     # left off reads as empty, so the templates and the PDF need no second rule.
@@ -514,7 +517,36 @@ REPORT_TEST_KEYS = ("name", "verdict", "time_ms", "cpu_ms", "tag")
 # The report's sections (keys of `report_data`) that carry content; the rest are its frame.
 REPORT_SECTIONS = ("final_code", "released_feedback", "chat", "candidate", "final",
                    "public_tests", "hidden_by_tag", "outcome", "timeline", "questions",
-                   "strong", "strong_titled", "follow_ups")
+                   "strong", "strong_titled", "follow_ups", "notes", "hints")
+
+
+def report_notes(session: InterviewSession) -> list[dict[str, Any]]:
+    """The candidate's own entries of the session's tradeoffs/notes panel, in order. Only
+    theirs: an interviewer's shared note is the interviewer's to report, and a private one
+    (ReviewNote) is another table that no report reads."""
+    if session.candidate_id is None:
+        return []
+    return [{"clock": format_clock(ms_since_start(session, note.created_at)),
+             "kind": note.kind, "text": note.text}
+            for note in session.notes.filter(author_id=session.candidate_id)
+            .order_by("created_at", "id")]
+
+
+def report_hints(session: InterviewSession) -> list[dict[str, Any]]:
+    """The hints open to the candidate, each with when it was opened and by whom (the
+    candidate, or released by the interviewer)."""
+    hints = list(session.problem.hints or [])
+    events = session.events.filter(kind=SessionEvent.Kind.HINT).order_by("at", "id")
+    rows = []
+    for position, event in enumerate(events[: len(hints)]):
+        data = event.data or {}
+        number = int(data.get("number") or position + 1)
+        if not 0 < number <= len(hints):
+            continue
+        rows.append({"number": number, "text": str(hints[number - 1]),
+                     "clock": format_clock(ms_since_start(session, event.at)),
+                     "released": data.get("by") == "interviewer"})
+    return rows
 
 
 def report_public(data: dict[str, Any]) -> dict[str, Any]:
@@ -538,6 +570,8 @@ def report_public(data: dict[str, Any]) -> dict[str, Any]:
         "final_code": data["final_code"],
         "released_feedback": data["released_feedback"],
         "chat": data["chat"],
+        "notes": data["notes"],
+        "hints": data["hints"],
     }
 
 
@@ -559,6 +593,10 @@ def practice_history(user: Any) -> dict[str, Any]:
                      "passed": final.passed if final else 0,
                      "total": final.total if final else 0,
                      "recommendation": outcome["recommendation"] if outcome else "",
+                     "recommendation_label": str(outcome["recommendation"]).replace("_", " ")
+                     if outcome else "",
+                     "recommendation_value": RECOMMENDATION_VALUE.get(
+                         str(outcome["recommendation"]), 0) if outcome else 0,
                      "finished": session.status == InterviewSession.Status.FINISHED})
     return {"rows": rows, "chart": charts.scores_svg(points=points), "scored": bool(points)}
 

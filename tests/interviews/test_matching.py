@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
+from typing import Any
 
 import pytest
 
 from interviews import matching
+from problems.package import package_read
 
 
 @pytest.fixture(autouse=True)
@@ -45,3 +48,135 @@ def test_the_threshold_decides(threshold: float) -> None:
 def test_no_canned_questions_or_an_empty_question_match_nothing() -> None:
     assert matching.best_match("anything", []).index is None
     assert matching.best_match("   ", CANNED).index is None
+
+
+# ---------------------------------------------------------------- the bank's own questions
+
+BANK = Path(__file__).resolve().parents[2] / "problems" / "bank"
+
+# Three ways a candidate might ask each canned question, none of them the question's own
+# wording nor one of its declared `also` phrasings (problem.toml), in the package's order.
+PARAPHRASES = {
+    "token-bucket": [
+        ["Is the bucket already full when it is created?",
+         "How many tokens are there at the very start?",
+         "Does a new client start with a full bucket?"],
+        ["What if I get a timestamp earlier than the previous one?",
+         "What should happen when the clock goes back in time?",
+         "Could now be smaller than the last value I saw?"],
+        ["What if one request asks for more tokens than the bucket can ever hold?",
+         "Can a cost exceed the bucket's capacity?",
+         "Is a request bigger than the capacity allowed?"],
+        ["If a request is rejected, are its tokens still taken?",
+         "Does refusing a call use up any tokens?",
+         "Do failed attempts reduce the bucket?"],
+        ["Can a request cost a fractional number of tokens?",
+         "Does every call take exactly one token?",
+         "Can the cost be zero or a float?"],
+        ["Will several threads call allow at the same time?",
+         "Should this be thread-safe?",
+         "Do I have to worry about concurrent access?"],
+        ["Is there one bucket per user or one shared limiter?",
+         "Should I keep a separate bucket for each tenant?",
+         "Is the limit global across all clients?"],
+    ],
+    "lru-cache": [
+        ["What does get return when the key is not there?",
+         "What value should a cache miss give?",
+         "If the key was never inserted, what do I return from get?"],
+        ["Does reading a key make it most recently used?",
+         "Does a get move the key to the front?",
+         "Should a lookup update the recency order?"],
+        ["When the cache is full and I update an existing key, do I evict something?",
+         "Does overwriting a present key trigger an eviction?",
+         "If put replaces a value for a key already stored at capacity, is anything removed?"],
+        ["Is a capacity of zero possible?",
+         "What if the cache size is 0?",
+         "Could the cache be created with no room at all?"],
+        ["What time complexity do get and put need?",
+         "Must both operations run in constant time?",
+         "Is O(n) per call acceptable?"],
+        ["May I use collections.OrderedDict?",
+         "Am I allowed to use a built-in ordered dictionary?",
+         "Do I have to implement the doubly linked list by hand?"],
+        ["Will the cache be accessed from several threads?",
+         "Should I add a lock?",
+         "Does it need to be safe for concurrent use?"],
+    ],
+}
+
+OFF_TOPIC = [
+    "What is your favourite programming font?",
+    "Which keyboard layout do you prefer?",
+    "How long have you worked at this company?",
+    "Can you tell me about the team culture?",
+    "What's the weather like today?",
+    "Where is the bathroom?",
+    "What salary range is this role?",
+    "Who won the football match yesterday?",
+    "How do I center a div in CSS?",
+    "Will there be a second round of interviews?",
+]
+
+
+def bank_clarifications(slug: str) -> list[dict[str, Any]]:
+    """As the database stores them (problems/services.py), `also` and `keywords` included."""
+    return [c.as_dict() for c in package_read(BANK / slug).clarifications]
+
+
+@pytest.mark.parametrize("slug", sorted(PARAPHRASES))
+def test_every_canned_question_is_found_from_three_paraphrases(slug: str) -> None:
+    canned = bank_clarifications(slug)
+    assert len(PARAPHRASES[slug]) == len(canned)  # every canned question of the problem
+    missed = []
+    for index, questions in enumerate(PARAPHRASES[slug]):
+        own = {canned[index]["question"], *canned[index].get("also", [])}
+        for question in questions:
+            assert question not in own  # a paraphrase, not a declared phrasing
+            match = matching.best_match(question, canned)
+            if match.index != index:
+                missed.append((question, index, match.index, round(match.similarity, 3)))
+            else:
+                assert match.answer == canned[index]["answer"]
+    assert missed == []
+
+
+@pytest.mark.parametrize("slug", sorted(PARAPHRASES))
+def test_off_topic_questions_get_no_canned_answer(slug: str) -> None:
+    canned = bank_clarifications(slug)
+    for question in OFF_TOPIC:
+        match = matching.best_match(question, canned)
+        assert (question, match.index) == (question, None)
+        assert match.similarity < 0.45
+
+
+def test_the_reported_paraphrase_gets_the_backwards_time_answer() -> None:
+    match = matching.best_match("a timestamp earlier than the previous one",
+                                bank_clarifications("token-bucket"))
+    assert match.index == 1 and "no time passing" in match.answer
+
+
+def test_a_problem_without_alternative_phrasings_still_matches_on_its_question() -> None:
+    """`also` and `keywords` are optional: the bank's other problems have none."""
+    canned = bank_clarifications("sliding-window-p99")
+    assert not any("also" in c or "keywords" in c for c in canned)
+    assert matching.best_match("What should I return if there are no samples in the window?",
+                               canned).index == 2
+    assert matching.best_match("Do you like pizza?", canned).index is None
+
+
+# ---------------------------------------------------------------- the lexical side (no model)
+
+
+def test_terms_stem_and_fold_synonyms() -> None:
+    assert matching.terms("Are the timestamps decreasing?") == {"time", "backwards"}
+    assert "backwards" in matching.terms("a timestamp earlier than the previous one")
+    assert matching.terms("threads") == matching.terms("locking") == {"concurrent"}
+    assert matching.terms("the of and what is") == frozenset()
+
+
+def test_a_declared_keyword_outweighs_a_shared_common_word() -> None:
+    vocab = [frozenset({"cach", "capacity"}), frozenset({"cach", "concurrent"})]
+    scores = matching.lexical_scores("Is the cache used by threads?", vocab,
+                                     [frozenset(), frozenset({"concurrent"})])
+    assert scores[1] > scores[0]

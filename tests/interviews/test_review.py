@@ -14,11 +14,13 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 from django.utils import timezone
+from django.utils.html import escape
 
 from grading.models import Submission, TestResult
 from interviews.models import (
     DocUpdate,
     InterviewSession,
+    Note,
     Question,
     ReviewNote,
     Scorecard,
@@ -440,6 +442,67 @@ def test_timeline_text_is_escaped_in_the_svg() -> None:
     assert "<script>" not in svg and "&lt;script&gt;" in svg
 
 
+def solo_world() -> tuple[World, InterviewSession]:
+    """The world's candidate also practised alone: a note, two hints, a tradeoff."""
+    world = build_world()
+    problem = world.session.problem
+    problem.hints = ["HINT-ONE: keep two numbers", "HINT-TWO: refill lazily", "HINT-THREE"]
+    problem.save()
+    start = timezone.now() - timedelta(minutes=20)
+    solo = InterviewSession.objects.create(
+        problem=world.session.problem, candidate=world.owner, kind="solo", status="finished",
+        duration=timedelta(minutes=20), started_at=start, deadline=start + timedelta(minutes=20),
+        finished_at=start + timedelta(minutes=15), finish_reason="candidate",
+        candidate_opens_hints=True)
+    Note.objects.create(session=solo, author=world.owner, kind="tradeoff",
+                        text="OWN-NOTE: a dict keeps O(1)", created_at=start + timedelta(minutes=3))
+    for minutes, number in ((4, 1), (9, 2)):
+        SessionEvent.objects.create(session=solo, kind="hint", actor=world.owner,
+                                    data={"number": number}, at=start + timedelta(minutes=minutes))
+    ReviewNote.objects.create(session=solo, author=world.assigned, text=PRIVATE_NOTE)
+    return world, solo
+
+
+def test_a_solo_report_has_the_candidates_notes_and_the_hints_opened_with_their_times() -> None:
+    world, solo = solo_world()
+    hints = list(solo.problem.hints)
+    page = client_for(world.owner).get(f"/sessions/{solo.pk}/report/").content.decode()
+    notes = page[page.index('id="report-notes"'):page.index('id="report-hints"')]
+    assert "OWN-NOTE: a dict keeps O(1)" in notes and "03:00" in notes and "tradeoff" in notes
+    opened = page[page.index('id="report-hints"'):page.index('id="report-code"')]
+    assert "<strong>Hint 1</strong>" in opened and "04:00" in opened
+    assert "<strong>Hint 2</strong>" in opened and "09:00" in opened
+    assert all(escape(text) in opened for text in hints[:2]) and "HINT-THREE" not in page
+    assert 'id="report-hint-count">2<' in page
+    assert PRIVATE_NOTE not in page
+    # Solo speaks to the one person who was there.
+    assert "solo mock interview" in page
+    assert "interviewer" not in page.lower().replace("interviews/", "")
+    pdf = client_for(world.owner).get(f"/sessions/{solo.pk}/report.pdf").content
+    assert pdf.startswith(b"%PDF-")
+
+
+def test_a_share_link_carries_neither_the_notes_nor_the_hints() -> None:
+    world, solo = solo_world()
+    client_for(world.owner).post(f"/sessions/{solo.pk}/report/share")
+    token = solo.report_shares.get().token
+    page = Client().get(f"/sessions/shared/{token}/").content.decode()
+    assert "OWN-NOTE" not in page and 'id="report-hints"' not in page
+    assert 'id="report-notes"' not in page and PRIVATE_NOTE not in page
+
+
+def test_a_live_report_lists_the_candidates_own_notes_only() -> None:
+    world = build_world()
+    at = world.session.started_at + timedelta(minutes=6)
+    Note.objects.create(session=world.session, author=world.owner, kind="note",
+                        text="CANDIDATE-SHARED-NOTE", created_at=at)
+    Note.objects.create(session=world.session, author=world.assigned, kind="note",
+                        text="INTERVIEWER-SHARED-NOTE", created_at=at)
+    page = client_for(world.owner).get(f"/sessions/{world.session.pk}/report/").content.decode()
+    assert "CANDIDATE-SHARED-NOTE" in page and "INTERVIEWER-SHARED-NOTE" not in page
+    assert PRIVATE_NOTE not in page
+
+
 # ---------------------------------------------------------------- practice history
 
 
@@ -453,7 +516,8 @@ def test_practice_history_lists_sessions_and_charts_released_levels() -> None:
     services.scores_release(session=world.session, user=world.assigned)
     page = client_for(world.owner).get("/sessions/history/").content.decode()
     assert f'href="/sessions/{world.session.pk}/report/"' in page
-    assert 'data-criterion="edge_cases"' in page and "WA 4/5" in page
+    assert 'data-criterion="edge_cases"' in page
+    assert 'class="verdict verdict-WA">WA</span> <span class="history-passed">4/5<' in page
     assert client_for(world.other).get("/sessions/history/").content.decode().count(
         "<tr data-session") == 0
 

@@ -170,3 +170,19 @@ def test_hint_button_reveals_the_next_hint_for_the_candidate_only() -> None:
     assert client.post(f"/sessions/{session.pk}/hints").status_code == 204
     stranger = client_for(user_with_role("other", "candidate"))
     assert stranger.post(f"/sessions/{session.pk}/hints").status_code in (403, 404)
+
+
+def test_a_solo_page_speaks_to_the_candidate_as_the_only_person_there() -> None:
+    problem = tiny_problem()
+    problem.hints = ["First hint.", "Second hint."]
+    problem.save()
+    candidate = user_with_role("cand", "candidate")
+    session = services.session_start_solo(candidate=candidate, problem_slug=problem.slug,
+                                          duration=timedelta(minutes=10))
+    page = client_for(candidate).get(f"/sessions/{session.pk}/").content.decode()
+    assert 'id="solo-mode"' in page and "solo mock interview" in page
+    assert "you are the candidate" not in page
+    assert "the interviewer" not in page.lower() and "your interviewer" not in page.lower()
+    assert "interviewer's record" not in page
+    assert "listed in your feedback report, with when you opened them" in page
+    assert "Your notes go into your feedback report." in page

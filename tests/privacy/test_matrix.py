@@ -199,7 +199,7 @@ def _world() -> dict[str, Any]:
 def _plant_session_markers(world: Any) -> None:
     """The interviewer released the first hint; the candidate pasted and left the tab; both
     chatted; another author keeps a draft problem."""
-    from interviews.models import ChatMessage, SessionEvent
+    from interviews.models import ChatMessage, Note, SessionEvent
     from problems.models import Problem
 
     session = world.session
@@ -215,6 +215,9 @@ def _plant_session_markers(world: Any) -> None:
     ChatMessage.objects.create(session=session, author=world.owner, role="candidate",
                                text=f"Can I use a dict? {CHAT}",
                                created_at=start + timedelta(minutes=9))
+    # The candidate's own entry of the shared notes panel: their report lists it (issue 26).
+    Note.objects.create(session=session, author=world.owner, kind="tradeoff",
+                        text="A dict costs memory", created_at=start + timedelta(minutes=10))
     draft = Problem.objects.create(slug="someone-elses-draft", title=DRAFT_TITLE,
                                    statement_md="Draft.", reference_code="pass",
                                    owner=user_with_role("other_author", "author"))

@@ -136,6 +136,22 @@ def test_write_then_read_is_the_same_package(tmp_path: Path) -> None:
     assert again.tests_hash == original.tests_hash
 
 
+def test_a_clarification_may_declare_other_phrasings_and_keywords(tmp_path: Path) -> None:
+    folder = make_package(tmp_path / "in")
+    toml = TOML.replace("key = true", 'key = true\nalso = ["Can x be below zero?"]\n'
+                        'keywords = ["negative", "sign"]')
+    (folder / "problem.toml").write_text(toml)
+    package = package_read(folder)
+    (clarification,) = package.clarifications
+    assert clarification.also == ("Can x be below zero?",)
+    assert clarification.keywords == ("negative", "sign")
+    assert clarification.as_dict()["also"] == ["Can x be below zero?"]
+    assert package_read(package_write(package, tmp_path / "out")) == package
+    # A clarification without them stores what it stored before they existed.
+    plain = package_read(make_package(tmp_path / "plain")).clarifications[0]
+    assert plain.as_dict() == {"question": "Negative numbers?", "answer": "Yes.", "key": True}
+
+
 @pytest.mark.parametrize(
     "folder",
     sorted(p for p in BANK.iterdir() if (p / "problem.toml").exists()) if BANK.exists() else [],
@@ -215,6 +231,12 @@ MALFORMED = [
     ("clarification not a table", _top("clarification", "['x']"), "problem.toml",
      "clarification[0]"),
     ("rubric not a table", _top("rubric", "[3]"), "problem.toml", "rubric[0]"),
+    ("also not a list", _toml("key = true", 'key = true\nalso = "Negatives?"'), "problem.toml",
+     "clarification[0].also"),
+    ("also empty phrase", _toml("key = true", 'key = true\nalso = [" "]'), "problem.toml",
+     "clarification[0].also"),
+    ("keywords numbers", _toml("key = true", "key = true\nkeywords = [1]"), "problem.toml",
+     "clarification[0].keywords"),
     ("wrong not a list", _top("wrong", "'x'"), "problem.toml", "wrong"),
     ("wrong file NUL", _toml('file = "wrong/off_by_one.py"', 'file = "wrong/\\u0000.py"'),
      "problem.toml", "wrong[0].file"),

@@ -313,6 +313,20 @@ def test_clarifications_with_the_key_flag_and_rubric_anchors_are_edited(client: 
     assert refused.status_code == 400 and "needs" in refused.content.decode()
 
 
+def test_a_clarifications_other_phrasings_and_keywords_are_kept(client: Client) -> None:
+    create(client)
+    clarifications = ('[{"question": "Can x be negative?", "answer": "Yes.", "key": true,'
+                      ' "also": ["Is x ever below zero?"], "keywords": ["sign"]}]')
+    response = client.post("/studio/echo/parts/", parts(clarifications=clarifications))
+    assert response.status_code == 302
+    assert newest().clarifications == [{"question": "Can x be negative?", "answer": "Yes.",
+                                        "key": True, "also": ["Is x ever below zero?"],
+                                        "keywords": ["sign"]}]
+    refused = client.post("/studio/echo/parts/", parts(
+        clarifications='[{"question": "q", "answer": "a", "also": "not a list"}]'))
+    assert refused.status_code == 400 and "also must be a list" in refused.content.decode()
+
+
 def _bank_zip_with(slug: str, file: str, old: str, new: str) -> bytes:
     buffer = io.BytesIO()
     source = zipfile.ZipFile(io.BytesIO(package_zip(package_read(BANK_DIR / slug))))

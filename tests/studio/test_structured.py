@@ -89,3 +89,21 @@ def test_the_json_view_wins_when_its_box_is_ticked(problem: Problem, writer: Use
     version = _newest(problem)
     assert [c["question"] for c in version.clarifications] == ["From JSON?"]
     assert version.rubric[0]["criterion"] == "correctness"  # its rows, box not ticked
+
+
+def test_a_rows_other_phrasings_and_keywords_survive_an_edit(problem: Problem, writer: User) -> None:
+    # The solo matcher's optional fields (interviews/matching.py) are edited in the row, so
+    # saving the rows never drops what a package declared.
+    client = client_for(writer)
+    rows = ROWS | {"clar-0-also": "Is a negative x allowed?\n\nMay x be below zero?",
+                   "clar-0-keywords": "negative, sign"}  # fmt: skip
+    response = client.post("/studio/add-one/parts/", _form_data(problem) | rows)
+    assert response.status_code == 302, response.content.decode()[-3000:]
+    assert _newest(problem).clarifications[0] == {
+        "question": "Can x be negative?", "answer": "Yes.", "key": True,
+        "also": ["Is a negative x allowed?", "May x be below zero?"],
+        "keywords": ["negative", "sign"],
+    }  # fmt: skip
+    page = client.get("/studio/add-one/").content.decode()
+    assert "Is a negative x allowed?\nMay x be below zero?</textarea>" in page
+    assert 'value="negative, sign"' in page

@@ -42,6 +42,14 @@ const FINISH_TEXT = {
   candidate: "The candidate ended the session. The code was submitted.",
   interviewer: "The interviewer ended the session. The code was submitted.",
 };
+// Whoever ended it reads about themselves; a solo session has no one else to speak of.
+const OWN_FINISH_TEXT = "You ended the session. Your code was submitted.";
+
+/** The end banner's words for `reason`, as the reader of this page should read them. */
+export function finishText(reason, { role, kind }) {
+  if (reason === role || (kind === "solo" && reason === "candidate")) return OWN_FINISH_TEXT;
+  return FINISH_TEXT[reason] || "The session is over.";
+}
 
 export function sessionPageMount(root) {
   const state = JSON.parse(document.getElementById("session-state").textContent);
@@ -196,7 +204,7 @@ export function sessionPageMount(root) {
     setEditable(false);
     countdown.stop("00:00");
     setBusy(false);
-    const text = FINISH_TEXT[event.reason] || "The session is over.";
+    const text = finishText(event.reason, { role, kind: state.kind });
     showBanner(event.error ? `${text} (${event.error})` : text, "done");
     if (event.submission) follow(event.submission, "submit");
     closeForms();
