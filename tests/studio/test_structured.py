@@ -91,7 +91,9 @@ def test_the_json_view_wins_when_its_box_is_ticked(problem: Problem, writer: Use
     assert version.rubric[0]["criterion"] == "correctness"  # its rows, box not ticked
 
 
-def test_a_rows_other_phrasings_and_keywords_survive_an_edit(problem: Problem, writer: User) -> None:
+def test_a_rows_other_phrasings_and_keywords_survive_an_edit(
+    problem: Problem, writer: User
+) -> None:
     # The solo matcher's optional fields (interviews/matching.py) are edited in the row, so
     # saving the rows never drops what a package declared.
     client = client_for(writer)
