@@ -17,6 +17,8 @@ from django.db import connection
 from grading.lanes import all_queues, worker_queues
 
 ROOT = Path(__file__).resolve().parent.parent
+# Where browser tests leave screenshots for a person to look at (git-ignored).
+SCREENSHOTS = Path(os.environ.get("ONSITE_SHOTS_DIR") or ROOT / "var" / "screenshots")
 BIN = Path(sys.executable).parent
 
 

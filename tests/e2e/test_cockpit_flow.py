@@ -25,13 +25,14 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from tests.e2e.conftest import Inbox, People, Platform, people_at
+from tests.processes import SCREENSHOTS
 
 pytestmark = pytest.mark.e2e
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "problems" / "bank" / "token-bucket"
-SHOTS = ROOT / "var" / "screenshots"
-ROOM_SHOTS = Path("/tmp/shots-room")
+SHOTS = SCREENSHOTS
+ROOM_SHOTS = SCREENSHOTS / "room"
 SYNC_MS = 15_000
 VIEWPORT = {"width": 1440, "height": 1000}
 

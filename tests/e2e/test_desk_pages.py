@@ -15,11 +15,11 @@ import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from tests.e2e.conftest import Platform
+from tests.processes import SCREENSHOTS
 
 pytestmark = [pytest.mark.e2e, pytest.mark.docker]
 
 ROOT = Path(__file__).resolve().parents[2]
-SCREENSHOTS = ROOT / "var" / "screenshots"
 PACKAGE = ROOT / "problems" / "bank" / "token-bucket"
 WIDTHS = {"desktop": (1440, 900), "phone": (390, 844)}
 GRADING_TIMEOUT_MS = 180_000

@@ -3,23 +3,23 @@
 Real platform and sandbox: a solution that prints on both streams shows them apart, a syntax
 error is reported once with its line marked in the editor's gutter, and a double click on
 Submit makes one submission. Screenshots of the results area at 390 and 1440 px go to
-/tmp/shots-output/ for a person to look at.
+var/screenshots/output/ for a person to look at.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from tests.e2e.conftest import Platform
 from tests.e2e.test_run_flow import GRADING_TIMEOUT_MS, PACKAGE, log_in
+from tests.processes import SCREENSHOTS
 
 pytestmark = [pytest.mark.e2e, pytest.mark.docker]
 
-SHOTS = Path("/tmp/shots-output")
+SHOTS = SCREENSHOTS / "output"
 PRINTING = (
     "import sys\n"
     'print("hello from stdout")\n'

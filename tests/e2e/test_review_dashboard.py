@@ -18,11 +18,12 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.e2e.conftest import People, Platform
+from tests.processes import SCREENSHOTS
 
 pytestmark = pytest.mark.e2e
 
 ROOT = Path(__file__).resolve().parents[2]
-SHOTS = ROOT / "var" / "screenshots"
+SHOTS = SCREENSHOTS
 PHONE = {"width": 390, "height": 844}
 
 SEED = """

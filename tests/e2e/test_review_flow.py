@@ -10,15 +10,15 @@ worker, the Docker sandbox): `platform` and `browser` come from tests/e2e/confte
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
 
 from tests.e2e.conftest import People
+from tests.processes import SCREENSHOTS
 
 pytestmark = pytest.mark.e2e
-SHOTS = Path(__file__).resolve().parents[2] / "var" / "screenshots"
+SHOTS = SCREENSHOTS
 
 TIMEOUT_MS = 60_000
 

@@ -10,7 +10,6 @@ Screenshots at 1440 and 390 px wide go to $ONSITE_SHOTS_DIR (default var/screens
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterator
 from datetime import datetime, timedelta
@@ -21,11 +20,12 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from tests.e2e.conftest import People, Platform, people_at
+from tests.processes import SCREENSHOTS
 
 pytestmark = pytest.mark.e2e
 
 ROOT = Path(__file__).resolve().parents[2]
-SHOTS = Path(os.environ.get("ONSITE_SHOTS_DIR", ROOT / "var" / "screenshots"))
+SHOTS = SCREENSHOTS
 ZONE = "Asia/Tokyo"
 
 

@@ -21,11 +21,12 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from tests.e2e.conftest import Platform, people_at
+from tests.processes import SCREENSHOTS
 
 pytestmark = pytest.mark.e2e
 
 ROOT = Path(__file__).resolve().parents[2]
-SHOTS = Path(os.environ.get("ONSITE_SHOTS_DIR") or ROOT / "var" / "screenshots")
+SHOTS = SCREENSHOTS
 PHONE = {"width": 390, "height": 844}
 
 SEED = """

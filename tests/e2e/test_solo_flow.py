@@ -4,7 +4,7 @@ The candidate practises alone: the page speaks to them as the only person there,
 paraphrase of a canned question gets its prepared answer, a note and a hint go into the
 report with their times, and ending the session says "You ended the session". The History,
 the report and the replay are then each looked at in three widths (screenshots under
-/tmp/shots-solo/), and the replay's marks list shows its two-digit numbers whole.
+var/screenshots/solo/), and the replay's marks list shows its two-digit numbers whole.
 
 Everything is real (daphne, Redis, the Celery worker, the sandbox): tests/e2e/conftest.py.
 """
@@ -13,16 +13,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from tests.e2e.conftest import People, Platform, people_at
+from tests.processes import SCREENSHOTS
 
 pytestmark = pytest.mark.e2e
 
-SHOTS = Path("/tmp/shots-solo")
+SHOTS = SCREENSHOTS / "solo"
 WIDTHS = (390, 1280, 1440)
 SYNC_TIMEOUT_MS = 15_000
 

@@ -7,18 +7,17 @@ code editor; a version's contents and its diff against another are shown.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Locator, Page, expect
 
 from tests.e2e.conftest import Platform
 from tests.e2e.test_studio import code_type, log_in
+from tests.processes import SCREENSHOTS
 
 pytestmark = [pytest.mark.e2e, pytest.mark.docker]
 
 SLUG = "two-tabs"
-SHOTS = Path("/tmp/shots-draft")
+SHOTS = SCREENSHOTS / "draft"
 SHOTS.mkdir(parents=True, exist_ok=True)
 RUN_TIMEOUT_MS = 120_000
 WIDTHS = (390, 1280, 1440)

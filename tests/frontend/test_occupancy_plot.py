@@ -18,6 +18,7 @@ from tests.frontend.test_bundle import (  # noqa: F401 - fixtures are used by na
     send,
     wait_for_sockets,
 )
+from tests.processes import SCREENSHOTS
 
 pytestmark = pytest.mark.e2e
 
@@ -145,4 +146,4 @@ def test_a_custom_input_on_a_rule_judging_problem_shows_findings_not_the_record(
     expect(output.locator("details.raw-answers")).not_to_have_attribute("open", "")
     expect(output.locator(".diff-block")).to_have_count(0)
     expect(output.locator(".stderr .output-text")).to_have_text("engine: refilled\n")
-    output.screenshot(path="/tmp/shots-output/custom-findings.png")  # for a person to look at
+    output.screenshot(path=str(SCREENSHOTS / "output" / "custom-findings.png"))  # to look at

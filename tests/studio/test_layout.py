@@ -6,7 +6,7 @@ every button in a table is drawn whole inside its cell.
 The pages are rendered by Django's test client with real data (a stored report, a regrade
 preview, tokens); chromium then loads that HTML with the real stylesheets and bundle, served
 from the static finders. Rendering first keeps the ORM out of Playwright's event loop.
-Screenshots land in /tmp/shots-studio/.
+Screenshots land in var/screenshots/studio/.
 """
 
 from __future__ import annotations
@@ -26,10 +26,11 @@ from problems.models import ProblemVersion
 from studio.models import Regrade, RegradeItem
 from tests.factories import ADD_ONE, client_for, tiny_problem, user_with_role
 from tests.frontend.conftest import CHROMIUM, CHROMIUM_ARGS, bundle_ensure
+from tests.processes import SCREENSHOTS
 
 pytestmark = pytest.mark.django_db
 
-SHOTS = Path("/tmp/shots-studio")
+SHOTS = SCREENSHOTS / "studio"
 ORIGIN = "http://studio.test"
 WIDTHS = (390, 1280, 1440)
 LONG = "a-rather-long-solution-name-that-would-push-its-neighbours_" * 2
