@@ -105,23 +105,3 @@ def test_custom_input_that_is_not_small_plain_json_is_refused(value: object) -> 
         )
     assert refused.value.code == "bad_input"
     assert not Submission.objects.exists()
-
-
-@pytest.mark.django_db
-@pytest.mark.parametrize("mode", ["custom", "script"])
-def test_an_interview_session_cannot_start_a_scratch_run(mode: str) -> None:
-    from datetime import timedelta
-
-    from interviews import services as sessions
-
-    problem = tiny_problem()
-    interviewer = user_with_role("int", "interviewer")
-    session = sessions.session_schedule_live(
-        interviewer=interviewer, problem_slug=problem.slug, duration=timedelta(minutes=5)
-    )
-    assert session.invite_token
-    sessions.session_join(token=session.invite_token, user=user_with_role("cand", "candidate"))
-    with pytest.raises(sessions.SessionError) as refused:
-        sessions.session_run(session_id=session.pk, user=interviewer, mode=mode)
-    assert refused.value.code == "bad_mode"
-    assert not Submission.objects.exists()
