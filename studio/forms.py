@@ -24,7 +24,13 @@ from problems.package import (
     RubricCriterion,
 )
 from studio.generators import GeneratorError, input_generate
-from studio.rows import MAX_ROWS, clarifications_from_rows, rows_posted, rubric_from_rows
+from studio.rows import (
+    MAX_ROWS,
+    clarifications_from_rows,
+    hints_from_rows,
+    rows_posted,
+    rubric_from_rows,
+)
 
 _TEXTAREA = {"rows": 18, "spellcheck": "false", "autocomplete": "off"}
 
@@ -159,6 +165,8 @@ class PartsForm(forms.Form):
         required=False, label="Save the clarifications from the JSON below, not the rows")
     rubric_as_json = forms.BooleanField(
         required=False, label="Save the rubric from the JSON below, not the rows")
+    hints_as_text = forms.BooleanField(
+        required=False, label="Save the hints from the text below, not the rows")
     title = forms.CharField(max_length=200)
     difficulty = forms.ChoiceField(choices=[(d, d) for d in ("easy", "medium", "hard")])
     queue = forms.ChoiceField(choices=[("cpu", "cpu"), ("gpu", "gpu")])
@@ -176,7 +184,8 @@ class PartsForm(forms.Form):
                       "compare", "float_rel", "float_abs")
 
     def code_fields(self) -> list[forms.BoundField]:
-        return [self[name] for name in self.CODE_FIELDS]
+        """The code and prose boxes; the hints have their rows (_structured.html) instead."""
+        return [self[name] for name in self.CODE_FIELDS if name != "hints"]
 
     def setting_fields(self) -> list[forms.BoundField]:
         return [self[name] for name in self.SETTING_FIELDS]
@@ -255,7 +264,16 @@ class PartsForm(forms.Form):
                 data[name] = parse(self.data)
             except forms.ValidationError as exc:
                 self.add_error(name, exc)
+        if not data.get("hints_as_text") and rows_posted(self.data, "hint"):
+            data["hints"] = "\n".join(hints_from_rows(self.data))
         return data
+
+    def hint_rows(self) -> list[str]:
+        """The hints to render as rows, in unlock order: as posted (after an error) or stored,
+        and one blank row for adding."""
+        if self.is_bound and rows_posted(self.data, "hint"):
+            return [*hints_from_rows(self.data), ""]
+        return [*_lines(str(self["hints"].value() or "")), ""]
 
     def clarification_rows(self) -> list[dict[str, Any]]:
         """The rows to render: what was posted (after an error) or stored, and one blank."""

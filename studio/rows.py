@@ -25,6 +25,13 @@ def _text(data: Mapping[str, Any], key: str) -> str:
     return value.strip() if isinstance(value, str) else ""
 
 
+def hints_from_rows(data: Mapping[str, Any]) -> list[str]:
+    """The posted hint rows (`hint-N-text`), in order, the empty ones left out. A hint is one
+    line (the package stores them one per line), so a pasted line break becomes a space."""
+    hints = [" ".join(_text(data, f"hint-{i}-text").split()) for i in range(MAX_ROWS)]
+    return [hint for hint in hints if hint]
+
+
 def clarifications_from_rows(data: Mapping[str, Any]) -> tuple[Clarification, ...]:
     items, errors = [], []
     for i in range(MAX_ROWS):

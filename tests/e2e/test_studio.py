@@ -168,7 +168,11 @@ def test_an_author_creates_validates_and_publishes_a_problem_a_candidate_solves(
     expect(editor.locator(".cm-line").first.locator("span").first).to_have_text("def")
     posted = page.locator("#parts textarea[name=reference_code]").input_value()
     assert posted == REFERENCE.rstrip("\n"), posted
-    page.fill("textarea[name=hints]", "Multiply.\nBy two.")
+    # Hints are rows too (one line each, in unlock order), added with their button.
+    page.fill("input[name=hint-0-text]", "Multiply.")
+    page.click("[data-row-add=hint]")
+    page.fill("input[name=hint-1-text]", "By two.")
+    expect(page.locator("#hint-rows .row-number")).to_have_text(["1", "2"])
     # Clarifications and rubric are rows; their JSON is the advanced view, used when ticked.
     for name in ("clarifications", "rubric"):
         page.click(f"#{name}-json-view summary")

@@ -109,3 +109,23 @@ def test_a_rows_other_phrasings_and_keywords_survive_an_edit(
     page = client.get("/studio/add-one/").content.decode()
     assert "Is a negative x allowed?\nMay x be below zero?</textarea>" in page
     assert 'value="negative, sign"' in page
+
+
+def test_hints_are_rows_in_unlock_order_and_the_text_view_stays(
+    problem: Problem, writer: User
+) -> None:
+    client = client_for(writer)
+    rows = ROWS | {"hint-0-text": "Think of a counter.", "hint-1-text": "",
+                   "hint-2-text": "Refill\nlazily."}  # fmt: skip
+    response = client.post("/studio/add-one/parts/", _form_data(problem) | rows)
+    assert response.status_code == 302, response.content.decode()[-3000:]
+    assert _newest(problem).hints == ["Think of a counter.", "Refill lazily."]
+    page = client.get("/studio/add-one/").content.decode()
+    assert 'name="hint-1-text" value="Refill lazily."' in page and 'name="hint-2-text"' in page
+    # The text view, ticked, is what is saved (an author pasting many at once).
+    text = {"hints_as_text": "on", "hints": "One.\nTwo.\nThree."}
+    newest = PartsForm.initial_from(problem_to_package(problem=problem, version=_newest(problem)))
+    data = {k: v for k, v in newest.items() if v is not None} | ROWS | rows | text
+    response = client.post("/studio/add-one/parts/", data)
+    assert response.status_code == 302
+    assert _newest(problem).hints == ["One.", "Two.", "Three."]

@@ -13,6 +13,8 @@
   function renumber(table) {
     const prefix = table.dataset.rows;
     table.querySelectorAll("tbody tr[data-row]").forEach(function (row, index) {
+      const number = row.querySelector(".row-number");
+      if (number) number.textContent = String(index + 1);
       row.querySelectorAll("[name]").forEach(function (field) {
         field.name = field.name.replace(new RegExp("^" + prefix + "-\\d+-"), prefix + "-" + index + "-");
       });
