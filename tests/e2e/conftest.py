@@ -351,3 +351,17 @@ def csp_guard(request: pytest.FixtureRequest) -> Iterator[CspGuard]:
 def people(browser: Browser, platform: Platform) -> Iterator[People]:
     with people_at(browser, platform) as opened:
         yield opened
+
+
+@pytest.fixture
+def page(browser: Browser, platform: Platform) -> Iterator[Page]:
+    """One signed-out page on the platform at 1440 px; an uncaught error in it fails the test."""
+    context = browser.new_context(
+        base_url=platform.base_url, viewport={"width": 1440, "height": 1000}
+    )
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    yield page
+    context.close()
+    assert errors == [], f"uncaught errors in the page: {errors}"

@@ -8,10 +8,8 @@ var/screenshots/output/ for a person to look at.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Page, expect
 
 from tests.e2e.conftest import Platform
 from tests.e2e.test_run_flow import GRADING_TIMEOUT_MS, PACKAGE, log_in
@@ -27,18 +25,6 @@ PRINTING = (
 )
 BROKEN = "class TokenBucket:\n    def __init__(self, capacity, rate):\n        self.capacity = (\n"
 
-
-@pytest.fixture
-def page(browser: Browser, platform: Platform) -> Iterator[Page]:
-    context = browser.new_context(
-        base_url=platform.base_url, viewport={"width": 1440, "height": 1000}
-    )
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    yield page
-    context.close()
-    assert errors == [], f"uncaught errors in the page: {errors}"
 
 
 def shoot(page: Page, name: str) -> None:

@@ -10,12 +10,11 @@ from __future__ import annotations
 import json
 import time
 import tomllib
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Page, expect
 
 from tests.e2e.conftest import Platform
 
@@ -48,18 +47,6 @@ def serialised(value: Any) -> set[str]:
         json.dumps(value, sort_keys=True),
     }
 
-
-@pytest.fixture
-def page(browser: Browser, platform: Platform) -> Iterator[Page]:
-    context = browser.new_context(
-        base_url=platform.base_url, viewport={"width": 1400, "height": 1000}
-    )
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    yield page
-    context.close()
-    assert errors == [], f"uncaught errors in the page: {errors}"
 
 
 def log_in(page: Page, platform: Platform) -> None:

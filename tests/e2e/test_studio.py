@@ -12,7 +12,6 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -28,18 +27,6 @@ SHOTS = ROOT / "var" / "screenshots"
 SHOTS.mkdir(parents=True, exist_ok=True)
 VALIDATION_TIMEOUT_MS = 240_000  # seven sandbox runs on a busy two-core machine
 
-
-@pytest.fixture
-def page(browser: Browser, platform: Platform) -> Iterator[Page]:
-    context = browser.new_context(
-        base_url=platform.base_url, viewport={"width": 1440, "height": 1000}
-    )
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    yield page
-    context.close()
-    assert errors == [], f"uncaught errors in the page: {errors}"
 
 
 def test_author_previews_the_statement_and_validates_the_live_version(
