@@ -8,11 +8,7 @@ empty state. Screenshots at 1440 and 390 px go to var/screenshots/dashboard-*.pn
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
@@ -22,7 +18,6 @@ from tests.processes import SCREENSHOTS
 
 pytestmark = pytest.mark.e2e
 
-ROOT = Path(__file__).resolve().parents[2]
 SHOTS = SCREENSHOTS
 PHONE = {"width": 390, "height": 844}
 
@@ -52,13 +47,7 @@ for i in range(27):
 
 
 def seed(platform: Platform) -> None:
-    """Rows straight into the platform's SQLite file (what the UI would take minutes for)."""
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings",
-           "DATABASE_URL": f"sqlite:///{platform.logs / 'db.sqlite3'}",
-           "DJANGO_SECRET_KEY": "seed-only"}
-    done = subprocess.run([sys.executable, "manage.py", "shell", "-c", SEED], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr[-3000:]
+    platform.shell(SEED)
 
 
 def shot(page: Page, name: str) -> None:

@@ -11,11 +11,7 @@ and 390 px go to var/screenshots/score-*.png.
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
@@ -25,7 +21,6 @@ from tests.processes import SCREENSHOTS
 
 pytestmark = pytest.mark.e2e
 
-ROOT = Path(__file__).resolve().parents[2]
 SHOTS = SCREENSHOTS
 PHONE = {"width": 390, "height": 844}
 
@@ -75,13 +70,7 @@ print(session.pk)
 
 
 def seed(platform: Platform) -> int:
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings",
-           "DATABASE_URL": f"sqlite:///{platform.logs / 'db.sqlite3'}",
-           "DJANGO_SECRET_KEY": "seed-only"}
-    done = subprocess.run([sys.executable, "manage.py", "shell", "-c", SEED], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr[-3000:]
-    return int(done.stdout.strip().splitlines()[-1])
+    return int(platform.shell(SEED).strip().splitlines()[-1])
 
 
 def shots(page: Page, name: str, selector: str = "") -> None:

@@ -9,9 +9,6 @@ author, not an owner, can read it but not edit it.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -114,15 +111,11 @@ def log_in(page: Page, platform: Platform, username: str, url: str) -> None:
 
 def make_second_author(platform: Platform) -> None:
     """A second author on the platform's own database (the demo accounts have only one)."""
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings",
-           "DATABASE_URL": f"sqlite:///{platform.logs / 'db.sqlite3'}"}
-    script = (
+    platform.shell(
         "from django.contrib.auth.models import Group, User\n"
         f"u = User.objects.create_user('author2', password={platform.password!r})\n"
         "u.groups.add(Group.objects.get(name='author'))\n"
     )
-    subprocess.run([sys.executable, "manage.py", "shell", "-c", script], cwd=ROOT, env=env,
-                   check=True, timeout=120)
 
 
 def test_an_author_creates_validates_and_publishes_a_problem_a_candidate_solves(
