@@ -15,26 +15,13 @@ from problems.models import Problem, ProblemVersion
 from problems.package import PackageError, package_read, package_write
 from problems.services import problem_to_package
 from studio.generators import input_generate
-from tests.factories import client_for, tiny_problem, user_with_role
+from tests.factories import client_for
 from tests.studio.test_views import mark_validated
 
 pytestmark = pytest.mark.django_db
 
 TEMPLATE = {"args": ["$ints(50, 0, 9)"]}
 SUM = "def solve(xs):\n    return sum(xs)\n"
-
-
-@pytest.fixture
-def writer() -> User:
-    return user_with_role("writer", "author")
-
-
-@pytest.fixture
-def problem(writer: User) -> Problem:
-    problem = tiny_problem(published=False)
-    problem.owner = writer
-    problem.save()
-    return problem
 
 
 def _newest(problem: Problem) -> Any:

@@ -13,25 +13,12 @@ from django.test import Client
 from grading.models import Submission
 from problems.models import Problem
 from studio.models import LimitConfirmation
-from tests.factories import ADD_ONE, client_for, tiny_problem, user_with_role
+from tests.factories import ADD_ONE, client_for, user_with_role
 from tests.studio.test_views import mark_validated
 
 pytestmark = pytest.mark.django_db
 
 TIMING = {"suggested_limit_seconds": 4.5, "tests": [], "warnings": []}
-
-
-@pytest.fixture
-def writer() -> User:
-    return user_with_role("writer", "author")
-
-
-@pytest.fixture
-def problem(writer: User) -> Problem:
-    problem = tiny_problem(published=False)
-    problem.owner = writer
-    problem.save()
-    return problem
 
 
 def test_output_bytes_is_settable_and_kept_when_left_empty(

@@ -12,22 +12,9 @@ from django.contrib.auth.models import User
 from problems.models import Problem
 from problems.services import problem_to_package
 from studio.forms import PartsForm
-from tests.factories import client_for, tiny_problem, user_with_role
+from tests.factories import client_for
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def writer() -> User:
-    return user_with_role("writer", "author")
-
-
-@pytest.fixture
-def problem(writer: User) -> Problem:
-    problem = tiny_problem(published=False)
-    problem.owner = writer
-    problem.save()
-    return problem
 
 
 def _form_data(problem: Problem) -> dict[str, Any]:
