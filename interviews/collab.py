@@ -22,6 +22,9 @@ from typing import Any
 import pycrdt
 
 TEXT_NAME = "code"  # the shared Y.Text the editors bind to (the JS side uses the same name)
+# A design session's board and notes live in the same document, beside the code:
+BOARD_NAME = "board"  # Y.Map: Excalidraw element id -> the element (a JSON object)
+NOTES_NAME = "notes"  # Y.Text: the candidate's notes pane (estimates) beside the board
 EMPTY_UPDATE = b"\x00\x00"  # no structs, no deletions
 
 MSG_SYNC = 0
@@ -266,6 +269,34 @@ def text_from_updates(updates: Iterable[bytes]) -> str:
     return str(text)
 
 
+def _board_elements(board: Any) -> list[dict[str, Any]]:
+    """The live (not deleted) elements of a board map, in drawing order (their fractional
+    `index`, then id, as Excalidraw orders them)."""
+    elements = [
+        dict(value) for value in board.to_py().values()
+        if isinstance(value, dict) and not value.get("isDeleted")
+    ]
+    return sorted(elements, key=lambda e: (str(e.get("index") or ""), str(e.get("id") or "")))
+
+
+def board_from_updates(updates: Iterable[bytes]) -> list[dict[str, Any]]:
+    """A design session's board after applying `updates` in order: its live elements."""
+    doc: pycrdt.Doc[Any] = pycrdt.Doc()
+    board = doc.get(BOARD_NAME, type=pycrdt.Map)
+    for update in updates:
+        doc.apply_update(update)
+    return _board_elements(board)
+
+
+def notes_from_updates(updates: Iterable[bytes]) -> str:
+    """A design session's notes pane after applying `updates` in order."""
+    doc: pycrdt.Doc[Any] = pycrdt.Doc()
+    notes = doc.get(NOTES_NAME, type=pycrdt.Text)
+    for update in updates:
+        doc.apply_update(update)
+    return str(notes)
+
+
 def initial_update(code: str) -> bytes:
     """The update that puts the starter code in an empty document."""
     doc: pycrdt.Doc[Any] = pycrdt.Doc()
@@ -326,12 +357,12 @@ class Room:
         if any(clock > mine.get(client, 0) for client, clock in theirs.items()):
             return True
         # No new items: only its deletions could matter. Try them on a copy.
+        # Compared whole (code, board, notes): a deletion in any shared type is a change.
         copy: pycrdt.Doc[Any] = pycrdt.Doc()
-        copy_text = copy.get(TEXT_NAME, type=pycrdt.Text)
         copy.apply_update(self.doc.get_update())
-        before = str(copy_text)
+        before = copy.get_update()
         copy.apply_update(update)
-        return str(copy_text) != before
+        return copy.get_update() != before
 
     def code(self) -> str:
         return str(self.text)

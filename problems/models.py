@@ -67,6 +67,12 @@ class ProblemQuerySet(models.QuerySet["Problem"]):
         return self.filter(Q(pk__in=self.offered().values("pk")) | own).distinct()
 
 
+# What a problem asks for: code that passes tests ("implement"), a fix to given code ("debug"),
+# or a system design drawn on the shared board, scored by its rubric alone ("design").
+KINDS = ("implement", "debug", "design")
+DESIGN = "design"
+
+
 class Problem(models.Model):
     class Queue(models.TextChoices):
         CPU = "cpu"
@@ -86,6 +92,9 @@ class Problem(models.Model):
     statement_md = models.TextField()
     starter_code = models.TextField(blank=True)
     reference_code = models.TextField()
+    # A design problem's reference board (kind "design"): the Excalidraw elements the
+    # interviewer is shown beside the reference text, which is reference_code (Markdown).
+    reference_board = models.JSONField(default=list, blank=True)
     published = models.BooleanField(default=False)
     # Archived by its authors (issue 28.7): hidden from candidates like an unpublished problem,
     # its versions, submissions and sessions kept; publishing again clears it.
@@ -156,6 +165,7 @@ class ProblemVersion(models.Model):
     statement_md = models.TextField(blank=True)
     starter_code = models.TextField(blank=True)
     reference_code = models.TextField(blank=True)
+    reference_board = models.JSONField(default=list, blank=True)
     custom_reference = models.BooleanField(default=True)
     compare = models.JSONField()  # {"mode": ..., "float_rel": ..., "float_abs": ...}
     limits = models.JSONField()

@@ -83,3 +83,31 @@ def test_text_from_updates_replays_in_order() -> None:
         updates.append(source.get_update(before))
     assert [collab.text_from_updates(updates[:n]) for n in range(5)] == ["", "a", "ab", "abc",
                                                                           "abcd"]
+
+
+def test_a_design_sessions_board_and_notes_are_read_from_the_same_document() -> None:
+    doc: pycrdt.Doc[Any] = pycrdt.Doc()
+    board = doc.get(collab.BOARD_NAME, type=pycrdt.Map)
+    notes = doc.get(collab.NOTES_NAME, type=pycrdt.Text)
+    board["late"] = {"id": "late", "type": "text", "index": "a2", "text": "GPU pool"}
+    board["early"] = {"id": "early", "type": "rectangle", "index": "a1"}
+    board["gone"] = {"id": "gone", "type": "arrow", "index": "a3", "isDeleted": True}
+    notes += "10k QPS x 500 tokens"
+    update = doc.get_update()
+    assert [e["id"] for e in collab.board_from_updates([update])] == ["early", "late"]
+    assert collab.notes_from_updates([update]) == "10k QPS x 500 tokens"
+    assert collab.text_from_updates([update]) == ""
+
+
+def test_deleting_a_board_element_is_a_change_the_room_keeps() -> None:
+    doc: pycrdt.Doc[Any] = pycrdt.Doc()
+    board = doc.get(collab.BOARD_NAME, type=pycrdt.Map)
+    board["box"] = {"id": "box", "type": "rectangle", "index": "a1"}
+    room = collab.Room(session_id=1)
+    room.apply(1, doc.get_update())
+    before = doc.get_state()
+    del board["box"]
+    deletion = doc.get_update(before)
+    assert room.would_change(deletion)
+    room.apply(2, deletion)
+    assert not room.would_change(deletion)
