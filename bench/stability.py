@@ -1,12 +1,12 @@
 """Verdict stability under load (../shared/benchmarks.md): load must not change a verdict.
 
-Grades every bank reference and every known-wrong solution twice, in one run: once alone
-(the "quiet" leg: one grading at a time) and once under load (the same gradings,
-``BENCH_LOAD_SANDBOXES`` at once, default 8: the load that flips verdicts is other
-sandboxes, not host processes). Prints every verdict that differs between the legs and every
-one that differs from the package's declared verdict; the headline is the number of flips
-(target 0). The machine is shared, so the quiet leg may not be quiet: the raw samples in
-bench/results/stability.json keep each grading's wall time and the load average.
+Grades every bank reference, correct alternative (alternatives/) and known-wrong solution
+twice, in one run: once alone (the "quiet" leg: one grading at a time) and once under load
+(the same gradings, ``BENCH_LOAD_SANDBOXES`` at once, default 8: the load that flips
+verdicts is other sandboxes, not host processes). Prints every verdict that differs between
+the legs and every one that differs from the package's declared verdict; the headline is the
+number of flips (target 0). The machine is shared, so the quiet leg may not be quiet: the raw
+samples in bench/results/stability.json keep each grading's wall time and the load average.
 
     python -m bench stability            # every problem
     BENCH_STABILITY_ONLY=token-bucket,lru-cache python -m bench stability
@@ -35,7 +35,7 @@ LOAD = int(os.environ.get("BENCH_LOAD_SANDBOXES", "8"))
 @dataclass(frozen=True)
 class Case:
     slug: str
-    solution: str  # "reference" or the wrong file's name
+    solution: str  # "reference", an alternative's or the wrong file's name
     code: str
     declared: str
 
@@ -84,6 +84,10 @@ def cases() -> list[tuple[Case, Package]]:
             continue
         package = package_read(folder)
         found.append((Case(package.slug, "reference", package.reference_code, "AC"), package))
+        for alternative in sorted(folder.glob("alternatives/*.py")):  # correct, written otherwise
+            name = f"alternatives/{alternative.name}"
+            found.append((Case(package.slug, name, alternative.read_text(encoding="utf-8"), "AC"),
+                          package))
         for wrong in package.wrong:
             found.append((Case(package.slug, wrong.file, wrong.code, wrong.verdict), package))
     return found

@@ -256,11 +256,15 @@ def test_as_json(test: TestCase) -> dict[str, Any]:
 
 
 def _read_text(path: Path, *, required: bool = True) -> str:
-    if not path.exists():
+    try:
+        size = path.stat().st_size if path.exists() else None
+    except OSError:  # a name longer than the file system takes, a component that is a file
+        raise PackageError(path, "file", "not a readable file") from None
+    if size is None:
         if required:
             raise PackageError(path, "file", "missing")
         return ""
-    if path.stat().st_size > MAX_SOURCE_BYTES:
+    if size > MAX_SOURCE_BYTES:
         raise PackageError(path, "file", f"larger than {MAX_SOURCE_BYTES} bytes")
     try:
         return path.read_text(encoding="utf-8")
@@ -461,8 +465,10 @@ def _read_wrong(meta: dict[str, Any], root: Path, path: Path) -> tuple[WrongSolu
         if verdict == "AC":
             raise PackageError(path, where + "verdict", "a known-wrong solution cannot expect AC")
         try:
+            if any(len(part.encode()) > 255 for part in Path(file).parts):
+                raise ValueError("a part longer than a file name")
             target = (root / file).resolve()
-        except (OSError, ValueError):  # a NUL byte in the name, a link loop
+        except (OSError, ValueError):  # a NUL byte in the name, a link loop, a name too long
             raise PackageError(path, where + "file", "not a file name") from None
         if root.resolve() not in target.parents:
             raise PackageError(path, where + "file", "must stay inside the package")

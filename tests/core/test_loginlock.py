@@ -59,7 +59,8 @@ def test_guessing_passwords_on_the_login_page_is_refused_before_the_tenth(caplog
     assert refused_at < 10
 
     # While locked, the right password is refused too, with when to come back.
-    locked = attacker.post("/accounts/login/", {"username": "admin", "password": "pw-admin"})
+    with caplog.at_level(logging.INFO):
+        locked = attacker.post("/accounts/login/", {"username": "admin", "password": "pw-admin"})
     assert locked.status_code == 429
     page = locked.content.decode()
     assert "Try again in 15 minutes." in page and 'name="password"' in page
@@ -73,6 +74,10 @@ def test_guessing_passwords_on_the_login_page_is_refused_before_the_tenth(caplog
     assert AccessFailureLog.objects.filter(username="admin", ip_address="203.0.113.66").count() == (
         refused_at
     )
+    # ... and so is each refusal while the lock holds, the right password's included.
+    refusals = [m for m in (r.getMessage() for r in caplog.records)
+                if "sign-in refused, locked" in m]
+    assert len(refusals) >= 2 and all("203.0.113.66" in r and "'admin'" in r for r in refusals)
 
     # The lock expires by itself.
     expire_locks()

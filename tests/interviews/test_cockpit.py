@@ -248,6 +248,18 @@ def test_the_interviewer_may_let_the_candidate_open_hints_and_solo_keeps_the_but
     assert cand.post(f"/sessions/{solo.pk}/hints").status_code == 200
 
 
+def test_the_schedule_forms_checkbox_is_the_sessions_hint_setting() -> None:
+    """The interviewer chooses it when scheduling: off unless ticked."""
+    problem = tiny_problem()
+    interviewer = client_for(user_with_role("hinter", "interviewer"))
+    for extra, opens in (({}, False), ({"candidate_opens_hints": "on"}, True)):
+        response = interviewer.post("/sessions/live/",
+                                    {"problem": problem.slug, "minutes": "45", **extra})
+        assert response.status_code == 302, response
+        session = InterviewSession.objects.order_by("-id").first()
+        assert session is not None and session.candidate_opens_hints is opens
+
+
 # ---------------------------------------------------------------- talking
 
 

@@ -356,6 +356,35 @@ def test_a_large_paste_is_recorded_and_shown_to_the_interviewer() -> None:
     assert recorded.data["chars"] == 180 and recorded.actor_id == candidate.pk
 
 
+def test_the_activity_signals_never_reach_the_candidates_own_socket() -> None:
+    """Issue 25 (the ACTIVITY_SIGNALS row): a paste and a tab leave reach the interviewer's
+    socket only; the candidate's own socket, like their replay, carries neither."""
+    from channels.db import database_sync_to_async
+
+    from interviews.services import page_event_report
+
+    session, candidate, interviewer = live()
+
+    async def scenario() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        cand, inter = YClient(candidate, session.pk), YClient(interviewer, session.pk)
+        await cand.connect()
+        await inter.connect()
+        await cand.edit(append("# pasted\n" * 20))
+        await database_sync_to_async(page_event_report)(
+            session_id=session.pk, user=candidate, kind="tab_hidden")
+        await inter.pump(until=lambda c: {"paste", "tab_hidden"} <= {
+            e.get("kind") for e in c.events})
+        await cand.drain(timeout=1.0)
+        await cand.disconnect()
+        await inter.disconnect()
+        return cand.events, inter.events
+
+    seen_by_candidate, seen_by_interviewer = run(scenario)
+    assert {"paste", "tab_hidden"} <= {e.get("kind") for e in seen_by_interviewer}
+    assert not {"paste", "tab_hidden"} & {e.get("kind") for e in seen_by_candidate}, (
+        seen_by_candidate)
+
+
 def test_an_update_stored_by_another_server_process_reaches_this_ones_sockets() -> None:
     from channels.db import database_sync_to_async
     from channels.layers import get_channel_layer

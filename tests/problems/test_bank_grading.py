@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -34,6 +34,7 @@ MESSAGE_PREFIX = {"paged-kv-engine": "first violation at step "}
 # every test it broke in, and the groups about another rule keep their score.
 ONE_RULE = {
     ("continuous-batching-engine", "wrong/step_returns_remaining.py"): "step results",
+    ("paged-kv-engine", "wrong/step_returns_remaining.py"): "step results",
 }
 
 
@@ -62,22 +63,30 @@ def _warm_pool() -> Iterator[None]:
 
 
 def _cases() -> list[Any]:
-    """Per problem, in a row: the reference, the starter, then each known-wrong solution."""
+    """Per problem, in a row: the reference, its correct alternatives, the starter, then each
+    known-wrong solution."""
     cases = []
     for param in FOLDERS:
-        folder = param.values[0]
-        for role in ("reference", "starter", *(w.file for w in package_read(folder).wrong)):
+        folder = cast(Path, param.values[0])
+        alternatives = sorted(f"alternatives/{a.name}" for a in folder.glob("alternatives/*.py"))
+        wrong = [w.file for w in package_read(folder).wrong]
+        roles = ("reference", *alternatives, "starter", *wrong)
+        for role in roles:
             cases.append(pytest.param(folder, role, marks=param.marks, id=f"{folder.name}/{role}"))
     return cases
 
 
 @pytest.mark.parametrize(("folder", "role"), _cases())
 def test_bank_solution_gets_its_verdict(folder: Path, role: str) -> None:
-    """The reference gets AC, the starter does not, each wrong solution its declared verdict."""
+    """The reference and each correct alternative (alternatives/) get AC, the starter does not,
+    each wrong solution its declared verdict."""
     package = package_read(folder)
     if role == "reference":
         reference = _grade(folder, package.reference_code)
         assert reference.verdict == "AC", _failures(reference)
+    elif role.startswith("alternatives/"):
+        alternative = _grade(folder, (folder / role).read_text(encoding="utf-8"))
+        assert alternative.verdict == "AC", _failures(alternative)
     elif role == "starter":
         assert _grade(folder, package.starter_code).verdict != "AC"
     else:

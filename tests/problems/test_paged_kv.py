@@ -561,3 +561,43 @@ def test_a_random_test_names_its_failing_workload(pkg: Package) -> None:
     assert message.startswith("first violation at step ")
     assert f"of workload {evidence['workload']} of 30 (" in message
     assert evidence["rules"]["tokens"] and evidence["property"] == "tokens"
+
+
+def test_random_workloads_reach_the_preemption_paths(pkg: Package) -> None:
+    """Issue 24's 'every preemption path' in the seeded stress tests: the reference, run on
+    their workloads, preempts sequences that had generated tokens (with part of a stop
+    sequence matched), sequences in the middle of their prefill, and the same sequence more
+    than once."""
+    support = pkg.support
+    ref = load_solution(PACKAGE_DIR / "reference.py")
+    seen: dict[str, int] = dict.fromkeys(
+        ("generated", "stop progress", "mid-prefill", "again"), 0)
+    times: dict[tuple[int, str], int] = {}  # (workload, request) -> preemptions
+    workload_number = [0]
+
+    class Watched(ref.Engine):  # type: ignore[name-defined]
+        def _plan_decode(self, budget: int) -> tuple[list[Any], bool]:
+            running = list(self._running)
+            batch, preempted = super()._plan_decode(budget)
+            for seq in (s for s in running if s not in self._running):
+                key = (workload_number[0], seq.request.request_id)
+                times[key] = times.get(key, 0) + 1
+                stop = list(seq.request.stop_sequence or ())
+                seen["again"] += times[key] == 2
+                seen["generated"] += bool(seq.generated)
+                seen["stop progress"] += bool(seq.generated) and any(
+                    seq.generated[-k:] == stop[:k] for k in range(1, len(stop)))
+            return batch, preempted
+
+        def _release(self, seq: Any) -> None:
+            seen["mid-prefill"] += seq.prefilling() and seq.cached > 0
+            super()._release(seq)
+
+    for test in RANDOM_TESTS:
+        for workload in support.expand_workloads(test["input"]):
+            workload_number[0] += 1
+            limits = support.limits_of(workload)
+            model = support.build_model(support.model_config(workload), limits)
+            pkg.driver.drive(Watched, model, support.parse_requests(workload), limits,
+                             workload["drain"])
+    assert all(seen.values()), seen

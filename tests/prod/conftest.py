@@ -20,10 +20,13 @@ from pathlib import Path
 
 import pytest
 
-# `browser` is the frontend tests' fixture (Debian's chromium), shared here by import.
+# The browser tests' fixtures, shared here by import: `browser` (Debian's chromium) and the
+# autouse `csp_guard`, which fails a test whose pages hit a Content-Security-Policy violation
+# (here, the policy the production stack serves through nginx).
+from tests.e2e.conftest import csp_guard
 from tests.frontend.conftest import browser
 
-__all__ = ["Stack", "browser", "stack"]
+__all__ = ["Stack", "browser", "csp_guard", "stack"]
 
 ROOT = Path(__file__).resolve().parents[2]
 STACK = ["bash", str(ROOT / "platform" / "prod" / "stack.sh")]
