@@ -9,12 +9,12 @@ apply to the check as they do to a grading.
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from core.errors import ApplicationError
 from grading.sandboxing import sandbox_image, sandbox_limits
+from problems.package import driver_input_check
 from sandbox import SandboxError, TestInput, TestOutcome, run
 
 # The author's driver, as the wrapper imports it (any identifier but the harness's reserved
@@ -38,18 +38,6 @@ def run(solution, test_input):
 
 class InputCheckError(ApplicationError):
     """The inputs could not be checked at all (the sandbox is down): nothing may be saved."""
-
-
-def driver_has_input_check(driver_code: str) -> bool:
-    """Whether a custom driver's source defines a top-level `check_input` (read, never run)."""
-    try:
-        tree = ast.parse(driver_code)
-    except (SyntaxError, ValueError):
-        return False
-    return any(
-        isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == "check_input"
-        for node in tree.body
-    )
 
 
 _UNFINISHED = {
@@ -97,7 +85,7 @@ def driver_inputs_check(
     A check that crashes, runs out of its limits or returns something else than a string or
     None is the author's bug, reported at that input; a sandbox that does not run at all raises
     InputCheckError."""
-    if not inputs or not driver_has_input_check(driver_code):
+    if not inputs or driver_input_check(driver_code) is None:
         return ["" for _ in inputs]
     modules = {CHECKED_MODULE: driver_code}
     if support_code:

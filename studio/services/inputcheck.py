@@ -21,9 +21,9 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from grading.inputchecks import InputCheckError, driver_has_input_check, driver_inputs_check
+from grading.inputchecks import InputCheckError, driver_inputs_check
 from problems.models import ProblemVersion
-from problems.package import Package, PackageError
+from problems.package import Package, PackageError, driver_input_check
 
 logger = logging.getLogger(__name__)
 
@@ -256,7 +256,7 @@ def package_inputs_check(package: Package, *, checked: Collection[str] = frozens
                 driver=driver, reference_code=package.reference_code, test_input=test.input
             )
             note(field, number, test.name, problem)
-    if package.grading.driver == "custom" and driver_has_input_check(package.driver_code):
+    if package.grading.driver == "custom" and driver_input_check(package.driver_code) is not None:
         todo = [
             (field, number, test)
             for field, tests in lists

@@ -139,7 +139,8 @@ def test_the_bank_inputs_all_pass_their_drivers_check_in_the_sandbox() -> None:
 
 
 def test_an_upload_with_a_refused_input_imports_nothing(tmp_path: Path, writer: User) -> None:
-    package = package_read(_bank_copy(tmp_path, "gpu-bin-packing", {"sizes": [1, "x"], "capacity": 10}))
+    bad = {"sizes": [1, "x"], "capacity": 10}
+    package = package_read(_bank_copy(tmp_path, "gpu-bin-packing", bad))
     with pytest.raises(ProblemActionError) as refused:
         problem_import_zip(data=package_zip(package), user=writer)
     assert '"sizes" #1 must be an integer' in refused.value.message
