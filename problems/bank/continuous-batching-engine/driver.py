@@ -45,12 +45,8 @@ class _Runaway(BaseException):
 class _Recorder:
     """Wraps the model and the callbacks; knows which step is running."""
 
-    def __init__(
-        self,
-        model: Callable[[Sequence[Sequence[int]]], list[int]],
-        specs: list[support.RequestSpec],
-        max_steps: int,
-    ) -> None:
+    def __init__(self, model: Callable[[Sequence[Sequence[int]]], list[int]],
+                 specs: list[support.RequestSpec], max_steps: int) -> None:
         self._model = model
         self._specs = {s.index: s for s in specs}  # by index in the input, not arrival order
         self.max_steps = max_steps
@@ -175,10 +171,8 @@ class _Recorder:
         key = (*prompt, *tokens)
         if self._key.get(index) == key:
             return
-        other = next(
-            (i for i in self._live.get(key, ()) if i != index and self._specs[i].prompt == prompt),
-            None,
-        )
+        other = next((i for i in self._live.get(key, ()) if i != index
+                      and self._specs[i].prompt == prompt), None)
         if other is None:
             return
         mine = self._key.get(index)
@@ -206,14 +200,8 @@ def _max_steps(specs: list[support.RequestSpec]) -> int:
     return last + sum(max(s.max_tokens, 0) + 1 for s in specs) + 8
 
 
-def drive(
-    engine_cls: Any,
-    model: Any,
-    specs: list[support.RequestSpec],
-    capacity: int,
-    drain: str = "step",
-    timings: bool = False,
-) -> dict[str, Any]:
+def drive(engine_cls: Any, model: Any, specs: list[support.RequestSpec], capacity: int,
+          drain: str = "step", timings: bool = False) -> dict[str, Any]:
     """Run one engine class over the workload and return the record (see module docstring);
     with `timings`, also "step_end_s": seconds from the start of the run to the end of each
     step (for latency figures in bench/ and platform/gpu/)."""
@@ -261,23 +249,14 @@ def drive(
             engine.run_until_idle()
     except _Runaway:
         rec.in_step = False
-        error = (
-            f"the engine was still busy after {rec.max_steps} steps, more than any "
-            "correct schedule of this workload needs"
-        )
+        error = (f"the engine was still busy after {rec.max_steps} steps, more than any "
+                 "correct schedule of this workload needs")
     wall = time.perf_counter() - start
     extra = {"step_end_s": [round(t, 6) for t in step_end]} if timings else {}
     return {
-        **extra,
-        "steps": rec.steps,
-        "calls": rec.calls,
-        "occupancy": rec.occupancy,
-        "stray_calls": rec.stray_calls,
-        "callbacks": rec.callbacks,
-        "returns": rec.returns,
-        "mutated": rec.mutated(),
-        "generated": rec.generated,
-        "error": error,
+        **extra, "steps": rec.steps, "calls": rec.calls, "occupancy": rec.occupancy,
+        "stray_calls": rec.stray_calls, "callbacks": rec.callbacks, "returns": rec.returns,
+        "mutated": rec.mutated(), "generated": rec.generated, "error": error,
         "wall_s": round(wall, 6),
     }
 
@@ -289,9 +268,8 @@ class StaticBatchingEngine:
     row (decoded, its tokens discarded) until the whole batch is done: the model-call count is
     the same as dropping it, and the compute per call is what static batching really pays."""
 
-    def __init__(
-        self, model_next: Callable[[list[list[int]]], Sequence[int]], capacity: int
-    ) -> None:
+    def __init__(self, model_next: Callable[[list[list[int]]], Sequence[int]],
+                 capacity: int) -> None:
         self._model_next = model_next
         self._capacity = capacity
         self._waiting: deque[Any] = deque()
@@ -318,10 +296,8 @@ class StaticBatchingEngine:
             out.append(int(token))
             if finished:
                 continue
-            if (
-                support.finish_length(out, req.max_tokens, req.stop_token, req.stop_sequence)
-                is not None
-            ):
+            if support.finish_length(out, req.max_tokens, req.stop_token,
+                                     req.stop_sequence) is not None:
                 row[2] = True
                 req.callback(req.request_id, list(out))
         if all(row[2] for row in self._batch):
@@ -364,21 +340,10 @@ def run(solution: Any, test_input: dict[str, Any]) -> dict[str, Any]:
         runs = []
         for workload in support.expand_workloads(test_input):
             specs = support.parse_requests(workload)
-            runs.append(
-                drive(
-                    solution.Engine,
-                    model,
-                    specs,
-                    int(workload["capacity"]),
-                    str(workload.get("drain", "step")),
-                )
-            )
-        return {
-            "runs": runs,
-            "device": model.device,
-            "environment": environment(model),
-            "baseline": None,
-        }
+            runs.append(drive(solution.Engine, model, specs, int(workload["capacity"]),
+                              str(workload.get("drain", "step"))))
+        return {"runs": runs, "device": model.device, "environment": environment(model),
+                "baseline": None}
     specs = support.parse_requests(test_input)
     capacity = int(test_input["capacity"])
     out = drive(solution.Engine, model, specs, capacity, str(test_input.get("drain", "step")))
@@ -390,12 +355,8 @@ def run(solution: Any, test_input: dict[str, Any]) -> dict[str, Any]:
         lengths = [0] * len(specs)
         for index, _step, tokens, *_rest in base["callbacks"]:
             lengths[index] = len(tokens or [])
-        out["baseline"] = {
-            "calls": len(base["calls"]),
-            "steps": base["steps"],
-            "lengths": lengths,
-            "wall_s": base["wall_s"],
-        }
+        out["baseline"] = {"calls": len(base["calls"]), "steps": base["steps"],
+                           "lengths": lengths, "wall_s": base["wall_s"]}
     return out
 
 

@@ -179,7 +179,7 @@ def check_input(data: Any) -> str | None:
         lambda: (
             None
             if len(data["y"]) == len(data["X"]) and data["X"]
-            else f'"X" and "y" must be as long, and not empty: {len(data["X"])} and {len(data["y"])}'
+            else f'"X" and "y" must be as long, and not empty: {len(data["X"])}, {len(data["y"])}'
         ),
         lambda: (
             None

@@ -29,11 +29,9 @@ def _summary(result: Any, n: int) -> Any:
     assignment = [int(x) for x in result]
     blob = ",".join(map(str, assignment)).encode()
     step = max(1, n // 16)
-    return {
-        "gpus": max(assignment) + 1 if assignment else 0,
-        "digest": hashlib.sha256(blob).hexdigest()[:32],
-        "sample": assignment[::step],
-    }
+    return {"gpus": max(assignment) + 1 if assignment else 0,
+            "digest": hashlib.sha256(blob).hexdigest()[:32],
+            "sample": assignment[::step]}
 
 
 def run(solution: Any, inp: dict[str, Any]) -> Any:

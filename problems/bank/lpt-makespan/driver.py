@@ -32,7 +32,7 @@ def _summary(result: Any, m: int) -> Any:
         for jobs in machines:
             # array() checks every id is an integer, in C (the digest must stay cheap)
             h.update(array("q", jobs).tobytes() + b"|")
-        sample = [[int(j) for j in list(jobs)[:3]] for jobs in machines[:: max(1, m // 8)]]
+        sample = [[int(j) for j in list(jobs)[:3]] for jobs in machines[::max(1, m // 8)]]
     except (TypeError, ValueError, OverflowError):
         return {"bad_result": repr(result)[:200]}
     if len(machines) != m:

@@ -102,12 +102,11 @@ class _Recorder:
         ok = False
         if index >= 0:
             seq = self._seq[index]
-            ok = toks == seq[start : start + len(toks)] and start + len(toks) <= len(seq)
+            ok = toks == seq[start:start + len(toks)] and start + len(toks) <= len(seq)
             if ok and start + len(toks) == len(seq):
                 self._produced(index, token)
-        self.prefill_rows.append(
-            [step, index, start, len(toks), _table(block_table), ok, self.call_no]
-        )
+        self.prefill_rows.append([step, index, start, len(toks), _table(block_table), ok,
+                                  self.call_no])
         self.call_no += 1
         return token
 
@@ -125,9 +124,8 @@ class _Recorder:
                 ok = bool(gen) and int(position) == len(seq) - 1 and int(token) == seq[-1]
                 if ok:
                     self._produced(index, out)
-            self.decode_rows.append(
-                [step, index, int(position), _table(block_table), ok, self.call_no]
-            )
+            self.decode_rows.append([step, index, int(position), _table(block_table), ok,
+                                     self.call_no])
         self.call_no += 1
         return tokens
 
@@ -163,13 +161,8 @@ def _max_steps(specs: list[support.RequestSpec]) -> int:
     return last + 4 * sum(len(s.prompt) + max(s.max_tokens, 0) + 2 for s in specs) + 16
 
 
-def drive(
-    engine_cls: Any,
-    model: Any,
-    specs: list[support.RequestSpec],
-    limits: support.Limits,
-    drain: str = "step",
-) -> dict[str, Any]:
+def drive(engine_cls: Any, model: Any, specs: list[support.RequestSpec],
+          limits: support.Limits, drain: str = "step") -> dict[str, Any]:
     """Run one engine class over the workload and return the record (see module docstring)."""
     rec = _Recorder(model, specs, _max_steps(specs))
     engine = engine_cls(rec, limits.num_blocks, limits.block_size, limits.token_budget)
@@ -205,22 +198,14 @@ def drive(
                 break
     except _Runaway:
         rec.in_step = False
-        error = (
-            f"the engine was still busy after {rec.max_steps} steps, more than any "
-            "correct schedule of this workload needs"
-        )
+        error = (f"the engine was still busy after {rec.max_steps} steps, more than any "
+                 "correct schedule of this workload needs")
     wall = time.perf_counter() - start
     return {
-        "steps": rec.steps,
-        "decode": rec.decode_rows,
-        "prefill": rec.prefill_rows,
-        "decode_calls": rec.decode_calls,
-        "free": rec.free,
-        "returned": rec.returned,
+        "steps": rec.steps, "decode": rec.decode_rows, "prefill": rec.prefill_rows,
+        "decode_calls": rec.decode_calls, "free": rec.free, "returned": rec.returned,
         "stray_calls": rec.stray,
-        "callbacks": rec.callbacks,
-        "generated": rec.generated,
-        "error": error,
+        "callbacks": rec.callbacks, "generated": rec.generated, "error": error,
         "wall_s": round(wall, 6),
     }
 
@@ -244,15 +229,8 @@ def run(solution: Any, test_input: dict[str, Any]) -> dict[str, Any]:
         for workload in support.expand_workloads(test_input):
             limits = support.limits_of(workload)
             model = support.build_model(config, limits)
-            runs.append(
-                drive(
-                    solution.Engine,
-                    model,
-                    support.parse_requests(workload),
-                    limits,
-                    str(workload.get("drain", "step")),
-                )
-            )
+            runs.append(drive(solution.Engine, model, support.parse_requests(workload), limits,
+                              str(workload.get("drain", "step"))))
         return {"runs": runs, "device": "cpu"}
     limits = support.limits_of(test_input)
     model = support.build_model(config, limits)

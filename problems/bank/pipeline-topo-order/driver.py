@@ -69,7 +69,7 @@ def _ring(rng: random.Random, n: int) -> dict[str, list[str]]:
 def _summary(result: Any) -> Any:
     if not isinstance(result, dict) or len(result) != 1:
         return {"bad_result": repr(result)[:200]}
-    ((key, value),) = result.items()
+    (key, value), = result.items()
     try:
         blob = json.dumps(value, separators=(",", ":")).encode()
     except (TypeError, ValueError):

@@ -63,7 +63,8 @@ def run(solution: Any, input: dict[str, Any]) -> Any:
         if k % every == 0:
             sample.append([rid, finish])
     makespan = _as_pair(result[-1])[1] if result else 0
-    return {"completed": len(result), "makespan": makespan, "checksum": checksum, "sample": sample}
+    return {"completed": len(result), "makespan": makespan, "checksum": checksum,
+            "sample": sample}
 
 
 # ---------------------------------------------------------------- the input's format

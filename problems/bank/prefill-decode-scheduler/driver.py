@@ -52,10 +52,8 @@ class _Watch:
             busy = bool(rec.get("decode")) or bool(rec.get("prefill"))
             self.idle = self.idle + 1 if self.pending and not busy else 0
             if self.idle >= MAX_IDLE_STEPS:
-                raise _Livelock(
-                    f"step {rec.get('step')}: {self.idle} steps in a row did no work "
-                    f"while {len(self.pending)} accepted request(s) were unfinished"
-                )
+                raise _Livelock(f"step {rec.get('step')}: {self.idle} steps in a row did no work "
+                                f"while {len(self.pending)} accepted request(s) were unfinished")
         return raw
 
 
@@ -67,10 +65,8 @@ def generate(spec: dict[str, Any]) -> list[list[Any]]:
     pmax = spec["prompt_max"]
     nmax = spec["new_max"]
     steps = sorted(rng.randrange(last_step + 1) for _ in range(n))
-    return [
-        [t, f"r{i}", 1 + int(rng.random() * pmax), int(rng.random() * (nmax + 1))]
-        for i, t in enumerate(steps)
-    ]
+    return [[t, f"r{i}", 1 + int(rng.random() * pmax), int(rng.random() * (nmax + 1))]
+            for i, t in enumerate(steps)]
 
 
 def _record(raw: Any) -> Any:
@@ -83,21 +79,16 @@ def _record(raw: Any) -> Any:
     out: dict[str, Any] = {}
     for key in _KEYS:
         value = raw.get(key)
-        if (
-            key != "step"
-            and key != "tokens_used"
-            and value is not None
-            and not isinstance(value, (str, bytes))
-        ):
+        if key != "step" and key != "tokens_used" and value is not None \
+                and not isinstance(value, (str, bytes)):
             with contextlib.suppress(TypeError):
                 value = list(value)
         out[key] = value
     return out
 
 
-def _drive(
-    solution: Any, budget: int, max_running: int, arrivals: list[list[Any]]
-) -> tuple[list[str], list[Any], str]:
+def _drive(solution: Any, budget: int, max_running: int, arrivals: list[list[Any]]
+           ) -> tuple[list[str], list[Any], str]:
     """Run the trace; returns (rejected ids, step log, error: "" or why it was stopped)."""
     sched = solution.Scheduler(budget, max_running)
     watch = _Watch(sched)
@@ -130,24 +121,18 @@ def _digest(rejected: list[str], log: list[Any]) -> dict[str, Any]:
         h.update(json.dumps(rec, separators=(",", ":")).encode())
         if isinstance(rec, dict) and isinstance(rec.get("tokens_used"), int):
             max_used = max(max_used, rec["tokens_used"])
-    return {
-        "rejected": len(rejected),
-        "steps": len(log),
-        "max_tokens_used": max_used,
-        "digest": h.hexdigest()[:32],
-    }
+    return {"rejected": len(rejected), "steps": len(log), "max_tokens_used": max_used,
+            "digest": h.hexdigest()[:32]}
 
 
 def run(solution: Any, inp: dict[str, Any]) -> Any:
     """Entry point called by the harness."""
     if "generate" in inp:
-        rejected, log, error = _drive(
-            solution, inp["token_budget"], inp["max_running"], generate(inp["generate"])
-        )
+        rejected, log, error = _drive(solution, inp["token_budget"], inp["max_running"],
+                                      generate(inp["generate"]))
         return {"error": error} if error else _digest(rejected, log)
-    rejected, log, error = _drive(
-        solution, inp["token_budget"], inp["max_running"], inp["arrivals"]
-    )
+    rejected, log, error = _drive(solution, inp["token_budget"], inp["max_running"],
+                                  inp["arrivals"])
     if error:
         return {"rejected": rejected, "log": log, "error": error}
     return {"rejected": rejected, "log": log}

@@ -184,12 +184,9 @@ def _shutdown(loop: _VirtualLoop) -> None:
 def _digest(out: dict[str, Any]) -> dict[str, Any]:
     blob = json.dumps(out, separators=(",", ":"), sort_keys=True).encode()
     sizes = [len(b[1]) for b in out["batches"]]
-    return {
-        "batches": len(sizes),
-        "largest": max(sizes, default=0),
-        "errors": sum(1 for r in out["results"] if str(r).startswith("error:")),
-        "digest": hashlib.sha256(blob).hexdigest()[:32],
-    }
+    return {"batches": len(sizes), "largest": max(sizes, default=0),
+            "errors": sum(1 for r in out["results"] if str(r).startswith("error:")),
+            "digest": hashlib.sha256(blob).hexdigest()[:32]}
 
 
 def run(solution: Any, inp: dict[str, Any]) -> Any:
