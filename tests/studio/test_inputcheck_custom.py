@@ -132,10 +132,20 @@ def _bank_copy(tmp_path: Path, slug: str, bad_input: object) -> Path:
     return folder
 
 
-def test_the_bank_inputs_all_pass_their_drivers_check_in_the_sandbox() -> None:
-    # Stdlib-only drivers: each package's inputs, all of them, in one container.
-    for slug in ("gpu-bin-packing", "stream-batcher", "lru-cache"):
-        package_inputs_check(package_read(BANK_DIR / slug))
+BANK_CUSTOM = [
+    pytest.param(
+        folder,
+        marks=[pytest.mark.slow, *([pytest.mark.gpu_image] if package.queue == "gpu" else [])],
+        id=folder.name,
+    )
+    for folder in sorted(p for p in BANK_DIR.iterdir() if (p / "problem.toml").exists())
+    if (package := package_read(folder)).grading.driver == "custom"
+]
+
+
+@pytest.mark.parametrize("folder", BANK_CUSTOM)
+def test_the_bank_inputs_all_pass_their_drivers_check_in_the_sandbox(folder: Path) -> None:
+    package_inputs_check(package_read(folder))  # every input, in one container
 
 
 def test_an_upload_with_a_refused_input_imports_nothing(tmp_path: Path, writer: User) -> None:
