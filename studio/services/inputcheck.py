@@ -17,13 +17,15 @@ from __future__ import annotations
 import ast
 import json
 import logging
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from grading.inputchecks import InputCheckError, driver_inputs_check
-from problems.models import ProblemVersion
+from problems.models import Problem, ProblemVersion
 from problems.package import Package, PackageError, driver_input_check
+from problems.services import problem_to_package
+from studio.services.versions import tests_replaced
 
 logger = logging.getLogger(__name__)
 
@@ -306,3 +308,32 @@ def package_load_check(package: Package) -> None:
         ) from exc
     except InputCheckError as exc:
         logger.warning("%s: inputs not checked by the driver: %s", package.slug, exc.message)
+
+
+def tests_save_check(
+    *, problem: Problem, public_json: str | None, hidden_json: str | None
+) -> Callable[[Package], None]:
+    """Check the inputs of a save of the test lists now, outside the save's transaction (the
+    sandbox may take seconds): raises InputsMismatch (or PackageError for a malformed list,
+    InputCheckError when the sandbox does not run) before anything is written. Returns the
+    `check` for version_create, which asks the driver again only about inputs this did not see
+    (a concurrent save's, merged in)."""
+    newest = problem.versions.order_by("-number").first()
+    if newest is None:
+        return package_inputs_check
+    package = tests_replaced(
+        problem_to_package(problem=problem, version=newest),
+        public_json=public_json,
+        hidden_json=hidden_json,
+    )
+    package_inputs_check(package, checked=inputs_checked_in(newest, package))
+    seen = inputs_checked_in(newest, package) | {
+        input_key(t.input) for t in (*package.public_tests, *package.hidden_tests)
+    }
+    driver = (package.driver_code, package.support_code)
+
+    def check(saved: Package) -> None:
+        same_driver = (saved.driver_code, saved.support_code) == driver
+        package_inputs_check(saved, checked=seen if same_driver else frozenset())
+
+    return check

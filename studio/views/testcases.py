@@ -9,7 +9,7 @@ from django.views.decorators.http import require_POST
 
 from grading.inputchecks import InputCheckError
 from problems.models import ProblemVersion
-from problems.package import Package, PackageError
+from problems.package import PackageError
 from studio import selectors
 from studio.forms import (
     TestForm,
@@ -17,12 +17,7 @@ from studio.forms import (
 )
 from studio.services.conflicts import EditConflict
 from studio.services.errors import ProblemActionError
-from studio.services.inputcheck import (
-    InputsMismatch,
-    inputs_checked_in,
-    package_inputs_check,
-    version_input_problem,
-)
+from studio.services.inputcheck import InputsMismatch, tests_save_check, version_input_problem
 from studio.services.testcases import (
     expected_from_reference,
     generated_tests_rebuild,
@@ -48,13 +43,13 @@ def tests_save(request: HttpRequest, slug: str) -> HttpResponse:
     form = TestsForm(request.POST)
     if not form.is_valid():
         return problem_page(request, problem, tests_form=form, status=400)
-    latest = selectors.version_latest(problem)
-
-    def inputs_check(package: Package) -> None:
-        # Only the inputs this save adds or changes go to the driver's own check (one sandbox).
-        package_inputs_check(package, checked=inputs_checked_in(latest, package))
-
     try:
+        # The inputs this save adds or changes, checked before the save (one sandbox at most).
+        inputs_check = tests_save_check(
+            problem=problem,
+            public_json=form.cleaned_data["public_tests"],
+            hidden_json=form.cleaned_data["hidden_tests"],
+        )
         version, created = version_create(
             problem=problem,
             public_json=form.cleaned_data["public_tests"],
@@ -66,9 +61,8 @@ def tests_save(request: HttpRequest, slug: str) -> HttpResponse:
         )
     except EditConflict as exc:
         shown = ConflictShown.of(request, "tests", exc)
-        return problem_page(
-            request, problem, tests_form=form, conflict=shown, status=CONFLICT_STATUS
-        )
+        return problem_page(request, problem, tests_form=form, conflict=shown,
+                            status=CONFLICT_STATUS)
     except InputsMismatch as exc:
         for field, problems in exc.problems.items():
             for problem_text in problems:
@@ -89,9 +83,8 @@ def tests_save(request: HttpRequest, slug: str) -> HttpResponse:
 
 def _test_saved(request: HttpRequest, version: ProblemVersion, created: bool) -> HttpResponse:
     if created:
-        messages.success(
-            request, f"Saved as draft v{version.number}. Validate it, then make it live."
-        )
+        messages.success(request, f"Saved as draft v{version.number}. Validate it, then make it "
+                         "live.")
     else:
         messages.info(request, f"Nothing changed: v{version.number} already has these tests.")
     return problem_page_redirect(version.problem, "test-table")
@@ -110,7 +103,7 @@ def test_save(request: HttpRequest, slug: str) -> HttpResponse:
         return problem_page(request, problem, test_form=form, editing=editing, status=400)
     test = form.test()
     latest = selectors.version_latest(problem)
-    try:
+    try:  # a custom driver's own check runs in the sandbox
         problem_text = version_input_problem(latest, test["input"]) if latest else ""
     except InputCheckError as exc:
         form.add_error("input", exc.message)
@@ -120,7 +113,9 @@ def test_save(request: HttpRequest, slug: str) -> HttpResponse:
         return problem_page(request, problem, test_form=form, editing=editing, status=400)
     try:
         if form.cleaned_data["fill_expected"]:
-            test["expected"] = expected_from_reference(problem=problem, test_input=test["input"])
+            test["expected"] = expected_from_reference(
+                problem=problem, test_input=test["input"]
+            )
         version, created = test_edit(
             problem=problem,
             user=request_user(request),
@@ -133,14 +128,8 @@ def test_save(request: HttpRequest, slug: str) -> HttpResponse:
         )
     except EditConflict as exc:
         shown = ConflictShown.of(request, "test-form", exc)
-        return problem_page(
-            request,
-            problem,
-            test_form=form,
-            editing=editing,
-            conflict=shown,
-            status=CONFLICT_STATUS,
-        )
+        return problem_page(request, problem, test_form=form, editing=editing, conflict=shown,
+                            status=CONFLICT_STATUS)
     except PackageError as exc:
         form.add_error(None, f"{exc.field}: {exc.problem}")
         return problem_page(request, problem, test_form=form, editing=editing, status=400)
@@ -159,11 +148,7 @@ def test_action(request: HttpRequest, slug: str, where: str, index: int, op: str
         raise Http404("no such action")
     try:
         version, created = test_edit(
-            problem=problem,
-            user=request_user(request),
-            op=op,
-            where=where,
-            index=index,
+            problem=problem, user=request_user(request), op=op, where=where, index=index,
             **based(request),
         )
     except EditConflict as exc:

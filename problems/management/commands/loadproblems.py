@@ -29,7 +29,8 @@ class Command(BaseCommand):
         if not root.exists():
             raise CommandError(f"{root}: no such file or directory")
         if not root.is_dir():
-            raise CommandError(f"{root}: not a folder (give a package folder or a folder of them)")
+            raise CommandError(f"{root}: not a folder (give a package folder or a folder of "
+                               "them)")
         try:
             loaded = problem_load_folder(
                 root=root, publish=not options["unpublished"], check=not options["no_input_check"]
