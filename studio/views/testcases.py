@@ -167,7 +167,7 @@ def generated_rebuild(request: HttpRequest, slug: str) -> HttpResponse:
     problem = editable(request, slug)
     try:
         version, created = generated_tests_rebuild(problem=problem, user=request_user(request))
-    except (PackageError, ProblemActionError) as exc:
+    except (PackageError, ProblemActionError, InputCheckError) as exc:
         messages.error(request, str(exc))
         return problem_page_redirect(problem, "test-table")
     return _test_saved(request, version, created)
