@@ -9,6 +9,7 @@ apply to the check as they do to a grading.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -16,6 +17,8 @@ from core.errors import ApplicationError
 from grading.sandboxing import sandbox_image, sandbox_limits
 from problems.package import driver_input_check
 from sandbox import SandboxError, TestInput, TestOutcome, run
+
+logger = logging.getLogger(__name__)
 
 # The author's driver, as the wrapper imports it (any identifier but the harness's reserved
 # names would do; this one says whose module a traceback is in).
@@ -105,8 +108,12 @@ def driver_inputs_check(
             modules=modules,
         )
     except (SandboxError, ValueError) as exc:
+        # The sandbox's own words (a socket path, an image tag) go to the log, not the author.
+        logger.warning("input check not run: %s", exc)
         raise InputCheckError(
-            "sandbox", f"the inputs could not be checked by the driver's check_input: {exc}"
+            "sandbox",
+            "the inputs could not be checked by the driver's check_input: the sandbox is not "
+            "available right now, so nothing was saved; try again in a minute",
         ) from exc
     for outcome in result.outcomes:
         by_index.setdefault(outcome.index, outcome)

@@ -12,7 +12,9 @@ from pathlib import Path
 import pytest
 from django.contrib.auth.models import User
 from django.core.management import CommandError, call_command
+from django.test import override_settings
 
+from grading.sandboxing import sandbox_image
 from problems.archive import package_zip
 from problems.models import Problem
 from problems.package import package_read
@@ -25,7 +27,9 @@ from tests.factories import client_for
 pytestmark = [pytest.mark.django_db, pytest.mark.docker]
 
 RUN = "def run(solution, inp):\n    return solution.solve(*inp['args'])\n"
-CHECKED = RUN + '''
+CHECKED = (
+    RUN
+    + """
 
 def check_input(inp):
     if not isinstance(inp, dict) or not isinstance(inp.get("args"), list) or len(inp["args"]) != 1:
@@ -33,7 +37,8 @@ def check_input(inp):
     if not isinstance(inp["args"][0], int) or isinstance(inp["args"][0], bool):
         return "x must be an integer"
     return None
-'''
+"""
+)
 CRASHING = RUN + "\n\ndef check_input(inp):\n    return 1 // 0\n"
 ODD_RETURN = RUN + "\n\ndef check_input(inp):\n    return 42\n"
 
@@ -73,10 +78,12 @@ def test_the_bulk_lists_name_each_refused_test_and_keep_the_authors_text(
     problem: Problem, writer: User
 ) -> None:
     live = _custom(problem, CHECKED).versions.get()
-    hidden = [*live.hidden_tests,
-              {"name": "floaty", "input": {"args": [1.5]}, "expected": 2, "tag": "correctness"},
-              {"name": "fine", "input": {"args": [7]}, "expected": 8, "tag": "correctness"},
-              {"name": "two", "input": {"args": [1, 2]}, "expected": 2, "tag": "correctness"}]
+    hidden = [
+        *live.hidden_tests,
+        {"name": "floaty", "input": {"args": [1.5]}, "expected": 2, "tag": "correctness"},
+        {"name": "fine", "input": {"args": [7]}, "expected": 8, "tag": "correctness"},
+        {"name": "two", "input": {"args": [1, 2]}, "expected": 2, "tag": "correctness"},
+    ]
     posted = json.dumps(hidden)
     response = client_for(writer).post("/studio/add-one/tests/", {
         "public_tests": json.dumps(live.public_tests), "hidden_tests": posted, **live.limits,
@@ -175,3 +182,19 @@ def test_only_new_or_changed_inputs_are_checked_again() -> None:
     assert list(refused.value.problems) == ["hidden_tests"]
     known = {input_key(t.input) for t in broken.hidden_tests}
     package_inputs_check(broken, checked=known)  # already checked: no new verdict asked for
+
+
+def test_a_sandbox_that_does_not_run_refuses_the_save_with_a_form_error(
+    problem: Problem, writer: User
+) -> None:
+    _custom(problem, CHECKED)
+    sandbox_image.cache_clear()
+    try:
+        with override_settings(ONSITE_SANDBOX_IMAGE_CPU="onsite-sandbox:no-such-image"):
+            status, errors = _add(writer, '{"args": [2]}')
+    finally:
+        sandbox_image.cache_clear()
+    assert status == 400
+    [message] = errors["input"]
+    assert message.startswith("the inputs could not be checked by the driver's check_input")
+    assert problem.versions.count() == 1  # never a silent pass
