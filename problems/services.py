@@ -120,13 +120,13 @@ PACKAGE_CHECKS: list[PackageCheck] = []
 
 
 def problem_load_folder(
-    *, root: Path, publish: bool = True, check: bool = True
+    *, root: Path, publish: bool = True, check: bool = False
 ) -> list[tuple[Problem, bool]]:
     """Load one package folder, or every package folder under `root`.
 
-    Every package is read and validated (the format, then the registered PACKAGE_CHECKS unless
-    `check` is False) before anything is written, so a malformed package anywhere leaves the
-    database untouched.
+    Every package is read and validated (the format; with `check`, as `loadproblems` asks, the
+    registered PACKAGE_CHECKS too) before anything is written, so a malformed package anywhere
+    leaves the database untouched.
     """
     folders = (
         [root]
