@@ -6,6 +6,7 @@ raises `PackageError` naming the file and the field, so nothing is ever half-loa
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 import math
@@ -613,8 +614,46 @@ def _package_read(root: Path) -> Package:
     )
     _check_unique_names(package, root)
     _check_sources_compile(package, root)
+    _check_input_check_signature(package, root)
     _check_coverage(package, root)
     return package
+
+
+def driver_input_check(driver_code: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """A custom driver's own input check: its top-level `check_input`, read, never run (the
+    last definition wins, as at import). None when it has none or does not compile."""
+    try:
+        tree = ast.parse(driver_code)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    found: ast.stmt | None = None
+    for node in tree.body:
+        kinds = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+        if isinstance(node, kinds) and node.name == "check_input":
+            found = node
+    return found if isinstance(found, ast.FunctionDef | ast.AsyncFunctionDef) else None
+
+
+def _check_input_check_signature(package: Package, root: Path) -> None:
+    """A driver's check_input is called with one test's input and nothing else."""
+    node = driver_input_check(package.driver_code)
+    if node is None:
+        return
+    args = node.args
+    positional = [*args.posonlyargs, *args.args]
+    required = len(positional) - len(args.defaults)
+    kw_required = [a for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True) if d is None]
+    if (
+        isinstance(node, ast.AsyncFunctionDef)
+        or kw_required
+        or not (required == 1 or (required == 0 and (positional or args.vararg)))
+    ):
+        raise PackageError(
+            root / "driver.py",
+            f"line {node.lineno}",
+            "check_input must be a plain function taking one argument (a test's input) and "
+            "returning a sentence saying what is wrong with it, or None",
+        )
 
 
 def _check_coverage(package: Package, root: Path) -> None:
@@ -689,7 +728,18 @@ def package_rules(package: Package) -> list[Rule]:
             Rule(f"hidden tests tagged {tag}", tags.count(tag), 1, f"no hidden test tagged {tag}")
             for tag in ("correctness", "edge_cases")
         ),
+        *_driver_rules(package),
     ]
+
+
+def _driver_rules(package: Package) -> list[Rule]:
+    """A custom driver names what is wrong with an input (its check_input), so the studio can
+    refuse a malformed test where it is saved instead of at grading."""
+    if package.grading.driver != "custom":
+        return []
+    has = int(driver_input_check(package.driver_code) is not None)
+    return [Rule("custom driver checks its input", has, 1,
+                 "the custom driver needs a check_input(input) saying what is wrong with an input")]
 
 
 def package_lint(package: Package) -> list[str]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -111,11 +112,21 @@ def problem_load(*, package: Package, publish: bool = True) -> tuple[Problem, bo
     return problem, created
 
 
-def problem_load_folder(*, root: Path, publish: bool = True) -> list[tuple[Problem, bool]]:
+# Checks a higher app adds to every package `problem_load_folder` loads (the studio: each test's
+# input against its driver, a custom driver's own check_input run in the sandbox), registered in
+# its AppConfig.ready: problems imports nothing above it. A check raises PackageError to refuse.
+PackageCheck = Callable[[Package], None]
+PACKAGE_CHECKS: list[PackageCheck] = []
+
+
+def problem_load_folder(
+    *, root: Path, publish: bool = True, check: bool = False
+) -> list[tuple[Problem, bool]]:
     """Load one package folder, or every package folder under `root`.
 
-    Every package is read and validated before anything is written, so a malformed package
-    anywhere leaves the database untouched.
+    Every package is read and validated (the format; with `check`, as `loadproblems` asks, the
+    registered PACKAGE_CHECKS too) before anything is written, so a malformed package anywhere
+    leaves the database untouched.
     """
     folders = (
         [root]
@@ -123,6 +134,9 @@ def problem_load_folder(*, root: Path, publish: bool = True) -> list[tuple[Probl
         else sorted(p for p in root.iterdir() if (p / "problem.toml").exists())
     )
     packages = [package_read(folder) for folder in folders]
+    for package in packages if check else ():
+        for package_check in PACKAGE_CHECKS:
+            package_check(package)
     with transaction.atomic():
         return [problem_load(package=package, publish=publish) for package in packages]
 

@@ -4,8 +4,10 @@ The reference is read, never run: its entry's signature (found with `ast`) says 
 arguments it takes and, where annotated with a plain type (`int`, `list[int]`, `str`, ...),
 which JSON type each must be. A `function` driver's input is `{"args": [...], "kwargs":
 {...}}`; an `ops` driver's is `{"init": [...], "ops": [["method", arg, ...], ...]}`, each
-method looked up on the entry class. A custom driver defines its own input: the studio only
-requires JSON there (its driver runs in the sandbox, not here).
+method looked up on the entry class. A custom driver defines its own input: when its driver.py
+defines `check_input(input)`, that check runs in the sandbox (grading.inputchecks, one
+container for all the inputs a save adds or changes; the driver is never imported here); a
+driver without one gets JSON-ness alone.
 
 Each function returns the first problem found as a sentence, or "" when the input fits.
 """
@@ -13,11 +15,19 @@ Each function returns the first problem found as a sentence, or "" when the inpu
 from __future__ import annotations
 
 import ast
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+import json
+import logging
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import asdict, dataclass
 from typing import Any
 
-from problems.package import Package
+from grading.inputchecks import InputCheckError, driver_inputs_check
+from problems.models import Problem, ProblemVersion
+from problems.package import Package, PackageError, driver_input_check
+from problems.services import problem_to_package
+from studio.services.versions import tests_replaced
+
+logger = logging.getLogger(__name__)
 
 # A plain annotation and the JSON values it accepts.
 _JSON_TYPES: dict[str, tuple[str, tuple[type, ...]]] = {
@@ -196,19 +206,134 @@ class InputsMismatch(Exception):
         self.problems = problems
 
 
-def package_inputs_check(package: Package) -> None:
+def input_key(value: Any) -> str:
+    """An input as canonical JSON: what tells a new or changed input from one already checked."""
+    return json.dumps(value, sort_keys=True, allow_nan=True)
+
+
+def inputs_checked_in(version: ProblemVersion | None, package: Package) -> frozenset[str]:
+    """The inputs (as input_key) that `version` holds and that need no new check in `package`:
+    none unless the package's driver and support module are the very ones it was saved with."""
+    if version is None or (version.driver_code, version.support_code) != (
+        package.driver_code,
+        package.support_code,
+    ):
+        return frozenset()
+    return frozenset(input_key(t["input"]) for t in (*version.public_tests, *version.hidden_tests))
+
+
+def custom_input_problems(package: Package, inputs: Sequence[Any]) -> list[str]:
+    """What `package`'s custom driver's check_input says of each of `inputs` ("" where it fits),
+    run in the sandbox in one container. Raises grading.inputchecks.InputCheckError when the
+    sandbox does not run."""
+    if package.grading.driver != "custom":
+        return ["" for _ in inputs]
+    return driver_inputs_check(
+        driver_code=package.driver_code,
+        support_code=package.support_code,
+        limits=asdict(package.limits),
+        queue=package.queue,
+        inputs=inputs,
+    )
+
+
+MAX_SHOWN = 5  # problems named per list: the first ones say what is wrong
+
+
+def package_inputs_check(package: Package, *, checked: Collection[str] = frozenset()) -> None:
     """Raise InputsMismatch naming each test of `package` whose input does not fit its driver
-    (at most a few per list: the first ones say what is wrong)."""
+    (at most a few per list). A custom driver's own check_input runs on every input not in
+    `checked` (input_key of inputs already checked with this very driver), all in one sandbox."""
     driver = {"kind": package.grading.driver, "entry": package.grading.entry}
+    lists = (("public_tests", package.public_tests), ("hidden_tests", package.hidden_tests))
     found: dict[str, list[str]] = {}
-    for field, tests in (("public_tests", package.public_tests),
-                         ("hidden_tests", package.hidden_tests)):  # fmt: skip
+
+    def note(field: str, number: int, name: str, problem: str) -> None:
+        if problem and len(found.setdefault(field, [])) < MAX_SHOWN:
+            found[field].append(f'test "{name}" (#{number}): {problem}')
+
+    for field, tests in lists:
         for number, test in enumerate(tests):
             problem = input_problem(
                 driver=driver, reference_code=package.reference_code, test_input=test.input
             )
-            if problem and len(found.setdefault(field, [])) < 5:
-                found[field].append(f'test "{test.name}" (#{number}): {problem}')
+            note(field, number, test.name, problem)
+    if package.grading.driver == "custom" and driver_input_check(package.driver_code) is not None:
+        todo = [
+            (field, number, test)
+            for field, tests in lists
+            for number, test in enumerate(tests)
+            if input_key(test.input) not in checked
+        ]
+        problems = custom_input_problems(package, [test.input for _, _, test in todo])
+        for (field, number, test), problem in zip(todo, problems, strict=True):
+            note(field, number, test.name, problem)
     found = {field: problems for field, problems in found.items() if problems}
     if found:
         raise InputsMismatch(found)
+
+
+def version_input_problem(version: ProblemVersion, test_input: Any) -> str:
+    """How one test's input does not fit `version`'s driver ("" when it fits): the entry's
+    signature for function/ops drivers, the custom driver's own check_input (in the sandbox)
+    otherwise. Raises grading.inputchecks.InputCheckError when the sandbox does not run."""
+    if problem := input_problem(
+        driver=version.driver, reference_code=version.reference_code, test_input=test_input
+    ):
+        return problem
+    if version.driver.get("kind") != "custom":
+        return ""
+    [problem] = driver_inputs_check(
+        driver_code=version.driver_code,
+        support_code=version.support_code,
+        limits=version.limits,
+        queue=version.problem.queue,
+        inputs=[test_input],
+    )
+    return problem
+
+
+def package_load_check(package: Package) -> None:
+    """The input check of a package loaded from a folder (`loadproblems`), as a PackageError:
+    the inputs its problem's newest version already holds with the same driver are not checked
+    again, so loading an unchanged bank starts no sandbox. A sandbox that does not run (a host
+    where loadproblems has no Docker) is said on the log and does not stop the load: the bank's
+    inputs are checked in-process by its own tests, and each version is validated anyway."""
+    newest = ProblemVersion.objects.filter(problem__slug=package.slug).order_by("-number").first()
+    try:
+        package_inputs_check(package, checked=inputs_checked_in(newest, package))
+    except InputsMismatch as exc:
+        raise PackageError(
+            package.slug, "tests", f"inputs that do not fit the driver: {exc}"
+        ) from exc
+    except InputCheckError as exc:
+        logger.warning("%s: inputs not checked by the driver: %s", package.slug, exc.message)
+
+
+def tests_save_check(
+    *, problem: Problem, public_json: str | None, hidden_json: str | None
+) -> Callable[[Package], None]:
+    """Check the inputs of a save of the test lists now, outside the save's transaction (the
+    sandbox may take seconds): raises InputsMismatch (or PackageError for a malformed list,
+    InputCheckError when the sandbox does not run) before anything is written. Returns the
+    `check` for version_create, which asks the driver again only about inputs this did not see
+    (a concurrent save's, merged in)."""
+    newest = problem.versions.order_by("-number").first()
+    if newest is None:
+        return package_inputs_check
+    package = tests_replaced(
+        problem_to_package(problem=problem, version=newest),
+        public_json=public_json,
+        hidden_json=hidden_json,
+    )
+    package_inputs_check(package, checked=inputs_checked_in(newest, package))
+    seen = inputs_checked_in(newest, package) | {
+        input_key(t.input) for t in (*package.public_tests, *package.hidden_tests)
+    }
+    driver = (package.driver_code, package.support_code)
+
+    def check(saved: Package) -> None:
+        same_driver = (saved.driver_code, saved.support_code) == driver
+        package_inputs_check(saved, checked=seen if same_driver else frozenset())
+
+    return check

@@ -6,11 +6,13 @@ from __future__ import annotations
 from django.contrib.auth.models import User
 from django.db import transaction
 
+from grading.inputchecks import InputCheckError
 from problems.archive import MAX_ZIP_BYTES, package_unzip, package_zip
 from problems.models import Problem, ProblemVersion
 from problems.services import problem_load, problem_to_package
 from studio.permissions import problem_can_edit
 from studio.services.errors import ProblemActionError
+from studio.services.inputcheck import InputsMismatch, inputs_checked_in, package_inputs_check
 
 MAX_UPLOAD_BYTES = MAX_ZIP_BYTES
 
@@ -40,6 +42,15 @@ def problem_import_zip(*, data: bytes, user: User) -> tuple[Problem, ProblemVers
                 "published",
                 f"{package.slug} is published: unpublish it first, or import under a new slug",
             )
+    newest = existing.versions.order_by("-number").first() if existing is not None else None
+    try:  # before anything is written: an upload is author code, its driver runs in the sandbox
+        package_inputs_check(package, checked=inputs_checked_in(newest, package))
+    except InputsMismatch as exc:
+        raise ProblemActionError(
+            "inputs", f"Refused, nothing imported: inputs that do not fit the driver: {exc}"
+        ) from exc
+    except InputCheckError as exc:
+        raise ProblemActionError(exc.code, f"Refused, nothing imported: {exc.message}") from exc
     with transaction.atomic():
         problem, created = problem_load(package=package, publish=False)
         version = problem.versions.order_by("-number").first()

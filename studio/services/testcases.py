@@ -18,6 +18,7 @@ from problems.package import Package, test_as_json
 from studio.generators import GeneratorError, input_generate
 from studio.services.conflicts import edit_apply
 from studio.services.errors import ProblemActionError
+from studio.services.inputcheck import InputsMismatch, inputs_checked_in, package_inputs_check
 from studio.services.validations import version_validation_state
 from studio.services.versions import package_checked, tests_replaced, version_create, version_store
 
@@ -190,10 +191,21 @@ def generated_tests_rebuild(*, problem: Problem, user: User | None) -> tuple[Pro
             rebuilt += 1
     if not rebuilt:
         raise ProblemActionError("no_generator", "no test of this version has a generator")
+
+    def inputs_check(package: Package) -> None:
+        # The regenerated inputs go to the driver's own check too; a refusal names the test.
+        try:
+            package_inputs_check(package, checked=inputs_checked_in(base, package))
+        except InputsMismatch as exc:
+            raise ProblemActionError(
+                "inputs", f"a generated input does not fit the driver: {exc}"
+            ) from exc
+
     return version_create(
         problem=problem,
         base=base,
         public_json=json.dumps(tests["public"], allow_nan=True),
         hidden_json=json.dumps(tests["hidden"], allow_nan=True),
         user=user,
+        check=inputs_check,
     )

@@ -7,6 +7,7 @@ from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
 from django.views.decorators.http import require_POST
 
+from grading.inputchecks import InputCheckError
 from problems.models import ProblemVersion
 from problems.package import PackageError
 from studio import selectors
@@ -16,7 +17,7 @@ from studio.forms import (
 )
 from studio.services.conflicts import EditConflict
 from studio.services.errors import ProblemActionError
-from studio.services.inputcheck import InputsMismatch, input_problem, package_inputs_check
+from studio.services.inputcheck import InputsMismatch, tests_save_check, version_input_problem
 from studio.services.testcases import (
     expected_from_reference,
     generated_tests_rebuild,
@@ -43,13 +44,19 @@ def tests_save(request: HttpRequest, slug: str) -> HttpResponse:
     if not form.is_valid():
         return problem_page(request, problem, tests_form=form, status=400)
     try:
+        # The inputs this save adds or changes, checked before the save (one sandbox at most).
+        inputs_check = tests_save_check(
+            problem=problem,
+            public_json=form.cleaned_data["public_tests"],
+            hidden_json=form.cleaned_data["hidden_tests"],
+        )
         version, created = version_create(
             problem=problem,
             public_json=form.cleaned_data["public_tests"],
             hidden_json=form.cleaned_data["hidden_tests"],
             limits=form.limits(),
             user=request_user(request),
-            check=package_inputs_check,
+            check=inputs_check,
             **based(request),
         )
     except EditConflict as exc:
@@ -64,7 +71,7 @@ def tests_save(request: HttpRequest, slug: str) -> HttpResponse:
     except PackageError as exc:
         form.add_package_error(exc)
         return problem_page(request, problem, tests_form=form, status=400)
-    except ProblemActionError as exc:
+    except (ProblemActionError, InputCheckError) as exc:
         form.add_error(None, exc.message)
         return problem_page(request, problem, tests_form=form, status=400)
     if created:
@@ -96,11 +103,12 @@ def test_save(request: HttpRequest, slug: str) -> HttpResponse:
         return problem_page(request, problem, test_form=form, editing=editing, status=400)
     test = form.test()
     latest = selectors.version_latest(problem)
-    if latest is not None and (
-        problem_text := input_problem(
-            driver=latest.driver, reference_code=latest.reference_code, test_input=test["input"]
-        )
-    ):
+    try:  # a custom driver's own check runs in the sandbox
+        problem_text = version_input_problem(latest, test["input"]) if latest else ""
+    except InputCheckError as exc:
+        form.add_error("input", exc.message)
+        return problem_page(request, problem, test_form=form, editing=editing, status=400)
+    if problem_text:
         form.add_error("input", f"does not fit the driver: {problem_text}")
         return problem_page(request, problem, test_form=form, editing=editing, status=400)
     try:
@@ -159,7 +167,7 @@ def generated_rebuild(request: HttpRequest, slug: str) -> HttpResponse:
     problem = editable(request, slug)
     try:
         version, created = generated_tests_rebuild(problem=problem, user=request_user(request))
-    except (PackageError, ProblemActionError) as exc:
+    except (PackageError, ProblemActionError, InputCheckError) as exc:
         messages.error(request, str(exc))
         return problem_page_redirect(problem, "test-table")
     return _test_saved(request, version, created)

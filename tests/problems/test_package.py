@@ -279,3 +279,35 @@ def test_every_malformed_field_is_named_with_its_file_and_never_the_server_path(
         "tiny/hidden.json", "tiny/tests/hidden.json"), field)
     assert str(tmp_path) not in str(error.value)
     assert str(tmp_path.resolve()) not in str(error.value)
+
+
+def _custom_copy(tmp_path: Path, driver_code: str) -> Path:
+    folder = tmp_path / "gpu-bin-packing"
+    shutil.copytree(BANK / "gpu-bin-packing", folder)
+    (folder / "driver.py").write_text(driver_code)
+    return folder
+
+
+RUN_ONLY = "def run(solution, inp):\n    return solution.first_fit_decreasing(**inp)\n"
+
+
+@pytest.mark.parametrize(
+    "check",
+    [
+        "def check_input():\n    return None\n",
+        "def check_input(a, b):\n    return None\n",
+        "async def check_input(inp):\n    return None\n",
+        "def check_input(inp, *, strict):\n    return None\n",
+    ],
+)
+def test_a_check_input_that_cannot_take_one_input_is_refused(tmp_path: Path, check: str) -> None:
+    with pytest.raises(PackageError, match="check_input must be a plain function"):
+        package_read(_custom_copy(tmp_path, RUN_ONLY + "\n\n" + check))
+
+
+def test_a_custom_driver_without_an_input_check_breaks_a_bank_rule(tmp_path: Path) -> None:
+    package = package_read(_custom_copy(tmp_path, RUN_ONLY))  # well-formed: the check is optional
+    assert any("check_input" in issue for issue in package_lint(package))
+    checked = RUN_ONLY + "\n\ndef check_input(inp, strict=True):\n    return None\n"
+    assert not any("check_input" in i for i in package_lint(package_read(_custom_copy(
+        tmp_path / "again", checked))))  # fmt: skip

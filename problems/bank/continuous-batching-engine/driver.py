@@ -358,3 +358,253 @@ def run(solution: Any, test_input: dict[str, Any]) -> dict[str, Any]:
         out["baseline"] = {"calls": len(base["calls"]), "steps": base["steps"],
                            "lengths": lengths, "wall_s": base["wall_s"]}
     return out
+
+
+# ---------------------------------------------------------------- the input's format
+# check_input is called by the studio (in the sandbox) on every test an author saves: it names
+# the first thing wrong with one test's input, or returns None when the input fits.
+
+
+def _fmt_int(value: Any, what: str, lo: int | None = None, hi: int | None = None) -> str | None:
+    if not isinstance(value, int) or isinstance(value, bool):
+        return f"{what} must be an integer"
+    if lo is not None and value < lo:
+        return f"{what} must be at least {lo}, got {value}"
+    if hi is not None and value > hi:
+        return f"{what} must be at most {hi}, got {value}"
+    return None
+
+
+def _fmt_number(
+    value: Any, what: str, lo: float | None = None, hi: float | None = None
+) -> str | None:
+    if not isinstance(value, int | float) or isinstance(value, bool) or value != value:
+        return f"{what} must be a number"
+    if lo is not None and value < lo:
+        return f"{what} must be at least {lo}, got {value}"
+    if hi is not None and value > hi:
+        return f"{what} must be at most {hi}, got {value}"
+    return None
+
+
+def _fmt_object(
+    value: Any, what: str, required: tuple[str, ...], optional: tuple[str, ...] = ()
+) -> str | None:
+    if not isinstance(value, dict):
+        return f"{what} must be an object"
+    missing = [key for key in required if key not in value]
+    if missing:
+        return f"{what} needs {', '.join(repr(key) for key in missing)}"
+    unknown = sorted(set(value) - set(required) - set(optional))
+    if unknown:
+        known = ", ".join(repr(key) for key in (*required, *optional))
+        return f"{what} has no field {unknown[0]!r} (it takes {known})"
+    return None
+
+
+def _fmt_list(value: Any, what: str, most: int | None = None) -> str | None:
+    if not isinstance(value, list):
+        return f"{what} must be a list"
+    if most is not None and len(value) > most:
+        return f"{what} has {len(value)} items, at most {most} are allowed"
+    return None
+
+
+def _fmt_first(*checks: Callable[[], str | None]) -> str | None:
+    """The first problem of `checks`, tried in order (a later one may rely on an earlier)."""
+    for check in checks:
+        if problem := check():
+            return problem
+    return None
+
+
+def _request_problem(number: int, item: Any, ids: set[str]) -> str | None:
+    what = f"request #{number}"
+    problem = _fmt_first(
+        lambda: _fmt_object(
+            item,
+            what,
+            ("id", "prompt", "max_tokens"),
+            ("stop_token", "stop_sequence", "arrival", "after"),
+        ),
+        lambda: (
+            None
+            if isinstance(item["id"], str | int) and not isinstance(item["id"], bool)
+            else f"{what}'s id must be a string"
+        ),
+        lambda: None if str(item["id"]) not in ids else f"{what}'s id {item['id']!r} is taken",
+        lambda: _fmt_list(item["prompt"], f"{what}'s prompt"),
+        lambda: next(
+            (
+                p
+                for i, t in enumerate(item["prompt"])
+                if (p := _fmt_int(t, f"{what}'s prompt token #{i}", 0))
+            ),
+            None,
+        ),
+        lambda: _fmt_int(item["max_tokens"], f"{what}'s max_tokens", 0, 100_000),
+        lambda: (
+            None
+            if item.get("stop_token") is None
+            else _fmt_int(item["stop_token"], f"{what}'s stop_token", 0)
+        ),
+        lambda: (
+            None
+            if item.get("stop_sequence") is None
+            else _fmt_list(item["stop_sequence"], f"{what}'s stop_sequence")
+        ),
+        lambda: next(
+            (
+                p
+                for i, t in enumerate(item.get("stop_sequence") or [])
+                if (p := _fmt_int(t, f"{what}'s stop_sequence token #{i}", 0))
+            ),
+            None,
+        ),
+        lambda: _fmt_int(item.get("arrival", 0), f"{what}'s arrival", 0, 100_000),
+        lambda: (
+            None
+            if item.get("after") is None or isinstance(item["after"], str | int)
+            else f"{what}'s after must name another request's id"
+        ),
+    )
+    ids.add(str(item["id"])) if not problem else None
+    return problem
+
+
+def _requests_problem(requests: Any) -> str | None:
+    if problem := _fmt_list(requests, '"requests"'):
+        return problem
+    ids: set[str] = set()
+    for number, item in enumerate(requests):
+        if problem := _request_problem(number, item, ids):
+            return problem
+    return next(
+        (
+            f"request #{n}'s after names no request: {item['after']!r}"
+            for n, item in enumerate(requests)
+            if item.get("after") is not None and str(item["after"]) not in ids
+        ),
+        None,
+    )
+
+
+def _model_problem(model: Any) -> str | None:
+    return _fmt_first(
+        lambda: _fmt_object(model, '"model"', ("tier",), tuple(support.TORCH_DEFAULTS)),
+        lambda: (
+            None if model["tier"] in ("sim", "torch") else '"model.tier" must be "sim" or "torch"'
+        ),
+        lambda: next(
+            (
+                p
+                for key, value in model.items()
+                if key != "tier"
+                if (p := _fmt_int(value, f'"model.{key}"', 0))
+            ),
+            None,
+        ),
+    )
+
+
+def _generate_problem(spec: Any) -> str | None:
+    return _fmt_first(
+        lambda: _fmt_object(
+            spec, '"generate"', ("seed", "n"), ("prompt_len", "mean_tokens", "max_cap")
+        ),
+        lambda: _fmt_int(spec["seed"], '"generate.seed"', 0),
+        lambda: _fmt_int(spec["n"], '"generate.n"', 0, 100_000),
+        lambda: (
+            None
+            if "prompt_len" not in spec
+            or (
+                isinstance(spec["prompt_len"], list)
+                and len(spec["prompt_len"]) == 2
+                and not any(_fmt_int(v, "", 1) for v in spec["prompt_len"])
+                and spec["prompt_len"][0] <= spec["prompt_len"][1]
+            )
+            else '"generate.prompt_len" must be [shortest, longest], at least 1'
+        ),
+        lambda: _fmt_number(spec.get("mean_tokens", 12), '"generate.mean_tokens"', 0),
+        lambda: _fmt_int(spec.get("max_cap", 48), '"generate.max_cap"', 1),
+    )
+
+
+def _random_problem(spec: Any, lists: tuple[str, ...], flags: tuple[str, ...]) -> str | None:
+    return _fmt_first(
+        lambda: _fmt_object(
+            spec, '"random"', ("seed", "workloads"), ("max_requests", *lists, *flags)
+        ),
+        lambda: _fmt_int(spec["seed"], '"random.seed"', 0),
+        lambda: _fmt_int(spec["workloads"], '"random.workloads"', 1, 100_000),
+        lambda: _fmt_int(spec.get("max_requests", 16), '"random.max_requests"', 0, 10_000),
+        lambda: next(
+            (
+                f'"random.{key}" must be a non-empty list of positive integers'
+                for key in lists
+                if key in spec
+                if not isinstance(spec[key], list)
+                or not spec[key]
+                or any(_fmt_int(v, "", 1) for v in spec[key])
+            ),
+            None,
+        ),
+        lambda: next(
+            (
+                f'"random.{key}" must be true or false'
+                for key in flags
+                if not isinstance(spec.get(key, False), bool)
+            ),
+            None,
+        ),
+    )
+
+
+def check_input(test_input: Any) -> str | None:
+    """See the input shapes above: {"capacity", "model", "group", "requests" | "generate",
+    "drain", "baseline", "property"}, or {"model", "group", "random"}."""
+    if isinstance(test_input, dict) and "random" in test_input:
+        return _fmt_first(
+            lambda: _fmt_object(
+                test_input, "the input", ("model", "group", "random"), ("property",)
+            ),
+            lambda: _model_problem(test_input["model"]),
+            lambda: None if isinstance(test_input["group"], str) else '"group" must be a string',
+            lambda: _random_problem(
+                test_input["random"],
+                ("capacities",),
+                ("callback_submits", "text", "edge_tokens", "prompt_stops", "admission_submits"),
+            ),
+        )
+    work = "generate" if isinstance(test_input, dict) and "generate" in test_input else "requests"
+    return _fmt_first(
+        lambda: _fmt_object(
+            test_input,
+            "the input",
+            ("capacity", "model", "group", work),
+            ("drain", "baseline", "property"),
+        ),
+        lambda: _fmt_int(test_input["capacity"], '"capacity"', 1, 100_000),
+        lambda: _model_problem(test_input["model"]),
+        lambda: None if isinstance(test_input["group"], str) else '"group" must be a string',
+        lambda: (
+            None
+            if test_input.get("drain", "step") in ("step", "run_until_idle")
+            else '"drain" must be "step" or "run_until_idle"'
+        ),
+        lambda: (
+            None
+            if isinstance(test_input.get("baseline", False), bool)
+            else '"baseline" must be true or false'
+        ),
+        lambda: (
+            None
+            if isinstance(test_input.get("property", ""), str)
+            else '"property" must be a string'
+        ),
+        lambda: (
+            _requests_problem(test_input["requests"])
+            if work == "requests"
+            else _generate_problem(test_input["generate"])
+        ),
+    )

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import random
 from array import array
+from collections.abc import Callable
 from typing import Any
 
 
@@ -45,3 +46,90 @@ def run(solution: Any, inp: dict[str, Any]) -> Any:
         durations = generate(inp["generate"])
         return _summary(solution.lpt_schedule(durations, inp["m"]), inp["m"])
     return solution.lpt_schedule(list(inp["durations"]), inp["m"])
+
+
+# ---------------------------------------------------------------- the input's format
+# check_input is called by the studio (in the sandbox) on every test an author saves: it names
+# the first thing wrong with one test's input, or returns None when the input fits.
+
+
+def _fmt_int(value: Any, what: str, lo: int | None = None, hi: int | None = None) -> str | None:
+    if not isinstance(value, int) or isinstance(value, bool):
+        return f"{what} must be an integer"
+    if lo is not None and value < lo:
+        return f"{what} must be at least {lo}, got {value}"
+    if hi is not None and value > hi:
+        return f"{what} must be at most {hi}, got {value}"
+    return None
+
+
+def _fmt_number(
+    value: Any, what: str, lo: float | None = None, hi: float | None = None
+) -> str | None:
+    if not isinstance(value, int | float) or isinstance(value, bool) or value != value:
+        return f"{what} must be a number"
+    if lo is not None and value < lo:
+        return f"{what} must be at least {lo}, got {value}"
+    if hi is not None and value > hi:
+        return f"{what} must be at most {hi}, got {value}"
+    return None
+
+
+def _fmt_object(
+    value: Any, what: str, required: tuple[str, ...], optional: tuple[str, ...] = ()
+) -> str | None:
+    if not isinstance(value, dict):
+        return f"{what} must be an object"
+    missing = [key for key in required if key not in value]
+    if missing:
+        return f"{what} needs {', '.join(repr(key) for key in missing)}"
+    unknown = sorted(set(value) - set(required) - set(optional))
+    if unknown:
+        known = ", ".join(repr(key) for key in (*required, *optional))
+        return f"{what} has no field {unknown[0]!r} (it takes {known})"
+    return None
+
+
+def _fmt_list(value: Any, what: str, most: int | None = None) -> str | None:
+    if not isinstance(value, list):
+        return f"{what} must be a list"
+    if most is not None and len(value) > most:
+        return f"{what} has {len(value)} items, at most {most} are allowed"
+    return None
+
+
+def _fmt_first(*checks: Callable[[], str | None]) -> str | None:
+    """The first problem of `checks`, tried in order (a later one may rely on an earlier)."""
+    for check in checks:
+        if problem := check():
+            return problem
+    return None
+
+
+def check_input(inp: Any) -> str | None:
+    """{"durations": [int, ...], "m": machines} or {"generate": {"seed", "n", "lo", "hi"},
+    "m": int}."""
+    if isinstance(inp, dict) and "generate" in inp:
+        spec = inp["generate"]
+        return _fmt_first(
+            lambda: _fmt_object(inp, "the input", ("generate", "m")),
+            lambda: _fmt_int(inp["m"], '"m"', 1),
+            lambda: _fmt_object(spec, '"generate"', ("seed", "n", "lo", "hi")),
+            lambda: _fmt_int(spec["seed"], '"generate.seed"', 0),
+            lambda: _fmt_int(spec["n"], '"generate.n"', 0, 1_000_000),
+            lambda: _fmt_int(spec["lo"], '"generate.lo"', 0),
+            lambda: _fmt_int(spec["hi"], '"generate.hi"', spec["lo"]),
+        )
+    return _fmt_first(
+        lambda: _fmt_object(inp, "the input", ("durations", "m")),
+        lambda: _fmt_int(inp["m"], '"m"', 1),
+        lambda: _fmt_list(inp["durations"], '"durations"'),
+        lambda: next(
+            (
+                p
+                for i, duration in enumerate(inp["durations"])
+                if (p := _fmt_int(duration, f'"durations" #{i}', 0))
+            ),
+            None,
+        ),
+    )

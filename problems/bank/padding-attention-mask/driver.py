@@ -16,6 +16,7 @@ every machine). Padded embedding slots are filled with junk (huge values or NaN)
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -164,3 +165,149 @@ def run(solution: Any, data: dict[str, Any]) -> dict[str, Any]:
     if mode == "pad":
         return _pad(solution, data)
     return _small(solution, data)
+
+
+# ---------------------------------------------------------------- the input's format
+# check_input is called by the studio (in the sandbox) on every test an author saves: it names
+# the first thing wrong with one test's input, or returns None when the input fits.
+
+
+def _fmt_int(value: Any, what: str, lo: int | None = None, hi: int | None = None) -> str | None:
+    if not isinstance(value, int) or isinstance(value, bool):
+        return f"{what} must be an integer"
+    if lo is not None and value < lo:
+        return f"{what} must be at least {lo}, got {value}"
+    if hi is not None and value > hi:
+        return f"{what} must be at most {hi}, got {value}"
+    return None
+
+
+def _fmt_number(
+    value: Any, what: str, lo: float | None = None, hi: float | None = None
+) -> str | None:
+    if not isinstance(value, int | float) or isinstance(value, bool) or value != value:
+        return f"{what} must be a number"
+    if lo is not None and value < lo:
+        return f"{what} must be at least {lo}, got {value}"
+    if hi is not None and value > hi:
+        return f"{what} must be at most {hi}, got {value}"
+    return None
+
+
+def _fmt_object(
+    value: Any, what: str, required: tuple[str, ...], optional: tuple[str, ...] = ()
+) -> str | None:
+    if not isinstance(value, dict):
+        return f"{what} must be an object"
+    missing = [key for key in required if key not in value]
+    if missing:
+        return f"{what} needs {', '.join(repr(key) for key in missing)}"
+    unknown = sorted(set(value) - set(required) - set(optional))
+    if unknown:
+        known = ", ".join(repr(key) for key in (*required, *optional))
+        return f"{what} has no field {unknown[0]!r} (it takes {known})"
+    return None
+
+
+def _fmt_list(value: Any, what: str, most: int | None = None) -> str | None:
+    if not isinstance(value, list):
+        return f"{what} must be a list"
+    if most is not None and len(value) > most:
+        return f"{what} has {len(value)} items, at most {most} are allowed"
+    return None
+
+
+def _fmt_first(*checks: Callable[[], str | None]) -> str | None:
+    """The first problem of `checks`, tried in order (a later one may rely on an earlier)."""
+    for check in checks:
+        if problem := check():
+            return problem
+    return None
+
+
+def _seqs_problem(seqs: Any) -> str | None:
+    if not isinstance(seqs, list):
+        return '"seqs" must be a list of token lists'
+    for i, seq in enumerate(seqs):
+        if not isinstance(seq, list):
+            return f'"seqs" #{i} must be a list of token ids'
+        if bad := next(
+            (p for j, t in enumerate(seq) if (p := _fmt_int(t, f'"seqs"[{i}][{j}]', 0))), None
+        ):
+            return bad
+    return None
+
+
+def _embeddings_problem(data: dict[str, Any]) -> str | None:
+    seqs, emb, dim = data["seqs"], data["embeddings"], data["dim"]
+    width = max((len(s) for s in seqs), default=0)
+    if not isinstance(emb, list) or len(emb) != len(seqs):
+        return f'"embeddings" must hold one [width][dim] block per sequence ({len(seqs)})'
+    for i, block in enumerate(emb):
+        if not isinstance(block, list) or len(block) != width:
+            return f'"embeddings" #{i} must hold {width} vectors (the padded width)'
+        for j, vector in enumerate(block):
+            if not isinstance(vector, list) or len(vector) != dim:
+                return f'"embeddings"[{i}][{j}] must be {dim} numbers'
+            if not all(isinstance(x, int | float) and not isinstance(x, bool) for x in vector):
+                return f'"embeddings"[{i}][{j}] must be numbers'
+    return None
+
+
+def _junk_problem(data: dict[str, Any]) -> str | None:
+    junk = data.get("junk", "big")
+    return None if junk in _JUNK else f'"junk" must be one of {", ".join(sorted(_JUNK))}'
+
+
+def check_input(data: Any) -> str | None:
+    """A small case {"seqs", "pad_id", "dim", and "embeddings" or "seed"/"junk"}, or a
+    generated one with "mode": "steps" | "big" | "pad" (see the modes above)."""
+    if not isinstance(data, dict):
+        return "the input must be an object"
+    mode = data.get("mode", "small")
+    common = (
+        lambda: _fmt_int(data["batch"], '"batch"', 1, 100_000),
+        lambda: _fmt_int(data["width"], '"width"', 1, 4096),
+        lambda: _fmt_int(data["seed"], '"seed"', 0),
+    )
+    if mode == "steps":
+        return _fmt_first(
+            lambda: _fmt_object(
+                data,
+                "the input",
+                ("mode", "steps", "batch", "width", "dim", "seed", "distinct", "junk"),
+            ),
+            *common,
+            lambda: _fmt_int(data["steps"], '"steps"', 1, 100_000),
+            lambda: _fmt_int(data["dim"], '"dim"', 1, 4096),
+            lambda: _fmt_int(data["distinct"], '"distinct"', 1, data["steps"]),
+            lambda: _junk_problem(data),
+        )
+    if mode == "big":
+        return _fmt_first(
+            lambda: _fmt_object(
+                data, "the input", ("mode", "batch", "width", "dim", "seed", "junk")
+            ),
+            *common,
+            lambda: _fmt_int(data["dim"], '"dim"', 1, 4096),
+            lambda: _junk_problem(data),
+        )
+    if mode == "pad":
+        return _fmt_first(
+            lambda: _fmt_object(data, "the input", ("mode", "batch", "width", "seed", "pad_id")),
+            *common,
+            lambda: _fmt_int(data["pad_id"], '"pad_id"'),
+        )
+    if mode != "small":
+        return '"mode" must be "small", "steps", "big" or "pad"'
+    return _fmt_first(
+        lambda: _fmt_object(
+            data, "the input", ("seqs", "pad_id", "dim"), ("mode", "embeddings", "seed", "junk")
+        ),
+        lambda: _seqs_problem(data["seqs"]),
+        lambda: _fmt_int(data["pad_id"], '"pad_id"'),
+        lambda: _fmt_int(data["dim"], '"dim"', 1, 4096),
+        lambda: _fmt_int(data.get("seed", 0), '"seed"', 0),
+        lambda: _junk_problem(data),
+        lambda: _embeddings_problem(data) if "embeddings" in data else None,
+    )

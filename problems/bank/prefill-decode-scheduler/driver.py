@@ -15,6 +15,7 @@ import contextlib
 import hashlib
 import json
 import random
+from collections.abc import Callable
 from typing import Any
 
 _KEYS = ("step", "decode", "prefill", "finished", "tokens_used")
@@ -135,3 +136,110 @@ def run(solution: Any, inp: dict[str, Any]) -> Any:
     if error:
         return {"rejected": rejected, "log": log, "error": error}
     return {"rejected": rejected, "log": log}
+
+
+# ---------------------------------------------------------------- the input's format
+# check_input is called by the studio (in the sandbox) on every test an author saves: it names
+# the first thing wrong with one test's input, or returns None when the input fits.
+
+
+def _fmt_int(value: Any, what: str, lo: int | None = None, hi: int | None = None) -> str | None:
+    if not isinstance(value, int) or isinstance(value, bool):
+        return f"{what} must be an integer"
+    if lo is not None and value < lo:
+        return f"{what} must be at least {lo}, got {value}"
+    if hi is not None and value > hi:
+        return f"{what} must be at most {hi}, got {value}"
+    return None
+
+
+def _fmt_number(
+    value: Any, what: str, lo: float | None = None, hi: float | None = None
+) -> str | None:
+    if not isinstance(value, int | float) or isinstance(value, bool) or value != value:
+        return f"{what} must be a number"
+    if lo is not None and value < lo:
+        return f"{what} must be at least {lo}, got {value}"
+    if hi is not None and value > hi:
+        return f"{what} must be at most {hi}, got {value}"
+    return None
+
+
+def _fmt_object(
+    value: Any, what: str, required: tuple[str, ...], optional: tuple[str, ...] = ()
+) -> str | None:
+    if not isinstance(value, dict):
+        return f"{what} must be an object"
+    missing = [key for key in required if key not in value]
+    if missing:
+        return f"{what} needs {', '.join(repr(key) for key in missing)}"
+    unknown = sorted(set(value) - set(required) - set(optional))
+    if unknown:
+        known = ", ".join(repr(key) for key in (*required, *optional))
+        return f"{what} has no field {unknown[0]!r} (it takes {known})"
+    return None
+
+
+def _fmt_list(value: Any, what: str, most: int | None = None) -> str | None:
+    if not isinstance(value, list):
+        return f"{what} must be a list"
+    if most is not None and len(value) > most:
+        return f"{what} has {len(value)} items, at most {most} are allowed"
+    return None
+
+
+def _fmt_first(*checks: Callable[[], str | None]) -> str | None:
+    """The first problem of `checks`, tried in order (a later one may rely on an earlier)."""
+    for check in checks:
+        if problem := check():
+            return problem
+    return None
+
+
+def _arrival_problem(number: int, row: Any) -> str | None:
+    if not isinstance(row, list) or len(row) != 4:
+        return f"arrival #{number} must be [step, id, prompt_len, max_new], got {row!r}"
+    return _fmt_first(
+        lambda: _fmt_int(row[0], f"arrival #{number}'s step", 0, 1_000_000),
+        lambda: (
+            None
+            if isinstance(row[1], str) and row[1]
+            else f"arrival #{number}'s id must be a non-empty string"
+        ),
+        lambda: _fmt_int(row[2], f"arrival #{number}'s prompt_len", 0),
+        lambda: _fmt_int(row[3], f"arrival #{number}'s max_new", 0),
+    )
+
+
+def check_input(inp: Any) -> str | None:
+    """{"token_budget": B, "max_running": R, "arrivals": [[step, id, prompt_len, max_new], ...]}
+    or the same with "generate": {...} instead of "arrivals"."""
+    if isinstance(inp, dict) and "generate" in inp:
+        spec = inp["generate"]
+        return _fmt_first(
+            lambda: _fmt_object(inp, "the input", ("token_budget", "max_running", "generate")),
+            lambda: _fmt_int(inp["token_budget"], '"token_budget"', 0),
+            lambda: _fmt_int(inp["max_running"], '"max_running"', 0),
+            lambda: _fmt_object(
+                spec, '"generate"', ("seed", "n", "last_step", "prompt_max", "new_max")
+            ),
+            lambda: _fmt_int(spec["seed"], '"generate.seed"', 0),
+            lambda: _fmt_int(spec["n"], '"generate.n"', 0, 1_000_000),
+            lambda: _fmt_int(spec["last_step"], '"generate.last_step"', 0, 1_000_000),
+            lambda: _fmt_int(spec["prompt_max"], '"generate.prompt_max"', 1),
+            lambda: _fmt_int(spec["new_max"], '"generate.new_max"', 1),
+        )
+    return _fmt_first(
+        lambda: _fmt_object(inp, "the input", ("token_budget", "max_running", "arrivals")),
+        lambda: _fmt_int(inp["token_budget"], '"token_budget"', 0),
+        lambda: _fmt_int(inp["max_running"], '"max_running"', 0),
+        lambda: _fmt_list(inp["arrivals"], '"arrivals"'),
+        lambda: next(
+            (
+                p
+                for number, row in enumerate(inp["arrivals"])
+                if (p := _arrival_problem(number, row))
+            ),
+            None,
+        ),
+    )

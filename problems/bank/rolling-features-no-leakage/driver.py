@@ -9,6 +9,7 @@ and get a digest back instead of full columns.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -85,3 +86,104 @@ def run(solution: Any, data: dict[str, Any]) -> dict[str, Any]:
     if "gen" in data:
         return {name: _digest(arr) for name, arr in columns.items()}
     return {name: arr.tolist() for name, arr in columns.items()}
+
+
+# ---------------------------------------------------------------- the input's format
+# check_input is called by the studio (in the sandbox) on every test an author saves: it names
+# the first thing wrong with one test's input, or returns None when the input fits.
+
+
+def _fmt_int(value: Any, what: str, lo: int | None = None, hi: int | None = None) -> str | None:
+    if not isinstance(value, int) or isinstance(value, bool):
+        return f"{what} must be an integer"
+    if lo is not None and value < lo:
+        return f"{what} must be at least {lo}, got {value}"
+    if hi is not None and value > hi:
+        return f"{what} must be at most {hi}, got {value}"
+    return None
+
+
+def _fmt_number(
+    value: Any, what: str, lo: float | None = None, hi: float | None = None
+) -> str | None:
+    if not isinstance(value, int | float) or isinstance(value, bool) or value != value:
+        return f"{what} must be a number"
+    if lo is not None and value < lo:
+        return f"{what} must be at least {lo}, got {value}"
+    if hi is not None and value > hi:
+        return f"{what} must be at most {hi}, got {value}"
+    return None
+
+
+def _fmt_object(
+    value: Any, what: str, required: tuple[str, ...], optional: tuple[str, ...] = ()
+) -> str | None:
+    if not isinstance(value, dict):
+        return f"{what} must be an object"
+    missing = [key for key in required if key not in value]
+    if missing:
+        return f"{what} needs {', '.join(repr(key) for key in missing)}"
+    unknown = sorted(set(value) - set(required) - set(optional))
+    if unknown:
+        known = ", ".join(repr(key) for key in (*required, *optional))
+        return f"{what} has no field {unknown[0]!r} (it takes {known})"
+    return None
+
+
+def _fmt_list(value: Any, what: str, most: int | None = None) -> str | None:
+    if not isinstance(value, list):
+        return f"{what} must be a list"
+    if most is not None and len(value) > most:
+        return f"{what} has {len(value)} items, at most {most} are allowed"
+    return None
+
+
+def _fmt_first(*checks: Callable[[], str | None]) -> str | None:
+    """The first problem of `checks`, tried in order (a later one may rely on an earlier)."""
+    for check in checks:
+        if problem := check():
+            return problem
+    return None
+
+
+def _row_problem(number: int, row: Any) -> str | None:
+    if not isinstance(row, list) or len(row) != 3:
+        return f"row #{number} must be [entity_id, timestamp, value], got {row!r}"
+    entity, timestamp, value = row
+    if not isinstance(entity, str):
+        return f"row #{number}'s entity_id must be a string"
+    if problem := _fmt_int(timestamp, f"row #{number}'s timestamp"):
+        return problem
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        return f"row #{number}'s value must be a number"
+    return None
+
+
+def check_input(data: Any) -> str | None:
+    """{"rows": [[entity_id, timestamp, value], ...], "k": int, "min_periods": int,
+    "window_seconds": int}, or {"gen": {...}} in place of "rows" for a big table."""
+    params = ("k", "min_periods", "window_seconds")
+    rows = "gen" if isinstance(data, dict) and "gen" in data else "rows"
+    problem = _fmt_first(
+        lambda: _fmt_object(data, "the input", (rows, *params)),
+        lambda: _fmt_int(data["k"], '"k"', 1),
+        lambda: _fmt_int(data["min_periods"], '"min_periods"', 1),
+        lambda: _fmt_int(data["window_seconds"], '"window_seconds"', 1),
+    )
+    if problem or rows == "rows":
+        return problem or _fmt_first(
+            lambda: _fmt_list(data["rows"], '"rows"'),
+            lambda: next(
+                (p for number, row in enumerate(data["rows"]) if (p := _row_problem(number, row))),
+                None,
+            ),
+        )
+    gen = data["gen"]
+    return _fmt_first(
+        lambda: _fmt_object(gen, '"gen"', ("n", "seed", "entities", "span"), ("start",)),
+        lambda: _fmt_int(gen["n"], '"gen.n"', 0, 5_000_000),
+        lambda: _fmt_int(gen["seed"], '"gen.seed"', 0),
+        lambda: _fmt_int(gen["entities"], '"gen.entities"', 1),
+        lambda: _fmt_int(gen["span"], '"gen.span"', 1),
+        lambda: _fmt_int(gen.get("start", 0), '"gen.start"', 0),
+    )

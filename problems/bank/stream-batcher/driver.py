@@ -32,6 +32,7 @@ import random
 import selectors
 import sys
 import time
+from collections.abc import Callable
 from typing import Any
 
 _REAL_MONOTONIC = time.monotonic
@@ -211,3 +212,121 @@ def run(solution: Any, inp: dict[str, Any]) -> Any:
     _shutdown(loop)
     asyncio.set_event_loop(None)
     return _digest(out) if "generate" in inp else out
+
+
+# ---------------------------------------------------------------- the input's format
+# check_input is called by the studio (in the sandbox) on every test an author saves: it names
+# the first thing wrong with one test's input, or returns None when the input fits.
+
+
+def _fmt_int(value: Any, what: str, lo: int | None = None, hi: int | None = None) -> str | None:
+    if not isinstance(value, int) or isinstance(value, bool):
+        return f"{what} must be an integer"
+    if lo is not None and value < lo:
+        return f"{what} must be at least {lo}, got {value}"
+    if hi is not None and value > hi:
+        return f"{what} must be at most {hi}, got {value}"
+    return None
+
+
+def _fmt_number(
+    value: Any, what: str, lo: float | None = None, hi: float | None = None
+) -> str | None:
+    if not isinstance(value, int | float) or isinstance(value, bool) or value != value:
+        return f"{what} must be a number"
+    if lo is not None and value < lo:
+        return f"{what} must be at least {lo}, got {value}"
+    if hi is not None and value > hi:
+        return f"{what} must be at most {hi}, got {value}"
+    return None
+
+
+def _fmt_object(
+    value: Any, what: str, required: tuple[str, ...], optional: tuple[str, ...] = ()
+) -> str | None:
+    if not isinstance(value, dict):
+        return f"{what} must be an object"
+    missing = [key for key in required if key not in value]
+    if missing:
+        return f"{what} needs {', '.join(repr(key) for key in missing)}"
+    unknown = sorted(set(value) - set(required) - set(optional))
+    if unknown:
+        known = ", ".join(repr(key) for key in (*required, *optional))
+        return f"{what} has no field {unknown[0]!r} (it takes {known})"
+    return None
+
+
+def _fmt_list(value: Any, what: str, most: int | None = None) -> str | None:
+    if not isinstance(value, list):
+        return f"{what} must be a list"
+    if most is not None and len(value) > most:
+        return f"{what} has {len(value)} items, at most {most} are allowed"
+    return None
+
+
+def _fmt_first(*checks: Callable[[], str | None]) -> str | None:
+    """The first problem of `checks`, tried in order (a later one may rely on an earlier)."""
+    for check in checks:
+        if problem := check():
+            return problem
+    return None
+
+
+def _event_problem(number: int, event: Any) -> str | None:
+    if not isinstance(event, dict) or ("submit" in event) == ("close" in event):
+        return (
+            f'event #{number} must be {{"at": ms, "submit": [...]}} or {{"at": ms, "close": true}}'
+        )
+    kind = "submit" if "submit" in event else "close"
+    return _fmt_first(
+        lambda: _fmt_object(event, f"event #{number}", ("at", kind)),
+        lambda: _fmt_number(event["at"], f'event #{number}\'s "at"', 0),
+        lambda: (
+            _fmt_list(event["submit"], f'event #{number}\'s "submit"')
+            if kind == "submit"
+            else (None if event["close"] is True else f'event #{number}\'s "close" must be true')
+        ),
+    )
+
+
+def check_input(inp: Any) -> str | None:
+    """{"max_batch_size": B, "max_wait_ms": W, "events": [...], "fail_on": [...],
+    "short_on": [...]} (events in time order), or "generate": {...} in place of "events"."""
+    events = "generate" if isinstance(inp, dict) and "generate" in inp else "events"
+    optional = ("fail_on", "short_on") if events == "events" else ()
+    problem = _fmt_first(
+        lambda: _fmt_object(inp, "the input", ("max_batch_size", "max_wait_ms", events), optional),
+        lambda: _fmt_int(inp["max_batch_size"], '"max_batch_size"', 1),
+        lambda: _fmt_number(inp["max_wait_ms"], '"max_wait_ms"', 0, 3_600_000),
+    )
+    if problem:
+        return problem
+    if events == "generate":
+        spec = inp["generate"]
+        return _fmt_first(
+            lambda: _fmt_object(spec, '"generate"', ("seed", "n", "span_ms")),
+            lambda: _fmt_int(spec["seed"], '"generate.seed"', 0),
+            lambda: _fmt_int(spec["n"], '"generate.n"', 0, 1_000_000),
+            lambda: _fmt_int(spec["span_ms"], '"generate.span_ms"', 1),
+        )
+    return _fmt_first(
+        lambda: _fmt_list(inp["events"], '"events"'),
+        lambda: next(
+            (
+                p
+                for number, event in enumerate(inp["events"])
+                if (p := _event_problem(number, event))
+            ),
+            None,
+        ),
+        lambda: next(
+            (
+                f"event #{n + 1} is before event #{n}: events must be in time order"
+                for n, (a, b) in enumerate(zip(inp["events"][:-1], inp["events"][1:], strict=True))
+                if b["at"] < a["at"]
+            ),
+            None,
+        ),
+        lambda: _fmt_list(inp.get("fail_on", []), '"fail_on"'),
+        lambda: _fmt_list(inp.get("short_on", []), '"short_on"'),
+    )

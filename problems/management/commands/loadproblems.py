@@ -17,6 +17,12 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("path", nargs="?", default=str(BANK_DIR))
         parser.add_argument("--unpublished", action="store_true", help="do not publish")
+        parser.add_argument(
+            "--no-input-check",
+            action="store_true",
+            help="skip checking each test's input against its driver (a custom driver's "
+            "check_input runs in the sandbox)",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         root = Path(options["path"])
@@ -26,7 +32,9 @@ class Command(BaseCommand):
             raise CommandError(f"{root}: not a folder (give a package folder or a folder of "
                                "them)")
         try:
-            loaded = problem_load_folder(root=root, publish=not options["unpublished"])
+            loaded = problem_load_folder(
+                root=root, publish=not options["unpublished"], check=not options["no_input_check"]
+            )
         except PackageError as exc:
             # The file (from its package's folder) and the field: a message, not a traceback.
             raise CommandError(f"refused, nothing loaded: {exc}") from None
