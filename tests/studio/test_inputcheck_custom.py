@@ -8,6 +8,7 @@ import json
 import shutil
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
@@ -16,6 +17,7 @@ from django.test import override_settings
 
 from grading.sandboxing import sandbox_image
 from problems.archive import package_zip
+from problems.management.commands import loadproblems
 from problems.models import Problem
 from problems.package import package_read
 from problems.services import BANK_DIR
@@ -198,3 +200,19 @@ def test_a_sandbox_that_does_not_run_refuses_the_save_with_a_form_error(
     [message] = errors["input"]
     assert message.startswith("the inputs could not be checked by the driver's check_input")
     assert problem.versions.count() == 1  # never a silent pass
+
+
+def test_the_shipped_bank_is_loaded_without_a_container_unless_asked(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    asked: list[bool] = []
+
+    def load(*, root: Path, publish: bool, check: bool) -> list[Any]:
+        asked.append(check)
+        return []
+
+    monkeypatch.setattr(loadproblems, "problem_load_folder", load)
+    call_command("loadproblems")
+    call_command("loadproblems", "--input-check")
+    call_command("loadproblems", str(BANK_DIR / "token-bucket"))
+    assert asked == [False, True, True]
