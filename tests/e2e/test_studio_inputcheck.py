@@ -40,23 +40,30 @@ def shoot(page: Page, name: str, selector: str) -> None:
     page.set_viewport_size({"width": 1440, "height": 900})
 
 
+def open_checked_draft(page: Page, platform: Platform, slug: str) -> None:
+    """A new draft graded by a custom driver with its own input check, open in the studio.
+    Each test makes its own: under xdist the tests of this file may run on different
+    platforms."""
+    log_in(page, platform, "author", "/studio/new/")
+    page.fill("input[name=slug]", slug)
+    page.fill("input[name=title]", "Checked input")
+    page.click("#create-button")
+    expect(page).to_have_url(f"{platform.base_url}/studio/{slug}/")
+    platform.shell(
+        "from problems.models import ProblemVersion\n"
+        f"ProblemVersion.objects.filter(problem__slug={slug!r}).update(\n"
+        f"    driver={{'kind': 'custom', 'entry': ''}}, driver_code={DRIVER!r})\n"
+    )
+    page.reload()
+
+
 def test_a_custom_drivers_check_refuses_a_malformed_input_at_the_test(
     browser: Browser, platform: Platform
 ) -> None:
     context = browser.new_context(base_url=platform.base_url,
                                   viewport={"width": 1440, "height": 900})  # fmt: skip
     page = context.new_page()
-    log_in(page, platform, "author", "/studio/new/")
-    page.fill("input[name=slug]", SLUG)
-    page.fill("input[name=title]", "Checked input")
-    page.click("#create-button")
-    expect(page).to_have_url(f"{platform.base_url}/studio/{SLUG}/")
-    platform.shell(  # the draft graded by a custom driver with its own input check
-        "from problems.models import ProblemVersion\n"
-        f"ProblemVersion.objects.filter(problem__slug={SLUG!r}).update(\n"
-        f"    driver={{'kind': 'custom', 'entry': ''}}, driver_code={DRIVER!r})\n"
-    )
-    page.reload()
+    open_checked_draft(page, platform, SLUG)
 
     # the test form: the driver's sentence under the input, the author's values kept
     page.fill("#test-form input[name=name]", "two numbers")
@@ -81,7 +88,7 @@ def test_the_json_lists_name_the_refused_test(browser: Browser, platform: Platfo
     context = browser.new_context(base_url=platform.base_url,
                                   viewport={"width": 1440, "height": 900})  # fmt: skip
     page = context.new_page()
-    log_in(page, platform, "author", f"/studio/{SLUG}/")
+    open_checked_draft(page, platform, f"{SLUG}-lists")
     hidden = page.locator("#tests-form textarea[name=hidden_tests]")
     tests = json.loads(hidden.input_value() or "[]")
     tests.append({"name": "a string", "input": {"args": ["x"]}, "expected": 1,
