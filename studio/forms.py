@@ -146,6 +146,14 @@ _CODE = forms.Textarea(
 )
 
 
+def board_text(board: Any) -> str:
+    """A board as the studio's JSON box shows it: one element per line (a board has dozens
+    of elements of some thirty fields each; indented, it would be thousands of lines)."""
+    if not board:
+        return "[]"
+    return "[\n" + ",\n".join(json.dumps(e, ensure_ascii=False) for e in board) + "\n]"
+
+
 class PartsForm(forms.Form):
     """Every part of the package that is code or prose, plus the grading settings."""
 
@@ -220,10 +228,18 @@ class PartsForm(forms.Form):
         """The code and prose boxes; the hints have their rows (_structured.html) instead."""
         return [self[name] for name in self.CODE_FIELDS if name != "hints"]
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        kind = self.data.get("kind") if self.is_bound else self.initial.get("kind")
+        if kind == DESIGN:
+            # Its reference is prose (Markdown), not Python: a plain box, as the statement's.
+            reference = self.fields["reference_code"]
+            reference.label = "Reference design for the interviewer (Markdown, reference/design.md)"
+            reference.widget = forms.Textarea(attrs=_TEXTAREA | {"class": "studio-code"})
+            self.fields["follow_ups"].widget = forms.Textarea(attrs={"rows": 8})
+
     def design_code_fields(self) -> list[forms.BoundField]:
-        field = self["reference_code"]
-        field.label = "Reference design for the interviewer (Markdown, reference/design.md)"
-        return [field, self["follow_ups"]]
+        return [self["reference_code"], self["follow_ups"]]
 
     def design_setting_fields(self) -> list[forms.BoundField]:
         return [self[name] for name in self.DESIGN_SETTING_FIELDS]
@@ -273,9 +289,7 @@ class PartsForm(forms.Form):
                 [asdict(r) | {"levels": list(r.levels)} for r in package.rubric],
                 indent=1, ensure_ascii=False,
             ),
-            "reference_board": json.dumps(
-                list(package.reference_board), indent=1, ensure_ascii=False
-            ),
+            "reference_board": board_text(package.reference_board),
             "driver": grading.driver,
             "entry": grading.entry,
             "compare": grading.compare,
