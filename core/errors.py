@@ -24,6 +24,8 @@ ERROR_STATUS: dict[str, int] = {
     "submitted": 409,
     "not_finished": 409,
     "nothing_to_release": 409,
+    # Running or submitting code for a design problem (nothing of it runs).
+    "design_problem": 409,
     "too_large": 413,
     # An Idempotency-Key reused for a different request (the IETF draft's 422).
     "idempotency_key_reused": 422,

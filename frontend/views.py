@@ -22,7 +22,7 @@ from frontend.selectors import (
 )
 from grading.sandboxing import statement_time_limits
 from grading.scratch import custom_example
-from problems.models import Problem
+from problems.models import DESIGN, Problem
 
 
 @require_GET
@@ -58,8 +58,15 @@ def practice_history(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_GET
 def problem_detail(request: HttpRequest, slug: str) -> HttpResponse:
-    """`/problems/<slug>/`: statement, editor, Run/Submit, results panel, hint reveal."""
+    """`/problems/<slug>/`: statement, editor, Run/Submit, results panel, hint reveal. A design
+    problem's page has no code desk (nothing of it runs): it starts a solo design round."""
     problem = problem_get_visible(slug=slug, user=request.user)
+    if problem.kind == DESIGN:
+        return render(request, "frontend/problem_detail.html", {
+            "problem": problem,
+            "statement_html": markdown_render(problem.statement_md),
+            "hint_count": len(problem.hints),
+        })
     context = {
         "problem": problem,
         "statement_html": markdown_render(problem.statement_md),

@@ -167,7 +167,7 @@ class SubmissionListView(APIView):
     @extend_schema(
         request=SubmissionIn,
         parameters=[IDEMPOTENCY_PARAMETER],
-        responses={201: CREATED, **error_responses(400, 401, 403, 413, 415, 429),
+        responses={201: CREATED, **error_responses(400, 401, 403, 409, 413, 415, 429),
                    422: OpenApiResponse(ErrorBody, "Idempotency-Key reused for another request"),
                    404: OpenApiResponse(ErrorBody, "unknown problem")},
     )

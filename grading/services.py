@@ -32,7 +32,7 @@ from grading.judge import (
 from grading.lanes import Lane
 from grading.models import Submission, TestResult
 from grading.sandboxing import run_budget_seconds, sandbox_gpu, sandbox_image, sandbox_limits
-from problems.models import Problem, ProblemVersion
+from problems.models import DESIGN, Problem, ProblemVersion
 from sandbox import WarmPool, preload_names
 
 log = logging.getLogger(__name__)
@@ -46,8 +46,23 @@ class GradingError(ApplicationError):
 # ---------------------------------------------------------------- specs
 
 
+# What every entry that would run code on a design problem answers (no 500, nothing queued).
+DESIGN_REFUSED = (
+    "this is a design problem: there is nothing to run or submit. Draw the design on the "
+    "board and discuss it; it is scored by its rubric"
+)
+
+
+def design_refusal_check(kind: str) -> None:
+    """Refuse running or submitting code for a problem (or version) of kind design."""
+    if kind == DESIGN:
+        raise GradingError("design_problem", DESIGN_REFUSED)
+
+
 def grade_spec_for(*, version: ProblemVersion, code: str, mode: str) -> GradeSpec:
-    """Everything the judge needs to grade `code` against `version` in `mode`."""
+    """Everything the judge needs to grade `code` against `version` in `mode`. A design
+    version has nothing to grade: refused (GradingError design_problem)."""
+    design_refusal_check(version.kind)
     tests = [
         TestSpec(
             name=t["name"],
@@ -86,6 +101,7 @@ def pool_prewarm_live(*, pool: WarmPool, queues: Collection[str]) -> list[str]:
     problems = (
         Problem.objects.offered()
         .filter(queue__in=list(queues))
+        .exclude(live_version__kind=DESIGN)  # nothing of a design problem runs
         .select_related("live_version__problem")
     )
     worker_side: set[str] = set()
@@ -264,6 +280,7 @@ def submission_create(
         if offered is None or offered.live_version is None:
             raise GradingError("unknown_problem", f"no published problem {problem_slug!r}")
         problem, version = offered, offered.live_version
+    design_refusal_check(version.kind)
     if refuse_unworked:
         unworked_check(problem=problem, code=code, mode=mode)
     try:

@@ -20,7 +20,7 @@ from django.db.models import Q
 
 from core import visibility
 from problems.jsonsafe import TaggedFloatDecoder, TaggedFloatEncoder
-from problems.package import MAX_SLUG_CHARS, MAX_TITLE_CHARS
+from problems.package import DESIGN, KINDS, MAX_SLUG_CHARS, MAX_TITLE_CHARS
 
 # What a version carries for the candidate and the author besides its graded behaviour; the
 # problem holds a copy of its live version's. (The queue stays on the problem alone: it decides
@@ -38,6 +38,7 @@ CONTENT_FIELDS = (
     "statement_md",
     "starter_code",
     "reference_code",
+    "reference_board",
     "custom_reference",
 )
 
@@ -67,10 +68,10 @@ class ProblemQuerySet(models.QuerySet["Problem"]):
         return self.filter(Q(pk__in=self.offered().values("pk")) | own).distinct()
 
 
-# What a problem asks for: code that passes tests ("implement"), a fix to given code ("debug"),
-# or a system design drawn on the shared board, scored by its rubric alone ("design").
-KINDS = ("implement", "debug", "design")
-DESIGN = "design"
+# What a problem asks for (problems.package defines them, Django-free): code that passes tests
+# ("implement"), a fix to given code ("debug"), or a system design drawn on the shared board,
+# scored by its rubric alone ("design").
+__all__ = ["CONTENT_FIELDS", "DESIGN", "KINDS", "Problem", "ProblemVersion"]
 
 
 class Problem(models.Model):

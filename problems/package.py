@@ -23,6 +23,11 @@ from core.verdicts import PRIORITY as VERDICTS
 TAGS = ("correctness", "edge_cases", "performance")
 COMPARES = ("exact", "float", "unordered", "checker")
 DRIVERS = ("function", "ops", "custom")
+# What a problem asks for: code that passes tests ("implement"), a fix to given code ("debug"),
+# or a system design drawn on the shared board, scored by its rubric alone ("design").
+# (problems.models re-exports these: this module stays Django-free.)
+KINDS = ("implement", "debug", "design")
+DESIGN = "design"
 CRITERIA = (
     "clarifying_questions",
     "tradeoffs",
@@ -31,6 +36,23 @@ CRITERIA = (
     "complexity",
     "code_quality",
     "communication",
+    # A design round's criteria (tradeoffs above is one of them).
+    "requirements",
+    "estimation",
+    "api_data_model",
+    "architecture",
+    "scaling",
+    "failure_modes",
+)
+# What a design problem's rubric must cover, each with anchored levels (package_rules).
+DESIGN_CRITERIA = (
+    "requirements",
+    "estimation",
+    "api_data_model",
+    "architecture",
+    "scaling",
+    "failure_modes",
+    "tradeoffs",
 )
 # How each criterion is named on a page (the key is what packages and forms carry).
 CRITERION_TITLES = {
@@ -41,6 +63,12 @@ CRITERION_TITLES = {
     "complexity": "Complexity",
     "code_quality": "Code quality",
     "communication": "Communication",
+    "requirements": "Requirements",
+    "estimation": "Estimation",
+    "api_data_model": "API and data model",
+    "architecture": "Architecture",
+    "scaling": "Scaling and bottlenecks",
+    "failure_modes": "Failure modes",
 }
 
 
@@ -218,6 +246,13 @@ class Package:
     # Custom-input runs show the reference solution's answer beside the candidate's (on for
     # practice problems; an author turns it off with `custom_reference = false`).
     custom_reference: bool = True
+    # A design problem's reference board (reference/board.json): Excalidraw elements. Its
+    # reference design text is reference_code (reference/design.md).
+    reference_board: tuple[dict[str, Any], ...] = ()
+
+    @property
+    def is_design(self) -> bool:
+        return self.kind == DESIGN
 
     @property
     def tests_hash(self) -> str:
@@ -585,19 +620,27 @@ def _package_read(root: Path) -> Package:
         raise PackageError(
             toml_path, "slug", f"{slug!r} differs from the folder name {root.name!r}"
         )
-    grading = _read_grading(meta, toml_path)
-    package = Package(
-        slug=slug,
-        title=_title(meta, toml_path),
-        difficulty=_choice(
+    kind = _choice(meta.get("kind", "implement"), KINDS, toml_path, "kind")
+    common = {
+        "slug": slug,
+        "title": _title(meta, toml_path),
+        "difficulty": _choice(
             meta.get("difficulty", "medium"), ("easy", "medium", "hard"), toml_path, "difficulty"
         ),
-        queue=_choice(meta.get("queue", "cpu"), ("cpu", "gpu"), toml_path, "queue"),
-        kind=_choice(meta.get("kind", "implement"), ("implement", "debug"), toml_path, "kind"),
-        topics=_str_list(meta, "topics", toml_path),
-        hints=_str_list(meta, "hints", toml_path),
-        follow_ups=_str_list(meta, "follow_ups", toml_path),
-        statement_md=_read_text(root / "statement.md"),
+        "queue": _choice(meta.get("queue", "cpu"), ("cpu", "gpu"), toml_path, "queue"),
+        "kind": kind,
+        "topics": _str_list(meta, "topics", toml_path),
+        "hints": _str_list(meta, "hints", toml_path),
+        "follow_ups": _str_list(meta, "follow_ups", toml_path),
+        "statement_md": _read_text(root / "statement.md"),
+        "clarifications": _read_clarifications(meta, toml_path),
+        "rubric": _read_rubric(meta, toml_path),
+    }
+    if kind == DESIGN:
+        return _design_read(root, meta, toml_path, common)
+    grading = _read_grading(meta, toml_path)
+    package = Package(
+        **common,
         starter_code=_read_text(root / "starter.py"),
         reference_code=_read_text(root / "reference.py"),
         limits=_read_limits(meta, toml_path),
@@ -605,8 +648,6 @@ def _package_read(root: Path) -> Package:
         public_tests=_read_tests(root / "tests" / "public.json", hidden=False, minimum=1),
         hidden_tests=_read_tests(root / "tests" / "hidden.json", hidden=True, minimum=0),
         wrong=_read_wrong(meta, root, toml_path),
-        clarifications=_read_clarifications(meta, toml_path),
-        rubric=_read_rubric(meta, toml_path),
         driver_code=_read_text(root / "driver.py", required=grading.driver == "custom"),
         checker_code=_read_text(root / "checker.py", required=grading.compare == "checker"),
         support_code=_read_text(root / "support.py", required=False),
@@ -654,6 +695,130 @@ def _check_input_check_signature(package: Package, root: Path) -> None:
             "check_input must be a plain function taking one argument (a test's input) and "
             "returning a sentence saying what is wrong with it, or None",
         )
+
+
+# ---------------------------------------------------------------- design problems
+
+DESIGN_TEXT = "reference/design.md"
+DESIGN_BOARD = "reference/board.json"
+# What a design package may not have: it is run by nobody, so code and tests would only
+# mislead (and a coverage map maps statement clauses to tests, which it has none of; its
+# rubric's seven criteria with anchored levels are what package_rules checks instead).
+DESIGN_REFUSED_FILES = (
+    "tests", "starter.py", "reference.py", "driver.py", "checker.py", "support.py", "wrong",
+    "coverage.toml",
+)
+DESIGN_REFUSED_KEYS = ("grading", "limits", "wrong", "custom_reference")
+# The grading a design version stores (ProblemVersion's driver and compare columns are
+# required): nothing grades it, see grading.services' refusal.
+DESIGN_GRADING = Grading(driver="custom", entry="", compare="exact")
+# Excalidraw element types a reference board may hold. Images, embeds and iframes are left
+# out: their content lives outside the element (files, URLs), and nothing loads from outside.
+BOARD_TYPES = (
+    "rectangle", "diamond", "ellipse", "arrow", "line", "freedraw", "text", "frame",
+    "magicframe",
+)
+MAX_BOARD_BYTES = 1024 * 1024
+MAX_BOARD_ELEMENTS = 2000
+MAX_BOARD_ID_CHARS = 100
+MAX_BOARD_TEXT_CHARS = 5000
+
+
+def _design_read(
+    root: Path, meta: dict[str, Any], toml_path: Path, common: dict[str, Any]
+) -> Package:
+    for key in DESIGN_REFUSED_KEYS:
+        if key in meta:
+            raise PackageError(toml_path, key, "a design problem has none (nothing is graded)")
+    for name in DESIGN_REFUSED_FILES:
+        if (root / name).exists():
+            raise PackageError(
+                root / name, "file", "a design problem has no tests, code or coverage map"
+            )
+    board_path = root / DESIGN_BOARD
+    return Package(
+        **common,
+        starter_code="",
+        reference_code=_read_text(root / DESIGN_TEXT),
+        limits=Limits(),
+        grading=DESIGN_GRADING,
+        public_tests=(),
+        hidden_tests=(),
+        wrong=(),
+        reference_board=_read_board(board_path),
+    )
+
+
+def _read_board(path: Path) -> tuple[dict[str, Any], ...]:
+    if not path.exists():
+        raise PackageError(path, "file", "missing")
+    if not path.is_file():
+        raise PackageError(path, "file", "not a readable file")
+    if path.stat().st_size > MAX_BOARD_BYTES:
+        raise PackageError(path, "file", f"larger than {MAX_BOARD_BYTES} bytes")
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise PackageError(path, "file", f"invalid JSON ({exc})") from exc
+    except RecursionError:
+        raise PackageError(path, "file", "invalid JSON (nested too deeply)") from None
+    except OSError:
+        raise PackageError(path, "file", "not a readable file") from None
+    return board_check(raw, path)
+
+
+def board_check(raw: Any, path: Path | str = DESIGN_BOARD) -> tuple[dict[str, Any], ...]:
+    """`raw` as a reference board: a list of Excalidraw elements, each an object with a unique
+    string id, a known type, finite coordinates and sizes, and (a text) a string text. Raises
+    PackageError naming `path` and the element's field (`[3].type`)."""
+    if not isinstance(raw, list):
+        raise PackageError(path, "file", "must be a JSON list of Excalidraw elements")
+    if len(raw) > MAX_BOARD_ELEMENTS:
+        raise PackageError(path, "elements", f"more than {MAX_BOARD_ELEMENTS} elements")
+    seen: set[str] = set()
+    for index, element in enumerate(raw):
+        where = f"[{index}]"
+        if not isinstance(element, dict):
+            raise PackageError(path, where, "must be an object (an Excalidraw element)")
+        ident = element.get("id")
+        if not isinstance(ident, str) or not 0 < len(ident) <= MAX_BOARD_ID_CHARS:
+            raise PackageError(path, f"{where}.id", f"must be a string of 1 to "
+                               f"{MAX_BOARD_ID_CHARS} characters")
+        if ident in seen:
+            raise PackageError(path, f"{where}.id", f"duplicate element id {ident!r}")
+        seen.add(ident)
+        kind = element.get("type")
+        if not isinstance(kind, str) or kind not in BOARD_TYPES:
+            raise PackageError(path, f"{where}.type", f"{kind!r} is not one of "
+                               f"{', '.join(BOARD_TYPES)}")
+        for key in ("x", "y", "width", "height", "angle"):
+            value = element.get(key, 0)
+            if (isinstance(value, bool) or not isinstance(value, (int, float))
+                    or not math.isfinite(value) or abs(value) > 1e7):
+                raise PackageError(path, f"{where}.{key}", "must be a finite number")
+        for key in ("text", "originalText"):
+            text = element.get(key)
+            if text is not None and not (
+                isinstance(text, str) and len(text) <= MAX_BOARD_TEXT_CHARS
+            ):
+                raise PackageError(path, f"{where}.{key}", f"must be a string of at most "
+                                   f"{MAX_BOARD_TEXT_CHARS} characters")
+        if kind == "text" and not isinstance(element.get("text"), str):
+            raise PackageError(path, f"{where}.text", "missing (a text element has a text)")
+        points = element.get("points")
+        if points is not None and not (
+            isinstance(points, list)
+            and all(
+                isinstance(p, list) and len(p) == 2
+                and all(isinstance(c, (int, float)) and not isinstance(c, bool)
+                        and math.isfinite(c) for c in p)
+                for p in points
+            )
+        ):
+            raise PackageError(path, f"{where}.points", "must be a list of [x, y] numbers")
+        if kind in ("arrow", "line", "freedraw") and not points:
+            raise PackageError(path, f"{where}.points", "missing (a line or arrow has points)")
+    return tuple(raw)
 
 
 def _check_coverage(package: Package, root: Path) -> None:
@@ -714,6 +879,8 @@ def package_rules(package: Package) -> list[Rule]:
 
     The one list of these rules: package_lint is the unmet ones, and the studio shows them all
     on its editor pages before any validation."""
+    if package.is_design:
+        return design_rules(package)
     tags = [t.tag for t in package.hidden_tests]
     return [
         Rule("public tests", len(package.public_tests), 3, "needs at least 3 public tests"),
@@ -742,6 +909,35 @@ def _driver_rules(package: Package) -> list[Rule]:
                  "the custom driver needs a check_input(input) saying what is wrong with an input")]
 
 
+def _anchored(criterion: RubricCriterion) -> bool:
+    """Whether a rubric row has its four levels written out (not left empty)."""
+    return bool(criterion.strong.strip()) and all(
+        len(level.strip()) > len("4: ") for level in criterion.levels
+    )
+
+
+def design_rules(package: Package) -> list[Rule]:
+    """A design problem's rules: nothing runs, so its checks are all it has. A design
+    version validates when every one is met (studio.services.validations)."""
+    anchored = {r.criterion for r in package.rubric if _anchored(r)}
+    missing = [c for c in DESIGN_CRITERIA if c not in anchored]
+    return [
+        Rule("statement", int(bool(package.statement_md.strip())), 1, "needs a statement"),
+        Rule("reference design text", int(bool(package.reference_code.strip())), 1,
+             "needs a reference design text (reference/design.md)"),
+        Rule("reference board elements", len(package.reference_board), 1,
+             "needs a reference board (reference/board.json)"),
+        Rule("clarifying questions", len(package.clarifications), 4,
+             "needs at least 4 clarifying questions"),
+        Rule("hints", len(package.hints), 1, "needs at least 1 hint"),
+        Rule("follow-ups", len(package.follow_ups), 1, "needs at least 1 follow-up"),
+        Rule("design criteria with anchored levels",
+             len(DESIGN_CRITERIA) - len(missing), len(DESIGN_CRITERIA),
+             "rubric lacks anchored levels for: "
+             + ", ".join(criterion_title(c) for c in missing)),
+    ]
+
+
 def package_lint(package: Package) -> list[str]:
     """Bank-quality rules beyond a well-formed package (what a published problem needs)."""
     return [rule.issue for rule in package_rules(package) if not rule.ok]
@@ -753,6 +949,8 @@ def package_lint(package: Package) -> list[str]:
 def package_write(package: Package, root: Path | str) -> Path:
     """Write `package` as a folder under `root`/<slug>; the inverse of package_read."""
     folder = Path(root) / package.slug
+    if package.is_design:
+        return _design_write(package, folder)
     (folder / "tests").mkdir(parents=True, exist_ok=True)
     files = {
         "problem.toml": _toml_dump(_meta_dict(package)),
@@ -775,6 +973,17 @@ def package_write(package: Package, root: Path | str) -> Path:
     ):
         body = json.dumps([test_as_json(t) for t in tests], indent=1, allow_nan=True)
         (folder / "tests" / name).write_text(body + "\n", encoding="utf-8")
+    return folder
+
+
+def _design_write(package: Package, folder: Path) -> Path:
+    (folder / "reference").mkdir(parents=True, exist_ok=True)
+    meta = {k: v for k, v in _meta_dict(package).items() if k not in DESIGN_REFUSED_KEYS}
+    (folder / "problem.toml").write_text(_toml_dump(meta), encoding="utf-8")
+    (folder / "statement.md").write_text(package.statement_md, encoding="utf-8")
+    (folder / DESIGN_TEXT).write_text(package.reference_code, encoding="utf-8")
+    board = json.dumps(list(package.reference_board), indent=1, ensure_ascii=False)
+    (folder / DESIGN_BOARD).write_text(board + "\n", encoding="utf-8")
     return folder
 
 
@@ -853,11 +1062,15 @@ def main(argv: list[str]) -> int:
             continue
         issues = package_lint(package)
         status = "OK  " if not issues else "LINT"
-        print(
-            f"{status} {package.slug}: {len(package.public_tests)} public, "
-            f"{len(package.hidden_tests)} hidden, {len(package.wrong)} wrong"
-            + ("".join(f"\n     - {i}" for i in issues))
+        summary = (
+            f"design, {len(package.clarifications)} clarifications, "
+            f"{len(package.reference_board)} board elements"
+            if package.is_design
+            else f"{len(package.public_tests)} public, {len(package.hidden_tests)} hidden, "
+            f"{len(package.wrong)} wrong"
         )
+        print(f"{status} {package.slug}: {summary}"
+              + ("".join(f"\n     - {i}" for i in issues)))
         failed += bool(issues)
     return 1 if failed else 0
 

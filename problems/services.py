@@ -42,6 +42,7 @@ def content_fields(package: Package) -> dict[str, Any]:
         "statement_md": package.statement_md,
         "starter_code": package.starter_code,
         "reference_code": package.reference_code,
+        "reference_board": list(package.reference_board),
         "custom_reference": package.custom_reference,
     }
 
@@ -195,6 +196,7 @@ def problem_to_package(*, problem: Problem, version: ProblemVersion | None = Non
         driver_code=version.driver_code,
         checker_code=version.checker_code,
         support_code=version.support_code,
+        reference_board=tuple(version.reference_board),
     )
 
 

@@ -14,7 +14,11 @@ from django import forms
 from core.verdicts import PRIORITY as VERDICT_PRIORITY
 from problems.package import (
     COMPARES,
+    DESIGN,
+    DESIGN_BOARD,
     DRIVERS,
+    KINDS,
+    MAX_BOARD_BYTES,
     MAX_SOURCE_BYTES,
     TAGS,
     Clarification,
@@ -22,6 +26,7 @@ from problems.package import (
     Package,
     PackageError,
     RubricCriterion,
+    board_check,
 )
 from studio.generators import GeneratorError, input_generate
 from studio.rows import (
@@ -97,17 +102,29 @@ def _lines(text: str) -> tuple[str, ...]:
     return tuple(line.strip() for line in text.splitlines() if line.strip())
 
 
+# What a problem asks for (problems.package.KINDS), as the studio's choices name them.
+KIND_LABELS = {"implement": "implement", "debug": "debug", "design": "design (system design)"}
+KIND_CHOICES = [(kind, KIND_LABELS.get(kind, kind)) for kind in KINDS]
+
+
 class NewProblemForm(forms.Form):
     slug = forms.SlugField(max_length=80, help_text="lowercase words joined by '-'")
     title = forms.CharField(max_length=200)
     difficulty = forms.ChoiceField(choices=[(d, d) for d in ("easy", "medium", "hard")],
                                    initial="medium")
     queue = forms.ChoiceField(choices=[("cpu", "cpu"), ("gpu", "gpu")], initial="cpu")
-    kind = forms.ChoiceField(choices=[("implement", "implement"), ("debug", "debug")],
-                             initial="implement")
+    kind = forms.ChoiceField(choices=KIND_CHOICES, initial="implement",
+                             help_text="design: a whiteboard round, no code or tests")
     topics = forms.CharField(required=False, help_text="comma-separated")
     entry = forms.RegexField(regex=r"^[A-Za-z_]\w*$", initial="solve", max_length=60,
-                             label="Function or class the candidate writes")
+                             required=False, label="Function or class the candidate writes",
+                             help_text="not used by a design problem")
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        if data.get("kind") != DESIGN and "entry" not in self.errors and not data.get("entry"):
+            self.add_error("entry", "name the function or class the candidate writes")
+        return data
 
     def clean_slug(self) -> str:
         slug: str = self.cleaned_data["slug"]
@@ -127,6 +144,14 @@ class ImportForm(forms.Form):
 _CODE = forms.Textarea(
     attrs=_TEXTAREA | {"class": "studio-code", "rows": 14, "data-code": "python"}
 )
+
+
+def board_text(board: Any) -> str:
+    """A board as the studio's JSON box shows it: one element per line (a board has dozens
+    of elements of some thirty fields each; indented, it would be thousands of lines)."""
+    if not board:
+        return "[]"
+    return "[\n" + ",\n".join(json.dumps(e, ensure_ascii=False) for e in board) + "\n]"
 
 
 class PartsForm(forms.Form):
@@ -170,8 +195,16 @@ class PartsForm(forms.Form):
     title = forms.CharField(max_length=200)
     difficulty = forms.ChoiceField(choices=[(d, d) for d in ("easy", "medium", "hard")])
     queue = forms.ChoiceField(choices=[("cpu", "cpu"), ("gpu", "gpu")])
-    kind = forms.ChoiceField(choices=[("implement", "implement"), ("debug", "debug")])
+    kind = forms.ChoiceField(choices=KIND_CHOICES)
     topics = forms.CharField(required=False, help_text="comma-separated")
+    # A design problem's reference board (reference/board.json): Excalidraw elements, edited
+    # as JSON (an advanced field: the bank draws them with problems/bank/_tools/board.py).
+    reference_board = forms.CharField(
+        label=f"Reference board (JSON: a list of Excalidraw elements, {DESIGN_BOARD})",
+        strip=False, required=False, max_length=MAX_BOARD_BYTES,
+        widget=forms.Textarea(attrs=_TEXTAREA | {"rows": 10, "data-lines": "true",
+                                                 "class": "studio-code"}),
+    )
     driver = forms.ChoiceField(choices=[(d, d) for d in DRIVERS])
     entry = forms.CharField(max_length=60, required=False)
     compare = forms.ChoiceField(choices=[(c, c) for c in COMPARES])
@@ -183,9 +216,52 @@ class PartsForm(forms.Form):
     SETTING_FIELDS = ("title", "difficulty", "queue", "kind", "topics", "driver", "entry",
                       "compare", "float_rel", "float_abs")
 
+    # A design problem's form: its reference design text (reference_code) and follow-ups as
+    # boxes, a few settings, and the rest carried as hidden fields (nothing of it runs).
+    DESIGN_CODE_FIELDS = ("reference_code", "follow_ups")
+    DESIGN_SETTING_FIELDS = ("title", "difficulty", "topics")
+    DESIGN_HIDDEN_FIELDS = ("starter_code", "driver_code", "checker_code", "support_code",
+                            "queue", "kind", "driver", "entry", "compare", "float_rel",
+                            "float_abs")
+
     def code_fields(self) -> list[forms.BoundField]:
         """The code and prose boxes; the hints have their rows (_structured.html) instead."""
         return [self[name] for name in self.CODE_FIELDS if name != "hints"]
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        kind = self.data.get("kind") if self.is_bound else self.initial.get("kind")
+        if kind == DESIGN:
+            # Its reference is prose (Markdown), not Python: a plain box, as the statement's.
+            reference = self.fields["reference_code"]
+            reference.label = "Reference design for the interviewer (Markdown, reference/design.md)"
+            reference.widget = forms.Textarea(attrs=_TEXTAREA | {"class": "studio-code"})
+            self.fields["follow_ups"].widget = forms.Textarea(attrs={"rows": 8})
+
+    def design_code_fields(self) -> list[forms.BoundField]:
+        return [self["reference_code"], self["follow_ups"]]
+
+    def design_setting_fields(self) -> list[forms.BoundField]:
+        return [self[name] for name in self.DESIGN_SETTING_FIELDS]
+
+    def design_hidden_fields(self) -> list[forms.BoundField]:
+        return [self[name] for name in self.DESIGN_HIDDEN_FIELDS]
+
+    def clean_reference_board(self) -> tuple[dict[str, Any], ...]:
+        """The board's JSON, checked by the package format's own rules (errors at the field,
+        naming the element: `[3].type: ...`)."""
+        text = self.cleaned_data.get("reference_board", "").strip() or "[]"
+        try:
+            value = json.loads(text)
+        except ValueError as exc:
+            raise forms.ValidationError(f"not valid JSON: {exc}") from exc
+        except RecursionError:
+            raise forms.ValidationError("not valid JSON: nested too deeply") from None
+        try:
+            return board_check(value)
+        except PackageError as exc:
+            message = exc.problem if exc.field == "file" else f"{exc.field}: {exc.problem}"
+            raise forms.ValidationError(message) from None
 
     def setting_fields(self) -> list[forms.BoundField]:
         return [self[name] for name in self.SETTING_FIELDS]
@@ -213,6 +289,7 @@ class PartsForm(forms.Form):
                 [asdict(r) | {"levels": list(r.levels)} for r in package.rubric],
                 indent=1, ensure_ascii=False,
             ),
+            "reference_board": board_text(package.reference_board),
             "driver": grading.driver,
             "entry": grading.entry,
             "compare": grading.compare,
@@ -332,6 +409,7 @@ class PartsForm(forms.Form):
             "follow_ups": _lines(data["follow_ups"]),
             "clarifications": data["clarifications"],
             "rubric": data["rubric"],
+            "reference_board": data["reference_board"],
             "grading": Grading(driver=data["driver"], entry=data["entry"],
                                compare=data["compare"], float_rel=data["float_rel"],
                                float_abs=data["float_abs"]),

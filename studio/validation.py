@@ -186,6 +186,26 @@ def check_error(solution: Solution, message: str) -> dict[str, Any]:
     }
 
 
+def design_check(issues: Sequence[str]) -> dict[str, Any]:
+    """A design version's one check: its package checks (problems.package.design_rules), which
+    are failures here, not warnings, since they are all a design problem is checked by."""
+    ok = not issues
+    return {
+        "role": "design",
+        "name": "design package checks",
+        "expected": "every check met",
+        "got": "met" if ok else f"{len(issues)} unmet",
+        "status": PASS if ok else FAIL,
+        "why": "a design problem has nothing to run: its rubric, clarifications, statement "
+        "and reference design are what is checked",
+        "passed_tests": 0,
+        "total_tests": 0,
+        "verdicts": {},
+        "tests": [],
+        "message": "every design check is met" if ok else "; ".join(_clip(i) for i in issues),
+    }
+
+
 def suggested_limit_seconds(slowest_ms: float) -> float:
     """TIME_MULTIPLIER × the slowest reference test, rounded up to 0.1 s, within bounds."""
     raw = TIME_MULTIPLIER * slowest_ms / 1000.0

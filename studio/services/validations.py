@@ -15,7 +15,7 @@ from grading.judge import JudgeError, judge
 from grading.lanes import Lane
 from grading.sandboxing import run_budget_seconds
 from grading.services import grade_spec_for
-from problems.models import ProblemVersion
+from problems.models import DESIGN, ProblemVersion
 from problems.package import package_lint
 from problems.services import problem_to_package
 from studio import validation
@@ -27,7 +27,10 @@ log = logging.getLogger(__name__)
 
 
 def version_solutions(version: ProblemVersion) -> list[validation.Solution]:
-    """The programs a validation of `version` grades: its reference, starter and wrong ones."""
+    """The programs a validation of `version` grades: its reference, starter and wrong ones
+    (none for a design problem: nothing of it runs)."""
+    if version.kind == DESIGN:
+        return []
     return validation.solutions_for(
         reference=version.reference_code,
         starter=version.starter_code,
@@ -129,6 +132,8 @@ def _fault_message(exc: Exception) -> str:
 def _validation_run(version: ProblemVersion, claim: jobs.Claim, *, started_at: datetime) -> str:
     version = ProblemVersion.objects.select_related("problem").get(pk=version.pk)
     problem = version.problem
+    if version.kind == DESIGN:
+        return _design_validation_run(version, claim, started_at=started_at)
     solutions = version_solutions(version)
     checks: list[dict[str, Any]] = []
     timing: dict[str, Any] | None = None
@@ -151,6 +156,31 @@ def _validation_run(version: ProblemVersion, claim: jobs.Claim, *, started_at: d
         timing=timing,
         lint=lint,
         solutions_hash=validation.solutions_hash(solutions),
+        started_at=started_at.isoformat(),
+        finished_at=timezone.now().isoformat(),
+    )
+    states = ProblemVersion.Validation
+    state = states.PASSED if report["passed"] else states.FAILED
+    VALIDATIONS.finish(
+        claim, validation=state, validation_report=report, validated_at=timezone.now()
+    )
+    return str(state)
+
+
+def _design_validation_run(
+    version: ProblemVersion, claim: jobs.Claim, *, started_at: datetime
+) -> str:
+    """A design version has nothing to run: it passes when its package checks pass (the
+    rubric's design criteria anchored, clarifications, statement, reference text and board),
+    through the same job lifecycle, so the studio shows it passed or failed like any other."""
+    package = problem_to_package(problem=version.problem, version=version)
+    issues = package_lint(package)
+    report = validation.report_build(
+        version_number=version.number,
+        checks=[validation.design_check(issues)],
+        timing=None,
+        lint=validation.lint_check(issues),
+        solutions_hash=validation.solutions_hash([]),
         started_at=started_at.isoformat(),
         finished_at=timezone.now().isoformat(),
     )

@@ -10,8 +10,8 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from core.markdown import markdown_render
-from problems.models import Problem, ProblemVersion
-from problems.package import PackageError, WrongSolution
+from problems.models import DESIGN, Problem, ProblemVersion
+from problems.package import DESIGN_BOARD, PackageError, WrongSolution
 from problems.services import problem_to_package
 from studio import selectors
 from studio.forms import (
@@ -115,6 +115,8 @@ def problem_page(
     statement = latest.statement_md if latest is not None else problem.statement_md
     context = {
         "problem": problem,
+        # A design problem's page has no tests, driver or wrong solutions to edit.
+        "is_design": (latest.kind if latest is not None else problem.kind) == DESIGN,
         "versions": selectors.studio_versions(problem),
         "latest": latest,
         "statement_form": statement_form or StatementForm(initial={"statement_md": statement}),
@@ -240,8 +242,14 @@ def parts_save(request: HttpRequest, slug: str) -> HttpResponse:
         shown = ConflictShown.of(request, "parts", exc)
         return problem_page(request, problem, parts_form=form, conflict=shown,
                             status=CONFLICT_STATUS)
-    except (PackageError, ProblemActionError) as exc:
-        form.add_error(None, str(exc))
+    except PackageError as exc:
+        if exc.path.endswith(DESIGN_BOARD):  # the board's JSON: its error at its field
+            form.add_error("reference_board", f"{exc.field}: {exc.problem}")
+        else:
+            form.add_error(None, str(exc))
+        return problem_page(request, problem, parts_form=form, status=400)
+    except ProblemActionError as exc:
+        form.add_error("kind" if exc.code == "kind_change" else None, exc.message)
         return problem_page(request, problem, parts_form=form, status=400)
     _parts_saved(request, problem, new)
     return problem_page_redirect(problem, "parts")

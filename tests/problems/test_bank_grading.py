@@ -1,7 +1,9 @@
 """Every problem in the bank, graded for real in the sandbox: the reference gets AC, the starter
 does not, and each known-wrong solution gets exactly the verdict its package declares, failing
 the hidden groups it declares with the words it declares. This is the one place each bank
-solution is graded whole; the problems' own test modules pin their checkers and drivers."""
+solution is graded whole; the problems' own test modules pin their checkers and drivers.
+
+A design problem has nothing to grade: it is not run here, its package checks are (below)."""
 
 from __future__ import annotations
 
@@ -25,6 +27,12 @@ FOLDERS = [
         p, marks=[pytest.mark.gpu_image] if package_read(p).queue == "gpu" else [], id=p.name
     )
     for p in sorted(p for p in BANK_DIR.iterdir() if (p / "problem.toml").exists())
+    if not package_read(p).is_design
+]
+DESIGN_FOLDERS = [
+    pytest.param(p, id=p.name)
+    for p in sorted(p for p in BANK_DIR.iterdir() if (p / "problem.toml").exists())
+    if package_read(p).is_design
 ]
 
 
@@ -114,3 +122,19 @@ def test_bank_solution_gets_its_verdict(folder: Path, role: str) -> None:
                 judgement.by_group
             )
             assert judgement.score > 0.5, judgement.score
+
+
+@pytest.mark.parametrize("folder", DESIGN_FOLDERS)
+def test_bank_design_problem_passes_its_package_checks_without_grading(folder: Path) -> None:
+    """Not graded (nothing of it runs: grading refuses it), but loaded and checked: every
+    design rule met, and it validates through the job lifecycle without a sandbox."""
+    from problems.package import package_rules
+    from studio.services.validations import version_validate
+
+    package = package_read(folder)
+    assert package.is_design and not package.public_tests and not package.wrong
+    assert [r.issue for r in package_rules(package) if not r.ok] == []
+    problem, _ = problem_load(package=package)
+    version = problem.live_version
+    assert version is not None and version.reference_board == list(package.reference_board)
+    assert version_validate(version=version) == "passed"

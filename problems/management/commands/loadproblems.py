@@ -7,6 +7,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from problems.models import DESIGN
 from problems.package import PackageError
 from problems.services import BANK_DIR, problem_load_folder
 
@@ -49,5 +50,6 @@ class Command(BaseCommand):
         for problem, created in loaded:
             state = "new version" if created else "unchanged"
             live = problem.live_version.number if problem.live_version else "-"
-            self.stdout.write(f"{problem.slug}: {state} (live v{live})")
+            design = ", design: nothing to grade" if problem.kind == DESIGN else ""
+            self.stdout.write(f"{problem.slug}: {state} (live v{live}{design})")
         self.stdout.write(f"{len(loaded)} problem(s) loaded")
