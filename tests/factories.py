@@ -108,7 +108,7 @@ def board_update(session_id: int, elements: list[dict[str, object]], *,
     from interviews import collab
     from interviews.services import doc_update_store, doc_updates
 
-    doc: pycrdt.Doc = pycrdt.Doc()  # type: ignore[type-arg]
+    doc: pycrdt.Doc = pycrdt.Doc()
     board = doc.get(collab.BOARD_NAME, type=pycrdt.Map)
     text = doc.get(collab.NOTES_NAME, type=pycrdt.Text)
     for _, data in doc_updates(session_id):
