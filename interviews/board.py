@@ -347,5 +347,7 @@ def board_svg(elements: list[dict[str, Any]]) -> str:
 
 
 def board_count(elements: list[dict[str, Any]]) -> int:
-    """How many elements a board holds (what a board moment's label says)."""
-    return len(board_elements(elements))
+    """How many elements a person sees on the board (what a board moment's label says): a
+    shape's label is part of its shape, not an element of its own."""
+    return sum(1 for e in board_elements(elements)
+               if not (e.get("type") == "text" and e.get("containerId")))

@@ -26,6 +26,7 @@ from django.urls import reverse
 
 from core import visibility
 from core.visibility import Viewer
+from interviews.board import board_count
 from interviews.models import (
     ACTIVITY_KINDS,
     ChatMessage,
@@ -182,7 +183,7 @@ class EvidenceLabels:
         """How many elements the board held `ms` after the start (decoded once per moment)."""
         if ms not in self._board_counts:
             try:
-                self._board_counts[ms] = len(board_elements_at_ms(self.session, ms))
+                self._board_counts[ms] = board_count(board_elements_at_ms(self.session, ms))
             except Exception:  # a document that does not decode: the label still reads
                 self._board_counts[ms] = 0
         return self._board_counts[ms]

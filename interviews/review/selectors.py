@@ -418,7 +418,9 @@ def released_feedback(session: InterviewSession) -> list[dict[str, Any]]:
                       for c in chips if c.board]
             if s.comment.strip() or cited:
                 comments.append({"criterion": s.criterion.replace("_", " "),
-                                 "comment": s.comment, "evidence": cited, "boards": boards})
+                                 "comment": s.comment, "evidence": cited, "boards": boards,
+                                 # The page shows a board moment as its picture instead.
+                                 "chips": [c.label for c in chips if not c.board]})
         if comments or card.summary.strip():
             out.append({"reviewer": f"Interviewer {number}", "summary": card.summary,
                         "comments": comments})

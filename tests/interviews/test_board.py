@@ -163,3 +163,11 @@ def test_the_pdf_library_draws_the_board() -> None:
     pdf.add_page()
     pdf.image(io.BytesIO(board.board_svg(sample()).encode()), w=150)
     assert bytes(pdf.output()).startswith(b"%PDF")
+
+
+def test_a_shapes_label_is_part_of_the_shape_in_the_count() -> None:
+    elements = sample()  # seven, one of them the gateway's label
+    assert board.board_count(elements) == 6
+    assert board.board_count([*elements, {"type": "text", "text": "free", "x": 0, "y": 0}]) == 7
+    junk: list[Any] = [{"type": "rectangle", "isDeleted": True}, "junk"]
+    assert board.board_count(junk) == 0

@@ -104,7 +104,7 @@ def test_the_candidates_report_shows_the_final_diagram_and_the_notes() -> None:
     html = page.content.decode()
     board_url = f"/sessions/{world.session.pk}/report/board.svg"
     assert f'src="{board_url}"' in html and 'id="report-board"' in html
-    assert NOTES in html and "3 elements" in html
+    assert NOTES in html and "2 elements" in html  # a label is part of its box
     assert 'id="report-tests"' not in html and 'id="report-code"' not in html
     image = client_for(world.candidate).get(board_url)
     assert image.status_code == 200
@@ -211,7 +211,7 @@ def test_citing_a_moment_of_a_design_round_labels_it_a_board_moment() -> None:
     later = inter.post(f"/sessions/{world.session.pk}/review/cite",
                        data={"criterion": "architecture", "evidence": "moment:360000"},
                        content_type="application/json").json()
-    assert later["label"] == "Board at 06:00 · 3 elements"
+    assert later["label"] == "Board at 06:00 · 2 elements"
     review = inter.get(f"/sessions/{world.session.pk}/review/").content.decode()
     assert "Board at 03:00 · 1 element" in review
     assert f'href="/sessions/{world.session.pk}/report/board.svg?t=180000"' in review
