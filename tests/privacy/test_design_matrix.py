@@ -54,8 +54,12 @@ LIVE_CHANNELS: dict[str, tuple[Channel, str, bool, set[str]]] = {
     "board moment": (Channel.REPORT, "/sessions/{id}/report/board.svg?t=360000", False,
                      {"assigned", "admin"}),
 }
+SIGNED_IN = set(VIEWERS) - {"anonymous", "share_link"}
 FINISHED_CHANNELS: dict[str, tuple[Channel, str, bool, set[str]]] = {
     "session page": (Channel.PAGE, "/sessions/{id}/", True, PARTICIPANTS),
+    # The problem's own pages (helper P's): its statement, never its reference design.
+    "problem page": (Channel.PAGE, "/problems/{slug}/", False, SIGNED_IN),
+    "problem list": (Channel.PAGE, "/", False, set(VIEWERS)),
     "review page": (Channel.PAGE, "/sessions/{id}/review/", False, {"assigned", "admin"}),
     "admin problem page": (Channel.PAGE, "/admin/problems/problem/{problem}/change/", True,
                            {"admin"}),
@@ -93,6 +97,7 @@ def _read(user: User | None, url: str) -> tuple[bool, str]:
 def _check(world: DesignWorld, channels: dict[str, tuple[Channel, str, bool, set[str]]],
            users: dict[str, User | None]) -> list[str]:
     ids = {"id": world.session.pk, "problem": world.session.problem_id,
+           "slug": world.session.problem.slug,
            "token": world.share.token if world.share else ""}
     failures = []
     for name, viewer in VIEWERS.items():
