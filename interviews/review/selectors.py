@@ -310,7 +310,11 @@ def review_context(session: InterviewSession, user: Any,
                      for q in questions]
     timeline = session_timeline(session)
     released = ScoreRelease.objects.filter(session=session).exists()
+    board, board_notes = report_board(session)
     return {
+        "design": is_design(session),
+        "board": board,
+        "board_notes": board_notes,
         "timeline_marks": cite_targets(labels, runs, question_rows, timeline["marks"]),
         "side_by_side": _side_by_side(session, own_view, others),
         "session": session,

@@ -3,7 +3,7 @@ released) and the cockpit's private reference design, in Debian's chromium at 14
 under the Content-Security-Policy guard. The rows go straight into the platform's database
 (`Platform.shell`); the board is real Yjs updates stored through the session's document door.
 
-Screenshots: var/screenshots/design-report-*.png and design-cockpit-*.png.
+Screenshots: var/screenshots/design-report-*.png, design-review-*.png, design-cockpit-*.png.
 """
 
 from __future__ import annotations
@@ -99,6 +99,13 @@ def test_a_design_rounds_report_and_the_cockpits_reference_design(
             candidate.wait_for_load_state("networkidle")
             candidate.screenshot(path=str(SCREENSHOTS / f"design-report-{width}.png"),
                                  full_page=True)
+
+            reviewer = people.log_in("interviewer", f"/sessions/{done}/review/")
+            expect(reviewer.locator("#review-board img.board-image")).to_be_visible()
+            expect(reviewer.locator("#scorecard")).to_contain_text("Board at 13:00")
+            reviewer.wait_for_load_state("networkidle")
+            reviewer.screenshot(path=str(SCREENSHOTS / f"design-review-{width}.png"),
+                                full_page=True)
 
             interviewer = people.log_in("interviewer", f"/sessions/{running}/")
             tab = interviewer.locator("[data-tab-button=rubric]")

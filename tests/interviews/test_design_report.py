@@ -277,3 +277,15 @@ def test_a_coding_sessions_cockpit_keeps_its_reference_solution() -> None:
     page = client_for(interviewer).get(f"/sessions/{session.pk}/").content.decode()
     assert "Reference solution" in page and "return x + 1" in page
     assert 'id="reference-design"' not in page
+
+
+def test_the_review_page_shows_the_board_and_the_notes() -> None:
+    world = design_world(finish=False)
+    inter = client_for(world.interviewer)
+    html = inter.get(f"/sessions/{world.session.pk}/review/").content.decode()
+    assert 'id="review-board"' in html and "Board now" in html and NOTES in html
+    image = inter.get(f"/sessions/{world.session.pk}/report/board.svg")
+    assert image.status_code == 200 and DRAWN in image.content.decode()  # drawn live
+    services.session_finish_by(session_id=world.session.pk, user=world.interviewer)
+    html = inter.get(f"/sessions/{world.session.pk}/review/").content.decode()
+    assert "Board at the end" in html
