@@ -36,7 +36,7 @@ EMPTY_TEXT = "Nothing drawn"
 NAMED_COLORS = frozenset({"black", "white", "red", "green", "blue", "orange", "yellow",
                           "purple", "gray", "grey", "pink", "brown", "teal", "cyan"})
 _HEX = re.compile(r"#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})")
-_SHAPES = ("rectangle", "ellipse", "diamond")
+_SHAPES = ("rectangle", "ellipse", "diamond")  # what a label may be bound to (and arrows)
 _LINES = ("line", "arrow")
 _MONO_FAMILIES = {3, 8}  # Excalidraw's Cascadia and Comic Shanns
 _ARROWHEADS = frozenset({"arrow", "triangle", "triangle_outline", "bar", "dot", "circle",
@@ -253,6 +253,20 @@ def _polyline(canvas: _Canvas, element: dict[str, Any], kind: str) -> None:
     canvas.drawn += 1
 
 
+def _frame(canvas: _Canvas, element: dict[str, Any]) -> None:
+    """A frame (a named region of the board): a thin outline with its name above it."""
+    x, y, w, h, _ = _geometry(element)
+    canvas.box(x, y - 20, w, h + 20, 0.0)
+    canvas.parts.append(f'<rect x="{_fmt(x)}" y="{_fmt(y)}" width="{_fmt(w)}" '
+                        f'height="{_fmt(h)}" rx="4" fill="none" stroke="#868e96" '
+                        'stroke-width="1"/>')
+    name = _text(element.get("name")).splitlines()
+    if name and name[0].strip():
+        canvas.parts.append(f'<text x="{_fmt(x)}" y="{_fmt(y - 6)}" font-family="sans-serif" '
+                            f'font-size="14" fill="#868e96">{escape(name[0][:200])}</text>')
+    canvas.drawn += 1
+
+
 def _text_element(canvas: _Canvas, element: dict[str, Any],
                   containers: dict[str, tuple[float, float, float, float]]) -> None:
     text = _text(element.get("text"))
@@ -332,6 +346,8 @@ def board_svg(elements: list[dict[str, Any]]) -> str:
             _polyline(canvas, element, str(kind))
         elif kind == "text":
             _text_element(canvas, element, containers)
+        elif kind in ("frame", "magicframe"):
+            _frame(canvas, element)
     if not canvas.drawn or not math.isfinite(canvas.min_x):
         return _empty_svg()
     left, top = canvas.min_x - PADDING, canvas.min_y - PADDING

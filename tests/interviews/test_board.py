@@ -171,3 +171,11 @@ def test_a_shapes_label_is_part_of_the_shape_in_the_count() -> None:
     assert board.board_count([*elements, {"type": "text", "text": "free", "x": 0, "y": 0}]) == 7
     junk: list[Any] = [{"type": "rectangle", "isDeleted": True}, "junk"]
     assert board.board_count(junk) == 0
+
+
+def test_a_frame_is_an_outline_with_its_escaped_name() -> None:
+    svg = board.board_svg([{"type": "frame", "x": 0, "y": 0, "width": 300, "height": 200,
+                            "name": "Region <us-east>"}])
+    root = parse(svg)
+    assert [el.text for el in root.iter(f"{SVG}text")] == ["Region <us-east>"]
+    assert "&lt;us-east&gt;" in svg
