@@ -18,7 +18,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from interviews import collab
-from interviews.board import board_svg
+from interviews.board import board_elements, board_svg
 from interviews.models import BoardSnapshot, InterviewSession
 from interviews.services.documents import doc_updates
 from problems.models import DESIGN
@@ -54,7 +54,9 @@ def board_snapshot_store(*, session_id: int) -> BoardSnapshot | None:
     elements: list[dict[str, Any]] = []
     svg = notes = ""
     try:
-        elements = collab.board_from_updates(updates)
+        # What the picture draws (at most board.MAX_ELEMENTS, dicts only): the document
+        # keeps the rest, this row need not hold a browser's unbounded list twice.
+        elements = board_elements(collab.board_from_updates(updates))
         svg = board_svg(elements)
     except Exception:  # a document that does not decode, an element that does not draw
         log.exception("the board of session %s could not be drawn", session_id)
