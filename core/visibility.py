@@ -85,7 +85,9 @@ PRIVATE_FIELDS: dict[str, frozenset[Viewer]] = {
     # their own submissions (their own tests), not for candidates'.
     HIDDEN_TEST_IO: frozenset({Viewer.ASSIGNED, Viewer.ADMIN, Viewer.AUTHOR}),
     # A problem's reference solution: its authors and admins (studio, admin), and the
-    # interviewer running a session on it (the cockpit's side panel, collapsed).
+    # interviewer running a session on it (the cockpit's side panel, collapsed). For a design
+    # problem it is the reference design: its text (`reference_code`) and its board
+    # (`reference_board`), shown in the cockpit's reference-design panel.
     REFERENCE_SOLUTION: frozenset({Viewer.AUTHOR, Viewer.ADMIN, Viewer.ASSIGNED}),
     # What the cockpit's side panel prompts the interviewer with: rubric anchors, follow-up
     # questions, canned answers, hints not yet revealed. The session's interviewers, admins.
@@ -122,6 +124,9 @@ SHARE_LINK_SECTIONS = frozenset({
     "questions",  # the candidate's clarifying questions and the answers they got
     "strong", "strong_titled",  # the rubric's description of a strong answer
     "follow_ups",  # a solo session's reading list (a live one has none)
+    # A design round's final diagram: the candidate's own drawing, its "final code". Its
+    # notes pane ("board_notes") stays off, as every note of the candidate's does.
+    "board",
 })
 
 

@@ -415,3 +415,22 @@ class ReportShare(models.Model):
     def __str__(self) -> str:
         return f"share of session {self.session_id}"
 
+
+
+class BoardSnapshot(models.Model):
+    """A design session's board and notes as they were when it finished (one per session):
+    the elements (Excalidraw's, live ones in drawing order), the SVG the server drew from
+    them (`interviews.board.board_svg`, never a browser's picture) and the notes pane's text.
+    Written by the call that finishes the session (`interviews.services.boards`); `error`
+    says why a part could not be read, and an empty `svg` reads "diagram unavailable"."""
+
+    session = models.OneToOneField(InterviewSession, on_delete=models.CASCADE,
+                                   related_name="board_snapshot")
+    elements = models.JSONField(default=list, blank=True)
+    svg = models.TextField(blank=True)
+    notes = models.TextField(blank=True)
+    error = models.CharField(max_length=200, blank=True)
+    created_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"board of session {self.session_id}"

@@ -10,8 +10,11 @@ from typing import Any
 from django.conf import settings
 from django.db.models import Q, QuerySet
 from django.utils import timezone
+from django.utils.safestring import mark_safe
 
 from core import visibility
+from core.markdown import markdown_render
+from interviews.board import board_svg
 from interviews.models import (
     ACTIVITY_KINDS,
     ChatMessage,
@@ -33,6 +36,7 @@ from interviews.services import (
     role_can_edit,
     session_role,
 )
+from problems.models import DESIGN
 
 
 @dataclass(frozen=True)
@@ -130,6 +134,8 @@ def interviewer_panel(*, session: InterviewSession, user: Any) -> dict[str, Any]
     )
     return {
         "reference_code": problem.reference_code if reference_visible else "",
+        # A design problem's reference design (the same private row as a reference solution).
+        "reference_design": reference_design(problem) if reference_visible else None,
         "rubric": [
             {"criterion": str(item.get("criterion", "")),
              "title": str(item.get("criterion", "")).replace("_", " ").capitalize(),
@@ -149,6 +155,22 @@ def interviewer_panel(*, session: InterviewSession, user: Any) -> dict[str, Any]
                           ReviewNote.objects.filter(session=session, author=user)
                           .select_related("author")],
     }
+
+
+def reference_design(problem: Any) -> dict[str, Any] | None:
+    """A design problem's reference design for the cockpit: its text (`reference_code`,
+    Markdown rendered as statements are) and its board (`reference_board`, drawn on the
+    server: interviews/board.py, escaped and bounded). None for a coding problem. Callers
+    ask `core.visibility` first (REFERENCE_SOLUTION): this is private to interviewers."""
+    if problem.kind != DESIGN:
+        return None
+    elements = problem.reference_board or []
+    if not elements and problem.live_version is not None:
+        elements = problem.live_version.reference_board or []
+    return {"html": markdown_render(problem.reference_code or ""),
+            # Our own SVG, every value rebuilt and escaped by board_svg: safe to inline.
+            "board_svg": mark_safe(board_svg(elements)) if elements else "",  # noqa: S308
+            "elements": len(elements)}
 
 
 def _ms_since(start: datetime, moment: datetime) -> int:

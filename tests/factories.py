@@ -65,3 +65,58 @@ def client_for(user: User | None) -> Client:
     if user is not None:
         client.force_login(user)
     return client
+
+
+DESIGN_RUBRIC = [
+    {"criterion": "requirements", "weight": 1, "strong": "Pins down the scope first.",
+     "levels": ["1: none", "2: some", "3: most", "4: all"]},
+    {"criterion": "architecture", "weight": 2, "strong": "A clear, scalable diagram.",
+     "levels": ["1: none", "2: some", "3: most", "4: all"]},
+]
+
+
+def design_problem(slug: str = "batch-api", *, reference_text: str = "Use a queue.",
+                   reference_board: list[dict[str, object]] | None = None) -> Problem:
+    """A published system-design problem (kind "design"): no tests, a reference text and
+    board, a design rubric."""
+    problem = tiny_problem(slug, hidden=0)
+    problem.title = "Design a batch inference API"
+    problem.kind = "design"
+    problem.statement_md = "Design a **batch inference API** for 10k requests a second."
+    problem.starter_code = ""
+    problem.reference_code = reference_text
+    problem.reference_board = reference_board or []
+    problem.rubric = DESIGN_RUBRIC
+    problem.save()
+    version = problem.live_version
+    assert version is not None
+    version.kind = "design"
+    version.public_tests = []
+    for name in CONTENT_FIELDS:
+        setattr(version, name, getattr(problem, name))
+    version.reference_board = problem.reference_board
+    version.save()
+    return problem
+
+
+def board_update(session_id: int, elements: list[dict[str, object]], *,
+                 notes: str = "", author_id: int | None = None) -> int | None:
+    """Draw `elements` on a session's board (and append `notes`) as a browser would: one Yjs
+    update on top of the stored document, stored through the session's one door."""
+    import pycrdt
+
+    from interviews import collab
+    from interviews.services import doc_update_store, doc_updates
+
+    doc: pycrdt.Doc = pycrdt.Doc()
+    board = doc.get(collab.BOARD_NAME, type=pycrdt.Map)
+    text = doc.get(collab.NOTES_NAME, type=pycrdt.Text)
+    for _, data in doc_updates(session_id):
+        doc.apply_update(data)
+    before = doc.get_state()
+    for element in elements:
+        board[str(element["id"])] = element
+    if notes:
+        text += notes
+    return doc_update_store(session_id=session_id, author_id=author_id,
+                            data=doc.get_update(before))

@@ -11,6 +11,10 @@ candidate's report. Labels are built only from what both sides of the session sa
 questions, chat, hints), and for reviewers from the Activity panel's pastes and tab changes
 too (`core.visibility.ACTIVITY_SIGNALS`): never from a private note, a scorecard or a prompt
 of the interviewer's side panel, so a label can go into the candidate's report.
+
+In a design round a cited moment is a *board moment*: "Board at 12:34 · 5 elements", with
+the board as it was then (`board`: the URL of its picture, under the report's access rules,
+interviews/review/views.py `report_board`). The candidate drew it, so it is theirs to see.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from django.urls import reverse
 
 from core import visibility
 from core.visibility import Viewer
+from interviews.board import board_count
 from interviews.models import (
     ACTIVITY_KINDS,
     ChatMessage,
@@ -30,7 +35,7 @@ from interviews.models import (
     SessionEvent,
 )
 from interviews.review.suggest import RUN_KINDS, ms_since_start
-from interviews.services import SessionError
+from interviews.services import SessionError, board_elements_at_ms, is_design
 
 KINDS = ("moment", "submission", "question")
 MAX_PER_CRITERION = 20
@@ -62,6 +67,7 @@ class Chip:
     href: str = ""
     kind: str = ""
     valid: bool = True
+    board: str = ""  # a board moment's picture (design rounds), "" for anything else
 
 
 def format_clock(ms: int) -> str:
@@ -169,6 +175,18 @@ class EvidenceLabels:
         self.questions = {q.pk: (q, ms_since_start(session, q.asked_at))
                           for q in Question.objects.filter(session=session)}
         self.moments = self._moments()
+        self.design = is_design(session)
+        self.board_url = reverse("interviews:report_board", kwargs={"session_id": session.pk})
+        self._board_counts: dict[int, int] = {}
+
+    def board_count(self, ms: int) -> int:
+        """How many elements the board held `ms` after the start (decoded once per moment)."""
+        if ms not in self._board_counts:
+            try:
+                self._board_counts[ms] = board_count(board_elements_at_ms(self.session, ms))
+            except Exception:  # a document that does not decode: the label still reads
+                self._board_counts[ms] = 0
+        return self._board_counts[ms]
 
     def _moments(self) -> list[tuple[int, str]]:
         """(ms, what happened) for everything both sides saw happen."""
@@ -209,6 +227,12 @@ class EvidenceLabels:
     def chip(self, item: Evidence) -> Chip:
         if item.kind == "moment":
             href = f"{self.replay}#t={item.value}" if self.reviewer else ""
+            if self.design:
+                count = self.board_count(item.value)
+                label = (f"Board at {format_clock(item.value)} · {count} "
+                         f"element{'' if count == 1 else 's'}")
+                return Chip(item.token, label, href, item.kind,
+                            board=f"{self.board_url}?t={item.value}")
             return Chip(item.token, self.moment_text(item.value), href, item.kind)
         if item.kind == "submission":
             run = self.runs.get(item.value)

@@ -25,6 +25,49 @@ def latin(text: Any) -> str:
     return str(text).translate(_TRANSLIT).encode("latin-1", "replace").decode("latin-1")
 
 
+_VIEW_BOX = re.compile(r'viewBox="[-\d.]+ [-\d.]+ ([\d.]+) ([\d.]+)"')
+
+
+def board_image(pdf: FPDF, svg: str, *, width: float, max_height: float) -> bool:
+    """Draw a board's SVG (interviews/board.py's subset, which fpdf2 reads) at most `width`
+    wide and `max_height` tall; whether it was drawn."""
+    found = _VIEW_BOX.search(svg or "")
+    if not found:
+        return False
+    view_w, view_h = float(found.group(1)), float(found.group(2))
+    if view_w <= 0 or view_h <= 0:
+        return False
+    w = min(width, max_height * view_w / view_h)
+    if pdf.get_y() + w * view_h / view_w > pdf.h - pdf.b_margin:
+        pdf.add_page()
+    try:
+        pdf.image(io.BytesIO(svg.encode("utf-8")), w=w)
+    except Exception:  # a picture that will not embed: the report says so, it still exports
+        log.warning("a board was not embedded in the PDF", exc_info=True)
+        return False
+    return True
+
+
+def _design(pdf: FPDF, data: dict[str, Any], width: float, line: Any, heading: Any) -> None:
+    """A design round's final diagram and the notes written beside it."""
+    board = data.get("board") or {}
+    if not board:  # a share link without the section
+        return
+    heading("Final diagram")
+    if not (board.get("available") and board_image(pdf, board.get("svg", ""), width=width,
+                                                   max_height=170)):
+        line("Diagram unavailable.")
+    else:
+        line(f"{board.get('count', 0)} element(s) on the board.")
+    if data.get("board_notes"):
+        heading("Design notes")
+        pdf.set_font("Courier", "", 8)
+        for note_line in str(data["board_notes"]).splitlines():
+            pdf.multi_cell(width, 3.6, latin(note_line.expandtabs(4)) or " ",
+                           new_x="LMARGIN", new_y="NEXT")
+        pdf.set_font("Helvetica", "", 10)
+
+
 def report_pdf(data: dict[str, Any]) -> bytes:
     """The report (as built by `selectors.report_data`) as PDF bytes."""
     pdf = FPDF(format="A4")
@@ -48,13 +91,17 @@ def report_pdf(data: dict[str, Any]) -> bytes:
     pdf.set_font("Helvetica", "", 10)
     line(f"Session #{session.pk} ({session.kind}), candidate {data['candidate'] or '-'}")
     final = data["final"]
-    heading("Tests")
-    if final:
+    design = bool(data.get("design"))
+    if design:
+        _design(pdf, data, width, line, heading)
+    else:
+        heading("Tests")
+    if final and not design:
         line(f"Final submission: {final['verdict'] or final['status']}, "
              f"{final['passed']}/{final['total']} tests passed")
         if final.get("rules_line"):
             line(f"  {final['rules_line']}")
-    else:
+    elif not design:
         line("No final submission.")
     for test in data["public_tests"]:
         if not test["verdict"]:
@@ -85,14 +132,19 @@ def report_pdf(data: dict[str, Any]) -> bytes:
                     line(f"  {comment['criterion']}: {comment['comment']}")
                     for label in comment.get("evidence", []):
                         line(f"    - {label}")
+                    for moment in comment.get("boards", []):
+                        if not board_image(pdf, moment.get("svg", ""), width=width / 2,
+                                           max_height=60):
+                            line(f"    ({moment['label']}: diagram unavailable)")
         else:
             line("Not released yet.")
-    heading("Final code")
-    pdf.set_font("Courier", "", 8)
-    for code_line in str(data.get("final_code", "")).splitlines() or ["(empty)"]:
-        pdf.multi_cell(width, 3.6, latin(code_line.expandtabs(4)) or " ",
-                       new_x="LMARGIN", new_y="NEXT")
-    pdf.set_font("Helvetica", "", 10)
+    if not design:
+        heading("Final code")
+        pdf.set_font("Courier", "", 8)
+        for code_line in str(data.get("final_code", "")).splitlines() or ["(empty)"]:
+            pdf.multi_cell(width, 3.6, latin(code_line.expandtabs(4)) or " ",
+                           new_x="LMARGIN", new_y="NEXT")
+        pdf.set_font("Helvetica", "", 10)
     heading("Timeline")
     # fpdf2 ignores (and warns about) <title> tooltips: drop them before embedding.
     svg = re.sub(r"<title>.*?</title>", "", str(data["timeline"]["svg"]), flags=re.DOTALL)

@@ -5,8 +5,9 @@ reviewer-only field cannot slip into the report by accident."""
 from __future__ import annotations
 
 import difflib
+import logging
 import math
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.utils import timezone
@@ -22,7 +23,10 @@ from grading import visible
 from grading.judge import rules_line
 from grading.models import Submission
 from grading.selectors import submission_detail
+from interviews import collab
+from interviews.board import board_count, board_svg
 from interviews.models import (
+    BoardSnapshot,
     DocUpdate,
     InterviewSession,
     Scorecard,
@@ -48,9 +52,11 @@ from interviews.review.suggest import (
     session_signals,
     suggestions,
 )
-from interviews.services.documents import session_code
+from interviews.services import board_elements_at, is_design
+from interviews.services.documents import doc_updates, session_code
 from problems.package import criterion_title
 
+log = logging.getLogger(__name__)
 RECOMMENDATION_VALUE = {"strong_no": 1, "no": 2, "yes": 3, "strong_yes": 4}
 RECOMMENDATION_LABEL = {v: k for k, v in RECOMMENDATION_VALUE.items()}
 
@@ -149,7 +155,7 @@ def rubric_rows(session: InterviewSession) -> list[dict[str, Any]]:
 
 def _chip_dict(chip: Chip) -> dict[str, Any]:
     return {"token": chip.token, "label": chip.label, "href": chip.href, "kind": chip.kind,
-            "valid": chip.valid}
+            "valid": chip.valid, "board": chip.board}
 
 
 def scorecard_view(card: Scorecard, labels: EvidenceLabels | None = None) -> dict[str, Any]:
@@ -304,7 +310,11 @@ def review_context(session: InterviewSession, user: Any,
                      for q in questions]
     timeline = session_timeline(session)
     released = ScoreRelease.objects.filter(session=session).exists()
+    board, board_notes = report_board(session)
     return {
+        "design": is_design(session),
+        "board": board,
+        "board_notes": board_notes,
         "timeline_marks": cite_targets(labels, runs, question_rows, timeline["marks"]),
         "side_by_side": _side_by_side(session, own_view, others),
         "session": session,
@@ -403,14 +413,61 @@ def released_feedback(session: InterviewSession) -> list[dict[str, Any]]:
     ):
         comments = []
         for s in card.scores.all():
-            cited = [c.label for c in labels.chips(s.evidence) if c.valid]
+            chips = [c for c in labels.chips(s.evidence) if c.valid]
+            cited = [c.label for c in chips]
+            # A design round's cited board moments: the board as it was then (its picture's
+            # URL for the page, its SVG for the PDF).
+            boards = [{"label": c.label, "url": c.board,
+                       "svg": board_moment_svg(session, evidence_ms(c.token))}
+                      for c in chips if c.board]
             if s.comment.strip() or cited:
                 comments.append({"criterion": s.criterion.replace("_", " "),
-                                 "comment": s.comment, "evidence": cited})
+                                 "comment": s.comment, "evidence": cited, "boards": boards,
+                                 # The page shows a board moment as its picture instead.
+                                 "chips": [c.label for c in chips if not c.board]})
         if comments or card.summary.strip():
             out.append({"reviewer": f"Interviewer {number}", "summary": card.summary,
                         "comments": comments})
     return out
+
+
+def evidence_ms(token: str) -> int:
+    """The milliseconds of a moment's token ("moment:192000")."""
+    value = token.partition(":")[2]
+    return int(value) if value.isdigit() else 0
+
+
+def board_moment_svg(session: InterviewSession, ms: int) -> str:
+    """The board `ms` after the start, drawn (a cited board moment); "" when it cannot be."""
+    try:
+        start = session.started_at or session.created_at
+        return board_svg(board_elements_at(session, until=start + timedelta(milliseconds=ms)))
+    except Exception:  # a document that does not decode: "diagram unavailable"
+        log.warning("the board of session %s at %s ms could not be drawn", session.pk, ms,
+                    exc_info=True)
+        return ""
+
+
+def report_board(session: InterviewSession) -> tuple[dict[str, Any], str]:
+    """A design round's final board ({"svg", "count", "available"}) and notes, from the
+    snapshot stored when it finished; a session finished before snapshots existed is drawn
+    now (and nothing is stored: a read never writes). ({}, "") for a coding session."""
+    if not is_design(session):
+        return {}, ""
+    snapshot = BoardSnapshot.objects.filter(session=session).first()
+    if snapshot is not None:
+        svg, elements, notes = snapshot.svg, snapshot.elements, snapshot.notes
+    else:
+        svg, elements, notes = "", [], ""
+        try:
+            updates = [data for _, data in doc_updates(session.pk)]
+            elements = collab.board_from_updates(updates)
+            svg = board_svg(elements)
+            notes = collab.notes_from_updates(updates)
+        except Exception:
+            log.warning("the board of session %s could not be drawn", session.pk,
+                        exc_info=True)
+    return {"svg": svg, "count": board_count(elements), "available": bool(svg)}, notes
 
 
 def half_up(value: float) -> int:
@@ -469,8 +526,13 @@ def report_data(session: InterviewSession,
                                                   audience=audience)]
     timeline = session_timeline(session)
     outcome = released_outcome(session)
+    board, board_notes = report_board(session)
     data: dict[str, Any] = {
         "solo": session.kind == InterviewSession.Kind.SOLO,
+        "design": is_design(session),
+        # A design round's final diagram (the picture's own URL is the view's) and notes pane.
+        "board": board,
+        "board_notes": board_notes,
         "strong_titled": [(row["criterion"].replace("_", " ").capitalize(), row["strong"])
                           for row in rubric_rows(session) if row["strong"]],
         # The code as it was graded at the end (the final submission), else as last stored.
@@ -517,7 +579,10 @@ REPORT_TEST_KEYS = ("name", "verdict", "time_ms", "cpu_ms", "tag")
 # The report's sections (keys of `report_data`) that carry content; the rest are its frame.
 REPORT_SECTIONS = ("final_code", "released_feedback", "chat", "candidate", "final",
                    "public_tests", "hidden_by_tag", "outcome", "timeline", "questions",
-                   "strong", "strong_titled", "follow_ups", "notes", "hints")
+                   "strong", "strong_titled", "follow_ups", "notes", "hints",
+                   "board", "board_notes")
+# The sections only a design round fills (empty in a coding session's report).
+DESIGN_SECTIONS = ("board", "board_notes")
 
 
 def report_notes(session: InterviewSession) -> list[dict[str, Any]]:
@@ -572,6 +637,11 @@ def report_public(data: dict[str, Any]) -> dict[str, Any]:
         "chat": data["chat"],
         "notes": data["notes"],
         "hints": data["hints"],
+        "design": data["design"],
+        "board": {"count": data["board"].get("count", 0),
+                  "available": data["board"].get("available", False)}
+        if data["board"] else None,
+        "board_notes": data["board_notes"],
     }
 
 

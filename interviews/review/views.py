@@ -23,7 +23,7 @@ from core.ratelimit import rate_limit_check
 from core.roles import is_interviewer
 from interviews.models import InterviewSession, ReportShare
 from interviews.review import access, dashboard, pdf, selectors, services
-from interviews.services import SessionError
+from interviews.services import SessionError, is_design
 
 
 def _session(session_id: int) -> InterviewSession:
@@ -187,7 +187,7 @@ def scorecard_cite(request: HttpRequest, body: Body, session_id: int) -> HttpRes
         session=session, user=request.user, criterion=text_field(body, "criterion"),
         token=text_field(body, "evidence"))
     return JsonResponse({"criterion": score.criterion, "label": chip.label,
-                         "count": len(score.evidence)})
+                         "count": len(score.evidence), "board": chip.board})
 
 
 @login_required
@@ -261,7 +261,59 @@ def report(request: HttpRequest, session_id: int) -> HttpResponse:
     ]
     context["owner_view"] = True
     context["pdf_url"] = reverse("interviews:report_pdf", kwargs={"session_id": session.pk})
+    context["board_url"] = reverse("interviews:report_board", kwargs={"session_id": session.pk})
     return render(request, "interviews/review/report.html", context)
+
+
+MAX_MOMENT_DIGITS = 10  # a moment beyond 115 days is not one of any session's
+
+
+def _board_response(svg: str) -> HttpResponse:
+    """A board's picture, server-drawn (interviews/board.py): its own strict content type,
+    never sniffed, never cached where another user could read it."""
+    if not svg:
+        raise Http404("The diagram is unavailable.")
+    response = HttpResponse(svg, content_type="image/svg+xml; charset=utf-8")
+    response["X-Content-Type-Options"] = "nosniff"
+    response["Cache-Control"] = "private, no-store"
+    response["Content-Disposition"] = 'inline; filename="board.svg"'
+    return response
+
+
+@login_required
+@require_GET
+def report_board(request: HttpRequest, session_id: int) -> HttpResponse:
+    """`/sessions/<id>/report/board.svg`: a design round's final diagram; `?t=<ms>`: the
+    board at a cited moment. Whoever may read the report (the candidate once it is over; its
+    reviewers, who cite moments, at any time); a 404 for everyone else and for a coding
+    session."""
+    session = _session(session_id)
+    role = access.report_role(session, request.user)
+    if role is None or not is_design(session):
+        raise Http404("No such session.")
+    if role == access.CANDIDATE and session.status != InterviewSession.Status.FINISHED:
+        raise Http404("The report exists once the session is over.")
+    moment = request.GET.get("t")
+    if moment is None:
+        return _board_response(selectors.report_board(session)[0].get("svg", ""))
+    if not moment.isdigit() or len(moment) > MAX_MOMENT_DIGITS:
+        raise Http404("No such moment.")
+    return _board_response(selectors.board_moment_svg(session, int(moment)))
+
+
+@require_GET
+def shared_board(request: HttpRequest, token: str) -> HttpResponse:
+    """A share link's diagram: the final board only (`SHARE_LINK_SECTIONS` "board"); a cited
+    moment belongs to the feedback, which no share link carries."""
+    session = _shared_session(token)
+    if request.GET.get("t") is not None:
+        raise Http404("No such moment.")
+    if not is_design(session) or not visibility.report_section_visible(
+            "board", visibility.Channel.SHARE_LINK):
+        raise Http404("No such diagram.")
+    response = _board_response(selectors.report_board(session)[0].get("svg", ""))
+    response["Referrer-Policy"] = "no-referrer"
+    return response
 
 
 @login_required
@@ -300,6 +352,7 @@ def shared_report(request: HttpRequest, token: str) -> HttpResponse:
     context = selectors.report_data(session, visibility.Channel.SHARE_LINK)
     context["owner_view"] = False
     context["pdf_url"] = reverse("interviews:shared_report_pdf", kwargs={"token": token})
+    context["board_url"] = reverse("interviews:shared_board", kwargs={"token": token})
     response = render(request, "interviews/review/report.html", context)
     # The token is in the URL: keep it out of Referer headers sent to other sites.
     response["Referrer-Policy"] = "no-referrer"

@@ -14,6 +14,12 @@ from interviews.services.activity import (
     session_hint_reveal,
     session_run,
 )
+from interviews.services.boards import (
+    board_elements_at,
+    board_elements_at_ms,
+    board_snapshot_store,
+    is_design,
+)
 from interviews.services.cockpit import (
     MAX_CHAT_CHARS,
     MAX_PRIVATE_NOTE_CHARS,
@@ -86,6 +92,9 @@ __all__ = [
     "MAX_QUESTION_CHARS",
     "MIN_DURATION",
     "SessionError",
+    "board_elements_at",
+    "board_elements_at_ms",
+    "board_snapshot_store",
     "call_link_check",
     "candidate_hints",
     "canned_answer_send",
@@ -103,6 +112,7 @@ __all__ = [
     "invitation_ics",
     "invitation_recipients",
     "invitation_send",
+    "is_design",
     "join_opens_at",
     "join_too_early",
     "note_add",

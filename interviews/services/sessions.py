@@ -33,6 +33,7 @@ from interviews.models import (
     SessionEvent,
     new_invite_token,
 )
+from interviews.services.boards import board_snapshot_store_safely
 from interviews.services.documents import session_code
 from problems.models import Problem
 
@@ -363,6 +364,8 @@ def _finish(session_id: int, reason: str, by: Any) -> tuple[InterviewSession, bo
         )
         session.final_submission = submission
         session.save(update_fields=["final_submission"])
+        # A design round keeps its final board (every way of finishing passes here).
+        board_snapshot_store_safely(session)
         payload = {
             "type": "finished",
             "reason": reason,
