@@ -9,6 +9,8 @@
 // #replay-play, #replay-speed, #replay-time, #replay-timeline (marks), #replay-marks (list).
 // For a scorer with a draft, #replay-cite (data-cite-url) holds #cite-criterion, #cite-moment
 // and #cite-status: cites add evidence to that criterion of the draft the review page shows.
+// A design session (#replay[data-design=true]) has #replay-board (the whiteboard, read-only,
+// drawn by board.js's window.onsiteBoard.view) and #replay-notes instead of #replay-editor.
 import { python } from "@codemirror/lang-python";
 import { EditorState } from "@codemirror/state";
 import { EditorView } from "@codemirror/view";
@@ -16,6 +18,7 @@ import { basicSetup } from "codemirror";
 import * as Y from "yjs";
 
 import { cspNonceExtension } from "../editor.js";
+import { BOARD_NAME, NOTES_NAME, notesViewMount } from "./design.js";
 import { getJson, postJson } from "./api.js";
 import { formatLeft } from "./timer.js";
 import { element } from "../dom.js";
@@ -62,6 +65,11 @@ export class DocumentTimeline {
   }
 
   textAt(t) {
+    return this.docAt(t).getText("code").toString();
+  }
+
+  /** The document as it was at `t` ms (the timeline's own Y.Doc: read it, never change it). */
+  docAt(t) {
     const count = this.countAt(t);
     if (count < this.applied) {
       const checkpoint = [...this.checkpoints].reverse().find((c) => c.index <= count);
@@ -72,8 +80,56 @@ export class DocumentTimeline {
     for (; this.applied < count; this.applied += 1) {
       Y.applyUpdate(this.doc, this.updates[this.applied].update);
     }
-    return this.doc.getText("code").toString();
+    return this.doc;
   }
+
+  /** The time of the first update after which the board has a live element (or null). */
+  firstBoardAt() {
+    const doc = new Y.Doc();
+    const board = doc.getMap(BOARD_NAME);
+    for (const entry of this.updates) {
+      Y.applyUpdate(doc, entry.update);
+      if (liveElements(board).length > 0) return entry.t;
+    }
+    return null;
+  }
+}
+
+/** The board map's elements that are not deleted (what a viewer sees). */
+export function liveElements(board) {
+  const elements = [];
+  board.forEach((value) => {
+    if (value && typeof value === "object" && !value.isDeleted) elements.push(value);
+  });
+  return elements;
+}
+
+/** A design session's replay: the board and the notes at each moment. */
+function designViewMount() {
+  const boardApi = window.onsiteBoard;
+  if (!boardApi) throw new Error("the whiteboard bundle (board.js) is not loaded");
+  const board = boardApi.view(document.getElementById("replay-board"));
+  const notes = notesViewMount(document.getElementById("replay-notes"));
+  let shown = null; // the board's elements last handed to the view, by id and version
+  let count = 0;
+  return {
+    show(doc) {
+      const map = doc.getMap(BOARD_NAME);
+      const elements = [];
+      map.forEach((value) => {
+        if (value && typeof value === "object") elements.push(value);
+      });
+      const key = elements.map((e) => `${e.id}:${e.version}`).sort().join(",");
+      if (key !== shown) {
+        shown = key;
+        board.show(elements);
+        count = elements.filter((e) => !e.isDeleted).length;
+      }
+      notes.show(doc.getText(NOTES_NAME).toString());
+    },
+    count: () => count,
+    notes: () => notes.view.state.doc.toString(),
+  };
 }
 
 export async function replayPageMount(root) {
@@ -91,13 +147,16 @@ export async function replayPageMount(root) {
   slider.max = String(duration);
   slider.step = "100";
 
-  const view = new EditorView({
-    parent: document.getElementById("replay-editor"),
-    state: EditorState.create({
-      doc: "",
-      extensions: [cspNonceExtension(), basicSetup, python(), EditorState.readOnly.of(true)],
-    }),
-  });
+  const design = root.dataset.design === "true" ? designViewMount() : null;
+  const view = design
+    ? null
+    : new EditorView({
+        parent: document.getElementById("replay-editor"),
+        state: EditorState.create({
+          doc: "",
+          extensions: [cspNonceExtension(), basicSetup, python(), EditorState.readOnly.of(true)],
+        }),
+      });
 
   let position = 0;
   let timer = null;
@@ -105,9 +164,13 @@ export async function replayPageMount(root) {
     position = Math.max(0, Math.min(duration, t));
     slider.value = String(position);
     timeLabel.textContent = `${formatLeft(position)} / ${formatLeft(duration)}`;
-    const text = timeline.textAt(position);
-    if (text !== view.state.doc.toString()) {
-      view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text } });
+    if (design) {
+      design.show(timeline.docAt(position));
+    } else {
+      const text = timeline.textAt(position);
+      if (text !== view.state.doc.toString()) {
+        view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text } });
+      }
     }
     root.dataset.position = String(position);
   };
@@ -170,7 +233,10 @@ export async function replayPageMount(root) {
   root.dataset.ready = "true";
   window.onsiteReplay = {
     seek: show,
-    code: () => view.state.doc.toString(),
+    code: () => (view ? view.state.doc.toString() : ""),
+    boardCount: () => (design ? design.count() : 0),
+    notes: () => (design ? design.notes() : ""),
+    firstBoardAt: () => timeline.firstBoardAt(),
     duration,
     play,
     pause,

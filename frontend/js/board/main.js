@@ -1,0 +1,120 @@
+// Entry point of the whiteboard bundle (static/frontend/board.js + board.css), loaded only on
+// a design session's page and its replay, before session.js: it exposes window.onsiteBoard,
+// which the session bundle calls with the session's Y.Doc.
+//
+//   window.onsiteBoard.mount(container, {doc, map, editable, awareness, colors})
+//       -> {setEditable(bool), flush(), elements(), api}     the live, shared board
+//   window.onsiteBoard.view(container)
+//       -> {show(elements)}                                   a read-only board (the replay)
+import "./assets.js";
+
+import { CaptureUpdateAction, Excalidraw } from "@excalidraw/excalidraw";
+import "@excalidraw/excalidraw/index.css";
+import { createElement } from "react";
+import { createRoot } from "react-dom/client";
+
+import { BoardBinding, drawingOrder, mapElements } from "./binding.js";
+import { PointerSync } from "./pointers.js";
+import "./board.css";
+
+// No file menu (open, save, export: the board lives in the session, and the report renders
+// its own picture server-side), no images (pictures are files the document does not carry).
+const UI_OPTIONS = {
+  canvasActions: {
+    loadScene: false,
+    saveToActiveFile: false,
+    export: false,
+    saveAsImage: false,
+    clearCanvas: true,
+    toggleTheme: false,
+    changeViewBackgroundColor: false,
+  },
+  tools: { image: false },
+};
+
+function render(root, props) {
+  root.render(
+    createElement(Excalidraw, {
+      UIOptions: UI_OPTIONS,
+      langCode: "en",
+      handleKeyboardGlobally: false,
+      autoFocus: false,
+      detectScroll: true,
+      aiEnabled: false,
+      ...props,
+    }),
+  );
+}
+
+/** The live board: Excalidraw bound to the session document's "board" map. */
+function mount(container, { doc, map, editable = true, awareness = null, name = "" }) {
+  const root = createRoot(container);
+  let binding = null;
+  let pointers = null;
+  let props = {};
+  const ready = new Promise((resolve) => {
+    props = {
+      initialData: { elements: mapElements(map), appState: { name } , scrollToContent: true },
+      viewModeEnabled: !editable,
+      isCollaborating: Boolean(awareness),
+      excalidrawAPI: (api) => {
+        if (!api || binding) return;
+        binding = new BoardBinding({ doc, map, api, captureNever: CaptureUpdateAction.NEVER, editable });
+        if (awareness) pointers = new PointerSync({ api, awareness });
+        resolve(api);
+      },
+      onChange: () => binding?.changed(),
+      onPointerUpdate: (payload) => pointers?.moved(payload),
+    };
+    render(root, props);
+  });
+  container.dataset.board = "mounted";
+  return {
+    ready,
+    setEditable(value) {
+      binding?.setEditable(value);
+      props = { ...props, viewModeEnabled: !value };
+      render(root, props);
+      container.dataset.editable = String(value);
+    },
+    flush: () => (binding ? binding.flush() : 0),
+    /** The scene's live elements (tests compare them across browsers and with the server). */
+    elements: () =>
+      binding ? binding.api.getSceneElements().map((e) => ({ id: e.id, type: e.type, version: e.version })) : [],
+    get api() {
+      return binding?.api;
+    },
+  };
+}
+
+/** A read-only board shown one scene at a time (the replay's scrubbing). */
+function view(container) {
+  const root = createRoot(container);
+  let api = null;
+  let pending = null;
+  const show = (elements) => {
+    const scene = drawingOrder(elements.map((e) => ({ ...e })));
+    if (!api) {
+      pending = scene;
+      return;
+    }
+    api.updateScene({ elements: scene, captureUpdate: CaptureUpdateAction.NEVER });
+    container.dataset.count = String(scene.filter((e) => !e.isDeleted).length);
+  };
+  render(root, {
+    viewModeEnabled: true,
+    initialData: { elements: [], scrollToContent: true },
+    excalidrawAPI: (value) => {
+      if (!value || api) return;
+      api = value;
+      if (pending) show(pending);
+      pending = null;
+    },
+  });
+  return {
+    show,
+    fit: () => api?.scrollToContent(undefined, { fitToContent: true }),
+  };
+}
+
+window.onsiteBoard = { mount, view };
