@@ -61,13 +61,16 @@ export class BoardBinding {
    *   doc, map: the session's Y.Doc and its Y.Map "board"; api: the excalidrawAPI;
    *   captureNever: Excalidraw's CaptureUpdateAction.NEVER (remote edits are not undoable).
    */
-  constructor({ doc, map, api, captureNever, editable = true }) {
+  constructor({ doc, map, api, captureNever, editable = true, onFirstContent = () => {} }) {
     this.doc = doc;
     this.map = map;
     this.api = api;
     this.captureNever = captureNever;
     this.editable = editable;
     this.timer = null;
+    // Called once, when the board first has something to show (a late joiner's view is then
+    // framed on what was drawn before it came).
+    this.onFirstContent = onFirstContent;
     this.onRemote = (event, transaction) => {
       if (transaction.origin === this) return; // our own flush
       this.applyRemote([...event.keysChanged]);
@@ -122,10 +125,14 @@ export class BoardBinding {
       }
     }
     if (changed) {
-      this.api.updateScene({
-        elements: drawingOrder([...byId.values()]),
-        captureUpdate: this.captureNever,
-      });
+      const wasEmpty = !scene.some((element) => !element.isDeleted);
+      const elements = drawingOrder([...byId.values()]);
+      this.api.updateScene({ elements, captureUpdate: this.captureNever });
+      if (wasEmpty && elements.some((element) => !element.isDeleted)) {
+        const first = this.onFirstContent;
+        this.onFirstContent = () => {};
+        first();
+      }
     }
     if (localAhead) this.changed();
   }

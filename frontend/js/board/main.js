@@ -51,6 +51,7 @@ function mount(container, { doc, map, editable = true, awareness = null, name = 
   const root = createRoot(container);
   let binding = null;
   let pointers = null;
+  let reconciled = false;
   let props = {};
   const ready = new Promise((resolve) => {
     props = {
@@ -59,11 +60,27 @@ function mount(container, { doc, map, editable = true, awareness = null, name = 
       isCollaborating: Boolean(awareness),
       excalidrawAPI: (api) => {
         if (!api || binding) return;
-        binding = new BoardBinding({ doc, map, api, captureNever: CaptureUpdateAction.NEVER, editable });
+        binding = new BoardBinding({
+          doc,
+          map,
+          api,
+          captureNever: CaptureUpdateAction.NEVER,
+          editable,
+          onFirstContent: () => api.scrollToContent(undefined, { fitToContent: false, animate: false }),
+        });
         if (awareness) pointers = new PointerSync({ api, awareness });
         resolve(api);
       },
-      onChange: () => binding?.changed(),
+      onChange: () => {
+        if (!binding) return;
+        if (!reconciled) {
+          // The first change comes once Excalidraw has loaded initialData: anything the map
+          // received between the mount and then is taken now (it only takes newer versions).
+          reconciled = true;
+          binding.applyRemote([...map.keys()]);
+        }
+        binding.changed();
+      },
       onPointerUpdate: (payload) => pointers?.moved(payload),
     };
     render(root, props);
@@ -109,11 +126,22 @@ function view(container) {
       api = value;
       if (pending) show(pending);
       pending = null;
+      fitNow();
     },
   });
+  // The view is framed once on `elements` (the replay passes the final board, so every
+  // earlier moment is inside the frame and scrubbing never moves it).
+  let frame = null;
+  const fitNow = () => {
+    if (!api || !frame || frame.length === 0) return;
+    api.scrollToContent(frame, { fitToContent: true, animate: false });
+  };
   return {
     show,
-    fit: () => api?.scrollToContent(undefined, { fitToContent: true }),
+    fit(elements) {
+      frame = drawingOrder(elements.filter((e) => !e.isDeleted).map((e) => ({ ...e })));
+      fitNow();
+    },
   };
 }
 

@@ -129,6 +129,10 @@ function designViewMount() {
     },
     count: () => count,
     notes: () => notes.view.state.doc.toString(),
+    /** Frame the board on everything it will ever show (the document at the end). */
+    frame(doc) {
+      board.fit(liveElements(doc.getMap(BOARD_NAME)));
+    },
   };
 }
 
@@ -223,6 +227,7 @@ export async function replayPageMount(root) {
     markList.append(item);
   }
 
+  design?.frame(timeline.docAt(duration));
   // A link to a moment (#t=<ms>, as the review page's evidence links make) opens there.
   const linked = /^#t=(\d+)$/.exec(window.location.hash);
   show(linked ? Number(linked[1]) : duration);
