@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from urllib.parse import urlsplit
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, expect
+from playwright.sync_api import Browser, BrowserContext, Page, ViewportSize, expect
 
 from tests.e2e.conftest import People, Platform, people_at
 from tests.processes import SCREENSHOTS
@@ -27,8 +27,8 @@ pytestmark = pytest.mark.e2e
 
 SHOTS = SCREENSHOTS / "design"
 SYNC_MS = 20_000
-VIEWPORT = {"width": 1440, "height": 1000}
-PHONE = {"width": 390, "height": 844}
+VIEWPORT: ViewportSize = {"width": 1440, "height": 1000}
+PHONE: ViewportSize = {"width": 390, "height": 844}
 
 # A design problem beside the e2e platform's token-bucket (its rubric reused for the cite),
 # and a live session between the demo candidate and interviewer, already running.
@@ -263,10 +263,18 @@ def test_two_people_draw_on_one_board_which_reloads_ends_read_only_and_replays(
     assert 1 <= replay.evaluate("window.onsiteReplay.boardCount()") < len(final_ids)
     expect(board).to_have_attribute("data-count", str(
         replay.evaluate("window.onsiteReplay.boardCount()")))
-    cite = replay.locator("#replay-cite")
-    if cite.count():
-        replay.locator("#cite-moment").click()
+    # The board's strokes are marks on the timeline: the first one shows the first shape.
+    strokes = replay.locator("#replay-marks .item-board")
+    expect(strokes.first).to_contain_text("Board: a shape added (1 on the board)")
+    assert strokes.count() >= 4
+    strokes.first.locator(".mark-time").click()
+    expect(board).to_have_attribute("data-count", "1")
+    # A scorer cites that board moment, as they cite a run.
+    if replay.locator("#replay-cite").count():
+        strokes.first.locator("button.cite").click()
         expect(replay.locator("#cite-status")).to_have_attribute("data-state", "saved")
+        replay.locator("#cite-moment").click()
+        expect(replay.locator("#cite-status")).to_contain_text("Added")
     replay.evaluate(f"window.onsiteReplay.seek({duration})")
     expect(board).to_have_attribute("data-count", str(len(final_ids)))
     shots(replay, "replay")

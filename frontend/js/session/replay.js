@@ -24,6 +24,8 @@ import { formatLeft } from "./timer.js";
 import { element } from "../dom.js";
 
 const CHECKPOINT_EVERY = 200;
+// Board edits this close together are one mark on the timeline (a shape drawn, moved, typed).
+const STROKE_GAP_MS = 8000;
 const TICK_MS = 50;
 // Marks that are no evidence of anything (connections, settings): no cite button.
 const UNCITED = new Set(["joined", "left", "settings"]);
@@ -42,14 +44,37 @@ export class DocumentTimeline {
     this.checkpoints = [{ index: 0, state: null }];
     this.doc = new Y.Doc();
     this.applied = 0; // how many updates this.doc has
-    // Checkpoints are built once, in one pass.
+    // Checkpoints are built once, in one pass; so are the board's strokes (a design session).
+    this.strokes = [];
     const doc = new Y.Doc();
+    const board = doc.getMap(BOARD_NAME);
+    let touched = false;
+    board.observe(() => {
+      touched = true;
+    });
     updates.forEach((entry, i) => {
+      touched = false;
       Y.applyUpdate(doc, entry.update);
+      if (touched) this.strokeAdd(entry, liveElements(board).length);
       if ((i + 1) % CHECKPOINT_EVERY === 0) {
         this.checkpoints.push({ index: i + 1, state: Y.encodeStateAsUpdate(doc) });
       }
     });
+  }
+
+  /** One stroke is one shape drawn (or shapes moved, restyled, typed into) by one person:
+   * the board updates that follow its first one, by the same author, with no new shape and no
+   * pause over STROKE_GAP_MS. {t (start), end, author, before, shapes (live elements after)};
+   * the timeline shows each as a mark. */
+  strokeAdd({ t, author }, shapes) {
+    const last = this.strokes[this.strokes.length - 1];
+    const before = last ? last.shapes : 0;
+    if (last && last.author === author && t - last.end <= STROKE_GAP_MS && shapes <= before) {
+      last.end = t;
+      last.shapes = shapes;
+    } else {
+      this.strokes.push({ t, end: t, author, before, shapes });
+    }
   }
 
   /** How many updates happened at or before `t` ms. */
@@ -199,8 +224,12 @@ export async function replayPageMount(root) {
   playButton.addEventListener("click", () => (timer ? pause() : play()));
 
   const cite = citeBar(() => position);
+  // A design session: the board's strokes are marks too (scrub to one: the diagram as it
+  // grew), cited as the moment they end, with the board complete up to then.
+  const marks = design ? [...data.marks, ...boardMarks(timeline.strokes)] : data.marks;
+  marks.sort((a, b) => a.t - b.t);
   // Marks: runs and submissions, pastes, tab changes, questions and notes, at their moments.
-  for (const mark of data.marks) {
+  for (const mark of marks) {
     const left = `${(100 * Math.min(mark.t, duration)) / duration}%`;
     const tick = element("button", {
       className: `mark mark-${mark.kind}`,
@@ -246,6 +275,22 @@ export async function replayPageMount(root) {
     play,
     pause,
   };
+}
+
+/** The board's strokes as timeline marks, each at the moment its stroke ends. */
+export function boardMarks(strokes) {
+  return strokes.map((stroke) => {
+    const change = stroke.shapes - stroke.before;
+    let what = "Board edited";
+    if (change > 0) what = `Board: ${change === 1 ? "a shape" : `${change} shapes`} added`;
+    else if (change < 0) what = `Board: ${-change === 1 ? "a shape" : `${-change} shapes`} removed`;
+    return {
+      t: stroke.end,
+      kind: "board",
+      label: `${what} (${stroke.shapes} on the board)`,
+      actor: stroke.author || "",
+    };
+  });
 }
 
 /** What citing a mark adds: its run, its question, else the moment it happened. */
