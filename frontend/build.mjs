@@ -52,6 +52,22 @@ const excalidrawSiteFonts = {
   },
 };
 
+// The board speaks English only (main.js sets langCode "en", which Excalidraw has built in):
+// its 50-odd other translations, each loaded on demand by a dynamic import that an IIFE bundle
+// cannot split off, would add 1.7 MB to every design page. Each becomes an empty table (a
+// missing key falls back to English).
+const excalidrawEnglishOnly = {
+  name: "excalidraw-english-only",
+  setup(build) {
+    const locales = /@excalidraw[\\/]excalidraw[\\/]dist[\\/]prod[\\/]locales[\\/]([^\\/]+)\.js$/;
+    build.onLoad({ filter: locales }, (args) => {
+      const name = locales.exec(args.path)[1];
+      if (name.startsWith("en-") || name.startsWith("percentages-")) return undefined;
+      return { contents: "export default {};", loader: "js" };
+    });
+  },
+};
+
 /** @type {import("esbuild").BuildOptions} */
 const options = {
   entryPoints: [here("./js/main.js")],
@@ -92,7 +108,7 @@ const boardOptions = {
   // The package's exports name its stylesheet (and its minified build) under "production".
   conditions: ["production"],
   define: { "process.env.NODE_ENV": '"production"', "process.env.IS_PREACT": '"false"' },
-  plugins: [excalidrawSiteFonts],
+  plugins: [excalidrawSiteFonts, excalidrawEnglishOnly],
 };
 
 // Excalidraw's fonts (hashed file names, subsets of each face): copied whole, so any text

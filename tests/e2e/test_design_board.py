@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
@@ -70,7 +71,9 @@ import json
 from interviews.collab import board_from_updates, notes_from_updates
 from interviews.services.documents import doc_updates
 updates = [data for _, data in doc_updates({sid})]
-print(json.dumps({{"ids": sorted(e["id"] for e in board_from_updates(updates)),
+board = board_from_updates(updates)
+print(json.dumps({{"ids": sorted(e["id"] for e in board),
+                  "versions": sorted([e["id"], e["version"], e["versionNonce"]] for e in board),
                   "notes": notes_from_updates(updates)}}))
 """
 
@@ -149,7 +152,13 @@ def board_ids(page: Page) -> list[str]:
     return sorted(e["id"] for e in page.evaluate("window.onsiteSession.board.elements()"))
 
 
-def server_board(platform: Platform, session_id: int) -> dict:
+def board_versions(page: Page) -> list[list[Any]]:
+    """Each live element as [id, version, versionNonce]: equal lists are equal boards."""
+    elements = page.evaluate("window.onsiteSession.board.elements()")
+    return sorted([e["id"], e["version"], e["versionNonce"]] for e in elements)
+
+
+def server_board(platform: Platform, session_id: int) -> dict[str, Any]:
     return json.loads(platform.shell(SERVER_BOARD.format(sid=session_id)).strip().splitlines()[-1])
 
 
@@ -207,9 +216,17 @@ def test_two_people_draw_on_one_board_which_reloads_ends_read_only_and_replays(
     assert interviewer.evaluate("window.onsiteSession.getNotes()") == notes
     candidate.evaluate("window.onsiteSession.flush(4000)")
 
-    # The server's stored document agrees with both pages.
+    # The two pages agree to each element's version (concurrent shapes may still be settling
+    # their stacking order for a moment), and so does the server's stored document.
+    for _ in range(SYNC_MS // 100):
+        if board_versions(candidate) == board_versions(interviewer):
+            break
+        candidate.wait_for_timeout(100)
+    for page in (candidate, interviewer):
+        page.evaluate("window.onsiteSession.flush(4000)")
     stored = server_board(platform, session_id)
     assert stored["ids"] == together
+    assert board_versions(candidate) == board_versions(interviewer) == stored["versions"]
     assert stored["notes"] == notes
 
     shots(candidate, "candidate-session")

@@ -97,7 +97,9 @@ function mount(container, { doc, map, editable = true, awareness = null, name = 
     flush: () => (binding ? binding.flush() : 0),
     /** The scene's live elements (tests compare them across browsers and with the server). */
     elements: () =>
-      binding ? binding.api.getSceneElements().map((e) => ({ id: e.id, type: e.type, version: e.version })) : [],
+      binding ? binding.api
+            .getSceneElements()
+            .map((e) => ({ id: e.id, type: e.type, version: e.version, versionNonce: e.versionNonce })) : [],
     get api() {
       return binding?.api;
     },
@@ -118,14 +120,21 @@ function view(container) {
     api.updateScene({ elements: scene, captureUpdate: CaptureUpdateAction.NEVER });
     container.dataset.count = String(scene.filter((e) => !e.isDeleted).length);
   };
+  let framed = false;
   render(root, {
     viewModeEnabled: true,
-    initialData: { elements: [], scrollToContent: true },
+    initialData: { elements: [] },
     excalidrawAPI: (value) => {
       if (!value || api) return;
       api = value;
       if (pending) show(pending);
       pending = null;
+    },
+    // The first change comes once Excalidraw has set its scene up (loading initialData resets
+    // the scroll): frame the board then.
+    onChange: () => {
+      if (framed || !frame) return;
+      framed = true;
       fitNow();
     },
   });
@@ -136,11 +145,16 @@ function view(container) {
     if (!api || !frame || frame.length === 0) return;
     api.scrollToContent(frame, { fitToContent: true, animate: false });
   };
+  // A read-only view keeps the whole board in frame when its box changes (a phone turned,
+  // a window resized): nobody is panning it by hand.
+  new ResizeObserver(() => {
+    if (framed) requestAnimationFrame(fitNow);
+  }).observe(container);
   return {
     show,
     fit(elements) {
       frame = drawingOrder(elements.filter((e) => !e.isDeleted).map((e) => ({ ...e })));
-      fitNow();
+      if (framed) fitNow();
     },
   };
 }
