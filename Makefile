@@ -57,4 +57,5 @@ bench: setup
 	$(PY) -m bench
 
 clean:
-	rm -rf var/stamps frontend/node_modules frontend/static/frontend/bundle.* frontend/static/frontend/session.* frontend/static/frontend/studio.*
+	rm -rf var/stamps frontend/node_modules frontend/static/frontend/bundle.* frontend/static/frontend/session.* frontend/static/frontend/studio.* \
+		frontend/static/frontend/board.* frontend/static/frontend/fonts

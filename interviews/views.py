@@ -32,7 +32,7 @@ from interviews.forms import RescheduleForm, ScheduleForm
 from interviews.models import InterviewSession, ScheduleChange
 from interviews.review import selectors as review_selectors
 from interviews.services import SessionError
-from problems.models import Problem
+from problems.models import DESIGN, Problem
 
 
 def _minutes(raw: Any) -> timedelta:
@@ -226,6 +226,8 @@ def session_detail(request: HttpRequest, session_id: int) -> HttpResponse:
         # The desk's Custom input tab, as on the practice page.
         "custom_example": custom_example(version),
         "custom_reference": session.problem.custom_reference,
+        # A design round: the whiteboard and the notes pane where the code desk would be.
+        "is_design": session.problem.kind == DESIGN,
     }
     return render(request, "interviews/session_detail.html", context)
 
@@ -240,7 +242,8 @@ def session_replay(request: HttpRequest, session_id: int) -> HttpResponse:
         raise Http404("No such session.")
     cite = review_selectors.replay_cite(session, request.user,
                                         chosen=request.GET.get("criterion", ""))
-    return render(request, "interviews/session_replay.html", {"session": session, "cite": cite})
+    return render(request, "interviews/session_replay.html", {
+        "session": session, "cite": cite, "is_design": session.problem.kind == DESIGN})
 
 
 # ---------------------------------------------------------------- JSON

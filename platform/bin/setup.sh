@@ -31,6 +31,7 @@ fi
 # 2. The editor bundle (esbuild, from the committed lockfile).
 h=$(hash_of frontend/package-lock.json frontend/build.mjs $(find frontend/js -type f | sort))
 if [ ! -f frontend/static/frontend/bundle.js ] || [ ! -f frontend/static/frontend/studio.js ] \
+    || [ ! -f frontend/static/frontend/board.js ] || [ ! -d frontend/static/frontend/fonts ] \
     || ! stamp_ok bundle "$h"; then
   log "frontend bundle (npm ci + esbuild)…"
   (cd frontend && npm ci --no-audit --no-fund --loglevel=error && node build.mjs)

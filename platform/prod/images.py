@@ -65,8 +65,9 @@ def app_files() -> dict[str, Path]:
         cwd=REPO, capture_output=True, check=True,
     ).stdout.decode()  # fmt: skip
     names = [n for n in listed.split("\0") if n and not n.startswith(APP_EXCLUDED)]
-    # The built editor bundles (bundle.js, session.js, …) are ignored by git: add the folder.
-    built = sorted(p for p in (REPO / BUNDLE_DIR).iterdir() if p.is_file())
+    # The built editor bundles (bundle.js, session.js, board.js, …) and the whiteboard's fonts
+    # (fonts/<family>/…) are ignored by git: add the folder, sub-folders included.
+    built = sorted(p for p in (REPO / BUNDLE_DIR).rglob("*") if p.is_file())
     if not any(p.name == "bundle.js" for p in built):
         sys.exit(f"[prod-images] {BUNDLE_DIR}/bundle.js is missing: run `make setup` first")
     names += [str(p.relative_to(REPO)) for p in built]

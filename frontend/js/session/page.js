@@ -7,6 +7,8 @@
 // toolbar, settings, shortcuts, and results pane with custom input and console:
 // frontend/templates/frontend/_desk.html, js/desk.js); #questions-panel,
 // #notes-panel, #activity (interviewer) and #interviewer-edit (interviewer's checkbox).
+// A design session (#session[data-design=true]) has no desk: its work pane is the shared
+// whiteboard and the notes pane (js/session/design.js), and nothing is run or submitted.
 import { Compartment, EditorState } from "@codemirror/state";
 import { EditorView } from "@codemirror/view";
 import { yCollab } from "y-codemirror.next";
@@ -28,6 +30,7 @@ import {
   localTimesRender,
   sideTabsMount,
 } from "./cockpit.js";
+import { designDeskMount } from "./design.js";
 import { ActivityFeed, NotesPanel, QuestionsPanel } from "./panels.js";
 import { SessionProvider } from "./provider.js";
 import { Countdown } from "./timer.js";
@@ -44,11 +47,20 @@ const FINISH_TEXT = {
 };
 // Whoever ended it reads about themselves; a solo session has no one else to speak of.
 const OWN_FINISH_TEXT = "You ended the session. Your code was submitted.";
+// A design session submits no code: its board and notes are what it leaves.
+const DESIGN_FINISH_TEXT = {
+  deadline: "Time is up. The board and the notes are kept as they were at the deadline.",
+  candidate: "The candidate ended the session. The board and the notes are kept.",
+  interviewer: "The interviewer ended the session. The board and the notes are kept.",
+};
+const OWN_DESIGN_FINISH_TEXT = "You ended the session. The board and the notes are kept.";
 
 /** The end banner's words for `reason`, as the reader of this page should read them. */
-export function finishText(reason, { role, kind }) {
-  if (reason === role || (kind === "solo" && reason === "candidate")) return OWN_FINISH_TEXT;
-  return FINISH_TEXT[reason] || "The session is over.";
+export function finishText(reason, { role, kind, design = false }) {
+  if (reason === role || (kind === "solo" && reason === "candidate")) {
+    return design ? OWN_DESIGN_FINISH_TEXT : OWN_FINISH_TEXT;
+  }
+  return (design ? DESIGN_FINISH_TEXT : FINISH_TEXT)[reason] || "The session is over.";
 }
 
 export function sessionPageMount(root) {
@@ -73,10 +85,12 @@ export function sessionPageMount(root) {
     coInterviewers: `${base}/co-interviewers`,
   };
   const role = state.role;
+  const design = root.dataset.design === "true";
   const banner = document.getElementById("session-banner");
   const connection = document.getElementById("connection");
   const finishButton = document.getElementById("finish-button");
-  const desk = new Desk(document.getElementById("desk"));
+  // A design session's page has no desk (no code, no runs): see designDeskMount below.
+  const desk = design ? null : new Desk(document.getElementById("desk"));
   const editToggle = document.getElementById("interviewer-edit");
 
   const showBanner = (text, kind = "info") => {
@@ -96,29 +110,46 @@ export function sessionPageMount(root) {
   });
   const readOnly = new Compartment();
   let interviewerCanEdit = Boolean(state.interviewer_can_edit);
-  // The setup shared with the practice editor: 4-space indent, the user's preferences (the
-  // same ones, kept in the same place), the desk's keys.
-  const setup = editorExtensions({
-    prefs: desk.prefs,
-    label: "Shared solution code",
-    describedBy: "editor-escape-hint",
-    extraKeys: desk.editorKeys((mode) => start(mode)),
-  });
-  const view = new EditorView({
-    parent: document.getElementById("session-editor"),
-    state: EditorState.create({
-      doc: ytext.toString(),
-      extensions: [
-        ...setup.extensions,
-        yCollab(ytext, awareness, { undoManager: new Y.UndoManager(ytext) }),
-        readOnly.of(EditorState.readOnly.of(!state.can_edit)),
-      ],
-    }),
-  });
-  desk.editorAttach(view, setup.apply);
+  let view = null;
+  let designDesk = null;
+  if (design) {
+    designDesk = designDeskMount({
+      doc,
+      awareness,
+      editable: Boolean(state.can_edit),
+      userName: root.dataset.userName,
+    });
+  } else {
+    // The setup shared with the practice editor: 4-space indent, the user's preferences (the
+    // same ones, kept in the same place), the desk's keys.
+    const setup = editorExtensions({
+      prefs: desk.prefs,
+      label: "Shared solution code",
+      describedBy: "editor-escape-hint",
+      extraKeys: desk.editorKeys((mode) => start(mode)),
+    });
+    view = new EditorView({
+      parent: document.getElementById("session-editor"),
+      state: EditorState.create({
+        doc: ytext.toString(),
+        extensions: [
+          ...setup.extensions,
+          yCollab(ytext, awareness, { undoManager: new Y.UndoManager(ytext) }),
+          readOnly.of(EditorState.readOnly.of(!state.can_edit)),
+        ],
+      }),
+    });
+    desk.editorAttach(view, setup.apply);
+  }
   const setEditable = (editable) => {
     root.dataset.canEdit = String(editable);
-    view.dispatch({ effects: readOnly.reconfigure(EditorState.readOnly.of(!editable)) });
+    view?.dispatch({ effects: readOnly.reconfigure(EditorState.readOnly.of(!editable)) });
+    designDesk?.setEditable(editable);
+  };
+  // Everything drawn so far handed to the document, then stored on the server.
+  const flushAll = (ms) => {
+    designDesk?.flush();
+    return provider.flush(ms);
   };
   const roleMayEdit = () => role === "candidate" || (role === "interviewer" && interviewerCanEdit);
   setEditable(Boolean(state.can_edit));
@@ -130,7 +161,7 @@ export function sessionPageMount(root) {
   const setBusy = (busy) => {
     root.dataset.busy = String(busy);
     const closed = state.status !== "active";
-    desk.setBusy(busy, { closed });
+    desk?.setBusy(busy, { closed });
     if (finishButton) finishButton.disabled = busy || closed;
     // "I'm done" is said once; it stays free while a run is in flight.
     const done = document.getElementById("done-button");
@@ -139,7 +170,7 @@ export function sessionPageMount(root) {
   // Follows one run in the desk panel of its mode; `focus` only for this page's own click
   // (a run the other participant started must not take the focus from here).
   const follow = (id, mode, { focus = false, input } = {}) => {
-    if (!id || followedId === id) return;
+    if (!id || followedId === id || !desk) return;
     follower?.stop();
     followedId = id;
     root.dataset.submission = String(id);
@@ -204,7 +235,7 @@ export function sessionPageMount(root) {
     setEditable(false);
     countdown.stop("00:00");
     setBusy(false);
-    const text = finishText(event.reason, { role, kind: state.kind });
+    const text = finishText(event.reason, { role, kind: state.kind, design });
     showBanner(event.error ? `${text} (${event.error})` : text, "done");
     if (event.submission) follow(event.submission, "submit");
     closeForms();
@@ -254,7 +285,7 @@ export function sessionPageMount(root) {
     onExpire: () => {
       if (state.status !== "active") return;
       setEditable(false);
-      showBanner("Time is up: submitting your code…", "warn");
+      showBanner(design ? "Time is up: closing the board…" : "Time is up: submitting your code…", "warn");
       awaitFinish();
     },
   });
@@ -430,8 +461,11 @@ export function sessionPageMount(root) {
   // ---------------------------------------------------------------- controls
 
   finishButton?.addEventListener("click", async () => {
-    if (!window.confirm("End the session now and submit the code as it is?")) return;
-    await provider.flush(4000);
+    const question = design
+      ? "End the session now? The board and the notes are kept as they are."
+      : "End the session now and submit the code as it is?";
+    if (!window.confirm(question)) return;
+    await flushAll(4000);
     try {
       const answer = await postJson(urls.finish);
       finish({ reason: role, submission: answer.submission });
@@ -441,7 +475,7 @@ export function sessionPageMount(root) {
   });
   doneButton?.addEventListener("click", async () => {
     doneButton.disabled = true;
-    await provider.flush(4000);
+    await flushAll(4000);
     try {
       await postJson(urls.done);
       doneSaid();
@@ -488,7 +522,9 @@ export function sessionPageMount(root) {
     provider,
     getCode: () => ytext.toString(),
     setCode: (code) =>
-      view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: String(code) } }),
-    flush: (ms) => provider.flush(ms),
+      view?.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: String(code) } }),
+    flush: (ms) => flushAll(ms),
+    board: designDesk?.board ?? null,
+    getNotes: () => doc.getText("notes").toString(),
   };
 }

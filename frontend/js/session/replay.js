@@ -9,6 +9,8 @@
 // #replay-play, #replay-speed, #replay-time, #replay-timeline (marks), #replay-marks (list).
 // For a scorer with a draft, #replay-cite (data-cite-url) holds #cite-criterion, #cite-moment
 // and #cite-status: cites add evidence to that criterion of the draft the review page shows.
+// A design session (#replay[data-design=true]) has #replay-board (the whiteboard, read-only,
+// drawn by board.js's window.onsiteBoard.view) and #replay-notes instead of #replay-editor.
 import { python } from "@codemirror/lang-python";
 import { EditorState } from "@codemirror/state";
 import { EditorView } from "@codemirror/view";
@@ -16,11 +18,14 @@ import { basicSetup } from "codemirror";
 import * as Y from "yjs";
 
 import { cspNonceExtension } from "../editor.js";
+import { BOARD_NAME, NOTES_NAME, notesViewMount } from "./design.js";
 import { getJson, postJson } from "./api.js";
 import { formatLeft } from "./timer.js";
 import { element } from "../dom.js";
 
 const CHECKPOINT_EVERY = 200;
+// Board edits this close together are one mark on the timeline (a shape drawn, moved, typed).
+const STROKE_GAP_MS = 8000;
 const TICK_MS = 50;
 // Marks that are no evidence of anything (connections, settings): no cite button.
 const UNCITED = new Set(["joined", "left", "settings"]);
@@ -39,14 +44,37 @@ export class DocumentTimeline {
     this.checkpoints = [{ index: 0, state: null }];
     this.doc = new Y.Doc();
     this.applied = 0; // how many updates this.doc has
-    // Checkpoints are built once, in one pass.
+    // Checkpoints are built once, in one pass; so are the board's strokes (a design session).
+    this.strokes = [];
     const doc = new Y.Doc();
+    const board = doc.getMap(BOARD_NAME);
+    let touched = false;
+    board.observe(() => {
+      touched = true;
+    });
     updates.forEach((entry, i) => {
+      touched = false;
       Y.applyUpdate(doc, entry.update);
+      if (touched) this.strokeAdd(entry, liveElements(board).length);
       if ((i + 1) % CHECKPOINT_EVERY === 0) {
         this.checkpoints.push({ index: i + 1, state: Y.encodeStateAsUpdate(doc) });
       }
     });
+  }
+
+  /** One stroke is one shape drawn (or shapes moved, restyled, typed into) by one person:
+   * the board updates that follow its first one, by the same author, with no new shape and no
+   * pause over STROKE_GAP_MS. {t (start), end, author, before, shapes (live elements after)};
+   * the timeline shows each as a mark. */
+  strokeAdd({ t, author }, shapes) {
+    const last = this.strokes[this.strokes.length - 1];
+    const before = last ? last.shapes : 0;
+    if (last && last.author === author && t - last.end <= STROKE_GAP_MS && shapes <= before) {
+      last.end = t;
+      last.shapes = shapes;
+    } else {
+      this.strokes.push({ t, end: t, author, before, shapes });
+    }
   }
 
   /** How many updates happened at or before `t` ms. */
@@ -62,6 +90,11 @@ export class DocumentTimeline {
   }
 
   textAt(t) {
+    return this.docAt(t).getText("code").toString();
+  }
+
+  /** The document as it was at `t` ms (the timeline's own Y.Doc: read it, never change it). */
+  docAt(t) {
     const count = this.countAt(t);
     if (count < this.applied) {
       const checkpoint = [...this.checkpoints].reverse().find((c) => c.index <= count);
@@ -72,8 +105,60 @@ export class DocumentTimeline {
     for (; this.applied < count; this.applied += 1) {
       Y.applyUpdate(this.doc, this.updates[this.applied].update);
     }
-    return this.doc.getText("code").toString();
+    return this.doc;
   }
+
+  /** The time of the first update after which the board has a live element (or null). */
+  firstBoardAt() {
+    const doc = new Y.Doc();
+    const board = doc.getMap(BOARD_NAME);
+    for (const entry of this.updates) {
+      Y.applyUpdate(doc, entry.update);
+      if (liveElements(board).length > 0) return entry.t;
+    }
+    return null;
+  }
+}
+
+/** The board map's elements that are not deleted (what a viewer sees). */
+export function liveElements(board) {
+  const elements = [];
+  board.forEach((value) => {
+    if (value && typeof value === "object" && !value.isDeleted) elements.push(value);
+  });
+  return elements;
+}
+
+/** A design session's replay: the board and the notes at each moment. */
+function designViewMount() {
+  const boardApi = window.onsiteBoard;
+  if (!boardApi) throw new Error("the whiteboard bundle (board.js) is not loaded");
+  const board = boardApi.view(document.getElementById("replay-board"));
+  const notes = notesViewMount(document.getElementById("replay-notes"));
+  let shown = null; // the board's elements last handed to the view, by id and version
+  let count = 0;
+  return {
+    show(doc) {
+      const map = doc.getMap(BOARD_NAME);
+      const elements = [];
+      map.forEach((value) => {
+        if (value && typeof value === "object") elements.push(value);
+      });
+      const key = elements.map((e) => `${e.id}:${e.version}`).sort().join(",");
+      if (key !== shown) {
+        shown = key;
+        board.show(elements);
+        count = elements.filter((e) => !e.isDeleted).length;
+      }
+      notes.show(doc.getText(NOTES_NAME).toString());
+    },
+    count: () => count,
+    notes: () => notes.view.state.doc.toString(),
+    /** Frame the board on everything it will ever show (the document at the end). */
+    frame(doc) {
+      board.fit(liveElements(doc.getMap(BOARD_NAME)));
+    },
+  };
 }
 
 export async function replayPageMount(root) {
@@ -91,13 +176,16 @@ export async function replayPageMount(root) {
   slider.max = String(duration);
   slider.step = "100";
 
-  const view = new EditorView({
-    parent: document.getElementById("replay-editor"),
-    state: EditorState.create({
-      doc: "",
-      extensions: [cspNonceExtension(), basicSetup, python(), EditorState.readOnly.of(true)],
-    }),
-  });
+  const design = root.dataset.design === "true" ? designViewMount() : null;
+  const view = design
+    ? null
+    : new EditorView({
+        parent: document.getElementById("replay-editor"),
+        state: EditorState.create({
+          doc: "",
+          extensions: [cspNonceExtension(), basicSetup, python(), EditorState.readOnly.of(true)],
+        }),
+      });
 
   let position = 0;
   let timer = null;
@@ -105,9 +193,13 @@ export async function replayPageMount(root) {
     position = Math.max(0, Math.min(duration, t));
     slider.value = String(position);
     timeLabel.textContent = `${formatLeft(position)} / ${formatLeft(duration)}`;
-    const text = timeline.textAt(position);
-    if (text !== view.state.doc.toString()) {
-      view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text } });
+    if (design) {
+      design.show(timeline.docAt(position));
+    } else {
+      const text = timeline.textAt(position);
+      if (text !== view.state.doc.toString()) {
+        view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text } });
+      }
     }
     root.dataset.position = String(position);
   };
@@ -132,8 +224,12 @@ export async function replayPageMount(root) {
   playButton.addEventListener("click", () => (timer ? pause() : play()));
 
   const cite = citeBar(() => position);
+  // A design session: the board's strokes are marks too (scrub to one: the diagram as it
+  // grew), cited as the moment they end, with the board complete up to then.
+  const marks = design ? [...data.marks, ...boardMarks(timeline.strokes)] : data.marks;
+  marks.sort((a, b) => a.t - b.t);
   // Marks: runs and submissions, pastes, tab changes, questions and notes, at their moments.
-  for (const mark of data.marks) {
+  for (const mark of marks) {
     const left = `${(100 * Math.min(mark.t, duration)) / duration}%`;
     const tick = element("button", {
       className: `mark mark-${mark.kind}`,
@@ -160,6 +256,7 @@ export async function replayPageMount(root) {
     markList.append(item);
   }
 
+  design?.frame(timeline.docAt(duration));
   // A link to a moment (#t=<ms>, as the review page's evidence links make) opens there.
   const linked = /^#t=(\d+)$/.exec(window.location.hash);
   show(linked ? Number(linked[1]) : duration);
@@ -170,11 +267,30 @@ export async function replayPageMount(root) {
   root.dataset.ready = "true";
   window.onsiteReplay = {
     seek: show,
-    code: () => view.state.doc.toString(),
+    code: () => (view ? view.state.doc.toString() : ""),
+    boardCount: () => (design ? design.count() : 0),
+    notes: () => (design ? design.notes() : ""),
+    firstBoardAt: () => timeline.firstBoardAt(),
     duration,
     play,
     pause,
   };
+}
+
+/** The board's strokes as timeline marks, each at the moment its stroke ends. */
+export function boardMarks(strokes) {
+  return strokes.map((stroke) => {
+    const change = stroke.shapes - stroke.before;
+    let what = "Board edited";
+    if (change > 0) what = `Board: ${change === 1 ? "a shape" : `${change} shapes`} added`;
+    else if (change < 0) what = `Board: ${-change === 1 ? "a shape" : `${-change} shapes`} removed`;
+    return {
+      t: stroke.end,
+      kind: "board",
+      label: `${what} (${stroke.shapes} on the board)`,
+      actor: stroke.author || "",
+    };
+  });
 }
 
 /** What citing a mark adds: its run, its question, else the moment it happened. */

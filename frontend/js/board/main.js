@@ -1,0 +1,162 @@
+// Entry point of the whiteboard bundle (static/frontend/board.js + board.css), loaded only on
+// a design session's page and its replay, before session.js: it exposes window.onsiteBoard,
+// which the session bundle calls with the session's Y.Doc.
+//
+//   window.onsiteBoard.mount(container, {doc, map, editable, awareness, colors})
+//       -> {setEditable(bool), flush(), elements(), api}     the live, shared board
+//   window.onsiteBoard.view(container)
+//       -> {show(elements)}                                   a read-only board (the replay)
+import "./assets.js";
+
+import { CaptureUpdateAction, Excalidraw } from "@excalidraw/excalidraw";
+import "@excalidraw/excalidraw/index.css";
+import { createElement } from "react";
+import { createRoot } from "react-dom/client";
+
+import { BoardBinding, drawingOrder, mapElements } from "./binding.js";
+import { PointerSync } from "./pointers.js";
+import "./board.css";
+
+// No file menu (open, save, export: the board lives in the session, and the report renders
+// its own picture server-side), no images (pictures are files the document does not carry).
+const UI_OPTIONS = {
+  canvasActions: {
+    loadScene: false,
+    saveToActiveFile: false,
+    export: false,
+    saveAsImage: false,
+    clearCanvas: true,
+    toggleTheme: false,
+    changeViewBackgroundColor: false,
+  },
+  tools: { image: false },
+};
+
+function render(root, props) {
+  root.render(
+    createElement(Excalidraw, {
+      UIOptions: UI_OPTIONS,
+      langCode: "en",
+      handleKeyboardGlobally: false,
+      autoFocus: false,
+      detectScroll: true,
+      aiEnabled: false,
+      ...props,
+    }),
+  );
+}
+
+/** The live board: Excalidraw bound to the session document's "board" map. */
+function mount(container, { doc, map, editable = true, awareness = null, name = "" }) {
+  const root = createRoot(container);
+  let binding = null;
+  let pointers = null;
+  let reconciled = false;
+  let props = {};
+  const ready = new Promise((resolve) => {
+    props = {
+      initialData: { elements: mapElements(map), appState: { name } , scrollToContent: true },
+      viewModeEnabled: !editable,
+      isCollaborating: Boolean(awareness),
+      excalidrawAPI: (api) => {
+        if (!api || binding) return;
+        binding = new BoardBinding({
+          doc,
+          map,
+          api,
+          captureNever: CaptureUpdateAction.NEVER,
+          editable,
+          onFirstContent: () => api.scrollToContent(undefined, { fitToContent: false, animate: false }),
+        });
+        if (awareness) pointers = new PointerSync({ api, awareness });
+        resolve(api);
+      },
+      onChange: () => {
+        if (!binding) return;
+        if (!reconciled) {
+          // The first change comes once Excalidraw has loaded initialData: anything the map
+          // received between the mount and then is taken now (it only takes newer versions).
+          reconciled = true;
+          binding.applyRemote([...map.keys()]);
+        }
+        binding.changed();
+      },
+      onPointerUpdate: (payload) => pointers?.moved(payload),
+    };
+    render(root, props);
+  });
+  container.dataset.board = "mounted";
+  return {
+    ready,
+    setEditable(value) {
+      binding?.setEditable(value);
+      props = { ...props, viewModeEnabled: !value };
+      render(root, props);
+      container.dataset.editable = String(value);
+    },
+    flush: () => (binding ? binding.flush() : 0),
+    /** The scene's live elements (tests compare them across browsers and with the server). */
+    elements: () =>
+      binding ? binding.api
+            .getSceneElements()
+            .map((e) => ({ id: e.id, type: e.type, version: e.version, versionNonce: e.versionNonce })) : [],
+    get api() {
+      return binding?.api;
+    },
+  };
+}
+
+/** A read-only board shown one scene at a time (the replay's scrubbing). */
+function view(container) {
+  const root = createRoot(container);
+  let api = null;
+  let pending = null;
+  const show = (elements) => {
+    const scene = drawingOrder(elements.map((e) => ({ ...e })));
+    if (!api) {
+      pending = scene;
+      return;
+    }
+    api.updateScene({ elements: scene, captureUpdate: CaptureUpdateAction.NEVER });
+    container.dataset.count = String(scene.filter((e) => !e.isDeleted).length);
+  };
+  let framed = false;
+  render(root, {
+    viewModeEnabled: true,
+    initialData: { elements: [] },
+    excalidrawAPI: (value) => {
+      if (!value || api) return;
+      api = value;
+      if (pending) show(pending);
+      pending = null;
+    },
+    // The first change comes once Excalidraw has set its scene up (loading initialData resets
+    // the scroll): frame the board then.
+    onChange: () => {
+      if (framed || !frame) return;
+      framed = true;
+      fitNow();
+    },
+  });
+  // The view is framed once on `elements` (the replay passes the final board, so every
+  // earlier moment is inside the frame and scrubbing never moves it).
+  let frame = null;
+  const fitNow = () => {
+    if (!api || !frame || frame.length === 0) return;
+    api.scrollToContent(frame, { fitToContent: true, animate: false });
+  };
+  // A read-only view keeps the whole board in frame when its box changes (a phone turned,
+  // a window resized): nobody is panning it by hand.
+  new ResizeObserver(() => {
+    if (framed) requestAnimationFrame(fitNow);
+  }).observe(container);
+  return {
+    show,
+    fit(elements) {
+      frame = drawingOrder(elements.filter((e) => !e.isDeleted).map((e) => ({ ...e })));
+      if (framed) fitNow();
+    },
+  };
+}
+
+window.onsiteBoard = { mount, view };

@@ -1,0 +1,97 @@
+// A design session's work pane (interviews/templates/interviews/_design_desk.html): the shared
+// whiteboard (board.js, window.onsiteBoard, bound to the Y.Map "board") and the notes pane
+// for estimates (a plain-text CodeMirror bound to the Y.Text "notes"), both in the session's
+// one Y.Doc beside the code's Y.Text "code" (interviews/collab.py BOARD_NAME, NOTES_NAME).
+//
+// Page contract: #session-board (the board's container), #design-notes (the notes editor),
+// #design-notes-status; the board bundle's <script> comes before session.js.
+import { defaultKeymap } from "@codemirror/commands";
+import { Compartment, EditorState } from "@codemirror/state";
+import { EditorView, keymap, placeholder } from "@codemirror/view";
+import { yCollab } from "y-codemirror.next";
+import * as Y from "yjs";
+
+import { cspNonceExtension } from "../editor.js";
+
+export const BOARD_NAME = "board";
+export const NOTES_NAME = "notes";
+
+/** The notes pane: plain text, wrapped, shared through the document. */
+export function notesEditorMount(parent, { doc, awareness, editable }) {
+  const ytext = doc.getText(NOTES_NAME);
+  const readOnly = new Compartment();
+  const extensions = [
+    cspNonceExtension(),
+    EditorView.lineWrapping,
+    EditorView.contentAttributes.of({ "aria-label": "Estimates and notes" }),
+    placeholder("Requirements, estimates (QPS, tokens/s, memory, GPUs), APIs, open questions…"),
+    readOnly.of(EditorState.readOnly.of(!editable)),
+    // Undo/redo (yCollab's keys, this person's edits only), then the plain editing keys.
+    yCollab(ytext, awareness, { undoManager: new Y.UndoManager(ytext) }),
+    keymap.of(defaultKeymap),
+  ];
+  const view = new EditorView({
+    parent,
+    state: EditorState.create({ doc: ytext.toString(), extensions }),
+  });
+  return {
+    view,
+    text: () => ytext.toString(),
+    setEditable(value) {
+      view.dispatch({ effects: readOnly.reconfigure(EditorState.readOnly.of(!value)) });
+    },
+  };
+}
+
+/** A read-only notes view for the replay: show(text) replaces what it shows. */
+export function notesViewMount(parent) {
+  const view = new EditorView({
+    parent,
+    state: EditorState.create({
+      doc: "",
+      extensions: [
+        cspNonceExtension(),
+        EditorView.lineWrapping,
+        EditorView.contentAttributes.of({ "aria-label": "Estimates and notes" }),
+        EditorState.readOnly.of(true),
+        EditorView.editable.of(false),
+      ],
+    }),
+  });
+  return {
+    view,
+    show(text) {
+      if (text !== view.state.doc.toString()) {
+        view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text } });
+      }
+    },
+  };
+}
+
+/** The board and the notes of the live page; setEditable switches both. */
+export function designDeskMount({ doc, awareness, editable, userName }) {
+  const boardNode = document.getElementById("session-board");
+  const boardApi = window.onsiteBoard;
+  if (!boardApi) throw new Error("the whiteboard bundle (board.js) is not loaded");
+  const board = boardApi.mount(boardNode, {
+    doc,
+    map: doc.getMap(BOARD_NAME),
+    editable,
+    awareness,
+    name: userName,
+  });
+  const notes = notesEditorMount(document.getElementById("design-notes"), {
+    doc,
+    awareness,
+    editable,
+  });
+  return {
+    board,
+    notes,
+    setEditable(value) {
+      board.setEditable(value);
+      notes.setEditable(value);
+    },
+    flush: () => board.flush(),
+  };
+}

@@ -1,0 +1,133 @@
+// The whiteboard binding (frontend/js/board/binding.js) against two Y.Docs and two stand-ins
+// for Excalidraw's API, run by tests/frontend/test_board_binding.py with node. Prints one JSON
+// line of findings; the Python test asserts on it.
+import { strict as assert } from "node:assert";
+
+const [, , frontend] = process.argv;
+const Y = await import(`${frontend}/node_modules/yjs/dist/yjs.mjs`);
+const { BoardBinding, drawingOrder } = await import(`${frontend}/js/board/binding.js`);
+
+const NEVER = "NEVER";
+
+/** Just what the binding uses of excalidrawAPI; updateScene fires onChange as Excalidraw does. */
+class FakeExcalidraw {
+  constructor() {
+    this.elements = [];
+    this.binding = null;
+    this.sceneUpdates = 0;
+  }
+  getSceneElementsIncludingDeleted() {
+    return this.elements;
+  }
+  updateScene({ elements, captureUpdate }) {
+    assert.equal(captureUpdate, NEVER);
+    this.elements = elements;
+    this.sceneUpdates += 1;
+    this.binding?.changed();
+  }
+  /** A local edit: what Excalidraw's mutateElement does (in place, version bumped). */
+  draw(id, fields) {
+    const found = this.elements.find((e) => e.id === id);
+    if (found) {
+      Object.assign(found, fields, { version: found.version + 1 });
+    } else {
+      this.elements.push({ id, type: "rectangle", index: `a${this.elements.length}`, version: 1, versionNonce: 1, isDeleted: false, ...fields });
+    }
+    this.binding?.changed();
+  }
+}
+
+function person() {
+  const doc = new Y.Doc();
+  const api = new FakeExcalidraw();
+  const sent = [];
+  doc.on("update", (update, origin) => {
+    if (origin !== "remote") sent.push(update);
+  });
+  const binding = new BoardBinding({ doc, map: doc.getMap("board"), api, captureNever: NEVER });
+  api.binding = binding;
+  return { doc, api, binding, sent };
+}
+
+/** Deliver what each side sent to the other (the relay), as the provider would. */
+function exchange(a, b) {
+  const fromA = a.sent.splice(0);
+  const fromB = b.sent.splice(0);
+  fromA.forEach((u) => Y.applyUpdate(b.doc, u, "remote"));
+  fromB.forEach((u) => Y.applyUpdate(a.doc, u, "remote"));
+  return fromA.length + fromB.length;
+}
+
+const scene = (p) => JSON.stringify(drawingOrder(p.api.elements).map((e) => [e.id, e.version, e.versionNonce, e.width ?? null, e.isDeleted]));
+const findings = {};
+
+const a = person();
+const b = person();
+
+// 1. A draws; B gets it; nothing comes back.
+a.api.draw("x", { width: 10 });
+a.binding.flush();
+exchange(a, b);
+findings.delivered = scene(a) === scene(b) && b.api.elements.length === 1;
+b.binding.flush();
+a.binding.flush();
+findings.noEcho = a.sent.length === 0 && b.sent.length === 0;
+
+// 2. Both change x at once (same version, different nonces): one value wins everywhere.
+a.api.draw("x", { width: 50, versionNonce: 111 });
+b.api.draw("x", { width: 80, versionNonce: 222 });
+a.binding.flush();
+b.binding.flush();
+exchange(a, b);
+a.binding.flush();
+b.binding.flush();
+const extra = exchange(a, b);
+findings.concurrentConverged = scene(a) === scene(b);
+findings.concurrentDocsEqual = JSON.stringify(a.doc.getMap("board").toJSON()) === JSON.stringify(b.doc.getMap("board").toJSON());
+findings.concurrentNoPingPong = extra === 0;
+
+// 3. One side is ahead (two edits against one): the newer version wins.
+a.api.draw("x", { width: 60 });
+a.api.draw("x", { width: 61 });
+b.api.draw("x", { width: 90 });
+a.binding.flush();
+b.binding.flush();
+exchange(a, b);
+a.binding.flush();
+b.binding.flush();
+exchange(a, b);
+findings.newerWins = scene(a) === scene(b) && a.api.elements[0].width === 61;
+
+// 4. Both add elements at once; then B deletes A's.
+a.api.draw("y", { width: 1, index: "a5" });
+b.api.draw("z", { width: 2, index: "a5" });
+a.binding.flush();
+b.binding.flush();
+exchange(a, b);
+findings.bothAdded = scene(a) === scene(b) && a.api.elements.length === 3;
+b.api.draw("y", { isDeleted: true });
+b.binding.flush();
+exchange(a, b);
+findings.deleted = scene(a) === scene(b) && a.api.elements.find((e) => e.id === "y").isDeleted === true;
+
+// 5. Map values are copies: a later in-place mutation in the scene does not change the map.
+const stored = a.doc.getMap("board").get("x");
+a.api.elements.find((e) => e.id === "x").width = 999;
+findings.copies = stored.width !== 999;
+
+// 6. A late joiner (a reload) gets the whole board from the document.
+const late = new Y.Doc();
+Y.applyUpdate(late, Y.encodeStateAsUpdate(a.doc), "remote");
+const lateApi = new FakeExcalidraw();
+const lateBinding = new BoardBinding({ doc: late, map: late.getMap("board"), api: lateApi, captureNever: NEVER });
+lateApi.binding = lateBinding;
+findings.lateJoiner = lateApi.elements.length === 3;
+
+// 7. Read-only: nothing is sent.
+const reader = person();
+Y.applyUpdate(reader.doc, Y.encodeStateAsUpdate(a.doc), "remote");
+reader.binding.setEditable(false);
+reader.api.draw("w", { width: 3 });
+findings.readOnlySendsNothing = reader.binding.flush() === 0 && reader.sent.length === 0;
+
+console.log(JSON.stringify(findings));
