@@ -33,7 +33,7 @@ from interviews.models import (
     SessionEvent,
     new_invite_token,
 )
-from interviews.services.boards import board_snapshot_store_safely
+from interviews.services.boards import board_snapshot_store_safely, is_design
 from interviews.services.documents import session_code
 from problems.models import Problem
 
@@ -318,8 +318,9 @@ def session_join(*, token: str, user: Any) -> InterviewSession:
 
 
 def session_finish(*, session_id: int, reason: str, by: Any = None) -> InterviewSession:
-    """Finish an active session and submit its last stored code. Idempotent: the second
-    caller (the deadline task racing a page load, say) finds it finished and does nothing."""
+    """Finish an active session and submit its last stored code (a design round keeps its
+    final board instead). Idempotent: the second caller (the deadline task racing a page
+    load, say) finds it finished and does nothing."""
     return _finish(session_id, reason, by)[0]
 
 
@@ -333,28 +334,29 @@ def _finish(session_id: int, reason: str, by: Any) -> tuple[InterviewSession, bo
         session = InterviewSession.objects.select_related("problem", "candidate").get(pk=session_id)
         if finished != 1:
             return session, False
-        code = session_code(session_id)
         submission: Submission | None = None
         error = ""
-        if session.candidate is not None:
-            try:
-                submission = submission_create(
-                    user=session.candidate,
-                    problem_slug=session.problem.slug,
-                    code=code,
-                    mode=Submission.Mode.SUBMIT,
-                    in_session=True,
-                )
-            except GradingError as exc:
-                error = exc.message
-        SessionEvent.objects.create(
-            session=session,
-            kind=SessionEvent.Kind.FINAL_SUBMIT,
-            actor=by,
-            at=now,
-            submission=submission,
-            data={"reason": reason, "error": error},
-        )
+        # A design round grades nothing: its final board is kept instead (below).
+        if not is_design(session):
+            if session.candidate is not None:
+                try:
+                    submission = submission_create(
+                        user=session.candidate,
+                        problem_slug=session.problem.slug,
+                        code=session_code(session_id),
+                        mode=Submission.Mode.SUBMIT,
+                        in_session=True,
+                    )
+                except GradingError as exc:
+                    error = exc.message
+            SessionEvent.objects.create(
+                session=session,
+                kind=SessionEvent.Kind.FINAL_SUBMIT,
+                actor=by,
+                at=now,
+                submission=submission,
+                data={"reason": reason, "error": error},
+            )
         SessionEvent.objects.create(
             session=session,
             kind=SessionEvent.Kind.FINISHED,

@@ -9,8 +9,9 @@ from typing import Any
 import pytest
 from django.utils import timezone
 
-from interviews import services
-from interviews.models import BoardSnapshot, DocUpdate, InterviewSession
+from interviews import realtime, services
+from grading.models import Submission
+from interviews.models import BoardSnapshot, DocUpdate, InterviewSession, SessionEvent
 from tests.factories import board_update, design_problem, tiny_problem, user_with_role
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -50,6 +51,25 @@ def test_the_candidate_ending_a_solo_design_round_stores_the_board_svg_and_notes
     assert "Gateway &lt;1&gt;" in snapshot.svg and snapshot.svg.startswith("<svg")
     assert snapshot.notes == "10k rps x 2 KB = 20 MB/s"
     assert snapshot.error == ""
+
+
+def test_finishing_a_design_round_submits_nothing_and_says_so_to_the_room(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Nothing grades a design round: no final submission (which would be refused and show
+    "queued 0/0"), no final-submit event, and the finished frame carries no error."""
+    session = solo_design()
+    board_update(session.pk, [BOX])
+    sent: list[dict[str, Any]] = []
+    monkeypatch.setattr(realtime, "broadcast", lambda sid, payload: sent.append(payload))
+    services.session_finish(session_id=session.pk, reason="deadline")
+    session.refresh_from_db()
+    assert session.final_submission is None
+    assert not Submission.objects.filter(problem=session.problem).exists()
+    kinds = set(SessionEvent.objects.filter(session=session).values_list("kind", flat=True))
+    assert SessionEvent.Kind.FINAL_SUBMIT not in kinds and SessionEvent.Kind.FINISHED in kinds
+    assert [(p["type"], p["submission"], p["error"]) for p in sent] == [("finished", None, "")]
+    assert BoardSnapshot.objects.filter(session=session).exists()
 
 
 def test_the_interviewer_ending_a_live_design_round_stores_the_snapshot() -> None:
