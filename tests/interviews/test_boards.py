@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from django.utils import timezone
 
-from interviews import realtime, services
 from grading.models import Submission
+from interviews import realtime, services
 from interviews.models import BoardSnapshot, DocUpdate, InterviewSession, SessionEvent
 from tests.factories import board_update, design_problem, tiny_problem, user_with_role
 
