@@ -25,7 +25,7 @@ from typing import Any
 
 from celery import current_app
 from django.conf import settings
-from django.db import close_old_connections, connection, models, transaction
+from django.db import connection, models, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
@@ -238,8 +238,7 @@ class JobTable:
                             return
                     except Exception:  # a database hiccup: try again at the next beat
                         log.warning("lease renewal failed", exc_info=True)
-            finally:
-                close_old_connections()
+            finally:  # the thread ends: close its own connection (no health check needed)
                 connection.close()
 
         thread = threading.Thread(target=beat, name=f"lease-{claim.pk}", daemon=True)
