@@ -11,7 +11,9 @@ from __future__ import annotations
 import importlib
 import sys
 
-BENCHMARKS = ("sandbox", "batching", "sessions", "stability", "paged_kv", "contention")
+BENCHMARKS = (
+    "sandbox", "batching", "sessions", "stability", "paged_kv", "contention", "calibration",
+)
 
 
 def main(argv: list[str]) -> int:

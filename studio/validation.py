@@ -7,11 +7,13 @@ candidates:
 * each known-wrong solution gets exactly the verdict its package declares,
 * the starter code does not get AC (a starter that passes gives the problem away).
 
-The reference's per-test times also calibrate the time limit: the suggested limit is a multiple
-of the slowest reference test (never below a floor), and a test whose reference time is over
-half the current limit is flagged, because load on a busy grader could push a correct solution
-over it. Timing findings are warnings, not failures: times are noisy, and a validation that
-fails at random would be worse than none.
+The reference's per-test CPU times also calibrate the time limit: the suggested limit is a
+multiple of the slowest reference test (never below a floor), and a test whose reference time is
+over half the current limit is flagged. CPU time, not wall time, because CPU time is what a TLE
+is judged on: a busy grader stretches a test's wall time several times over (other processes
+take the cores) but leaves its CPU time nearly where it was, so a suggestion made on a loaded
+machine holds on a quiet one (`python -m bench calibration` measures both). Timing findings are
+warnings, not failures: a validation that fails at random would be worse than none.
 
 This module turns judgements into a JSON report;
 `studio.services.validations.version_validate` runs the solutions and stores it.
@@ -214,10 +216,11 @@ def suggested_limit_seconds(slowest_ms: float) -> float:
 
 
 def timing_calibrate(judgement: Judgement, limits: Mapping[str, Any]) -> dict[str, Any]:
-    """The reference's per-test times against the version's limit, and the suggested limit.
+    """The reference's per-test CPU times against the version's limit, and the suggested limit.
 
     The effective per-test limit is the smaller of the wall and CPU limits: a test is stopped
-    at whichever it reaches first.
+    at whichever it reaches first. Each row keeps the wall time too, for the author to see, but
+    only CPU time is compared with the limit (the verdict is judged on it).
     """
     wall = float(limits.get("test_wall_seconds", 2.0))
     cpu = float(limits.get("test_cpu_seconds", wall))
@@ -229,13 +232,14 @@ def timing_calibrate(judgement: Judgement, limits: Mapping[str, Any]) -> dict[st
             "tag": t.tag,
             "verdict": t.verdict,
             "time_ms": t.time_ms,
-            "percent_of_limit": round(100.0 * t.time_ms / limit_ms, 1),
-            "flagged": t.time_ms > FLAG_FRACTION * limit_ms,
+            "cpu_ms": t.cpu_ms,
+            "percent_of_limit": round(100.0 * t.cpu_ms / limit_ms, 1),
+            "flagged": t.cpu_ms > FLAG_FRACTION * limit_ms,
         }
         for t in judgement.tests
     ]
-    slowest = max(judgement.tests, key=lambda t: t.time_ms, default=None)
-    slowest_ms = slowest.time_ms if slowest else 0.0
+    slowest = max(judgement.tests, key=lambda t: t.cpu_ms, default=None)
+    slowest_ms = slowest.cpu_ms if slowest else 0.0
     suggested = suggested_limit_seconds(slowest_ms)
     flagged = [row["name"] for row in rows if row["flagged"]]
     warnings = []
@@ -247,7 +251,7 @@ def timing_calibrate(judgement: Judgement, limits: Mapping[str, Any]) -> dict[st
     if limit_ms / 1000.0 < suggested:
         warnings.append(
             f"the limit ({limit_ms / 1000:g} s) is below the suggested {suggested:g} s "
-            f"({TIME_MULTIPLIER:g}× the slowest reference test)"
+            f"({TIME_MULTIPLIER:g}× the slowest reference test's CPU time)"
         )
     return {
         "status": WARN if warnings else PASS,

@@ -29,8 +29,17 @@ OFF_BY_TWO = "def solve(x):\n    return x + 2\n"
 CRASHES = "def solve(x):\n    raise ValueError('no')\n"
 
 
-def verdict(name: str, v: str = "AC", time_ms: float = 1.0, hidden: bool = False) -> TestVerdict:
-    return TestVerdict(0, name, v, time_ms, "correctness", hidden, {"message": ""})
+def verdict(
+    name: str,
+    v: str = "AC",
+    time_ms: float = 1.0,
+    hidden: bool = False,
+    *,
+    wall_ms: float | None = None,
+) -> TestVerdict:
+    """A verdict whose CPU time is `time_ms` (its wall time `wall_ms`, the same by default)."""
+    wall = time_ms if wall_ms is None else wall_ms
+    return TestVerdict(0, name, v, wall, "correctness", hidden, {"message": ""}, cpu_ms=time_ms)
 
 
 def wrong(file: str, verdict_: str, code: str) -> dict[str, Any]:
@@ -140,6 +149,24 @@ def test_timing_flags_tests_over_half_the_limit() -> None:
     assert rows["slow"]["percent_of_limit"] == 60.0 and not rows["fast"]["flagged"]
     relaxed = validation.timing_calibrate(judgement, {"test_wall_seconds": 10.0})
     assert relaxed["status"] == "pass" and relaxed["flagged"] == []
+
+
+def test_timing_is_calibrated_on_cpu_time_so_a_busy_machine_moves_no_suggestion() -> None:
+    """The studio's own report of the issue: a 5-value test "took" 4.7 s of wall time on a
+    loaded machine (236 % of its 2 s limit) and the suggestion became 21.7 s. Its CPU time did
+    not move; the suggestion, the flags and the share of the limit follow the CPU time."""
+    limits = {"test_wall_seconds": 2.0, "test_cpu_seconds": 2.0}
+    quiet = validation.timing_calibrate(
+        judgement_from([verdict("five", time_ms=40.0, wall_ms=60.0)]), limits
+    )
+    loaded = validation.timing_calibrate(
+        judgement_from([verdict("five", time_ms=42.0, wall_ms=4700.0)]), limits
+    )
+    assert quiet["suggested_limit_seconds"] == loaded["suggested_limit_seconds"] == 1.0
+    assert loaded["status"] == "pass" and loaded["flagged"] == [] and loaded["warnings"] == []
+    [row] = loaded["tests"]
+    assert row["percent_of_limit"] == 2.1 and row["time_ms"] == 4700.0 and row["cpu_ms"] == 42.0
+    assert loaded["slowest_ms"] == 42.0
 
 
 def test_a_report_passes_only_when_no_solution_check_failed() -> None:
