@@ -409,6 +409,41 @@ def submit_costs(ids: list[int]) -> list[dict[str, Any]]:
     return out
 
 
+def first_estimate(sid: int) -> float | None:
+    """The wait the candidate is first told (grading/queueing.py), read right after the POST;
+    None once it has already started."""
+    from grading import queueing
+    from grading.models import Submission
+
+    try:
+        position = queueing.queue_position(Submission.objects.get(pk=sid))
+    except Submission.DoesNotExist:
+        return None
+    return position.wait_seconds if position else None
+
+
+def estimate_figures(estimates: dict[int, float | None]) -> dict[str, Any]:
+    """Actual wait (created to claimed) against the first estimate, for every submission that
+    was told it would wait at least a second: the median ratio (target 0.67-1.5)."""
+    from grading.models import Submission
+
+    pairs: list[dict[str, Any]] = []
+    ratios: list[float] = []
+    for sub in Submission.objects.filter(pk__in=[k for k, v in estimates.items() if v]):
+        told = estimates[sub.pk]
+        if told is None or told < 1.0 or not sub.started_at:
+            continue
+        waited = (sub.started_at - sub.created_at).total_seconds()
+        ratios.append(round(waited / told, 3))
+        pairs.append({"id": sub.pk, "mode": sub.mode, "estimate_s": round(told, 2),
+                      "waited_s": round(waited, 2), "ratio": ratios[-1]})
+    median = statistics.median(ratios) if ratios else float("nan")
+    return {"n": len(pairs), "median_ratio": median,
+            "min_ratio": min(ratios, default=float("nan")),
+            "max_ratio": max(ratios, default=float("nan")),
+            "met": 0.67 <= median <= 1.5 if ratios else None, "pairs": pairs}
+
+
 def run_split(ids: list[int]) -> dict[int, dict[str, Any]]:
     """Per Run: time waiting for a slot (created to claimed) and grading (claimed to done)."""
     from grading.models import Submission
@@ -446,6 +481,7 @@ class Bench:
     background: list[str] = field(default_factory=list)  # background workers' names
     load_turn: int = 0
     truncated: bool = False
+    estimates: dict[int, float | None] = field(default_factory=dict)  # id -> first estimate
 
     @property
     def base(self) -> str:
@@ -502,7 +538,9 @@ class Bench:
                                  headers={"Authorization": f"Token {token}"}, timeout=30)
         if response.status_code != 201:
             raise RuntimeError(f"POST /api/submissions: {response.status_code} {response.text}")
-        return int(response.json()["id"])
+        sid = int(response.json()["id"])
+        self.estimates[sid] = first_estimate(sid)
+        return sid
 
     async def submit(self, count: int, *, gpu: bool = False, mode: str = "submit") -> list[int]:
         """`count` Submits (or load Runs) at once from the load users (rate limits are per
@@ -891,6 +929,7 @@ def report(bench: Bench, blocks: dict[str, Any], config: dict[str, Any]) -> dict
                  if idle["p95_ms"] else float("nan"),
                  "one_test_ms": one_test, "submit_grading_p50_ms": submit_ms,
                  "target": target},
+        "queue_estimates": estimate_figures(bench.estimates),
         "editor": {"idle": editor_idle, "loaded": editor_loaded,
                    "p99_ratio": editor_loaded["p99_ms"] / editor_idle["p99_ms"]
                    if editor_idle["p99_ms"] else float("nan"),
@@ -931,6 +970,13 @@ def print_summary(data: dict[str, Any], out: Path) -> None:
               f"{fig['p99_ms']:.1f} ms (delivered {fig['delivered']}/{fig['sent']})")
     print(f"editor p99 every slot busy / idle = {editor['p99_ratio']:.2f}x; target p99 <= "
           f"{TARGET_EDITOR_P99_MS:g} ms: {'met' if editor['met'] else 'NOT met'}")
+    est = data.get("queue_estimates") or {}
+    if est.get("n"):
+        print(f"queue estimate: waited / first estimate, median {est['median_ratio']:.2f} "
+              f"(min {est['min_ratio']:.2f}, max {est['max_ratio']:.2f}, n={est['n']}); "
+              f"target 0.67-1.5: {'met' if est['met'] else 'NOT met'}")
+    else:
+        print("queue estimate: no submission was told it would wait a second or more")
     print(f"load average (1 min) during the run: median {load['median']}, min {load['min']}, "
           f"max {load['max']}; raw samples in {out}"
           + ("; CUT SHORT by --budget" if data["truncated"] else ""))

@@ -26,13 +26,20 @@ const STATUS_TEXT = {
   failed: "Grading failed.",
 };
 
-/** "Queued: 2 ahead, about 6 s" from a status event's queue position (grading/queueing.py). */
+/** "Queued: 2 ahead, about 6 s" (or "4–11 s" where the server's estimate is a wide range)
+ * from a status event's queue position (grading/queueing.py). */
 export function queueText(queue) {
   if (!queue || typeof queue !== "object") return STATUS_TEXT.queued;
   const ahead = Number(queue.ahead) || 0;
   const wait = Math.round(Number(queue.wait_seconds) || 0);
   const place = ahead === 0 ? "next in line" : `${ahead} ahead`;
-  const when = wait >= 1 ? `about ${wait} s` : "starting in a moment";
+  const range = Array.isArray(queue.wait_range) ? queue.wait_range.map(Number) : null;
+  let when = wait >= 1 ? `about ${wait} s` : "starting in a moment";
+  if (range && range.length === 2 && range.every(Number.isFinite)) {
+    const low = Math.max(0, Math.floor(range[0]));
+    const high = Math.max(low + 1, Math.ceil(range[1]));
+    when = `about ${low}\u2013${high} s`;
+  }
   return `Queued: ${place}, ${when}`;
 }
 

@@ -1,0 +1,130 @@
+"""Queue estimates that hold (issue 36): the wait is simulated from measured service times of
+each run's own problem and mode, running gradings count for the time they have left, and a
+wide spread is shown as a range."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from grading import queueing
+from grading.models import Submission
+from grading.services import submission_create
+from tests.factories import ADD_ONE, tiny_problem, user_with_role
+from tests.processes import broker_purge
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+# ---------------------------------------------------------------- the simulation (pure)
+
+
+def test_one_slot_takes_what_is_ahead_in_order() -> None:
+    assert queueing.start_after(slots=1, running_left=[], ahead=[]) == 0.0
+    assert queueing.start_after(slots=1, running_left=[], ahead=[4.0, 1.0]) == 5.0
+    assert queueing.start_after(slots=1, running_left=[3.0], ahead=[4.0]) == 7.0
+
+
+def test_two_slots_take_each_run_at_the_slot_that_frees_first() -> None:
+    # slot A: 1 s left, slot B: 6 s left; the two ahead (2 s each) both go to A.
+    assert queueing.start_after(slots=2, running_left=[1.0, 6.0], ahead=[2.0, 2.0]) == 5.0
+    # a free slot and nothing ahead: it starts now
+    assert queueing.start_after(slots=2, running_left=[9.0], ahead=[]) == 0.0
+
+
+def test_more_running_than_slots_queue_too() -> None:
+    assert queueing.start_after(slots=1, running_left=[2.0, 3.0], ahead=[]) == 5.0
+
+
+def test_a_range_is_shown_only_when_the_spread_is_wide() -> None:
+    narrow = queueing.Position(ahead=1, running=0, slots=1, wait_seconds=4.0,
+                               wait_low_seconds=3.8, wait_high_seconds=4.2)
+    wide = queueing.Position(ahead=1, running=0, slots=1, wait_seconds=6.0,
+                             wait_low_seconds=2.0, wait_high_seconds=12.0)
+    assert "wait_range" not in narrow.as_event()
+    assert wide.as_event()["wait_range"] == [2.0, 12.0]
+
+
+def test_service_quartiles_of_few_and_many_gradings() -> None:
+    assert queueing.Service.of([]) == queueing.Service(*(3 * [queueing.DEFAULT_SERVICE_SECONDS]))
+    assert queueing.Service.of([2.0]) == queueing.Service(2.0, 2.0, 2.0)
+    service = queueing.Service.of([1.0, 2.0, 3.0, 4.0, 5.0])
+    assert (service.low, service.mid, service.high) == (2.0, 3.0, 4.0)
+
+
+# ---------------------------------------------------------------- from the database
+
+
+def _graded(*, problem_slug: str, mode: str, seconds: float, count: int, who: str = "") -> None:
+    """`count` finished gradings that each held a slot for `seconds`."""
+    user = user_with_role(f"hist-{mode}-{problem_slug}{who}", "candidate")
+    now = timezone.now()
+    for _ in range(count):
+        sub = submission_create(user=user, problem_slug=problem_slug, code=ADD_ONE, mode=mode)
+        Submission.objects.filter(pk=sub.pk).update(
+            status=Submission.Status.DONE,
+            started_at=now - timedelta(seconds=seconds),
+            finished_at=now,
+        )
+
+
+def test_runs_ahead_count_for_their_own_problem_and_mode() -> None:
+    """The issue's "2 ahead, about 5 s" that waited 21 s: two Submits of a slow problem were
+    ahead, and the estimate used the median of every grading of the kind (mostly quick Runs).
+    Each run ahead now counts for its own problem's and mode's time."""
+    broker_purge()
+    slow, quick = tiny_problem(slug="slow-submits"), tiny_problem(slug="quick-runs")
+    _graded(problem_slug=slow.slug, mode="submit", seconds=8.0, count=4)
+    _graded(problem_slug=quick.slug, mode="run", seconds=0.5, count=12)
+    user = user_with_role("waiting", "candidate")
+    ahead = [submission_create(user=user, problem_slug=slow.slug, code=ADD_ONE, mode="submit")
+             for _ in range(2)]
+    mine = submission_create(user=user, problem_slug=slow.slug, code=ADD_ONE, mode="submit")
+    position = queueing.queue_position(mine)
+    assert position is not None and position.ahead == 2 and position.slots == 1
+    assert position.wait_seconds == pytest.approx(16.0)  # 2 × 8 s, not 2 × the 0.5 s median
+    # A run of the quick problem behind the same two Submits waits for them as well, and a
+    # Run (the interactive lane) goes before both.
+    run = submission_create(user=user, problem_slug=quick.slug, code=ADD_ONE, mode="run")
+    run_position = queueing.queue_position(run)
+    assert run_position is not None and run_position.ahead == 0
+    assert run_position.wait_seconds == 0.0
+    # A grading already running counts for the time it has left; the Run, now ahead of the
+    # Submits too, for its own 0.5 s.
+    Submission.objects.filter(pk=ahead[0].pk).update(
+        status=Submission.Status.RUNNING, started_at=timezone.now() - timedelta(seconds=6)
+    )
+    mine.refresh_from_db()
+    position = queueing.queue_position(mine)
+    assert position is not None and position.ahead == 2 and position.running == 1
+    assert position.wait_seconds == pytest.approx(10.5, abs=0.3)  # 2 s left + 0.5 s + 8 s
+    broker_purge()
+
+
+def test_a_problem_with_few_gradings_borrows_its_mode_and_kind() -> None:
+    broker_purge()
+    known, fresh = tiny_problem(slug="known-times"), tiny_problem(slug="fresh-problem")
+    _graded(problem_slug=known.slug, mode="submit", seconds=3.0, count=5)
+    user = user_with_role("borrow", "candidate")
+    submission_create(user=user, problem_slug=fresh.slug, code=ADD_ONE, mode="submit")
+    mine = submission_create(user=user, problem_slug=fresh.slug, code=ADD_ONE, mode="submit")
+    position = queueing.queue_position(mine)
+    assert position is not None and position.wait_seconds == pytest.approx(3.0)
+    broker_purge()
+
+
+def test_a_wide_spread_of_gradings_is_a_range_in_the_status_event() -> None:
+    broker_purge()
+    problem = tiny_problem(slug="spread-times")
+    for n, seconds in enumerate((1.0, 1.0, 2.0, 9.0, 10.0)):
+        _graded(problem_slug=problem.slug, mode="submit", seconds=seconds, count=1, who=str(n))
+    user = user_with_role("spread", "candidate")
+    submission_create(user=user, problem_slug=problem.slug, code=ADD_ONE, mode="submit")
+    mine = submission_create(user=user, problem_slug=problem.slug, code=ADD_ONE, mode="submit")
+    position = queueing.queue_position(mine)
+    assert position is not None
+    event = position.as_event()
+    assert event["wait_seconds"] == 2.0 and event["wait_range"] == [1.0, 9.0]
+    broker_purge()
