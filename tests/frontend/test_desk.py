@@ -320,26 +320,35 @@ def test_the_editor_gets_half_the_width_and_the_results_go_beside_or_below_it(
     editor = page.locator("#editor")
     results = page.locator("#pane-results")
 
+    desk = page.locator("#desk")
+
     def beside() -> bool:
         return results.bounding_box()["x"] > editor.bounding_box()["x"]  # type: ignore[index]
+
+    def resize(width: int, layout: str) -> None:
+        # The desk relays itself out on the window's resize event, which comes after the call
+        # returns: wait for the layout it settles on before measuring.
+        page.set_viewport_size({"width": width, "height": 900})
+        expect(desk).to_have_attribute("data-layout", layout)
 
     # "Automatic" (the default): below on these windows, beside on a wide one.
     expect(page.locator("#editor-prefs select[name=layout]")).to_have_value("auto")
     for width in (1440, 1280):
-        page.set_viewport_size({"width": width, "height": 900})
+        resize(width, "below")
         assert editor.bounding_box()["width"] >= width * 0.6  # type: ignore[index]
         assert not beside()
-    page.set_viewport_size({"width": 1700, "height": 900})
+    resize(1700, "beside")
     assert beside()
 
     page.click(".editor-settings summary")
     page.select_option("#editor-prefs select[name=layout]", "beside")
     for width in (1440, 1280):  # three columns, and still half the window for the code
-        page.set_viewport_size({"width": width, "height": 900})
+        resize(width, "beside")
         assert beside()
         assert editor.bounding_box()["width"] >= width / 2  # type: ignore[index]
 
     page.select_option("#editor-prefs select[name=layout]", "below")
+    expect(desk).to_have_attribute("data-layout", "below")
     editor_box = editor.bounding_box()
     results_box = results.bounding_box()
     assert editor_box and results_box
