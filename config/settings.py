@@ -87,6 +87,7 @@ TEMPLATES = [
                 "django.contrib.messages.context_processors.messages",
                 "frontend.context_processors.roles",
                 "frontend.context_processors.limits",
+                "frontend.context_processors.editor_prefs",
                 "core.csp.csp_context",
             ],
         },
@@ -182,6 +183,7 @@ ONSITE_RATES = {
     "chat": env_str("ONSITE_RATE_CHAT", "60/min"),
     "scorecards": env_str("ONSITE_RATE_SCORECARDS", "60/min"),
     "reviews": env_str("ONSITE_RATE_REVIEWS", "60/min"),
+    "preferences": env_str("ONSITE_RATE_PREFERENCES", "60/min"),
 }
 # The counters live in the cache: Redis, so every web process counts against one limit.
 CACHES = {

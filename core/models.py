@@ -29,3 +29,16 @@ class ApiToken(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} ({self.prefix}…)"
+
+
+class EditorPreferences(models.Model):
+    """A person's editor settings (core/editorprefs.py), so they follow them to any browser."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="editor_preferences"
+    )
+    prefs = models.JSONField(default=dict)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"editor settings of user {self.user_id}"

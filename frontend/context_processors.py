@@ -8,6 +8,7 @@ from typing import Any
 from django.conf import settings
 from django.http import HttpRequest
 
+from core.editorprefs import editor_prefs_get
 from core.roles import is_author, is_interviewer
 
 
@@ -18,3 +19,9 @@ def roles(request: HttpRequest) -> dict[str, Any]:
 
 def limits(request: HttpRequest) -> dict[str, Any]:
     return {"max_code_bytes": settings.ONSITE_MAX_CODE_BYTES}
+
+
+def editor_prefs(request: HttpRequest) -> dict[str, Any]:
+    """The user's stored editor settings, read only by a page that renders the desk (a callable:
+    the template calls it when it uses it)."""
+    return {"editor_prefs": lambda: editor_prefs_get(request.user)}

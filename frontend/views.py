@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
+from core.editorprefs import editor_prefs_save
+from core.endpoints import Body, json_endpoint
 from core.markdown import markdown_render
 from frontend.selectors import (
     DIFFICULTIES,
@@ -100,3 +102,11 @@ def problem_hint(request: HttpRequest, slug: str, number: int) -> HttpResponse:
         "next_number": number + 1 if number < len(hints) else None,
     }
     return render(request, "frontend/_hint.html", context)
+
+
+@login_required
+@json_endpoint(scope="preferences")
+def editor_preferences_save(request: HttpRequest, body: Body) -> HttpResponse:
+    """The desk's settings menu: `{name: value, …}` (core/editorprefs.py) stored for the user,
+    so another browser opens with them; answers the whole stored set."""
+    return JsonResponse({"prefs": editor_prefs_save(user=request.user, changes=body)})

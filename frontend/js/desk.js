@@ -8,7 +8,15 @@
 // tabs #tab-tests / #tab-custom / #tab-console over #results, #custom-panel, #console-panel;
 // #custom-example is JSON. Each page mounts its own editor (a draft, or the shared document)
 // with `desk.editorKeys()` and hands it over with `desk.editorAttach()`.
-import { FONT_SIZES, preferencesFormBind, preferencesLoad, preferencesSave } from "./editor.js";
+import { csrfToken } from "./dom.js";
+import {
+  FONT_SIZES,
+  customInputLoad,
+  customInputSave,
+  preferencesFormBind,
+  preferencesLoad,
+  preferencesSave,
+} from "./editor.js";
 import { tabsBind } from "./layout.js";
 import { errorLineClear, errorLineMark } from "./diagnostics.js";
 import { ResultsPanel } from "./results.js";
@@ -95,9 +103,19 @@ export class Desk {
     this.customError = document.getElementById("custom-input-error");
     const example = jsonRead("custom-example");
     this.exampleText = example === null ? "" : jsonFormat(example);
-    if (this.customInput) this.customInput.value = this.exampleText;
+    // What was typed in the box survives a reload (this browser, this user, this page).
+    this.customPlace = `${this.userKey}:${window.location.pathname}`;
+    const typed = customInputLoad(this.customPlace);
+    if (this.customInput) {
+      this.customInput.value = typed ?? this.exampleText;
+      this.customInput.addEventListener("input", () => {
+        const text = this.customInput.value;
+        customInputSave(this.customPlace, text === this.exampleText ? null : text);
+      });
+    }
     document.getElementById("custom-reset-button")?.addEventListener("click", () => {
       if (this.customInput) this.customInput.value = this.exampleText;
+      customInputSave(this.customPlace, null);
       if (this.customError) this.customError.hidden = true;
     });
     const tablist = root.querySelector(".results-pane [role=tablist]");
@@ -145,13 +163,27 @@ export class Desk {
     preferencesFormBind(form, this.prefs, (prefs) => {
       this.prefs = prefs;
       apply(view, prefs);
-      preferencesSave(this.userKey, prefs);
+      this.prefsSave(prefs);
       document.body.dataset.editorTheme = prefs.theme;
       this.layoutApply(prefs.layout);
     });
     for (const mode of Object.keys(this.buttons)) {
       this.buttons[mode]?.addEventListener("click", () => this.action(mode));
     }
+  }
+
+  /** Store the settings for the account; a save the server did not take says so in the menu. */
+  async prefsSave(prefs) {
+    const status = document.getElementById("prefs-status");
+    const stored = await preferencesSave(this.userKey, prefs, {
+      url: this.root.dataset.prefsUrl || "",
+      csrf: csrfToken(),
+    });
+    if (!status || !this.root.dataset.prefsUrl) return;
+    status.hidden = stored;
+    status.textContent = stored
+      ? ""
+      : "Not saved for your account (kept in this browser only); change it again to retry.";
   }
 
   /** Lays the desk out for the user's choice (beside, below, auto), now and on resize. */

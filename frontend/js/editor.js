@@ -60,13 +60,50 @@ function storageSet(key, value) {
   }
 }
 
-/** The user's saved preferences (keyed by `userKey`), each value checked, defaults elsewhere. */
-export function preferencesLoad(userKey) {
-  let saved = {};
+const CUSTOM_PREFIX = "onsite:custom-input:";
+
+/** The custom input a person last typed on this page (`place`: the user and the page), or
+ * null; kept in this browser so a reload does not lose it. */
+export function customInputLoad(place) {
+  return storageGet(CUSTOM_PREFIX + place);
+}
+
+/** Remembers (or, with null, forgets) the custom input typed on `place`. */
+export function customInputSave(place, text) {
+  if (text === null) {
+    try {
+      window.localStorage.removeItem(CUSTOM_PREFIX + place);
+    } catch {
+      // Storage disabled: nothing was kept.
+    }
+    return;
+  }
+  storageSet(CUSTOM_PREFIX + place, text);
+}
+
+/** The settings the server stored for the account (core/editorprefs.py), rendered into the
+ * desk as #editor-prefs-data; null when signed out or never changed. */
+function serverPreferences() {
+  const node = document.getElementById("editor-prefs-data");
+  if (!node) return null;
   try {
-    saved = JSON.parse(storageGet(PREFS_PREFIX + userKey) || "{}") || {};
+    const value = JSON.parse(node.textContent || "null");
+    return value && typeof value === "object" ? value : null;
   } catch {
-    saved = {};
+    return null;
+  }
+}
+
+/** The user's preferences: the account's stored copy (any browser), else this browser's copy
+ * (keyed by `userKey`); each value checked, defaults elsewhere. */
+export function preferencesLoad(userKey) {
+  let saved = serverPreferences();
+  if (!saved) {
+    try {
+      saved = JSON.parse(storageGet(PREFS_PREFIX + userKey) || "{}") || {};
+    } catch {
+      saved = {};
+    }
   }
   return {
     wrap: typeof saved.wrap === "boolean" ? saved.wrap : DEFAULT_PREFS.wrap,
@@ -77,8 +114,25 @@ export function preferencesLoad(userKey) {
   };
 }
 
-export function preferencesSave(userKey, prefs) {
+/**
+ * Keeps `prefs` in this browser and, signed in, for the account (`url`, a JSON POST), so the
+ * next browser opens with them. Resolves to true once the server stored them; false when it
+ * refused or could not be reached (this browser's copy still stands).
+ */
+export async function preferencesSave(userKey, prefs, { url = "", csrf = "" } = {}) {
   storageSet(PREFS_PREFIX + userKey, JSON.stringify(prefs));
+  if (!url) return false;
+  try {
+    const response = await fetch(url, {
+      method: "POST",
+      credentials: "same-origin",
+      headers: { "Content-Type": "application/json", "X-CSRFToken": csrf },
+      body: JSON.stringify(prefs),
+    });
+    return response.ok;
+  } catch {
+    return false;
+  }
 }
 
 function fontTheme(size) {
