@@ -97,7 +97,9 @@ def test_the_custom_input_survives_a_reload(browser: Browser, platform: Platform
 
 
 @pytest.mark.docker
-def test_a_custom_runs_answer_is_in_view_at_1440_by_900(browser: Browser, platform: Platform) -> None:
+def test_a_custom_runs_answer_is_in_view_at_1440_by_900(
+    browser: Browser, platform: Platform
+) -> None:
     """The results pane below the editor puts the answer beside the input box: no scrolling."""
     _user(platform)
     context = _browser_of(browser, platform, 1440, 900)
