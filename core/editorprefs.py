@@ -63,10 +63,14 @@ def editor_prefs_get(user: AbstractBaseUser | AnonymousUser) -> dict[str, Any] |
     return DEFAULTS | {k: v for k, v in stored.items() if k in CHOICES and _allowed(k, v)}
 
 
-def editor_prefs_save(*, user: AbstractBaseUser, changes: Mapping[str, Any]) -> dict[str, Any]:
-    """Store `changes` (checked) over the user's settings; returns the whole stored set."""
+def editor_prefs_save(
+    *, user: AbstractBaseUser | AnonymousUser, changes: Mapping[str, Any]
+) -> dict[str, Any]:
+    """Store `changes` (checked) over the signed-in user's settings; returns the whole set."""
     from core.models import EditorPreferences
 
+    if not user.is_authenticated or user.pk is None:
+        raise ApplicationError("forbidden", "sign in to keep editor settings")
     cleaned = editor_prefs_clean(changes)
     row, _ = EditorPreferences.objects.get_or_create(user_id=user.pk)
     current = editor_prefs_get(user) or dict(DEFAULTS)
