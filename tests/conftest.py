@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import Any
+
 import pytest
+
+from tests.csp import CspGuard
 
 
 @pytest.fixture(scope="session")
@@ -48,3 +53,29 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         group = _xdist_group(item)
         if group is not None:
             item.add_marker(pytest.mark.xdist_group(group))
+
+
+@pytest.fixture(autouse=True)
+def csp_guard(request: pytest.FixtureRequest) -> Iterator[CspGuard]:
+    """Fails any browser test whose pages hit a Content-Security-Policy violation (the real
+    platform's pages in tests/e2e, the scripted ones of tests/frontend: tests/csp.py)."""
+    guard = CspGuard()
+    if "browser" not in request.fixturenames:
+        yield guard
+        return
+    from playwright.sync_api import Browser, BrowserContext, Page
+
+    browser: Browser = request.getfixturevalue("browser")
+    new_context = browser.new_context
+
+    def watched_context(**options: Any) -> BrowserContext:
+        return guard.watch(new_context(**options))
+
+    def watched_page(**options: Any) -> Page:
+        return watched_context(**options).new_page()
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(browser, "new_context", watched_context)
+        patch.setattr(browser, "new_page", watched_page)
+        yield guard
+    assert guard.violations == [], f"Content-Security-Policy violations: {guard.violations}"

@@ -104,23 +104,36 @@ function svg(tag, attrs = {}) {
   return node;
 }
 
-// [legend name, evidence key, class, colour]. The colours are SVG presentation attributes, so
-// the stylesheet's rules for these classes still win where it has them.
+// [legend name, evidence key, class]. Every colour is the stylesheet's (site.css, the
+// `.occupancy-plot` rules): the policy refuses style attributes, and one palette serves the
+// plot, its legend and the dark theme alike.
 const PLOT_SERIES = [
-  ["engine", "occupancy", "plot-engine", "#2563eb"],
-  ["statement's schedule", "oracle_occupancy", "plot-oracle", "#059669"],
-  ["static batching", "baseline_occupancy", "plot-baseline", "#d97706"],
+  ["engine", "occupancy", "plot-engine"],
+  ["statement's schedule", "oracle_occupancy", "plot-oracle"],
+  ["static batching", "baseline_occupancy", "plot-baseline"],
 ];
-const VIOLATION_COLOUR = "#dc2626";
 
-function swatch(colour) {
-  return element("span", { className: "plot-swatch", attrs: {
-    style: `display:inline-block;width:0.8em;height:0.8em;margin-right:0.3em;background:${colour}`,
-  } });
+function swatch(className) {
+  return element("span", { className: `plot-swatch ${className}`, attrs: { "aria-hidden": "true" } });
 }
 
-/** One panel: batch occupancy per step as a step line, with both axes labelled. */
-function occupancyPanel(name, values, className, colour, steps, top, violation) {
+/** The runs of consecutive steps whose value is above `capacity`: [[first, last], …]. */
+export function stepsOver(values, capacity) {
+  const runs = [];
+  if (!Number.isFinite(capacity)) return runs;
+  values.forEach((v, i) => {
+    if (!(v > capacity)) return;
+    const last = runs[runs.length - 1];
+    if (last && last[1] === i - 1) last[1] = i;
+    else runs.push([i, i]);
+  });
+  return runs;
+}
+
+/** One panel: batch occupancy per step as a step line, with both axes labelled; the capacity
+ *  as a line at the capacity itself, and every step above it drawn again in the warning
+ *  colour, so a breach stands out instead of stretching the scale to hide it. */
+function occupancyPanel(name, values, className, steps, top, capacity, violation) {
   const width = 480;
   const height = 96;
   const left = 28;
@@ -131,17 +144,19 @@ function occupancyPanel(name, values, className, colour, steps, top, violation) 
   const y = (v) => 6 + plotH - (v / top) * plotH;
   const chart = svg("svg", { viewBox: `0 0 ${width} ${height}`, role: "img",
     "aria-label": `${name}: batch occupancy per step`, class: "occupancy-panel" });
-  const axis = { class: "plot-axis", stroke: "#6b7280", "stroke-width": 1 };
-  chart.append(svg("line", { x1: left, y1: y(0), x2: left + plotW, y2: y(0), ...axis }));
-  chart.append(svg("line", { x1: left, y1: y(0), x2: left, y2: y(top), ...axis }));
-  chart.append(svg("line", { x1: left, y1: y(top), x2: left + plotW, y2: y(top),
-    class: "plot-capacity" }));
+  chart.append(svg("line", { x1: left, y1: y(0), x2: left + plotW, y2: y(0), class: "plot-axis" }));
+  chart.append(svg("line", { x1: left, y1: y(0), x2: left, y2: y(top), class: "plot-axis" }));
   const label = (text, attrs) => {
-    const node = svg("text", { class: "plot-label", "font-size": 10, fill: "#4b5563", ...attrs });
+    const node = svg("text", { class: "plot-label", ...attrs });
     node.textContent = text;
     chart.append(node);
   };
-  label(String(top), { x: left - 4, y: y(top) + 4, "text-anchor": "end" });
+  if (Number.isFinite(capacity) && capacity > 0) {
+    chart.append(svg("line", { x1: left, y1: y(capacity), x2: left + plotW, y2: y(capacity),
+      class: "plot-capacity", "data-value": capacity }));
+    label(String(capacity), { x: left - 4, y: y(capacity) + 4, "text-anchor": "end" });
+  }
+  if (top !== capacity) label(String(top), { x: left - 4, y: y(top) + 4, "text-anchor": "end" });
   label("0", { x: left - 4, y: y(0) + 4, "text-anchor": "end" });
   const tick = Math.max(1, Math.ceil(steps / 8));
   for (let i = 0; i <= steps; i += tick) {
@@ -149,11 +164,16 @@ function occupancyPanel(name, values, className, colour, steps, top, violation) 
   }
   if (Number.isInteger(violation) && violation >= 0 && violation <= steps) {
     chart.append(svg("line", { x1: x(violation), y1: y(0), x2: x(violation), y2: y(top),
-      class: "plot-violation", stroke: VIOLATION_COLOUR, "stroke-width": 1.5 }));
+      class: "plot-violation" }));
   }
   const points = values.flatMap((v, i) => [`${x(i)},${y(v)}`, `${x(i + 1)},${y(v)}`]);
-  chart.append(svg("polyline", { points: points.join(" "), class: className, fill: "none",
-    stroke: colour, "stroke-width": 2 }));
+  chart.append(svg("polyline", { points: points.join(" "), class: className }));
+  for (const [first, last] of stepsOver(values, capacity)) {
+    const over = values.slice(first, last + 1)
+      .flatMap((v, k) => [`${x(first + k)},${y(v)}`, `${x(first + k + 1)},${y(v)}`]);
+    chart.append(svg("polyline", { points: over.join(" "), class: "plot-over",
+      "data-steps": `${first}-${last}` }));
+  }
   const panel = element("div", { className: "occupancy-row" });
   panel.append(element("div", { className: "plot-name", text: name }));
   panel.append(chart);
@@ -161,34 +181,43 @@ function occupancyPanel(name, values, className, colour, steps, top, violation) 
 }
 
 /** Batch occupancy per step: the engine's schedule above the statement's (the checker's
- *  oracle) and static batching's, on one step axis (x: step, y: sequences in the model call,
- *  0 to capacity), the first violating step marked; then per-request latency figures. */
+ *  oracle) and static batching's, on one step axis (x: step, y: sequences in the model call),
+ *  the capacity drawn at the capacity, steps above it in the warning colour, the first
+ *  violating step marked; then per-request latency figures. */
 export function occupancyPlot(evidence) {
   const series = PLOT_SERIES
-    .map(([name, key, className, colour]) => [name, evidence[key], className, colour])
+    .map(([name, key, className]) => [name, evidence[key], className])
     .filter(([, values]) => Array.isArray(values) && values.length);
   if (!series.length) return null;
   const steps = Math.max(...series.map(([, values]) => values.length));
-  const top = Math.max(1, Number(evidence.capacity) || 0, ...series.flatMap(([, v]) => v));
+  const capacity = Number(evidence.capacity);
+  const peak = Math.max(...series.flatMap(([, v]) => v));
+  const top = Math.max(1, Number.isFinite(capacity) ? capacity : 0, peak);
   const violation = evidence.first_violation_step;
   const figure = element("figure", { className: "occupancy-plot" });
-  const legend = element("ul", { className: "plot-legend", attrs: {
-    style: "list-style:none;display:flex;gap:1em;padding:0;margin:0 0 0.25em" } });
-  for (const [name, , className, colour] of series) {
+  const legend = element("ul", { className: "plot-legend" });
+  for (const [name, , className] of series) {
     const item = element("li", { className });
-    item.append(swatch(colour));
+    item.append(swatch(className));
     item.append(document.createTextNode(name));
+    legend.append(item);
+  }
+  const over = series.flatMap(([, values]) => stepsOver(values, capacity));
+  if (over.length) {
+    const item = element("li", { className: "plot-over" });
+    item.append(swatch("plot-over"));
+    item.append(document.createTextNode(`above capacity ${capacity}`));
     legend.append(item);
   }
   if (Number.isInteger(violation)) {
     const item = element("li", { className: "plot-violation" });
-    item.append(swatch(VIOLATION_COLOUR));
+    item.append(swatch("plot-violation"));
     item.append(document.createTextNode(`first violation (step ${violation})`));
     legend.append(item);
   }
   figure.append(legend);
-  for (const [name, values, className, colour] of series) {
-    figure.append(occupancyPanel(name, values, className, colour, steps, top, violation));
+  for (const [name, values, className] of series) {
+    figure.append(occupancyPanel(name, values, className, steps, top, capacity, violation));
   }
   const latency = evidence.latency;
   if (latency && typeof latency === "object") {
@@ -202,8 +231,11 @@ export function occupancyPlot(evidence) {
   }
   const caption = series.map(([name, values]) => `${name}: ${values.length} steps`).join(" · ");
   const axes = `x: step, y: sequences in the model call, capacity ${evidence.capacity}`;
+  const breach = over.length
+    ? ` — above capacity at ${over.map(([a, b]) => (a === b ? `step ${a}` : `steps ${a}–${b}`)).join(", ")}`
+    : "";
   figure.append(element("figcaption", {
-    text: `Batch occupancy per step (${axes}) — ${caption}`,
+    text: `Batch occupancy per step (${axes}) — ${caption}${breach}`,
   }));
   return figure;
 }

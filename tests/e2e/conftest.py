@@ -39,6 +39,7 @@ from playwright.sync_api import Browser, BrowserContext, Page, expect
 from grading.lanes import all_queues
 
 # `browser` is the frontend tests' fixture (Debian's chromium), shared here by import.
+from tests.csp import CspGuard
 from tests.frontend.conftest import browser, bundle_ensure
 from tests.services import free_port
 
@@ -298,64 +299,8 @@ def people_at(browser: Browser, platform: Platform, **options: Any) -> Iterator[
     assert opened.errors == [], f"uncaught errors in the pages: {opened.errors}"
 
 
-# Every page of an e2e test reports what the Content-Security-Policy (core/csp.py) refused:
-# chromium's own "Refused to ..." console errors, and this listener's line for each
-# `securitypolicyviolation` event (it also catches what chromium only counts, not logs).
-CSP_LISTENER = """
-document.addEventListener("securitypolicyviolation", (event) => {
-  console.error(`CSP violation: ${event.effectiveDirective} refused ${event.blockedURI || "inline"}`
-    + ` (${event.sourceFile || document.location.pathname}:${event.lineNumber})`
-    + (event.sample ? ` ${event.sample}` : ""));
-});
-"""
-
-
-def csp_violation(text: str) -> bool:
-    return text.startswith("CSP violation:") or "Content Security Policy" in text
-
-
-class CspGuard:
-    """Watches every context the test's browser opens; what the policy refused, in order."""
-
-    def __init__(self) -> None:
-        self.violations: list[str] = []
-
-    def watch(self, context: BrowserContext) -> BrowserContext:
-        context.add_init_script(CSP_LISTENER)
-        context.on("console", lambda message: self._console(message.text))
-        return context
-
-    def _console(self, text: str) -> None:
-        if csp_violation(text):
-            self.violations.append(text)
-
-    def take(self) -> list[str]:
-        """The violations so far, forgotten (for a test that provokes some on purpose)."""
-        taken, self.violations = self.violations, []
-        return taken
-
-
-@pytest.fixture(autouse=True)
-def csp_guard(request: pytest.FixtureRequest) -> Iterator[CspGuard]:
-    """Fails any browser test whose pages hit a Content-Security-Policy violation."""
-    guard = CspGuard()
-    if "browser" not in request.fixturenames:
-        yield guard
-        return
-    browser: Browser = request.getfixturevalue("browser")
-    new_context = browser.new_context
-
-    def watched_context(**options: Any) -> BrowserContext:
-        return guard.watch(new_context(**options))
-
-    def watched_page(**options: Any) -> Page:
-        return watched_context(**options).new_page()
-
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(browser, "new_context", watched_context)
-        patch.setattr(browser, "new_page", watched_page)
-        yield guard
-    assert guard.violations == [], f"Content-Security-Policy violations: {guard.violations}"
+# Every page of an e2e test reports what the Content-Security-Policy (core/csp.py) refused
+# (tests/csp.py): `csp_guard` is the autouse fixture of tests/conftest.py.
 
 
 @pytest.fixture

@@ -18,7 +18,8 @@ import pytest
 from playwright.sync_api import Browser, Page, Route, ViewportSize, expect
 
 from core.csp import CURSOR_COLORS
-from tests.e2e.conftest import CspGuard, People, Platform, people_at
+from tests.csp import CspGuard
+from tests.e2e.conftest import People, Platform, people_at
 
 pytestmark = [pytest.mark.e2e]
 

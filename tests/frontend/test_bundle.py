@@ -22,6 +22,7 @@ from playwright.sync_api import Browser, Page, Request, Route, WebSocketRoute, e
 from core.markdown import markdown_render
 from frontend.context_processors import limits
 from problems.models import Problem
+from tests.csp import NONCE, csp_headers
 
 pytestmark = pytest.mark.e2e
 
@@ -63,8 +64,9 @@ class FakeGrader:
             number = int(path.rstrip("/").rsplit("/", 1)[1])
             fragment = f'<div class="hint" data-hint="{number}">Hint number {number}</div>'
             route.fulfill(status=200, body=fragment, content_type="text/html")
-        else:
-            route.fulfill(status=200, body=self.page_html, content_type="text/html")
+        else:  # the page, under the site's real Content-Security-Policy
+            route.fulfill(status=200, body=self.page_html, content_type="text/html",
+                          headers=csp_headers())
 
     def socket(self, ws: WebSocketRoute) -> None:
         self.sockets.append(ws)
@@ -116,6 +118,7 @@ def problem_page_html() -> str:
         "hint_count": 2,
         "time_limits": {"cpu_seconds": 2.0, "wall_seconds": 8.0},
         **limits(RequestFactory().get("/")),  # what the context processor gives every page
+        "csp_nonce": NONCE,
     }
     return render_to_string("frontend/problem_detail.html", context)
 

@@ -18,6 +18,7 @@ from playwright.sync_api import Browser, Page, WebSocketRoute, expect
 
 from core.markdown import markdown_render
 from problems.models import Problem
+from tests.csp import NONCE
 from tests.frontend.test_bundle import ORIGIN, SUBMISSION_ID, FakeGrader, public_test, send
 
 pytestmark = pytest.mark.e2e
@@ -62,6 +63,7 @@ def desk_html(user_pk: int = 7) -> str:
         "custom_example": EXAMPLE,
         "custom_reference": True,
         "user": FakeUser(user_pk),
+        "csp_nonce": NONCE,
     }
     return render_to_string("frontend/problem_detail.html", context)
 

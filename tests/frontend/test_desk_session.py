@@ -26,6 +26,7 @@ from core.csp import CURSOR_COLORS
 from core.markdown import markdown_render
 from interviews.models import InterviewSession
 from problems.models import Problem
+from tests.csp import NONCE, csp_headers
 from tests.frontend.test_bundle import ORIGIN, STATIC_DIR, SUBMISSION_ID, public_test, send
 from tests.frontend.test_desk import EXAMPLE, FakeUser
 
@@ -59,7 +60,7 @@ def session_html(role: str, user_pk: int) -> str:
         "invite_url": "", "panel": None, "chat_max": 500,
         "time_limits": {"cpu_seconds": 2.0, "wall_seconds": 8.0},
         "custom_example": EXAMPLE, "custom_reference": True,
-        "cursor_colors": CURSOR_COLORS, "user": FakeUser(user_pk),
+        "cursor_colors": CURSOR_COLORS, "user": FakeUser(user_pk), "csp_nonce": NONCE,
     }  # fmt: skip
     return render_to_string("interviews/session_detail.html", context)
 
@@ -91,8 +92,9 @@ class FakeSession:
             route.fulfill(status=201, body=json.dumps(answer), content_type="application/json")
         elif path.startswith(f"/sessions/{SESSION_ID}/") and path != f"/sessions/{SESSION_ID}/":
             route.fulfill(status=200, body="{}", content_type="application/json")
-        else:
-            route.fulfill(status=200, body=self.page_html, content_type="text/html")
+        else:  # the page, under the site's real Content-Security-Policy
+            route.fulfill(status=200, body=self.page_html, content_type="text/html",
+                          headers=csp_headers())
 
     def doc_socket(self, ws: WebSocketRoute) -> None:
         self.doc_sockets.append(ws)

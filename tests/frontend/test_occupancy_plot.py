@@ -10,6 +10,7 @@ import json
 import pytest
 from playwright.sync_api import Page, WebSocketRoute, expect
 
+from tests.csp import CspGuard
 from tests.frontend.test_bundle import (  # noqa: F401 - fixtures are used by name
     FakeGrader,
     grader,
@@ -147,3 +148,81 @@ def test_a_custom_input_on_a_rule_judging_problem_shows_findings_not_the_record(
     expect(output.locator(".diff-block")).to_have_count(0)
     expect(output.locator(".stderr .output-text")).to_have_text("engine: refilled\n")
     output.screenshot(path=str(SCREENSHOTS / "output" / "custom-findings.png"))  # to look at
+
+
+def test_the_capacity_line_is_at_the_capacity_and_a_breach_is_drawn_in_the_warning_colour(
+    page: Page,  # noqa: F811 - the fixture imported above
+    grader: FakeGrader,  # noqa: F811
+) -> None:
+    # Issue 36: the line was drawn at max(capacity, peak), so three sequences in capacity 2
+    # sat exactly on it. Now the scale goes up to the peak and the line stays at 2.
+    page.click("#run-button")
+    ws = wait_for_sockets(page, grader, 1)
+    evidence = {"capacity": 2, "occupancy": [2, 3, 3, 1, 3], "oracle_occupancy": [2, 2, 2, 1],
+                "first_violation_step": 1}  # fmt: skip
+    message = "capacity broken at step 1: 3 sequences in a model call of capacity 2"
+    ws.send(json.dumps(public_test(0, "over capacity", "WA", evidence=evidence, message=message)))
+
+    plot = page.locator("tbody.test[data-index='0'] .occupancy-plot")
+    engine = plot.locator(".occupancy-panel").first
+    capacity = engine.locator("line.plot-capacity")
+    expect(capacity).to_have_attribute("data-value", "2")
+    # y grows downwards: the line at 2 is below the top of the scale (3), above the axis (0).
+    top_y = float(engine.locator("line.plot-axis").nth(1).get_attribute("y2") or "nan")
+    zero_y = float(engine.locator("line.plot-axis").nth(1).get_attribute("y1") or "nan")
+    line_y = float(capacity.get_attribute("y1") or "nan")
+    assert top_y < line_y < zero_y
+    assert abs((zero_y - line_y) / (zero_y - top_y) - 2 / 3) < 0.01
+    # Each run of steps above the capacity drawn again in the warning colour.
+    expect(engine.locator("polyline.plot-over")).to_have_count(2)
+    assert [engine.locator("polyline.plot-over").nth(i).get_attribute("data-steps")
+            for i in range(2)] == ["1-2", "4-4"]
+    expect(plot.locator(".occupancy-panel").nth(1).locator("polyline.plot-over")).to_have_count(0)
+    red = "rgb(220, 38, 38)"
+    assert engine.locator("polyline.plot-over").first.evaluate(
+        "n => getComputedStyle(n).stroke") == red
+    expect(plot.locator(".plot-legend li")).to_have_text(
+        ["engine", "statement's schedule", "above capacity 2", "first violation (step 1)"]
+    )
+    expect(plot.locator("figcaption")).to_contain_text("above capacity at steps 1–2, step 4")
+    # The legend's colours come from the stylesheet (the policy refuses style attributes).
+    swatches = plot.locator(".plot-legend .plot-swatch")
+    colours = [swatches.nth(i).evaluate("n => getComputedStyle(n).backgroundColor")
+               for i in range(4)]
+    assert colours == ["rgb(37, 99, 235)", "rgb(5, 150, 105)", red, red]
+    assert plot.locator("[style]").count() == 0
+    for width in (1440, 390):
+        page.set_viewport_size({"width": width, "height": 900})
+        plot.scroll_into_view_if_needed()
+        plot.screenshot(path=str(SCREENSHOTS / "output" / f"occupancy-breach-{width}.png"))
+
+
+def test_the_policy_guard_fails_an_inline_style_on_a_batching_result(
+    page: Page,  # noqa: F811 - the fixture imported above
+    grader: FakeGrader,  # noqa: F811
+    csp_guard: CspGuard,
+) -> None:
+    # The scripted page is served with the site's real header, so the guard that fails every
+    # browser test on a violation holds here too: an inline style planted in the plot is
+    # refused and reported.
+    page.click("#run-button")
+    ws = wait_for_sockets(page, grader, 1)
+    evidence = {"capacity": 2, "occupancy": [1, 2]}
+    ws.send(json.dumps(public_test(0, "schedule", "AC", evidence=evidence)))
+    plot = page.locator("tbody.test[data-index='0'] .occupancy-plot")
+    expect(plot).to_be_attached()
+    assert csp_guard.violations == []
+    page.evaluate("""() => {
+        const swatch = document.querySelector('.occupancy-plot .plot-swatch');
+        swatch.setAttribute('style', 'background: rgb(1, 2, 3)');
+    }""")
+    page.wait_for_function("() => true")  # let the violation event reach the console
+    for _ in range(50):
+        if csp_guard.violations:
+            break
+        page.wait_for_timeout(50)
+    refused = csp_guard.take()
+    assert refused and "style-src-attr" in refused[0]
+    colour = plot.locator(".plot-swatch").first.evaluate(
+        "n => getComputedStyle(n).backgroundColor")
+    assert colour != "rgb(1, 2, 3)"
