@@ -25,6 +25,7 @@ from interviews.models import (
     ReviewNote,
     SessionEvent,
 )
+from interviews.review.suggest import away_text
 from interviews.services import (
     chat_public,
     co_interviewers,
@@ -187,7 +188,9 @@ def _event_label(event: SessionEvent) -> str:
         SessionEvent.Kind.FINAL_SUBMIT: "Final submission",
         SessionEvent.Kind.PASTE: f"Large paste ({data.get('chars', '?')} characters)",
         SessionEvent.Kind.TAB_HIDDEN: "Candidate left the tab",
-        SessionEvent.Kind.TAB_VISIBLE: "Candidate came back to the tab",
+        SessionEvent.Kind.TAB_VISIBLE: "Candidate came back to the tab" + (
+            f" (away {away_text(int(data['away_ms']))})"
+            if isinstance(data.get("away_ms"), int) else ""),
         SessionEvent.Kind.JOINED: f"{data.get('role', 'someone')} "
         + ("joined" if data.get("via") == "invitation" else "connected"),
         SessionEvent.Kind.LEFT: f"{data.get('role', 'someone')} disconnected",

@@ -19,7 +19,12 @@ from core.api import StrictCharField, error_responses
 from core.roles import is_interviewer
 from interviews.models import InterviewSession, Scorecard
 from interviews.review import access, dashboard, selectors, services
-from interviews.review.suggest import session_signals, signals_public, suggestions
+from interviews.review.suggest import (
+    integrity_note,
+    session_signals,
+    signals_public,
+    suggestions,
+)
 
 SESSION = inline_serializer(
     "ReviewSession",
@@ -51,6 +56,7 @@ SCORES = inline_serializer(
         "others": serializers.ListField(child=serializers.DictField()),
         "others_hidden": serializers.BooleanField(),
         "suggestions": serializers.DictField(),
+        "integrity": serializers.CharField(allow_null=True),
         "outcome": serializers.DictField(allow_null=True),
     },
 )
@@ -159,17 +165,20 @@ class ReviewScoresView(APIView):
         outcome = selectors.released_outcome(session)
         if role == access.CANDIDATE:
             return Response({"own": None, "others": [], "others_hidden": False,
-                             "suggestions": {}, "outcome": outcome})
+                             "suggestions": {}, "integrity": None, "outcome": outcome})
         own = Scorecard.objects.filter(session=session, interviewer_id=request.user.pk).first()
         cards = (session.scorecards.exclude(interviewer_id=request.user.pk)
                  .exclude(submitted_at=None))
         visible = access.can_see_other_scores(session, request.user)
-        hints = suggestions(session_signals(session), services.criteria_of(session))
+        signals = session_signals(session)
+        hints = suggestions(signals, services.criteria_of(session))
         return Response({
             "own": _scorecard_public(own) if own else None,
             "others": [_scorecard_public(c) for c in cards] if visible else [],
             "others_hidden": not visible and cards.exists(),
             "suggestions": {k: {"level": v.level, "why": v.why} for k, v in hints.items()},
+            # Pastes and tab leaves: beside the suggestions, never inside a reason.
+            "integrity": integrity_note(signals),
             "outcome": outcome,
         })
 

@@ -34,7 +34,7 @@ from interviews.models import (
     Question,
     SessionEvent,
 )
-from interviews.review.suggest import RUN_KINDS, ms_since_start
+from interviews.review.suggest import RUN_KINDS, away_text, ms_since_start
 from interviews.services import SessionError, board_elements_at_ms, is_design
 
 KINDS = ("moment", "submission", "question")
@@ -211,6 +211,9 @@ class EvidenceLabels:
                 text = f"pasted {data.get('chars', '?')} chars"
             elif event.kind == SessionEvent.Kind.HINT:
                 text = f"opened hint {data.get('number', '?')}"
+            elif event.kind == SessionEvent.Kind.TAB_VISIBLE and isinstance(
+                    data.get("away_ms"), int):
+                text = f"came back to the tab (away {away_text(data['away_ms'])})"
             else:
                 text = simple[SessionEvent.Kind(event.kind)]
             out.append((ms_since_start(self.session, event.at), text))

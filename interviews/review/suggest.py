@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from django.utils import timezone
+
 from grading.models import Submission, TestResult
 from interviews.models import InterviewSession, SessionEvent
 
@@ -56,7 +58,9 @@ class Signals:
     first_pass_submission: int | None = None
     pastes: int = 0  # large pastes into the editor (ONSITE_PASTE_CHARS or more)
     paste_chars: int = 0
-    tab_leaves: int = 0  # times the candidate left the tab
+    tab_leaves: int = 0  # times the candidate left the tab for MIN_TAB_LEAVE_MS or more
+    tab_away_ms: int = 0  # how long those leaves lasted, together
+    short_tab_leaves: int = 0  # leaves shorter than that: a flicker, not counted
     runs: tuple[RunRecord, ...] = ()  # the graded runs, in order
 
 
@@ -109,13 +113,57 @@ def session_signals(session: InterviewSession) -> Signals:
         runs=session_run_records(session),
         pastes=len(pastes),
         paste_chars=sum(int((d or {}).get("chars", 0)) for d in pastes),
-        tab_leaves=session.events.filter(kind=SessionEvent.Kind.TAB_HIDDEN).count(),
+        **_tab_signals(session),
         hidden_by_tag=hidden_by_tag(session.final_submission_id),
         key_questions=tuple(keys),
         hints_used=hint_events,
         first_pass_ms=ms_since_start(session, first_pass.at) if first_pass else None,
         first_pass_submission=first_pass.submission_id if first_pass else None,
     )
+
+
+# A leave shorter than this is not counted: a window that opens over the page for a moment (a
+# notification, a file dialog) hides the tab without the candidate going anywhere.
+MIN_TAB_LEAVE_MS = 2000
+
+
+def tab_absences(events: list[tuple[str, datetime]], end: datetime) -> list[int]:
+    """How long each leave lasted (ms), in order: a leave runs from a `tab_hidden` to the next
+    `tab_visible`; one still open runs to `end` (the session's end, or now). Repeated hides or
+    returns count once."""
+    out: list[int] = []
+    left: datetime | None = None
+    for kind, at in sorted(events, key=lambda item: item[1]):
+        if kind == SessionEvent.Kind.TAB_HIDDEN and left is None:
+            left = at
+        elif kind == SessionEvent.Kind.TAB_VISIBLE and left is not None:
+            out.append(max(0, int((at - left).total_seconds() * 1000)))
+            left = None
+    if left is not None:
+        out.append(max(0, int((max(end, left) - left).total_seconds() * 1000)))
+    return out
+
+
+def _tab_signals(session: InterviewSession) -> dict[str, int]:
+    events = list(session.events.filter(kind__in=[SessionEvent.Kind.TAB_HIDDEN,
+                                                  SessionEvent.Kind.TAB_VISIBLE])
+                  .order_by("at", "id").values_list("kind", "at"))
+    away = tab_absences(events, session.finished_at or timezone.now())
+    counted = [ms for ms in away if ms >= MIN_TAB_LEAVE_MS]
+    return {"tab_leaves": len(counted), "tab_away_ms": sum(counted),
+            "short_tab_leaves": len(away) - len(counted)}
+
+
+def away_text(ms: int) -> str:
+    """A duration as a person reads it: "45 s", "3 min 5 s", "1 h 2 min"."""
+    seconds = max(0, round(ms / 1000))
+    if seconds < 60:
+        return f"{seconds} s"
+    minutes, seconds = divmod(seconds, 60)
+    if minutes < 60:
+        return f"{minutes} min {seconds} s" if seconds else f"{minutes} min"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours} h {minutes} min" if minutes else f"{hours} h"
 
 
 def session_run_records(session: InterviewSession) -> tuple[RunRecord, ...]:
@@ -173,10 +221,8 @@ def suggestions(signals: Signals, criteria: list[str]) -> dict[str, Suggestion]:
                     f"final submission passed {passed}/{total} hidden {words} tests",
                     signals.runs)
                 out[criterion] = Suggestion(criterion, level, why)
-    if out and (signals.pastes or signals.tab_leaves):
-        # Not a level of its own: what the reviewer should weigh beside the pass rate.
-        caveat = integrity_note(signals)
-        out = {c: Suggestion(s.criterion, s.level, f"{s.why}; {caveat}") for c, s in out.items()}
+    # Pastes and tab leaves are no evidence of correctness: they stay on their own line
+    # (`integrity_note`), never in a criterion's reason.
     if "clarifying_questions" in criteria and signals.key_questions:
         keys = signals.key_questions
         asked = [k for k in keys if k.asked]
@@ -202,8 +248,14 @@ def integrity_note(signals: Signals) -> str:
                      f"({signals.paste_chars} characters)")
     if signals.tab_leaves:
         parts.append(f"left the tab {signals.tab_leaves} time"
-                     f"{'s' if signals.tab_leaves != 1 else ''}")
-    return " and ".join(parts) if parts else "no large paste, never left the tab"
+                     f"{'s' if signals.tab_leaves != 1 else ''} "
+                     f"({away_text(signals.tab_away_ms)} away in all)")
+    text = " and ".join(parts) if parts else "no large paste, never left the tab"
+    if signals.short_tab_leaves:
+        n = signals.short_tab_leaves
+        text += (f"; {n} shorter leave{'s' if n != 1 else ''} (under "
+                 f"{MIN_TAB_LEAVE_MS // 1000} s) not counted")
+    return text
 
 
 def signals_public(signals: Signals) -> dict[str, Any]:
@@ -217,5 +269,7 @@ def signals_public(signals: Signals) -> dict[str, Any]:
         "pastes": signals.pastes,
         "paste_chars": signals.paste_chars,
         "tab_leaves": signals.tab_leaves,
+        "tab_away_ms": signals.tab_away_ms,
+        "short_tab_leaves": signals.short_tab_leaves,
         "runs": [r.__dict__ for r in signals.runs],
     }

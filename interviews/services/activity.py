@@ -114,9 +114,19 @@ def page_event_report(*, session_id: int, user: Any, kind: str) -> SessionEvent 
     session, role = _participant(session_id, user)
     if role != "candidate" or session.status != Status.ACTIVE:
         return None  # the interviewer's own tab is nobody's business
-    event = event_record(session_id=session_id, kind=kind, actor=user)
+    data: dict[str, Any] = {}
+    if kind == SessionEvent.Kind.TAB_VISIBLE:
+        # Back: how long the tab was away is measured here, from the leave it closes (the
+        # server's clock, not the page's). A return with no open leave is not a signal.
+        last = (session.events.filter(kind__in=[SessionEvent.Kind.TAB_HIDDEN,
+                                                SessionEvent.Kind.TAB_VISIBLE])
+                .order_by("-at", "-id").first())
+        if last is None or last.kind != SessionEvent.Kind.TAB_HIDDEN:
+            return None
+        data["away_ms"] = max(0, int((timezone.now() - last.at).total_seconds() * 1000))
+    event = event_record(session_id=session_id, kind=kind, actor=user, data=data)
     realtime.broadcast_interviewer(
-        session_id, {"type": "event", "kind": kind, "at": event.at.isoformat()}
+        session_id, {"type": "event", "kind": kind, "at": event.at.isoformat(), **data}
     )
     return event
 

@@ -595,19 +595,21 @@ def test_the_draft_autosaves_as_json_and_never_submits() -> None:
     assert bad.status_code == 400 and bad.json()["detail"]
 
 
-def test_suggestions_carry_their_signal_with_pastes_and_tab_leaves() -> None:
+def test_pastes_and_measured_tab_leaves_have_their_own_line_not_a_criterions_reason() -> None:
     world = build_world()
     at = world.session.started_at
     assert at is not None
     SessionEvent.objects.create(session=world.session, kind="paste", at=at + timedelta(minutes=6),
                                 data={"chars": 420})
-    SessionEvent.objects.create(session=world.session, kind="tab_hidden",
-                                at=at + timedelta(minutes=7))
+    for kind, seconds in (("tab_hidden", 420), ("tab_visible", 465),  # 45 s away
+                          ("tab_hidden", 600), ("tab_visible", 601)):  # a flicker
+        SessionEvent.objects.create(session=world.session, kind=kind,
+                                    at=at + timedelta(seconds=seconds))
     page = client_for(world.assigned).get(f"/sessions/{world.session.pk}/review/").content.decode()
-    assert "1 large paste (420 characters) and left the tab 1 time" in page
-    suggestion = page[page.index('class="suggestion"'):]
-    assert "hidden" in suggestion.split("</p>", 1)[0] and "large paste" in suggestion.split(
-        "</p>", 1)[0]
+    assert ("1 large paste (420 characters) and left the tab 1 time (45 s away in all); "
+            "1 shorter leave (under 2 s) not counted") in page
+    suggestion = page[page.index('class="suggestion"'):].split("</p>", 1)[0]
+    assert "hidden" in suggestion and "paste" not in suggestion and "tab" not in suggestion
     assert "sub=" not in page.replace('data-evidence="sub=', "") and " ms)" not in page
 
 

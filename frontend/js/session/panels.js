@@ -150,10 +150,22 @@ export class NotesPanel {
   }
 }
 
+/** A duration as a person reads it (the review's words, interviews/review/suggest.py). */
+function awayText(ms) {
+  let seconds = Math.max(0, Math.round(ms / 1000));
+  if (seconds < 60) return `${seconds} s`;
+  const minutes = Math.floor(seconds / 60);
+  seconds %= 60;
+  if (minutes < 60) return seconds ? `${minutes} min ${seconds} s` : `${minutes} min`;
+  const rest = minutes % 60;
+  return rest ? `${Math.floor(minutes / 60)} h ${rest} min` : `${Math.floor(minutes / 60)} h`;
+}
+
 const ACTIVITY_TEXT = {
   paste: (event) => `${event.by || "someone"} pasted ${event.chars} characters`,
   tab_hidden: () => "The candidate left the tab",
-  tab_visible: () => "The candidate came back to the tab",
+  tab_visible: (e) => "The candidate came back to the tab"
+    + (Number.isInteger(e.away_ms) ? ` (away ${awayText(e.away_ms)})` : ""),
   hint: (event) => `Hint ${event.number || ""} is open for the candidate`,
   custom_run: (event) => `${event.by || "someone"} ran the code on a custom input`,
   console_run: (event) => `${event.by || "someone"} ran the file in the console`,
