@@ -58,6 +58,7 @@ class Signals:
     first_pass_submission: int | None = None
     pastes: int = 0  # large pastes into the editor (ONSITE_PASTE_CHARS or more)
     paste_chars: int = 0
+    questions_at_ms: tuple[int, ...] = ()  # when each question (key or not) was asked
     tab_leaves: int = 0  # times the candidate left the tab for MIN_TAB_LEAVE_MS or more
     tab_away_ms: int = 0  # how long those leaves lasted, together
     short_tab_leaves: int = 0  # leaves shorter than that: a flicker, not counted
@@ -110,6 +111,7 @@ def session_signals(session: InterviewSession) -> Signals:
     pastes = list(session.events.filter(kind=SessionEvent.Kind.PASTE)
                   .values_list("data", flat=True))
     return Signals(
+        questions_at_ms=tuple(ms_since_start(session, q.asked_at) for q in questions),
         runs=session_run_records(session),
         pastes=len(pastes),
         paste_chars=sum(int((d or {}).get("chars", 0)) for d in pastes),
@@ -224,20 +226,59 @@ def suggestions(signals: Signals, criteria: list[str]) -> dict[str, Suggestion]:
     # Pastes and tab leaves are no evidence of correctness: they stay on their own line
     # (`integrity_note`), never in a criterion's reason.
     if "clarifying_questions" in criteria and signals.key_questions:
-        keys = signals.key_questions
-        asked = [k for k in keys if k.asked]
-        level = level_for_rate(len(asked) / len(keys))
-        why = f"{len(asked)} of {len(keys)} key clarifying questions asked"
-        first_run = signals.runs[0].at_ms if signals.runs else None
-        late = [k for k in asked if first_run is not None and (k.at_ms or 0) > first_run]
-        if late:
-            # "Before coding" is what a 4 says; the first run is the latest that can be.
-            level = min(level, 3)
-            why += f", {len(late)} of them only after the first run"
-        elif asked and first_run is not None:
-            why += ", before the first run"
-        out["clarifying_questions"] = Suggestion("clarifying_questions", level, why)
+        facts = clarifying_facts(signals)
+        out["clarifying_questions"] = Suggestion(
+            "clarifying_questions", clarifying_level(facts), clarifying_reason(facts))
     return out
+
+
+@dataclass(frozen=True)
+class ClarifyingFacts:
+    """What the clarifying-questions suggestion is computed from, and all its reason says."""
+
+    key_total: int  # the problem's key questions
+    key_asked: int  # of them, asked at any time
+    key_late: int  # of those, asked only after the first graded run
+    asked_before: int  # questions of any kind asked before the first run (all, without runs)
+    has_run: bool
+
+
+def clarifying_facts(signals: Signals) -> ClarifyingFacts:
+    first_run = signals.runs[0].at_ms if signals.runs else None
+    asked = [k for k in signals.key_questions if k.asked]
+    late = [k for k in asked if first_run is not None and (k.at_ms or 0) > first_run]
+    before = [ms for ms in signals.questions_at_ms if first_run is None or ms <= first_run]
+    return ClarifyingFacts(key_total=len(signals.key_questions), key_asked=len(asked),
+                           key_late=len(late), asked_before=len(before),
+                           has_run=first_run is not None)
+
+
+def clarifying_level(facts: ClarifyingFacts) -> int:
+    """The bank's anchors, by count: 1 asks nothing before coding; 2 asks something, but none
+    or only one of several key questions; 3 asks some or most of them (or asked them all, some
+    only after the first run); 4 asks every key question before coding."""
+    before_run = facts.key_asked - facts.key_late
+    if facts.asked_before == 0 and facts.key_asked == 0:
+        return 1
+    if facts.key_asked == facts.key_total and facts.key_late == 0:
+        return 4
+    if facts.key_asked >= 2 or (facts.key_asked == 1 and facts.key_total <= 2):
+        return 3
+    if facts.asked_before == 0 and before_run == 0:
+        # Every question came after the first run: "starts coding without questions".
+        return 1
+    return 2
+
+
+def clarifying_reason(facts: ClarifyingFacts) -> str:
+    """The facts `clarifying_level` read, in words, and nothing else."""
+    when = "before the first run" if facts.has_run else "in the session"
+    parts = [f"{facts.key_asked} of {facts.key_total} key clarifying questions asked"]
+    if facts.key_late:
+        parts.append(f"{facts.key_late} of them only after the first run")
+    n = facts.asked_before
+    parts.append(f"{n} question{'s' if n != 1 else ''} in all {when}")
+    return ", ".join(parts)
 
 
 def integrity_note(signals: Signals) -> str:

@@ -162,8 +162,9 @@ def test_signals_read_hidden_pass_rates_key_questions_and_first_pass() -> None:
     assert hints["correctness"].why == (
         "final submission passed 2/2 hidden correctness tests; not on the first pass: "
         "the first run passed 1/2, every test passed from run 2")
-    assert hints["clarifying_questions"].level == 2  # one key question of two
-    assert hints["clarifying_questions"].why.endswith("asked, before the first run")
+    assert hints["clarifying_questions"].level == 3  # one of the two key questions
+    assert hints["clarifying_questions"].why == (
+        "1 of 2 key clarifying questions asked, 1 question in all before the first run")
 
 
 def _history(world: World, first: list[str]) -> None:
@@ -212,7 +213,8 @@ def test_key_questions_asked_only_after_the_first_run_are_no_4() -> None:
                                 CRITERIA)
     assert hints["clarifying_questions"].level == 3
     assert hints["clarifying_questions"].why == (
-        "2 of 2 key clarifying questions asked, 1 of them only after the first run")
+        "2 of 2 key clarifying questions asked, 1 of them only after the first run, "
+        "1 question in all before the first run")
 
 
 def test_a_run_still_grading_is_no_first_run() -> None:
