@@ -346,10 +346,12 @@ for _proxy in ONSITE_TRUSTED_PROXIES:
         ) from _exc
 
 # Login throttling (core/loginlock.py, django-axes): the login page, the admin login and API
-# tokens. Failures count per account and per client address; at the limit within the lock
-# time that account or address is refused (429, "try again in N minutes"), the right password
-# included, until the lock expires or an admin lifts it (admin: Axes > Access attempts, or
-# `manage.py axes_reset_username <name>` / `axes_reset_ip <address>`).
+# tokens. Within the lock time an account from one address is locked at the failure limit, an
+# address (all accounts) at its own, much higher limit, wrong API tokens per address at the
+# failure limit; an account guessed from many addresses is slowed, never locked. A refusal
+# is a 429 with "try again in N minutes"; a lock expires or an admin lifts it (admin: Axes >
+# Access attempts, Core > Guessed accounts, or `manage.py axes_reset_username <name>` /
+# `axes_reset_ip <address>`).
 INSTALLED_APPS.append("axes")
 # Last: it turns the lock the backend or the token check noted into the 429 page.
 MIDDLEWARE.append("axes.middleware.AxesMiddleware")
@@ -357,7 +359,12 @@ AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",  # first: refuses a locked account before the check
     "django.contrib.auth.backends.ModelBackend",
 ]
+AXES_HANDLER = "core.loginlock.ThrottleHandler"
 AXES_FAILURE_LIMIT = env_int("ONSITE_LOGIN_FAILURE_LIMIT", 5)
+# Well above one person's: 30 people behind one NAT who each mistype twice are not locked.
+ONSITE_LOGIN_ADDRESS_FAILURE_LIMIT = env_int("ONSITE_LOGIN_ADDRESS_FAILURE_LIMIT", 100)
+# The first wait of an account guessed from many addresses; doubled per further failure.
+ONSITE_LOGIN_SLOWDOWN_SECONDS = env_float("ONSITE_LOGIN_SLOWDOWN_SECONDS", 2.0)
 AXES_COOLOFF_TIME = timedelta(minutes=env_float("ONSITE_LOGIN_LOCK_MINUTES", 15.0))
 AXES_LOCKOUT_PARAMETERS = "core.loginlock.lockout_parameters"
 AXES_CLIENT_IP_CALLABLE = "core.clientaddr.client_address"

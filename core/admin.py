@@ -8,7 +8,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils import timezone
 
-from core.models import ApiToken
+from core.models import ApiToken, GuessedAccount
 
 
 @admin.register(ApiToken)
@@ -28,3 +28,21 @@ class ApiTokenAdmin(admin.ModelAdmin):
     def revoke(self, request: HttpRequest, queryset: QuerySet[ApiToken]) -> None:
         count = queryset.filter(revoked_at__isnull=True).update(revoked_at=timezone.now())
         self.message_user(request, f"Revoked {count} token(s).")
+
+
+@admin.register(GuessedAccount)
+class GuessedAccountAdmin(admin.ModelAdmin):
+    """Accounts guessed from many addresses (core/loginlock.py): slowed, never locked.
+    Deleting one lifts its slowdown; the attempts themselves are under Axes."""
+
+    FIELDS = ("username", "failures", "addresses", "wait_seconds", "next_try_at",
+              "first_seen_at", "last_failure_at")  # fmt: skip
+    list_display = FIELDS
+    readonly_fields = FIELDS
+    search_fields = ["username"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False

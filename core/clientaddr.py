@@ -89,14 +89,33 @@ def client_address(request: Any) -> str:
     return str(current)
 
 
+FORWARDING_HEADERS = ("HTTP_X_FORWARDED_FOR", "HTTP_X_REAL_IP", "HTTP_FORWARDED")
+
+
+def carries_forwarding(request: Any) -> bool:
+    """Whether the request names a client other than its peer, in any of the headers a
+    proxy writes (`X-Forwarded-For`, `X-Real-IP`, RFC 7239 `Forwarded`), declared or not.
+
+    A proxy nobody declared in ONSITE_TRUSTED_PROXIES still forwards: nginx on the same
+    host makes every request's peer 127.0.0.1 whether or not the setting says so.
+    """
+    return any(str(request.META.get(header) or "").strip() for header in FORWARDING_HEADERS)
+
+
 def client_is_local(request: Any) -> bool:
     """A loopback client that reached Django directly, not through a proxy.
 
-    Through the proxy a request is never local: the proxy serves the outside world, and a
-    client on the proxy's own host looks the same as the proxy itself.
+    Through a proxy a request is never local, whether or not the proxy is declared: the
+    proxy serves the outside world, and a client on the proxy's own host looks the same as
+    the proxy itself. So a loopback peer that carries any forwarding header is not local.
     """
-    address = _parse(client_address(request))
-    return address is not None and address.is_loopback and not request_forwarded(request)
+    peer = _peer(request)
+    return (
+        peer is not None
+        and peer.is_loopback
+        and not request_forwarded(request)
+        and not carries_forwarding(request)
+    )
 
 
 PROXY_HEADERS = ("HTTP_X_FORWARDED_PROTO",)

@@ -42,3 +42,25 @@ class EditorPreferences(models.Model):
 
     def __str__(self) -> str:
         return f"editor settings of user {self.user_id}"
+
+
+class GuessedAccount(models.Model):
+    """An account whose password is being guessed from many addresses (core/loginlock.py):
+    slowed, never locked. Listed in the admin; deleting it lifts the slowdown."""
+
+    username = models.CharField(max_length=150, unique=True)
+    first_seen_at = models.DateTimeField()
+    last_failure_at = models.DateTimeField()
+    # Within the lock time, as of the last failure: failures of the account from all
+    # addresses, and how many addresses they came from.
+    failures = models.PositiveIntegerField(default=0)
+    addresses = models.PositiveIntegerField(default=0)
+    wait_seconds = models.PositiveIntegerField(default=0)
+    # Before this, a try from an address the account never signed in from is refused.
+    next_try_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["-last_failure_at", "-pk"]
+
+    def __str__(self) -> str:
+        return self.username

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -225,19 +226,57 @@ class JobTable:
 
     @contextmanager
     def heartbeat(self, claim: Claim) -> Iterator[None]:
-        """Renew the claim's lease every third of a lease while the block runs."""
+        """Renew the claim's lease every third of a lease while the block runs.
+
+        A renewal that fails (SQLite's "database is locked" while another process writes, a
+        dropped connection) is logged and tried again at once with a short backoff, never
+        left for the next beat: the lease must not run out while its worker is alive, or
+        another worker takes the running job over. Each try waits for the write lock at most
+        a quarter of the lease (`_bound_lock_wait`), so a failure is seen, logged and retried
+        well within the lease instead of after SQLite's 30-second timeout. It keeps trying
+        until it renews, the claim turns out lost, or the block ends.
+        """
         stop = threading.Event()
-        interval = max(0.5, lease_seconds() / 3)
+        lease = lease_seconds()
+        interval = max(0.5, lease / 3)
+        per_try = max(0.2, lease / 4)
 
         def beat() -> None:
+            lease_ends = time.monotonic() + lease  # as of the claim, just before the block
+            failures = 0
+            wait = interval
             try:
-                while not stop.wait(interval):
+                while not stop.wait(wait):
+                    started = time.monotonic()
                     try:
-                        if not self.renew(claim):
-                            log.warning("%s %s: claim lost", self.model.__name__, claim.pk)
-                            return
-                    except Exception:  # a database hiccup: try again at the next beat
-                        log.warning("lease renewal failed", exc_info=True)
+                        _bound_lock_wait(per_try)
+                        renewed = self.renew(claim)
+                    except Exception as exc:  # a database hiccup: retry within the lease
+                        failures += 1
+                        left = lease_ends - time.monotonic()
+                        wait = min(interval, RENEW_BACKOFF_SECONDS * 2 ** min(failures - 1, 8))
+                        if left > 0:
+                            log.warning(
+                                "%s %s: lease renewal failed (try %d, %.1f s of the lease "
+                                "left), retrying in %.2f s: %s", self.model.__name__,
+                                claim.pk, failures, left, wait, exc,
+                            )  # fmt: skip
+                        else:
+                            log.error(
+                                "%s %s: lease renewal failed (try %d) and the lease ran out: "
+                                "another worker may take the job over; retrying: %s",
+                                self.model.__name__, claim.pk, failures, exc,
+                            )  # fmt: skip
+                        continue
+                    if not renewed:
+                        log.warning("%s %s: claim lost", self.model.__name__, claim.pk)
+                        return
+                    if failures:
+                        log.info("%s %s: lease renewed after %d failed tries",
+                                 self.model.__name__, claim.pk, failures)  # fmt: skip
+                    failures = 0
+                    lease_ends = started + lease
+                    wait = interval
             finally:  # the thread ends: close its own connection (no health check needed)
                 connection.close()
 
@@ -247,7 +286,20 @@ class JobTable:
             yield
         finally:
             stop.set()
-            thread.join(timeout=interval + 5)
+            thread.join(timeout=interval + per_try + 5)
+
+
+# The first pause before a failed renewal is tried again; doubled per failure, at most a beat.
+RENEW_BACKOFF_SECONDS = 0.1
+
+
+def _bound_lock_wait(seconds: float) -> None:
+    """On SQLite, make this thread's connection wait at most `seconds` for another writer's
+    lock (the connection's own timeout, 30 s, outlasts a lease). Other databases: nothing."""
+    if connection.vendor != "sqlite":
+        return
+    with connection.cursor() as cursor:
+        cursor.execute(f"PRAGMA busy_timeout = {int(seconds * 1000)}")
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,8 @@
 
 Who may read it: a scraper sending `Authorization: Bearer <ONSITE_METRICS_TOKEN>`; with no
 token configured, only a DEBUG server (a laptop) or a loopback client that reached the web
-process directly: through the proxy the token is always needed (`core.clientaddr`). Queue depths and
+process directly. Anything forwarded (`X-Forwarded-For`, `X-Real-IP` or `Forwarded` present)
+needs the token, whether or not its proxy is declared (`core.clientaddr`). Queue depths and
 latencies say how busy the platform is, which is not for the public.
 """
 
@@ -17,7 +18,7 @@ from django.db.models import Min
 from django.http import HttpRequest, HttpResponse, HttpResponseForbidden
 from django.utils import timezone
 
-from core.clientaddr import client_is_local
+from core.clientaddr import carries_forwarding, client_is_local
 from grading import queueing
 from grading.lanes import KINDS, LANE_ORDER, all_queues, queue_name
 from grading.models import Submission
@@ -137,8 +138,10 @@ def _latency_histogram() -> list[str]:
 
 
 def metrics_allowed(request: HttpRequest) -> bool:
-    """The bearer token when one is set; else only DEBUG or a local client, never one the
-    proxy forwarded (for it the proxy's loopback address is all that shows)."""
+    """The bearer token when one is set; else only DEBUG or a local client, and never a
+    request that was forwarded: one carrying `X-Forwarded-For`, `X-Real-IP` or `Forwarded`
+    needs the token whether or not its proxy is declared in ONSITE_TRUSTED_PROXIES (for an
+    undeclared nginx on the same host the loopback peer is all that shows)."""
     token: str = settings.ONSITE_METRICS_TOKEN
     if token:
         scheme, _, given = request.headers.get("Authorization", "").partition(" ")
@@ -147,6 +150,8 @@ def metrics_allowed(request: HttpRequest) -> bool:
         return scheme.lower() == "bearer" and hmac.compare_digest(
             given.strip().encode("utf-8"), token.encode("utf-8")
         )
+    if carries_forwarding(request):
+        return False
     return bool(settings.DEBUG) or client_is_local(request)
 
 

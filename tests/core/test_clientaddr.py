@@ -72,3 +72,21 @@ def test_a_request_through_the_proxy_is_never_local(settings) -> None:  # type: 
     # loopback address is all the web process sees of a client there.
     assert not client_is_local(request(PROXY, HTTP_X_FORWARDED_FOR="127.0.0.1"))
     assert not client_is_local(request(PROXY, HTTP_X_FORWARDED_FOR="203.0.113.7"))
+
+
+@pytest.mark.parametrize("trusted", [[], [PROXY]], ids=["undeclared", "declared"])
+@pytest.mark.parametrize(
+    "header",
+    [
+        {"HTTP_X_FORWARDED_FOR": "127.0.0.1"},
+        {"HTTP_X_REAL_IP": "127.0.0.1"},
+        {"HTTP_FORWARDED": "for=127.0.0.1"},
+    ],
+)
+def test_a_loopback_peer_carrying_any_forwarding_header_is_never_local(  # type: ignore[no-untyped-def]
+    settings, trusted: list[str], header: dict[str, str]
+) -> None:
+    # An undeclared nginx on the host: the peer is loopback, the headers say someone else sent it
+    settings.ONSITE_TRUSTED_PROXIES = trusted
+    assert not client_is_local(request(PROXY, **header))
+    assert client_is_local(request(PROXY))

@@ -76,3 +76,39 @@ def test_through_the_trusted_proxy_the_metrics_need_the_token(settings) -> None:
     # A non-ASCII guess at the token is a refusal, not a 500.
     settings.ONSITE_METRICS_TOKEN = "s3cret-scrape"
     assert proxied.get("/metrics", HTTP_AUTHORIZATION="Bearer sécret").status_code == 403
+
+
+FORWARDING = [
+    {"HTTP_X_FORWARDED_FOR": "203.0.113.7"},
+    {"HTTP_X_FORWARDED_FOR": "127.0.0.1"},
+    {"HTTP_X_REAL_IP": "127.0.0.1"},
+    {"HTTP_FORWARDED": "for=203.0.113.7;proto=https"},
+    {"HTTP_FORWARDED": 'for="[::1]"'},
+]
+
+
+@pytest.mark.parametrize("trusted", [[], ["127.0.0.1"]], ids=["undeclared", "declared"])
+@pytest.mark.parametrize("peer", ["127.0.0.1", "::1"])
+def test_anything_forwarded_needs_the_token_whether_or_not_its_proxy_is_declared(  # type: ignore[no-untyped-def]
+    settings, trusted: list[str], peer: str
+) -> None:
+    # Given nginx on the same host, declared in ONSITE_TRUSTED_PROXIES or not (the default)
+    settings.ONSITE_TRUSTED_PROXIES = trusted
+    settings.ONSITE_METRICS_TOKEN = ""
+    proxied = Client(REMOTE_ADDR=peer)
+    for debug in (False, True):
+        settings.DEBUG = debug
+        # Then a loopback request carrying any forwarding header is refused without the token
+        for headers in FORWARDING:
+            response = proxied.get("/metrics", **headers)  # type: ignore[arg-type]
+            assert response.status_code == 403, (headers, debug)
+            assert response["WWW-Authenticate"] == 'Bearer realm="metrics"'
+    settings.DEBUG = False
+    # and the same loopback peer with no forwarding header (a scraper on the host) reads them
+    assert proxied.get("/metrics").status_code == 200
+    # With a token set, the forwarded request that carries it reads them
+    settings.ONSITE_METRICS_TOKEN = "s3cret-scrape"
+    for headers in FORWARDING:
+        assert proxied.get("/metrics", **headers).status_code == 403  # type: ignore[arg-type]
+        ok = proxied.get("/metrics", HTTP_AUTHORIZATION="Bearer s3cret-scrape", **headers)  # type: ignore[arg-type]
+        assert ok.status_code == 200 and b"onsite_broker_up" in ok.content
