@@ -480,6 +480,20 @@ def _clip(text: Any) -> str:
     return text.translate(_UNSAFE)
 
 
+def _streams_clip(streams: tuple[tuple[str, str], ...]) -> list[list[str]]:
+    """The ordered pieces, within the same MAX_DETAIL_CHARS as each stream alone."""
+    out: list[list[str]] = []
+    left = MAX_DETAIL_CHARS
+    for stream, text in streams:
+        if left <= 0:
+            out.append([stream, "…[truncated]"])
+            break
+        piece = text[:left] + ("…[truncated]" if len(text) > left else "")
+        out.append([stream, piece.translate(_UNSAFE)])
+        left -= len(text)
+    return out
+
+
 def verdict_for(
     outcome: TestOutcome | None,
     test: TestSpec,
@@ -503,6 +517,9 @@ def verdict_for(
     detail |= {"stdout": _clip(outcome.stdout), "error": _clip(outcome.error)}
     if outcome.stderr:
         detail["stderr"] = _clip(outcome.stderr)
+    if outcome.streams:
+        # Both streams in the order they were written (each line labelled on the page).
+        detail["streams"] = _streams_clip(outcome.streams)
     if outcome.status == "skipped":
         verdict = NOT_RUN
         detail["message"] = NOT_RUN_MESSAGE

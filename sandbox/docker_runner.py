@@ -628,7 +628,29 @@ def _outcome_from_frame(
         stderr=text("stderr", limits.output_bytes),
         phase=choice("phase", ("driver", "load", "run")),
         raised_by=choice("by", ("candidate", "grader")),
+        streams=_streams(frame.get("streams"), limits.output_bytes),
     )
+
+
+MAX_STREAM_PIECES = 2000
+
+
+def _streams(value: Any, cap: int) -> tuple[tuple[str, str], ...]:
+    """The frame's ordered [stream, text] pieces, checked and bounded (`cap` characters in
+    all, at most MAX_STREAM_PIECES pieces); anything malformed is no order at all."""
+    if not isinstance(value, list) or len(value) > MAX_STREAM_PIECES:
+        return ()
+    out: list[tuple[str, str]] = []
+    left = cap
+    for piece in value:
+        if (not isinstance(piece, list) or len(piece) != 2
+                or piece[0] not in ("stdout", "stderr") or not isinstance(piece[1], str)):
+            return ()
+        if left <= 0:
+            break
+        out.append((piece[0], piece[1][:left]))
+        left -= len(piece[1])
+    return tuple(out)
 
 
 def container_owner() -> str:

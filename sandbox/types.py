@@ -149,6 +149,9 @@ class TestOutcome:
     # Reported by the test's own process, so display only: never part of a verdict.
     phase: str = ""
     raised_by: str = ""
+    # stdout and stderr together, in the order the test wrote them: (stream, text) pieces,
+    # "stdout" or "stderr"; empty when only one stream has anything (each is then whole above).
+    streams: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -244,7 +244,8 @@ function detailList(detail) {
   const list = element("dl", { className: "test-detail-list" });
   // stdout and stderr have their own rows, always shown; line, load and input_error say
   // where an error is (the editor's gutter mark, the one "did not load" box).
-  const seen = new Set(["evidence", "stdout", "stderr", "line", "load", "input_error"]);
+  const seen = new Set(["evidence", "stdout", "stderr", "streams", "line", "load",
+    "input_error"]);
   if (detail.evidence && typeof detail.evidence === "object") {
     const plot = occupancyPlot(detail.evidence);
     if (plot) {
@@ -270,6 +271,19 @@ function detailList(detail) {
     if (!seen.has(key)) add(key, value);
   }
   return list;
+}
+
+/** What a test printed as [stream, text] pieces: the harness's ordered `streams` (stdout and
+ *  stderr in the order they were written) when it sent them, else stdout then stderr. */
+export function streamPieces(detail) {
+  const ordered = Array.isArray(detail.streams)
+    ? detail.streams.filter((piece) => Array.isArray(piece) && piece.length === 2
+        && (piece[0] === "stdout" || piece[0] === "stderr") && typeof piece[1] === "string")
+    : [];
+  if (ordered.length) return ordered;
+  return ["stdout", "stderr"]
+    .filter((stream) => typeof detail[stream] === "string" && detail[stream])
+    .map((stream) => [stream, detail[stream]]);
 }
 
 /** A labelled row under a test's row: what it printed on one stream, shown without a click. */
@@ -417,12 +431,9 @@ export class ResultsPanel {
 
     const detail = test.detail && typeof test.detail === "object" ? test.detail : {};
     // What the test printed is shown at once, under its row: print-debugging needs no click.
-    // stdout first, then stderr, each labelled (the harness captures them apart).
-    for (const stream of ["stdout", "stderr"]) {
-      if (typeof detail[stream] === "string" && detail[stream]) {
-        body.append(streamRow(stream, detail[stream]));
-      }
-    }
+    // Each piece labelled with its stream, in the order the test wrote them (`streams`, when
+    // it wrote to both); else stdout, then stderr.
+    for (const [stream, text] of streamPieces(detail)) body.append(streamRow(stream, text));
     if (Number.isInteger(detail.line) && !this.markedLine) {
       this.markedLine = true;
       this.onErrorLine(detail.line, detail.message || detail.error || "error");

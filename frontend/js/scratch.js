@@ -3,7 +3,7 @@
 // line diff. Everything from the program goes in with textContent (dom.js), never as markup.
 import { element } from "./dom.js";
 import { parseLooseJson } from "./grader.js";
-import { formatTimes, occupancyPlot, verdictBadge } from "./results.js";
+import { formatTimes, occupancyPlot, streamPieces, verdictBadge } from "./results.js";
 
 // grading/scratch.py names the one test so: the reference's answer is its expected value.
 const COMPARED_NAME = "custom input vs reference";
@@ -82,6 +82,19 @@ function block(label, text, className = "") {
   const wrap = element("div", { className: `output-block ${className}`.trim() });
   wrap.append(element("h3", { className: "output-label", text: label }));
   wrap.append(element("pre", { className: "output-text", text }));
+  return wrap;
+}
+
+/** stdout and stderr in one box, in the order printed, each piece labelled with its stream. */
+function interleavedBlock(pieces) {
+  const wrap = element("div", { className: "output-block console interleaved" });
+  wrap.append(element("h3", { className: "output-label", text: "Stdout and stderr, in the order printed" }));
+  for (const [stream, text] of pieces) {
+    const piece = element("div", { className: `stream-piece ${stream}` });
+    piece.append(element("span", { className: `stream-label ${stream}-label`, text: stream }));
+    piece.append(element("pre", { className: "output-text", text }));
+    wrap.append(piece);
+  }
   return wrap;
 }
 
@@ -224,8 +237,14 @@ export class ScratchPanel {
       }
     }
     const stdout = detail.stdout || "";
-    parts.push(block("Stdout", stdout || "(nothing printed)", stdout ? "console" : "console empty"));
-    if (detail.stderr) parts.push(block("Stderr", detail.stderr, "console stderr"));
+    const pieces = streamPieces(detail);
+    if (pieces.length > 1 && pieces.some(([stream]) => stream === "stderr")
+        && pieces.some(([stream]) => stream === "stdout")) {
+      parts.push(interleavedBlock(pieces));  // both streams, in the order they were written
+    } else {
+      parts.push(block("Stdout", stdout || "(nothing printed)", stdout ? "console" : "console empty"));
+      if (detail.stderr) parts.push(block("Stderr", detail.stderr, "console stderr"));
+    }
     // An input the grader could not read is the input's problem: its message says so above,
     // and the grader's exception is shown as that, not as the candidate's traceback.
     if (detail.error) {

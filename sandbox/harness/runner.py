@@ -36,6 +36,7 @@ from __future__ import annotations
 import contextlib
 import datetime as _dt
 import importlib
+import io
 import json
 import math
 import os
@@ -345,8 +346,83 @@ def _set_dumpable(flag: int) -> None:
         ctypes.CDLL(None, use_errno=True).prctl(4, flag, 0, 0, 0)  # PR_SET_DUMPABLE
 
 
+# The order in which a test's print()s reached stdout and stderr. The two are read from two
+# pipes, so their bytes alone cannot say which line came first; each write of sys.stdout and
+# sys.stderr also writes a 5-byte record (stream, length) to this descriptor, and the supervisor
+# replays the records over the two buffers (`interleave`). What bypasses Python's streams (a
+# subprocess, os.write) has no record and follows in arrival order. The records only order what
+# is shown: a test that forges them garbles its own output's order, nothing else.
+ORDER_FD = 4
+ORDER_RECORD = struct.Struct("<BI")
+ORDER_MAX_RECORDS = 8192  # past this many writes, the rest follow unordered
+STREAM_TAGS = {1: "stdout", 2: "stderr"}
+
+
+class _OrderedWrites(io.RawIOBase):
+    """The raw layer under a test's sys.stdout or sys.stderr: each write, then its record."""
+
+    written = 0  # records sent, both streams together
+
+    def __init__(self, fd: int) -> None:
+        super().__init__()
+        self.fd = fd
+
+    def writable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return self.fd
+
+    def write(self, data: Any) -> int:
+        count = os.write(self.fd, data)
+        if _OrderedWrites.written < ORDER_MAX_RECORDS and count:
+            _OrderedWrites.written += 1
+            with contextlib.suppress(OSError):
+                os.write(ORDER_FD, ORDER_RECORD.pack(self.fd, count))
+        return count
+
+
+def _ordered_streams() -> None:
+    """sys.stdout and sys.stderr as line-buffered text streams over `_OrderedWrites`."""
+    for fd, name in STREAM_TAGS.items():
+        buffered = io.BufferedWriter(_OrderedWrites(fd), buffer_size=8192)
+        setattr(sys, name, io.TextIOWrapper(buffered, encoding="utf-8",
+                                            errors="backslashreplace", line_buffering=True))
+
+
+def interleave(order: bytes, out: bytes, err: bytes) -> list[list[str]] | None:
+    """stdout's and stderr's bytes as one sequence of [stream, text] in the order they were
+    written (the records of `_OrderedWrites`); None when there is nothing to order (one
+    stream empty) or the records do not fit the bytes (forged: each stream stays whole)."""
+    if not out or not err:
+        return None
+    buffers = {1: out, 2: err}
+    taken = {1: 0, 2: 0}
+    pieces: list[tuple[int, bytes]] = []
+    for offset in range(0, len(order) - ORDER_RECORD.size + 1, ORDER_RECORD.size):
+        tag, count = ORDER_RECORD.unpack_from(order, offset)
+        if tag not in buffers:
+            return None
+        start = taken[tag]
+        end = min(len(buffers[tag]), start + count)
+        if end > start:
+            pieces.append((tag, buffers[tag][start:end]))
+            taken[tag] = end
+    for tag, data in buffers.items():  # unrecorded writes (a subprocess's), and the rest
+        if taken[tag] < len(data):
+            pieces.append((tag, data[taken[tag]:]))
+    merged: list[tuple[int, bytearray]] = []
+    for tag, data in pieces:
+        if merged and merged[-1][0] == tag:
+            merged[-1][1].extend(data)
+        else:
+            merged.append((tag, bytearray(data)))
+    return [[STREAM_TAGS[tag], bytes(data).decode("utf-8", "replace")] for tag, data in merged]
+
+
 def _prepare_child(
-    out_w: int, res_w: int, in_r: int, rlimit_cpu_seconds: int, err_w: int | None = None
+    out_w: int, res_w: int, in_r: int, rlimit_cpu_seconds: int, err_w: int | None = None,
+    order_w: int | None = None,
 ) -> None:
     """Rewire fds and limits in the freshly forked child, before any candidate code runs."""
     os.dup2(in_r, 0)  # a pipe whose write end the supervisor closed: a read ends at once (EOF)
@@ -354,10 +430,15 @@ def _prepare_child(
     os.dup2(out_w if err_w is None else err_w, 2)  # stderr on its own pipe: shown apart
     if res_w != 3:
         os.dup2(res_w, 3)
+    keep = 4
+    if order_w is not None:
+        if order_w != ORDER_FD:
+            os.dup2(order_w, ORDER_FD)
+        keep = ORDER_FD + 1
     # Close everything else: the attach stdout, the nonce pipe, the parent's pipe ends. Candidate
     # code must not be able to write frames to the worker through an inherited descriptor.
     soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    os.closerange(4, soft if soft != resource.RLIM_INFINITY else 4096)
+    os.closerange(keep, soft if soft != resource.RLIM_INFINITY else 4096)
     # The parent is non-dumpable (so its /proc/<pid>/fd and memory stay private); the child
     # makes itself dumpable again only to be allowed to raise its own OOM score: when the
     # container runs out of memory, the kernel should kill the candidate, never the harness.
@@ -416,16 +497,21 @@ def child_main(
     in_r: int,
     rlimit_cpu: int,
     err_w: int | None = None,
+    order_w: int | None = None,
 ) -> None:
     """Body of the forked child; never returns."""
     code = 0
     try:
         # Read the input while the memfd is still open; _prepare_child closes it.
         test_input = load_input(ctx["inputs_fd"], index)
-        _prepare_child(out_w, res_w, in_r, rlimit_cpu, err_w)
-        # print() lines reach the pipe as they are printed, as in a terminal, not at exit.
-        with contextlib.suppress(BaseException):
-            sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
+        _prepare_child(out_w, res_w, in_r, rlimit_cpu, err_w, order_w)
+        # print() lines reach the pipe as they are printed, as in a terminal, not at exit, and
+        # each write says which stream it went to (the order of stdout and stderr together).
+        if order_w is not None:
+            _ordered_streams()
+        else:
+            with contextlib.suppress(BaseException):
+                sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
         import builtins
 
         builtins.input = _no_stdin
@@ -856,6 +942,7 @@ def run_test(ctx: dict[str, Any], index: int, deadline: float) -> dict[str, Any]
     err_r, err_w = os.pipe()
     res_r, res_w = os.pipe()
     in_r, in_w = os.pipe()
+    ord_r, ord_w = os.pipe()
     wall = float(ctx["test_wall_seconds"])
     cpu_limit = float(ctx["test_cpu_seconds"])
     cpu_limit_ms = cpu_limit * 1000.0
@@ -868,24 +955,26 @@ def run_test(ctx: dict[str, Any], index: int, deadline: float) -> dict[str, Any]
     started = time.monotonic()
     pid = _fork(kill_strays=False)
     if pid == 0:
-        child_main(ctx, index, out_w, res_w, in_r, rlimit_cpu, err_w)
+        child_main(ctx, index, out_w, res_w, in_r, rlimit_cpu, err_w, ord_w)
         os._exit(70)  # not reached
     # stdin's write end too: the test reads EOF at once (input() says there is no stdin)
     # instead of blocking until its wall backstop.
-    for fd in (out_w, err_w, res_w, in_r, in_w):
+    for fd in (out_w, err_w, res_w, in_r, in_w, ord_w):
         os.close(fd)
-    for fd in (out_r, err_r, res_r):
+    for fd in (out_r, err_r, res_r, ord_r):
         os.set_blocking(fd, False)
     pidfd = _pidfd(pid)
     out_buf = bytearray()
     err_buf = bytearray()
     res_buf = bytearray()
+    ord_buf = bytearray()
     # stdout and stderr share the one output cap (their bytes together).
-    buffers = {out_r: (out_buf, out_cap), err_r: (err_buf, out_cap), res_r: (res_buf, res_cap)}
+    buffers = {out_r: (out_buf, out_cap), err_r: (err_buf, out_cap), res_r: (res_buf, res_cap),
+               ord_r: (ord_buf, ORDER_RECORD.size * ORDER_MAX_RECORDS)}
     reason = ""
     waited: tuple[int, int, Any] | None = None
     poller = select.poll()
-    open_fds = {out_r, err_r, res_r}
+    open_fds = {out_r, err_r, res_r, ord_r}
     for fd in open_fds:
         poller.register(fd, select.POLLIN)
     if pidfd is not None:
@@ -934,7 +1023,7 @@ def run_test(ctx: dict[str, Any], index: int, deadline: float) -> dict[str, Any]
     for fd in open_fds:
         _drain(fd, *buffers[fd])
     _signal_all()  # the test's daemons stop now; PID 1 reaps and re-checks after us
-    for fd in (out_r, err_r, res_r) + ((pidfd,) if pidfd is not None else ()):
+    for fd in (out_r, err_r, res_r, ord_r) + ((pidfd,) if pidfd is not None else ()):
         os.close(fd)
     _, status, usage = waited
     # Every process of the test, reaped or not; wait4's rusage only where no cgroup is readable.
@@ -955,8 +1044,13 @@ def run_test(ctx: dict[str, Any], index: int, deadline: float) -> dict[str, Any]
     )
     outcome["time_ms"] = round(elapsed_ms, 3)
     outcome["cpu_ms"] = round(cpu_ms, 3)
-    outcome["stdout"] = bytes(out_buf[:out_cap]).decode("utf-8", "replace")
-    outcome["stderr"] = bytes(err_buf[: max(0, out_cap - len(out_buf))]).decode("utf-8", "replace")
+    out_bytes = bytes(out_buf[:out_cap])
+    err_bytes = bytes(err_buf[: max(0, out_cap - len(out_buf))])
+    outcome["stdout"] = out_bytes.decode("utf-8", "replace")
+    outcome["stderr"] = err_bytes.decode("utf-8", "replace")
+    streams = interleave(bytes(ord_buf), out_bytes, err_bytes)
+    if streams is not None:
+        outcome["streams"] = streams
     return outcome
 
 

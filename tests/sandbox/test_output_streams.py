@@ -107,3 +107,46 @@ def test_an_error_of_the_custom_driver_is_the_graders(sandbox_image: str) -> Non
     # The candidate's IndexError keeps their frame, without the driver's frame above it.
     assert candidate.raised_by == "candidate" and "IndexError" in candidate.error
     assert "_onsite_driver" not in candidate.error and 'solution.py", line 7' in candidate.error
+
+
+def test_stdout_and_stderr_keep_their_order_and_forged_records_only_lose_it(
+    sandbox_image: str,
+) -> None:
+    # Issue 36: `out1, err2, out3, err4` was shown as `out1, out3`, then `err2, err4`.
+    solution = """
+        import os
+        import subprocess
+        import sys
+
+        def solve(case):
+            if case == "alternate":
+                for n in range(1, 7):
+                    print(f"{'out' if n % 2 else 'err'}{n}",
+                          file=sys.stdout if n % 2 else sys.stderr)
+                return 1
+            if case == "forged":
+                print("out1")
+                print("err2", file=sys.stderr)
+                os.write(4, b"\\x07garbage")  # the order descriptor, written by hand
+                print("out3")
+                return 1
+            if case == "subprocess":
+                print("before")
+                sys.stdout.flush()
+                subprocess.run(["/bin/sh", "-c", "echo from-shell 1>&2"], check=True)
+                return 1
+    """
+    alternate, forged, shell = _run(sandbox_image, solution, ["alternate", "forged", "subprocess"])
+    assert alternate.status == "ok"
+    assert alternate.streams == (("stdout", "out1\n"), ("stderr", "err2\n"), ("stdout", "out3\n"),
+                                 ("stderr", "err4\n"), ("stdout", "out5\n"),
+                                 ("stderr", "err6\n"))
+    assert alternate.stdout == "out1\nout3\nout5\n" and alternate.stderr == "err2\nerr4\nerr6\n"
+    # Records that do not fit the bytes are no order at all: each stream stays whole, and the
+    # test's verdict is its own.
+    assert forged.status == "ok" and forged.output == 1
+    assert forged.stdout == "out1\nout3\n" and forged.stderr == "err2\n"
+    assert forged.streams == ()
+    # What bypasses Python's streams (a subprocess) follows what was recorded.
+    assert shell.status == "ok"
+    assert shell.streams == (("stdout", "before\n"), ("stderr", "from-shell\n"))
