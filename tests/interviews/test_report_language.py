@@ -79,9 +79,9 @@ def pdf_visible_text(body: bytes) -> str:
     courier = {name.decode() for name, number in _FONT_REF.findall(body)
                if b"/BaseFont /Courier" in objects.get(number, b"")}
     out: list[str] = []
-    for stream in re.findall(rb"stream\r?\n(.*?)\r?\nendstream", body, re.DOTALL):
+    for start in re.finditer(rb"stream\r?\n", body):
         try:
-            content = zlib.decompress(stream)
+            content = zlib.decompressobj().decompress(body[start.end():])
         except zlib.error:
             continue
         font = ""
