@@ -125,13 +125,14 @@ def report_pdf(data: dict[str, Any], zone: str = "UTC") -> bytes:
             line(f"  {final['rules_line']}")
     elif not design:
         line("No final submission.")
-    for test in data["public_tests"]:
+    graded = not data.get("grading")
+    for test in data["public_tests"] if graded else []:
         if not test["verdict"]:
             line(f"  -    {test['name']} (not run: stopped after a time limit)")
             continue
         line(f"  {test['verdict']:<4} {test['name']} "
              f"(CPU {test['cpu_ms']:.0f} ms, wall {test['time_ms']:.0f} ms)")
-    for row in data["hidden_rows"]:
+    for row in data["hidden_rows"] if graded else []:
         line(f"  hidden tests, {row['label']}: {row['passed']}/{row['total']} passed")
     outcome = data["outcome"]
     if data.get("solo"):

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 import zlib
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from html.parser import HTMLParser
 
 import pytest
@@ -22,7 +22,8 @@ from django.test import Client
 from grading.models import Submission
 from interviews.models import ChatMessage, InterviewSession, Note, Question, SessionEvent
 from interviews.review import services
-from tests.factories import client_for
+from problems.package import criterion_title
+from tests.factories import client_for, user_with_role
 from tests.interviews.test_design_report import design_world
 from tests.interviews.test_review import RUBRIC, World, build_world
 
@@ -166,3 +167,96 @@ def test_no_design_report_surface_shows_a_snake_case_identifier() -> None:
     texts = surfaces(world.session, client_for(world.candidate), client_for(world.interviewer))
     found = {name: snake_case_in(text) for name, text in texts.items()}
     assert found == {name: [] for name in texts}
+
+
+def test_one_criterion_has_one_label_on_every_surface() -> None:
+    world = rich_world()
+    texts = surfaces(world.session, client_for(world.owner), client_for(world.assigned))
+    history = page_text(client_for(world.owner).get("/sessions/history/").content.decode())
+    review = page_text(client_for(world.assigned).get(
+        f"/sessions/{world.session.pk}/review/").content.decode())
+    for name, text in texts.items() | {"history": history, "review page": review}.items():
+        for row in world.session.problem.rubric:
+            assert criterion_title(str(row["criterion"])) in text, (name, row["criterion"])
+        assert "Tradeoffs" not in text and "tradeoffs" not in text, name
+
+
+def test_plurals_are_right() -> None:
+    world = rich_world()
+    texts = surfaces(world.session, client_for(world.owner), client_for(world.assigned))
+    assert "(1 reviewer)" in texts["candidate report"] and "(1 reviewer)" in texts["candidate PDF"]
+    assert "1 edit " in texts["candidate report"] and "1 edits" not in texts["candidate report"]
+    for name, text in texts.items():
+        assert "(s)" not in text, name
+    second = user_with_role("second", "interviewer")
+    services.reviewer_assign(session=world.session, user=world.admin, username="second")
+    services.scorecard_save(session=world.session, user=second, recommendation="yes",
+                            summary="", submit=True,
+                            scores={str(row["criterion"]): {"level": 2, "comment": ""}
+                                    for row in world.session.problem.rubric})
+    page = page_text(client_for(world.owner).get(
+        f"/sessions/{world.session.pk}/report/").content.decode())
+    pdf = pdf_visible_text(client_for(world.owner).get(
+        f"/sessions/{world.session.pk}/report.pdf").content)
+    assert "(2 reviewers)" in page and "(2 reviewers)" in pdf
+
+
+def test_a_design_pdf_counts_the_boards_elements_in_words() -> None:
+    design = design_world()
+    pdf = pdf_visible_text(client_for(design.candidate).get(
+        f"/sessions/{design.session.pk}/report.pdf").content)
+    assert "2 elements on the board." in pdf
+
+
+def test_the_pdf_carries_the_answers_to_the_candidates_questions() -> None:
+    world = rich_world()
+    for path in (f"/sessions/{world.session.pk}/report.pdf",):
+        text = pdf_visible_text(client_for(world.owner).get(path).content)
+        questions = text[text.index("Clarifying questions"):text.index("Timeline")]
+        assert "Q: Can x be negative?" in questions and "A: Yes." in questions
+        assert "Q: Is the input sorted?" in questions and "A: No, never." in questions
+
+
+def test_times_are_in_the_viewers_zone_and_name_it() -> None:
+    world = build_world()
+    start = datetime(2026, 12, 5, 22, 35, tzinfo=UTC)
+    InterviewSession.objects.filter(pk=world.session.pk).update(started_at=start)
+    client = client_for(world.owner)
+    base = f"/sessions/{world.session.pk}"
+    html = client.get(f"{base}/report/").content.decode()
+    # The page: the moment for the script to show in the reader's zone (localtime.js), and
+    # UTC, named, for a page read without scripts; its PDF link asks for the reader's zone.
+    assert ('<time class="local-time" id="report-started" datetime="2026-12-05T22:35:00+00:00">'
+            "5 Dec 2026, 22:35 UTC</time>") in html
+    assert "interviews/localtime.js" in html and "data-viewer-zone-link" in html
+
+    def started(query: str) -> str:
+        text = pdf_visible_text(client.get(f"{base}/report.pdf{query}").content)
+        return next(line for line in text.splitlines() if line.startswith("Started "))
+
+    assert started("") == "Started 5 Dec 2026, 22:35 UTC"
+    assert started("?tz=America/New_York") == "Started 5 Dec 2026, 17:35 EST (America/New_York)"
+    assert started("?tz=Asia/Kolkata") == "Started 6 Dec 2026, 04:05 IST (Asia/Kolkata)"
+    assert started("?tz=Not/AZone") == "Started 5 Dec 2026, 22:35 UTC"
+    assert started("?tz=../../etc/passwd") == "Started 5 Dec 2026, 22:35 UTC"
+
+
+def test_a_report_opened_while_grading_says_so_and_asks_again() -> None:
+    world = build_world()
+    Submission.objects.filter(pk=world.final.pk).update(status="running", verdict="", passed=0,
+                                                        total=0)
+    client = client_for(world.owner)
+    base = f"/sessions/{world.session.pk}"
+    html = client.get(f"{base}/report/").content.decode()
+    text = page_text(html)
+    assert 'id="report" data-grading="true"' in html and "interviews/report.js" in html
+    assert "grading…" in text and "this page checks every few seconds" in text
+    assert "running" not in text and "0/0" not in text and "still grading" in text
+    pdf = pdf_visible_text(client.get(f"{base}/report.pdf").content)
+    assert "Final submission: still being graded." in pdf
+    assert "running" not in pdf and "0/0" not in pdf
+    Submission.objects.filter(pk=world.final.pk).update(status="done", verdict="WA", passed=4,
+                                                        total=5)
+    html = client.get(f"{base}/report/").content.decode()
+    assert "data-grading" not in html and "interviews/report.js" not in html
+    assert "4/5 tests passed" in page_text(html)
