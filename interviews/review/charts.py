@@ -27,6 +27,7 @@ class Mark:
     kind: str  # "run" | "question"
     label: str
     ok: bool = False
+    pending: bool = False  # a run still grading: neither passed nor failed yet
 
     @property
     def clock(self) -> str:
@@ -41,7 +42,8 @@ def _clock(ms: int) -> str:
 
 def timeline_svg(*, duration_ms: int, edits_ms: list[int], marks: list[Mark],
                  width: int = 720, buckets: int = 40) -> SafeString:
-    """Edits as a bar histogram, runs as dots (green passed, red not), questions as diamonds."""
+    """Edits as a bar histogram, runs as dots (green passed, red not, grey still grading),
+    questions as diamonds."""
     duration = max(duration_ms, 1)
     left, right, top = 10, 10, 10
     plot_w = width - left - right
@@ -67,7 +69,7 @@ def timeline_svg(*, duration_ms: int, edits_ms: list[int], marks: list[Mark],
         x = left + plot_w * min(mark.t_ms, duration) / duration
         label = escape(f"{_clock(mark.t_ms)} {mark.label}")
         if mark.kind == "run":
-            color = PASSED_COLOR if mark.ok else FAIL_COLOR
+            color = EDIT_COLOR if mark.pending else PASSED_COLOR if mark.ok else FAIL_COLOR
             parts.append(f'<circle class="run" cx="{x:.1f}" cy="{bar_base + 18}" r="5" '
                          f'fill="{color}"><title>{label}</title></circle>')
         else:

@@ -514,7 +514,8 @@ def session_timeline(session: InterviewSession) -> dict[str, Any]:
         assert sub is not None
         label = f"{MARK_LABELS.get(str(event.kind), 'Run')}: {outcome_words(sub)}"
         marks.append(charts.Mark(ms_since_start(session, event.at), "run", label,
-                                 ok=sub.verdict == Submission.Verdict.AC))
+                                 ok=sub.verdict == Submission.Verdict.AC,
+                                 pending=not graded(sub)))
     for question in session.questions.all():
         marks.append(charts.Mark(ms_since_start(session, question.asked_at), "question",
                                  f"Question: {question.text}"))

@@ -23,7 +23,7 @@ from django.test import Client
 
 from grading.models import Submission
 from interviews.models import ChatMessage, InterviewSession, Note, Question, SessionEvent
-from interviews.review import services
+from interviews.review import charts, services
 from problems.package import criterion_title
 from tests.factories import client_for, user_with_role
 from tests.interviews.test_design_report import design_world
@@ -257,6 +257,9 @@ def test_a_report_opened_while_grading_says_so_and_asks_again() -> None:
     assert 'id="report" data-grading="true"' in html and "interviews/report.js" in html
     assert "grading…" in text and "this page checks every few seconds" in text
     assert "running" not in text and "0/0" not in text and "still grading" in text
+    # On the timeline the final run is neither passed nor failed yet: grey, "still grading".
+    assert (f'fill="{charts.EDIT_COLOR}"><title>25:00 Final submission: still grading</title>'
+            in html)
     pdf = pdf_visible_text(client.get(f"{base}/report.pdf").content)
     assert "Final submission: still being graded." in pdf
     assert "running" not in pdf and "0/0" not in pdf
