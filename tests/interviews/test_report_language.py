@@ -27,7 +27,7 @@ from interviews.review import charts, services
 from problems.package import criterion_title
 from tests.factories import client_for, user_with_role
 from tests.interviews.test_design_report import design_world
-from tests.interviews.test_review import RUBRIC, World, build_world
+from tests.interviews.test_review import RUBRIC, World, build_world, solo_world
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -268,3 +268,11 @@ def test_a_report_opened_while_grading_says_so_and_asks_again() -> None:
     html = client.get(f"{base}/report/").content.decode()
     assert "data-grading" not in html and "interviews/report.js" not in html
     assert "4/5 tests passed" in page_text(html)
+
+
+def test_no_solo_report_surface_shows_a_snake_case_identifier() -> None:
+    world, solo = solo_world()
+    texts = surfaces(solo, client_for(world.owner), client_for(world.admin))
+    found = {name: snake_case_in(text) for name, text in texts.items()}
+    assert found == {name: [] for name in texts}
+    assert "Practice session" in texts["candidate PDF"] and "Trade-off" in texts["candidate PDF"]
