@@ -38,6 +38,7 @@ from interviews.services import (
     session_role,
 )
 from problems.models import DESIGN
+from problems.package import criterion_title
 
 
 @dataclass(frozen=True)
@@ -139,7 +140,7 @@ def interviewer_panel(*, session: InterviewSession, user: Any) -> dict[str, Any]
         "reference_design": reference_design(problem) if reference_visible else None,
         "rubric": [
             {"criterion": str(item.get("criterion", "")),
-             "title": str(item.get("criterion", "")).replace("_", " ").capitalize(),
+             "title": criterion_title(str(item.get("criterion", ""))),
              "strong": str(item.get("strong", "")),
              "levels": [str(level).split(": ", 1)[-1] for level in item.get("levels", [])]}
             for item in problem.rubric

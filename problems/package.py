@@ -73,8 +73,17 @@ CRITERION_TITLES = {
 
 
 def criterion_title(criterion: str) -> str:
-    """A criterion's title ("edge_cases" → "Edge cases"); an unknown key reads as words."""
+    """A criterion's title ("edge_cases" → "Edge cases"); an unknown key reads as words.
+    Every surface that names a criterion (review page, report, PDF, share link, history)
+    names it through here, so one criterion has one label."""
     return CRITERION_TITLES.get(criterion) or criterion.replace("_", " ").capitalize()
+
+
+def tag_label(tag: str) -> str:
+    """A test tag or group as words ("edge_cases" → "edge cases"), as a report shows it."""
+    return " ".join(str(tag).replace("_", " ").split())
+
+
 SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 MAX_SOURCE_BYTES = 256 * 1024
 # The problem table's columns (problems/models.py): a longer one is refused here, by name.

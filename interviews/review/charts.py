@@ -12,6 +12,8 @@ from datetime import datetime
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
+from problems.package import criterion_title
+
 PASSED_COLOR = "#1a7f37"
 FAIL_COLOR = "#cf222e"
 EDIT_COLOR = "#8c959f"
@@ -25,6 +27,7 @@ class Mark:
     kind: str  # "run" | "question"
     label: str
     ok: bool = False
+    pending: bool = False  # a run still grading: neither passed nor failed yet
 
     @property
     def clock(self) -> str:
@@ -39,7 +42,8 @@ def _clock(ms: int) -> str:
 
 def timeline_svg(*, duration_ms: int, edits_ms: list[int], marks: list[Mark],
                  width: int = 720, buckets: int = 40) -> SafeString:
-    """Edits as a bar histogram, runs as dots (green passed, red not), questions as diamonds."""
+    """Edits as a bar histogram, runs as dots (green passed, red not, grey still grading),
+    questions as diamonds."""
     duration = max(duration_ms, 1)
     left, right, top = 10, 10, 10
     plot_w = width - left - right
@@ -58,14 +62,14 @@ def timeline_svg(*, duration_ms: int, edits_ms: list[int], marks: list[Mark],
         h = bar_h * count / peak
         parts.append(f'<rect class="edits" x="{left + i * step:.1f}" y="{bar_base - h:.1f}" '
                      f'width="{max(step - 1, 1):.1f}" height="{h:.1f}" fill="{EDIT_COLOR}">'
-                     f"<title>{count} edits</title></rect>")
+                     f"<title>{count} edit{'' if count == 1 else 's'}</title></rect>")
     parts.append(f'<line x1="{left}" y1="{bar_base}" x2="{left + plot_w}" y2="{bar_base}" '
                  'stroke="#57606a"/>')
     for mark in marks:
         x = left + plot_w * min(mark.t_ms, duration) / duration
         label = escape(f"{_clock(mark.t_ms)} {mark.label}")
         if mark.kind == "run":
-            color = PASSED_COLOR if mark.ok else FAIL_COLOR
+            color = EDIT_COLOR if mark.pending else PASSED_COLOR if mark.ok else FAIL_COLOR
             parts.append(f'<circle class="run" cx="{x:.1f}" cy="{bar_base + 18}" r="5" '
                          f'fill="{color}"><title>{label}</title></circle>')
         else:
@@ -81,7 +85,8 @@ def timeline_svg(*, duration_ms: int, edits_ms: list[int], marks: list[Mark],
 
 def scores_svg(*, points: dict[str, list[tuple[datetime, float]]], width: int = 720,
                height: int = 220) -> SafeString:
-    """One line per criterion: its level (1-4) at each scored session, oldest on the left."""
+    """One line per criterion (`points` by its key, named by its one title): its level (1-4)
+    at each scored session, oldest on the left."""
     left, right, top, bottom = 30, 140, 10, 25
     plot_w, plot_h = width - left - right, height - top - bottom
     moments = sorted({when for series in points.values() for when, _ in series})
@@ -106,8 +111,8 @@ def scores_svg(*, points: dict[str, list[tuple[datetime, float]]], width: int = 
         color = SERIES_COLORS[n % len(SERIES_COLORS)]
         coords = [(x_of(when), top + plot_h * (4 - level) / 3) for when, level in sorted(series)]
         path = " ".join(f"{x:.1f},{y:.1f}" for x, y in coords)
-        name = escape(criterion)
-        parts.append(f'<polyline class="series" data-criterion="{name}" points="{path}" '
+        key, name = escape(criterion), escape(criterion_title(criterion))
+        parts.append(f'<polyline class="series" data-criterion="{key}" points="{path}" '
                      f'fill="none" stroke="{color}" stroke-width="2"/>')
         for (x, y), (when, level) in zip(coords, sorted(series), strict=True):
             parts.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="3" fill="{color}"><title>'

@@ -93,8 +93,8 @@ def _page(raw: Any) -> int:
     return int(text) if text.isdigit() and 0 < int(text) < 100_000 else 1
 
 
-def _zone(raw: Any) -> str:
-    """An IANA zone name the server knows, else UTC."""
+def zone_name(raw: Any) -> str:
+    """An IANA zone name the server knows, else UTC (a page's script sends the viewer's)."""
     name = str(raw or "").strip()[:MAX_TEXT_CHARS]
     try:
         ZoneInfo(name)
@@ -118,7 +118,7 @@ def dashboard_filters_parse(*, params: Any) -> DashboardFilters:
         date_to=_date(params.get("to")),
         sort=sort if sort.lstrip("-") in SORTS else DEFAULT_SORT,
         page=_page(params.get("page")),
-        tz=_zone(params.get("tz")),
+        tz=zone_name(params.get("tz")),
     )
 
 

@@ -9,7 +9,9 @@ from __future__ import annotations
 import io
 import logging
 import re
+from datetime import datetime
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from fpdf import FPDF
 
@@ -23,6 +25,19 @@ _TRANSLIT = str.maketrans({"\u2014": "-", "\u2013": "-", "\u2018": "'", "\u2019"
 def latin(text: Any) -> str:
     """Text the core fonts can draw."""
     return str(text).translate(_TRANSLIT).encode("latin-1", "replace").decode("latin-1")
+
+
+def counted(count: int, word: str) -> str:
+    """`count` and `word`, plural when it is not one ("1 reviewer", "2 reviewers")."""
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def moment_in_zone(when: datetime, zone: str) -> str:
+    """A moment in the reader's zone, the zone named ("5 Dec 2026, 17:35 EST
+    (America/New_York)"; "5 Dec 2026, 22:35 UTC"). `zone` is a name the server knows."""
+    local = when.astimezone(ZoneInfo(zone))
+    text = f"{local.day} {local:%b %Y, %H:%M} {local.tzname()}"
+    return text if zone == "UTC" or local.tzname() == zone else f"{text} ({zone})"
 
 
 _VIEW_BOX = re.compile(r'viewBox="[-\d.]+ [-\d.]+ ([\d.]+) ([\d.]+)"')
@@ -58,7 +73,7 @@ def _design(pdf: FPDF, data: dict[str, Any], width: float, line: Any, heading: A
                                                    max_height=170)):
         line("Diagram unavailable.")
     else:
-        line(f"{board.get('count', 0)} element(s) on the board.")
+        line(f"{counted(board.get('count', 0), 'element')} on the board.")
     if data.get("board_notes"):
         heading("Design notes")
         pdf.set_font("Courier", "", 8)
@@ -68,8 +83,9 @@ def _design(pdf: FPDF, data: dict[str, Any], width: float, line: Any, heading: A
         pdf.set_font("Helvetica", "", 10)
 
 
-def report_pdf(data: dict[str, Any]) -> bytes:
-    """The report (as built by `selectors.report_data`) as PDF bytes."""
+def report_pdf(data: dict[str, Any], zone: str = "UTC") -> bytes:
+    """The report (as built by `selectors.report_data`) as PDF bytes; times in `zone` (the
+    reader's, as their page sent it; a name the server knows), which the PDF names."""
     pdf = FPDF(format="A4")
     pdf.set_auto_page_break(auto=True, margin=15)
     pdf.add_page()
@@ -89,28 +105,35 @@ def report_pdf(data: dict[str, Any]) -> bytes:
     pdf.multi_cell(width, 9, latin(f"Feedback report: {data['problem'].title}"),
                    new_x="LMARGIN", new_y="NEXT")
     pdf.set_font("Helvetica", "", 10)
-    line(f"Session #{session.pk} ({session.kind}), candidate {data['candidate'] or '-'}")
+    kind = "Solo practice" if data.get("solo") else "Live interview"
+    who = f", candidate {data['candidate']}" if data["candidate"] else ""
+    line(f"{kind}, session #{session.pk}{who}")
+    line(f"Started {moment_in_zone(data['started_at'], zone)}")
     final = data["final"]
     design = bool(data.get("design"))
     if design:
         _design(pdf, data, width, line, heading)
     else:
         heading("Tests")
-    if final and not design:
-        line(f"Final submission: {final['verdict'] or final['status']}, "
+    if final and not design and not final["graded"]:
+        line("Final submission: still being graded. Download the report again in a moment "
+             "for its results.")
+    elif final and not design:
+        line(f"Final submission: {final['verdict'] or 'IE'}, "
              f"{final['passed']}/{final['total']} tests passed")
         if final.get("rules_line"):
             line(f"  {final['rules_line']}")
     elif not design:
         line("No final submission.")
-    for test in data["public_tests"]:
+    graded = not data.get("grading")
+    for test in data["public_tests"] if graded else []:
         if not test["verdict"]:
             line(f"  -    {test['name']} (not run: stopped after a time limit)")
             continue
         line(f"  {test['verdict']:<4} {test['name']} "
              f"(CPU {test['cpu_ms']:.0f} ms, wall {test['time_ms']:.0f} ms)")
-    for tag, (passed, total) in data["hidden_by_tag"].items():
-        line(f"  hidden {tag}: {passed}/{total} passed")
+    for row in data["hidden_rows"] if graded else []:
+        line(f"  hidden tests, {row['label']}: {row['passed']}/{row['total']} passed")
     outcome = data["outcome"]
     if data.get("solo"):
         heading("Practice session")
@@ -119,9 +142,9 @@ def report_pdf(data: dict[str, Any]) -> bytes:
         heading("Rubric outcome")
         if outcome:
             line(f"Overall recommendation: {outcome['recommendation']} "
-                 f"({outcome['reviewers']} reviewer(s))")
+                 f"({counted(outcome['reviewers'], 'reviewer')})")
             for row in outcome["criteria"]:
-                line(f"  {row['criterion']}: {row['level']} / 4 - {row['description']}")
+                line(f"  {row['title']}: {row['level']} / 4 - {row['description']}")
             for card in data.get("released_feedback", []):
                 pdf.set_font("Helvetica", "B", 10)
                 line(card["reviewer"])
@@ -145,6 +168,12 @@ def report_pdf(data: dict[str, Any]) -> bytes:
             pdf.multi_cell(width, 3.6, latin(code_line.expandtabs(4)) or " ",
                            new_x="LMARGIN", new_y="NEXT")
         pdf.set_font("Helvetica", "", 10)
+    heading("Clarifying questions")
+    for question in data["questions"]:
+        line(f"  {question['clock']}  Q: {question['text']}")
+        line(f"         A: {question['answer'] or '(no answer)'}")
+    if not data["questions"]:
+        line("No questions asked.")
     heading("Timeline")
     # fpdf2 ignores (and warns about) <title> tooltips: drop them before embedding.
     svg = re.sub(r"<title>.*?</title>", "", str(data["timeline"]["svg"]), flags=re.DOTALL)
@@ -158,7 +187,7 @@ def report_pdf(data: dict[str, Any]) -> bytes:
     if data.get("notes"):
         heading("Your notes")
         for note in data["notes"]:
-            line(f"  {note['clock']}  [{note['kind']}] {note['text']}")
+            line(f"  {note['clock']}  [{note['kind_label']}] {note['text']}")
     if data.get("hints"):
         heading("Hints opened")
         for hint in data["hints"]:
@@ -167,10 +196,10 @@ def report_pdf(data: dict[str, Any]) -> bytes:
     if data.get("chat"):
         heading("Chat")
         for message in data["chat"]:
-            line(f"  {message['clock']}  {message['role']}: {message['text']}")
+            line(f"  {message['clock']}  {message['role_label']}: {message['text']}")
     heading("What a strong answer shows")
-    for criterion, strong in data["strong"]:
-        line(f"  [{criterion}] {strong}")
+    for title, strong in data["strong_titled"]:
+        line(f"  {title}: {strong}")
     if data["follow_ups"]:
         heading("Follow-up questions")
         for question in data["follow_ups"]:

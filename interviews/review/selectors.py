@@ -54,7 +54,7 @@ from interviews.review.suggest import (
 )
 from interviews.services import board_elements_at, is_design
 from interviews.services.documents import doc_updates, session_code
-from problems.package import criterion_title
+from problems.package import criterion_title, tag_label
 
 log = logging.getLogger(__name__)
 RECOMMENDATION_VALUE = {"strong_no": 1, "no": 2, "yes": 3, "strong_yes": 4}
@@ -62,6 +62,22 @@ RECOMMENDATION_LABEL = {v: k for k, v in RECOMMENDATION_VALUE.items()}
 
 
 RUN_LABELS = {"run": "Run (public tests)", "submit": "Submit", "final_submit": "Final submission"}
+# A timeline mark's name for each kind of run (RUN_LABELS' words, shorter).
+MARK_LABELS = {"run": "Run", "submit": "Submit", "final_submit": "Final submission"}
+
+
+def graded(submission: Submission | None) -> bool:
+    """Whether grading is over for `submission` (done, or given up as a platform fault)."""
+    return submission is None or submission.status in (Submission.Status.DONE,
+                                                        Submission.Status.FAILED)
+
+
+def outcome_words(submission: Submission) -> str:
+    """A run's outcome as a reader takes it: "WA 4/5", or "still grading" before its
+    results exist (never "running 0/0")."""
+    if not graded(submission):
+        return "still grading"
+    return f"{submission.verdict or 'IE'} {submission.passed}/{submission.total}"
 
 
 def session_runs(session: InterviewSession, *, staff: bool) -> list[dict[str, Any]]:
@@ -126,7 +142,7 @@ def run_overview(run: dict[str, Any]) -> dict[str, Any]:
     and per tag (its problem group where it has none) passed of total; every test numbered
     from 1 for the full table behind one click."""
     tests = [t | {"number": t["index"] + 1,
-                  "tag_label": str(t.get("tag") or t.get("group") or "—").replace("_", " ")}
+                  "tag_label": tag_label(str(t.get("tag") or t.get("group") or "—"))}
              for t in run.get("tests") or []]
     by_tag: dict[str, list[int]] = {}
     for t in tests:
@@ -138,7 +154,7 @@ def run_overview(run: dict[str, Any]) -> dict[str, Any]:
         "tests": tests,
         "failing": [t for t in tests if t.get("verdict") not in (Submission.Verdict.AC, NOT_RUN)],
         "not_run": sum(1 for t in tests if t.get("verdict") == NOT_RUN),
-        "by_tag": [{"tag": tag.replace("_", " "), "passed": p, "total": n, "ok": p == n}
+        "by_tag": [{"tag": tag_label(tag), "passed": p, "total": n, "ok": p == n}
                    for tag, (p, n) in by_tag.items()],
     }
 
@@ -330,7 +346,7 @@ def review_context(session: InterviewSession, user: Any,
                   "text": m.text}
                  for m in session.chat_messages.select_related("author")],
         "signals": signals,
-        "hidden_rows": [{"tag": tag, "label": tag.replace("_", " "), "passed": p, "total": n}
+        "hidden_rows": [{"tag": tag, "label": tag_label(tag), "passed": p, "total": n}
                         for tag, (p, n) in signals.hidden_by_tag.items()],
         "first_pass_clock": format_clock(signals.first_pass_ms)
         if signals.first_pass_ms is not None else "",
@@ -389,7 +405,7 @@ def released_outcome(session: InterviewSession) -> dict[str, Any] | None:
         anchored = row["levels"][nearest - 1] if len(row["levels"]) >= nearest else ""
         anchored = anchored.split(": ", 1)[1] if anchored[:2] == f"{nearest}:" else anchored
         rows.append({"criterion": row["criterion"], "level": round(mean, 1),
-                     "title": row["criterion"].replace("_", " ").capitalize(),
+                     "title": criterion_title(row["criterion"]),
                      "description": anchored, "weight": rubric_weight(row["weight"])})
     recs = [RECOMMENDATION_VALUE[c.recommendation] for c in cards
             if c.recommendation in RECOMMENDATION_VALUE]
@@ -399,7 +415,7 @@ def released_outcome(session: InterviewSession) -> dict[str, Any] | None:
     weighted = (round(sum(r["level"] * r["weight"] for r in rows) / total_weight, 2)
                 if total_weight else None)
     return {"criteria": rows, "recommendation": labels.get(overall, ""),
-            "reviewers": len(cards), "weighted": weighted}
+            "recommendation_key": overall, "reviewers": len(cards), "weighted": weighted}
 
 
 def released_feedback(session: InterviewSession) -> list[dict[str, Any]]:
@@ -421,7 +437,7 @@ def released_feedback(session: InterviewSession) -> list[dict[str, Any]]:
                        "svg": board_moment_svg(session, evidence_ms(c.token))}
                       for c in chips if c.board]
             if s.comment.strip() or cited:
-                comments.append({"criterion": s.criterion.replace("_", " "),
+                comments.append({"criterion": criterion_title(s.criterion),
                                  "comment": s.comment, "evidence": cited, "boards": boards,
                                  # The page shows a board moment as its picture instead.
                                  "chips": [c.label for c in chips if not c.board]})
@@ -496,9 +512,10 @@ def session_timeline(session: InterviewSession) -> dict[str, Any]:
                   .select_related("submission")):
         sub = event.submission
         assert sub is not None
-        label = f"{event.get_kind_display()}: {sub.verdict or sub.status} {sub.passed}/{sub.total}"
+        label = f"{MARK_LABELS.get(str(event.kind), 'Run')}: {outcome_words(sub)}"
         marks.append(charts.Mark(ms_since_start(session, event.at), "run", label,
-                                 ok=sub.verdict == Submission.Verdict.AC))
+                                 ok=sub.verdict == Submission.Verdict.AC,
+                                 pending=not graded(sub)))
     for question in session.questions.all():
         marks.append(charts.Mark(ms_since_start(session, question.asked_at), "question",
                                  f"Question: {question.text}"))
@@ -533,21 +550,26 @@ def report_data(session: InterviewSession,
         # A design round's final diagram (the picture's own URL is the view's) and notes pane.
         "board": board,
         "board_notes": board_notes,
-        "strong_titled": [(row["criterion"].replace("_", " ").capitalize(), row["strong"])
+        "strong_titled": [(criterion_title(row["criterion"]), row["strong"])
                           for row in rubric_rows(session) if row["strong"]],
         # The code as it was graded at the end (the final submission), else as last stored.
         "final_code": final.code if final is not None else session_code(session.pk),
         "released_feedback": released_feedback(session)
         if outcome and channel not in visibility.OUTSIDE_CHANNELS else [],
         "chat": [{"clock": format_clock(ms_since_start(session, m.created_at)),
-                  "role": m.role, "text": m.text}
+                  "role": m.role, "role_label": ROLE_LABELS.get(m.role, m.role.capitalize()),
+                  "text": m.text}
                  for m in session.chat_messages.order_by("created_at", "id")],
         "session": session,
         "problem": session.problem,
         "candidate": session.candidate.get_username() if session.candidate else "",
         "final": {"verdict": final.verdict, "passed": final.passed, "total": final.total,
-                  "status": final.status, "rules_line": rules_line(final.by_rule or {})}
+                  "status": final.status, "rules_line": rules_line(final.by_rule or {}),
+                  "graded": graded(final)}
         if final else None,
+        # When the session began (the page shows it in the reader's zone, the PDF in the
+        # zone the page sends, else UTC: both name the zone).
+        "started_at": session.started_at or session.created_at,
         "public_tests": public_tests,
         "hidden_by_tag": hidden_by_tag(final.pk if final else None),
         "outcome": outcome,
@@ -571,9 +593,18 @@ def report_data(session: InterviewSession,
         if not visibility.report_section_visible(section, channel):
             data[section] = type(data[section])() if isinstance(
                 data[section], (list, dict, str)) else None
+    # Opened while the final submission still grades: the page says so and asks again
+    # (interviews/static/interviews/report.js) until its results are in.
+    data["grading"] = bool(data["final"]) and not data["final"]["graded"]
+    # The hidden tests' counts as the reader reads them (a tag in words), from what is left.
+    data["hidden_rows"] = [{"tag": tag, "label": tag_label(tag), "passed": p, "total": n}
+                           for tag, (p, n) in data["hidden_by_tag"].items()]
     return data
 
 
+# How a report names who wrote a chat line, and a kind of note (the candidate's panel).
+ROLE_LABELS = {"candidate": "Candidate", "interviewer": "Interviewer"}
+NOTE_KIND_LABELS = {"tradeoff": "Trade-off", "note": "Note"}
 # What the report shows of each test it may show (the view is `grading.visible`'s).
 REPORT_TEST_KEYS = ("name", "verdict", "time_ms", "cpu_ms", "tag")
 # The report's sections (keys of `report_data`) that carry content; the rest are its frame.
@@ -592,7 +623,8 @@ def report_notes(session: InterviewSession) -> list[dict[str, Any]]:
     if session.candidate_id is None:
         return []
     return [{"clock": format_clock(ms_since_start(session, note.created_at)),
-             "kind": note.kind, "text": note.text}
+             "kind": note.kind, "kind_label": NOTE_KIND_LABELS.get(note.kind, note.kind),
+             "text": note.text}
             for note in session.notes.filter(author_id=session.candidate_id)
             .order_by("created_at", "id")]
 
@@ -663,10 +695,9 @@ def practice_history(user: Any) -> dict[str, Any]:
                      "passed": final.passed if final else 0,
                      "total": final.total if final else 0,
                      "recommendation": outcome["recommendation"] if outcome else "",
-                     "recommendation_label": str(outcome["recommendation"]).replace("_", " ")
-                     if outcome else "",
+                     "recommendation_label": outcome["recommendation"] if outcome else "",
                      "recommendation_value": RECOMMENDATION_VALUE.get(
-                         str(outcome["recommendation"]), 0) if outcome else 0,
+                         str(outcome["recommendation_key"]), 0) if outcome else 0,
                      "finished": session.status == InterviewSession.Status.FINISHED})
     return {"rows": rows, "chart": charts.scores_svg(points=points), "scored": bool(points)}
 

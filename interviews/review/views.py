@@ -240,9 +240,11 @@ def _shared_session(token: str) -> InterviewSession:
     return _session(share.session_id)
 
 
-def _pdf_response(session: InterviewSession,
+def _pdf_response(request: HttpRequest, session: InterviewSession,
                   channel: visibility.Channel = visibility.Channel.PDF) -> HttpResponse:
-    body = pdf.report_pdf(selectors.report_data(session, channel))
+    """The report as a PDF, its times in the zone the page's link sends (`?tz=`), else UTC."""
+    zone = dashboard.zone_name(request.GET.get("tz"))
+    body = pdf.report_pdf(selectors.report_data(session, channel), zone=zone)
     response = HttpResponse(body, content_type="application/pdf")
     response["Content-Disposition"] = f'inline; filename="onsite-report-{session.pk}.pdf"'
     return response
@@ -319,7 +321,7 @@ def shared_board(request: HttpRequest, token: str) -> HttpResponse:
 @login_required
 @require_GET
 def report_pdf(request: HttpRequest, session_id: int) -> HttpResponse:
-    return _pdf_response(_report_session(request, session_id))
+    return _pdf_response(request, _report_session(request, session_id))
 
 
 @login_required
@@ -361,7 +363,7 @@ def shared_report(request: HttpRequest, token: str) -> HttpResponse:
 
 @require_GET
 def shared_report_pdf(request: HttpRequest, token: str) -> HttpResponse:
-    response = _pdf_response(_shared_session(token), visibility.Channel.SHARE_LINK)
+    response = _pdf_response(request, _shared_session(token), visibility.Channel.SHARE_LINK)
     response["Referrer-Policy"] = "no-referrer"
     return response
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import re
-import zlib
 from datetime import timedelta
 from typing import Any
 
@@ -23,6 +22,7 @@ from interviews.services import SessionError
 from problems.models import Problem
 from tests.factories import client_for, tiny_problem, user_with_role
 from tests.interviews.ydoc_client import YClient
+from tests.privacy.test_matrix import pdf_text
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -71,17 +71,6 @@ def page_state(html: str) -> dict[str, Any]:
     start = html.index('<script id="session-state" type="application/json">')
     state: dict[str, Any] = json.loads(html[start:].split(">", 1)[1].split("</script>", 1)[0])
     return state
-
-
-def pdf_text(body: bytes) -> str:
-    """Every stream of the PDF, inflated where compressed, as one string to search."""
-    chunks = [body.decode("latin-1")]
-    for match in re.finditer(rb"stream\r?\n(.*?)\r?\nendstream", body, re.S):
-        try:
-            chunks.append(zlib.decompress(match.group(1)).decode("latin-1"))
-        except zlib.error:
-            chunks.append(match.group(1).decode("latin-1"))
-    return "\n".join(chunks)
 
 
 def assert_no_private(text: str, where: str) -> None:

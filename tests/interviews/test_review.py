@@ -470,7 +470,7 @@ def test_a_solo_report_has_the_candidates_notes_and_the_hints_opened_with_their_
     hints = list(solo.problem.hints)
     page = client_for(world.owner).get(f"/sessions/{solo.pk}/report/").content.decode()
     notes = page[page.index('id="report-notes"'):page.index('id="report-hints"')]
-    assert "OWN-NOTE: a dict keeps O(1)" in notes and "03:00" in notes and "tradeoff" in notes
+    assert "OWN-NOTE: a dict keeps O(1)" in notes and "03:00" in notes and "Trade-off" in notes
     opened = page[page.index('id="report-hints"'):page.index('id="report-code"')]
     assert "<strong>Hint 1</strong>" in opened and "04:00" in opened
     assert "<strong>Hint 2</strong>" in opened and "09:00" in opened

@@ -133,11 +133,13 @@ def allowed(field: str, name: str, channel: Channel) -> bool:
 
 
 def pdf_text(body: bytes) -> str:
-    """The text of a PDF: fpdf2 deflates its content streams."""
+    """The text of a PDF: fpdf2 deflates its content streams. Each is inflated from where
+    it starts to where the deflate data says it ends (a stream whose last byte is a carriage
+    return must not lose it to a line-ending pattern)."""
     chunks = [body.decode("latin-1")]
-    for stream in re.findall(rb"stream\r?\n(.*?)\r?\nendstream", body, re.DOTALL):
+    for start in re.finditer(rb"stream\r?\n", body):
         try:
-            chunks.append(zlib.decompress(stream).decode("latin-1"))
+            chunks.append(zlib.decompressobj().decompress(body[start.end():]).decode("latin-1"))
         except zlib.error:
             continue
     return "\n".join(chunks)
