@@ -518,8 +518,8 @@ def verdict_text(verdicts: Sequence[Graded], verdict: str | None = None) -> dict
     """Every sentence of the verdict line, from one set of facts (the tests' verdicts, their
     groups and the rules their checkers reported), so no two sentences can disagree:
 
-    * "summary": "passed 0 of 4" and the score, saying what it counts where it is not the
-      share of tests passed;
+    * "summary": "passed 0 of 4"; "score": "score 0.75: the share of tests in which ..."
+      (what it counts, where it is not the share of tests passed), else "score 0.50";
     * "failing": where it failed, from the first failing test: "rule 'capacity' broken in
       group 'work conservation'" (the rule its message names), "TLE in group 'large'", or
       "WA in edge cases" for a problem without groups ("" when nothing failed);
@@ -535,11 +535,12 @@ def verdict_text(verdicts: Sequence[Graded], verdict: str | None = None) -> dict
     passed = sum(v.verdict == "AC" for v in tests)
     credited = sum(verdict_credited(v) for v in tests)
     score = round(credited / total, 4) if total else 0.0
-    summary = f"passed {passed} of {total}"
+    summary = f"passed {passed} of {total}" if total else ""
+    score_text = ""
     if total and credited != passed:
-        summary += f"; score {score:.2f}: {SCORE_COUNTS}"
+        score_text = f"score {score:.2f}: {SCORE_COUNTS}"
     elif total:
-        summary += f" (score {score:.2f})"
+        score_text = f"score {score:.2f}"
 
     def place(v: Graded) -> str:
         return f"group '{v.group}'" if v.group else v.tag.replace("_", " ")
@@ -586,7 +587,8 @@ def verdict_text(verdicts: Sequence[Graded], verdict: str | None = None) -> dict
         groups[group] = line
     return {
         "verdict": verdict,
-        "summary": summary if total else "",
+        "summary": summary,
+        "score": score_text,
         "failing": failing_text,
         "groups": groups,
         "rules": rules_line(_rule_counts(tests)),

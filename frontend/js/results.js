@@ -503,6 +503,9 @@ export class ResultsPanel {
     if (typeof said.failing === "string" && said.failing) {
       line.append(element("span", { className: "failing-group", text: ` — ${said.failing}` }));
     }
+    if (typeof said.score === "string" && said.score) {
+      line.append(element("span", { className: "score", text: `; ${said.score}` }));
+    }
     const parts = [line];
     // Results by rule: which rules broke, in how many tests.
     if (typeof said.rules === "string" && said.rules) {
