@@ -475,25 +475,31 @@ def rules_line(by_rule: Mapping[str, Sequence[int]]) -> str:
     return text
 
 
-def message_rule(verdict: Graded) -> str | None:
-    """The rule a wrong answer's message names: the checker's "rule" where it is one of the
-    test's broken rules; else the broken rule whose first violation the message states; else
-    its first broken rule. None when no rule was reported broken."""
-    if verdict.verdict != "WA":
+def rule_of_message(rules: Any, named: Any, message: Any) -> str | None:
+    """The rule a message names, of a test's `rules` (name -> None or its first violation):
+    `named` (the checker's "rule") where it is a broken rule; else the broken rule whose
+    violation the message states; else the first broken rule. None when none broke."""
+    if not isinstance(rules, Mapping):
         return None
-    broken = {rule: text for rule, text in verdict_rules(verdict).items() if text is not None}
+    broken = {rule: text for rule, text in rules.items() if text is not None}
     if not broken:
         return None
-    evidence = verdict.detail.get("evidence") if isinstance(verdict.detail, Mapping) else None
-    named = evidence.get("rule") if isinstance(evidence, Mapping) else None
     if isinstance(named, str) and named in broken:
         return named
-    message = verdict.detail.get("message") if isinstance(verdict.detail, Mapping) else None
     if isinstance(message, str):
         stated = [rule for rule, text in broken.items() if text and text in message]
         if stated:
             return max(stated, key=lambda rule: len(broken[rule] or ""))
     return next(iter(broken))
+
+
+def message_rule(verdict: Graded) -> str | None:
+    """The rule a wrong answer's message names (rule_of_message); None for any other verdict."""
+    if verdict.verdict != "WA" or not isinstance(verdict.detail, Mapping):
+        return None
+    evidence = verdict.detail.get("evidence")
+    named = evidence.get("rule") if isinstance(evidence, Mapping) else None
+    return rule_of_message(verdict_rules(verdict), named, verdict.detail.get("message"))
 
 
 VERDICT_WORDS = {
@@ -653,6 +659,12 @@ def verdict_for(
         verdict = "AC" if ok else "WA"
         detail |= {"output": _clip(outcome.output), "message": _clip(message)}
         if evidence:
+            # The rule the message names, decided once here: the verdict line, the row and
+            # the custom input's findings all read this one "rule".
+            rule = rule_of_message(evidence.get("rules"), evidence.get("rule"), message)
+            evidence = {k: v for k, v in evidence.items() if k != "rule"}
+            if rule is not None and not ok:
+                evidence["rule"] = rule
             detail["evidence"] = evidence
     else:
         # The class is the sandbox's status alone (decided from what its supervisor observed);

@@ -196,7 +196,8 @@ def test_a_custom_input_on_a_rule_judging_problem_shows_findings_not_the_record(
 ) -> None:
     message = "work conservation broken at step 2: a slot was idle while 'c' waited"
     evidence = {"capacity": 2, "occupancy": [1, 1, 2], "oracle_occupancy": [2, 2],
-                "rules": {"tokens": None, "schedule": message}, "property": "schedule"}  # fmt: skip
+                "rules": {"tokens": None, "schedule": message}, "property": "schedule",
+                "rule": "schedule"}  # fmt: skip
 
     def script(ws: WebSocketRoute, _: int) -> None:
         ws.send(json.dumps(public_test(
@@ -210,7 +211,9 @@ def test_a_custom_input_on_a_rule_judging_problem_shows_findings_not_the_record(
     page.click("#tab-custom")
     page.click("#custom-run-button")
     output = page.locator("#custom-output")
-    expect(output.locator(".scratch-head")).to_contain_text("A rule of the statement was broken")
+    expect(output.locator(".scratch-head")).to_contain_text(
+        "Rule 'schedule' of the statement was broken"
+    )
     expect(output.locator(".findings-message")).to_have_text(message)
     expect(output.locator(".findings-rules li")).to_have_text(
         ["tokens: held", f"schedule: broken — {message}"]

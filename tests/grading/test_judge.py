@@ -625,3 +625,22 @@ def test_every_sentence_of_the_verdict_line_agrees_with_the_facts() -> None:
         assert text["score"].startswith(f"score {judgement.score:.2f}")
         if judgement.score != round(judgement.passed / judgement.total, 4):
             assert "the share of tests in which" in text["score"]
+
+
+def test_the_judge_decides_once_which_rule_a_message_names() -> None:
+    # Given a checker that names no rule, and one that names a rule which held
+    outcomes = [outcome(0, output=["step results"]), outcome(1, output=[])]
+    naming = RULES_CHECKER.replace("'property': input['property']}",
+                                   "'property': input['property'], 'rule': 'schedule'}")
+
+    plain = judge(_rules_spec(["schedule", "schedule"]), run_fn=fake_run(outcomes))
+    named = judge(replace(_rules_spec(["schedule", "schedule"]), checker_code=naming),
+                  run_fn=fake_run(outcomes))
+
+    # Then each wrong answer's evidence carries the rule its message names, a pass none
+    for result in (plain, named):
+        assert result.tests[0].detail["evidence"]["rule"] == "step results"
+        assert "rule" not in result.tests[1].detail["evidence"]
+        assert result.as_json()["verdict_text"]["failing"] == (
+            "rule 'step results' broken in group 'about schedule'"
+        )
