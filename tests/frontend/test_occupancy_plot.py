@@ -37,7 +37,8 @@ def test_engine_oracle_and_static_schedules_are_plotted_with_axes_and_a_legend(
                 "first_violation_step": 1,
                 "latency": {"queue_wait": {"p50": 0, "p99": 2},
                             "completion_step": {"p50": 1, "p99": 3}}}  # fmt: skip
-    message = "work conservation broken at step 1: a slot was idle while 'c' waited"
+    message = ("work conservation broken at step 1: 1 of 2 slots were used, and the "
+               "statement's schedule admits 'c' at this step")
     ws.send(json.dumps(public_test(0, "idle slot", "WA", evidence=evidence, message=message)))
 
     plot = page.locator("tbody.test[data-index='0'] .occupancy-plot")
@@ -194,7 +195,8 @@ def test_a_custom_input_on_a_rule_judging_problem_shows_findings_not_the_record(
     page: Page,  # noqa: F811 - the fixture imported above
     grader: FakeGrader,  # noqa: F811
 ) -> None:
-    message = "work conservation broken at step 2: a slot was idle while 'c' waited"
+    message = ("work conservation broken at step 2: 1 of 2 slots were used, and the "
+               "statement's schedule admits 'c' at this step")
     evidence = {"capacity": 2, "occupancy": [1, 1, 2], "oracle_occupancy": [2, 2],
                 "rules": {"tokens": None, "schedule": message}, "property": "schedule",
                 "rule": "schedule"}  # fmt: skip
