@@ -3,11 +3,12 @@
 Property: every known-wrong engine of the two batching problems (and the reference, as a
 control) runs in process on seeded random workloads; every message the checker gives (each
 rule's first violation, and the test's own message) is parsed for the states it claims (what
-step() returned, which request was waiting or running, how full a batch was, when a request
-was called back) and each claim is checked against the driver's record, derived here from the
-record's raw fields, not through the checker. A message with a step() claim this test cannot
-read fails it too: such a sentence must state a fact the record shows. And the rule the
-evidence says the message names ("rule") is the rule whose first violation the message is.
+step() returned, which request was waiting or running, which requests a batch held, when a
+request was called back) and each claim is checked against the driver's record, derived here
+from the record's raw fields, not through the checker. A message with a step() claim this
+test cannot read fails it too: such a sentence must state a fact the record shows. And the
+rule the evidence says the message names ("rule") is the rule whose first violation the
+message is.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import json
 import math
 import random
 import re
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -87,6 +89,10 @@ def _batches(record: dict[str, Any]) -> dict[int, list[int]]:
     return out
 
 
+def _first_callback(record: dict[str, Any], index: int) -> int | None:
+    return next((int(e[1]) for e in record["callbacks"] if int(e[0]) == index), None)
+
+
 def _rid_index(pkg: Package, workload: dict[str, Any]) -> dict[str, int]:
     return {s.rid: s.index for s in pkg.support.parse_requests(workload)}
 
@@ -105,18 +111,23 @@ GAP = re.compile(r"request '([^']+)' was in the batch at step (\d+) and again at
 SLOTS = re.compile(r"work conservation broken at step (\d+): (\d+) of (\d+) slots were used")
 NEVER = re.compile(r"request '([^']+)' never got its callback")
 CALLED = re.compile(r"'([^']+)' was called back at step (\d+)")
+BATCH_WAS = re.compile(r"at step (\d+): .*?the batch was \{([^}]*)\}, the statement's schedule")
+ENGINE_DECODED = re.compile(
+    r"step (\d+): the engine (decoded|ended) (.+?), the prescribed schedule")
 # Earlier wordings that claimed the statement's schedule as the engine's state.
 RETIRED = ("while a request was active", "was active since", "a slot was idle while")
 
 
 def _claims_hold(pkg: Package, workload: dict[str, Any], record: dict[str, Any],
-                 message: str, *, paged: bool) -> list[str]:
-    """What in `message` the record contradicts (empty: every claim holds)."""
+                 message: str, *, paged: bool, seen: Counter[str]) -> list[str]:
+    """What in `message` the record contradicts (empty: every claim holds); `seen` counts
+    the claims checked, by kind."""
     wrong = [f"retired wording {w!r}" for w in RETIRED if w in message]
     returns = record.get("returned" if paged else "returns", [])
     spans = _pending(pkg, workload, record, inside_known=not paged)
     index = _rid_index(pkg, workload)
     for found in (STEP_PAGED if paged else STEP_CBE).finditer(message):
+        seen["step"] += 1
         step, said, fact = int(found[1]), found[2] == "True", found[3]
         if step >= len(returns) or returns[step] != said:
             wrong.append(f"step() did not return {said} at step {step}")
@@ -138,21 +149,46 @@ def _claims_hold(pkg: Package, workload: dict[str, Any], record: dict[str, Any],
             wrong.append(f"a step() claim this test cannot check: {fact!r}")
     batches = _batches(record)
     for found in OVER.finditer(message):
+        seen["over"] += 1
         if len(batches.get(int(found[1]), [])) < int(found[2]):
             wrong.append(f"no batch of {found[2]} at step {found[1]}")
     for found in GAP.finditer(message):
+        seen["gap"] += 1
         rid, a, b, gap = found[1], int(found[2]), int(found[3]), int(found[4])
-        seen = [s for s, owners in batches.items() if index.get(rid) in owners]
-        if a not in seen or b not in seen or gap in seen:
+        steps_in = [s for s, owners in batches.items() if index.get(rid) in owners]
+        if a not in steps_in or b not in steps_in or gap in steps_in:
             wrong.append(f"{rid!r} was not in the batches as said")
     for found in SLOTS.finditer(message):
+        seen["slots"] += 1
         used = len(set(batches.get(int(found[1]), [])))
         if used != int(found[2]):
             wrong.append(f"{used} slots were used at step {found[1]}, not {found[2]}")
+    names = {i: rid for rid, i in index.items()}
+    for found in BATCH_WAS.finditer(message):
+        seen["batch_was"] += 1
+        said = {n.strip() for n in found[2].split(",") if n.strip()}
+        got = {names[o] for o in batches.get(int(found[1]), []) if o in names}
+        if "..." not in found[2] and said != got:
+            wrong.append(f"the batch at step {found[1]} was {sorted(got)}, not {sorted(said)}")
+    for found in ENGINE_DECODED.finditer(message):
+        seen["engine_decoded"] += 1
+        step, what = int(found[1]), found[2]
+        said = set() if found[3] == "none" else {n.strip().strip("'")
+                                                for n in found[3].split(", ")}
+        if what == "decoded":
+            got = {names.get(int(row[1]), "?") for row in record["decode"]
+                   if int(row[0]) == step}
+        else:
+            got = {names.get(int(e[0]), "?") for e in record["callbacks"]
+                   if int(e[1]) == step and _first_callback(record, int(e[0])) == step}
+        if said != got:
+            wrong.append(f"the engine {what} {sorted(got)} at step {step}, not {sorted(said)}")
     for found in NEVER.finditer(message):
+        seen["never"] += 1
         if any(int(e[0]) == index.get(found[1]) for e in record["callbacks"]):
             wrong.append(f"{found[1]!r} did get a callback")
     for found in CALLED.finditer(message):
+        seen["called"] += 1
         steps = [int(e[1]) for e in record["callbacks"] if int(e[0]) == index.get(found[1])]
         if not steps or steps[0] != int(found[2]):
             wrong.append(f"{found[1]!r} was not called back at step {found[2]}")
@@ -178,7 +214,8 @@ def test_every_message_of_every_wrong_engine_states_only_what_the_record_shows(
         root: Path, paged: bool) -> None:
     pkg = paged_package() if paged else load_package()
     problems: list[str] = []
-    checked = step_claims = 0
+    checked = 0
+    seen: Counter[str] = Counter()
     for seed in SEEDS:
         workloads = _workloads(pkg, seed)
         for path in _engines(root):
@@ -191,11 +228,14 @@ def test_every_message_of_every_wrong_engine_states_only_what_the_record_shows(
                 ok, message, evidence = pkg.checker.check(workload, None, record)
                 messages = [message, *(m for m in evidence.get("rules", {}).values() if m)]
                 found = [w for m in messages
-                         for w in _claims_hold(pkg, workload, record, m, paged=paged)]
+                         for w in _claims_hold(pkg, workload, record, m, paged=paged,
+                                               seen=seen)]
                 if not ok:
                     found += _rule_named(evidence, message, paged=paged)
                 checked += len(messages)
-                step_claims += sum("step()" in m for m in messages)
                 problems += [f"{path.name} seed {seed} workload {number}: {w}" for w in found]
-    assert checked > 100 and step_claims > 0, (checked, step_claims)
+    # Every kind of claim was met, and checked, on these workloads.
+    kinds = {"step", "engine_decoded"} if paged else {"step", "batch_was", "slots", "called",
+                                                       "never", "over", "gap"}
+    assert checked > 100 and kinds <= {k for k, n in seen.items() if n}, (checked, seen)
     assert problems == [], problems[:20]
