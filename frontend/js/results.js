@@ -258,19 +258,19 @@ export function rulesList(evidence) {
   return list;
 }
 
-function detailList(detail) {
+// The fields a rule-judged problem's rows never show: its expected value is a placeholder
+// and its output the grader's own record (the schedule and the rules say what happened).
+const RECORD_FIELDS = ["expected", "output"];
+
+function detailList(detail, { ruleJudged = false } = {}) {
   const list = element("dl", { className: "test-detail-list" });
   // stdout and stderr have their own rows, always shown; line, load and input_error say
   // where an error is (the editor's gutter mark, the one "did not load" box).
   const seen = new Set(["evidence", "stdout", "stderr", "line", "load", "input_error"]);
   const evidence = detail.evidence && typeof detail.evidence === "object" ? detail.evidence : null;
   const rules = rulesList(evidence);
-  if (rules) {
-    // Judged rule by rule: the test's schedule and its rules are what it says; the expected
-    // value is a placeholder and the output is the grader's own record, neither shown.
-    seen.add("expected");
-    seen.add("output");
-  }
+  // Judged rule by rule (this test, or another of the run where this one did not finish).
+  if (rules || ruleJudged) RECORD_FIELDS.forEach((key) => seen.add(key));
   if (evidence) {
     const plot = occupancyPlot(evidence);
     if (plot) {
@@ -286,20 +286,20 @@ function detailList(detail) {
     dd.append(rules);
     list.append(dd);
   }
-  const add = (label, value) => {
+  const add = (label, value, key) => {
     if (value === undefined || value === "") return;
-    list.append(element("dt", { text: label }));
-    const dd = element("dd");
+    list.append(element("dt", { text: label, attrs: { "data-field": key } }));
+    const dd = element("dd", { attrs: { "data-field": key } });
     dd.append(element("pre", { text: formatValue(value) }));
     list.append(dd);
   };
   for (const [key, label] of DETAIL_FIELDS) {
-    if (!seen.has(key)) add(label, detail[key]);
+    if (!seen.has(key)) add(label, detail[key], key);
     seen.add(key);
   }
   // Fields this page does not know yet are still shown (as text), not silently dropped.
   for (const [key, value] of Object.entries(detail)) {
-    if (!seen.has(key)) add(key, value);
+    if (!seen.has(key)) add(key, value, key);
   }
   return list;
 }
@@ -330,6 +330,9 @@ export class ResultsPanel {
     this.rows = new Map();
     this.hiddenSeen = new Set();
     this.progressKnown = false;
+    // Whether a test of this run was judged rule by rule (its rows then never show the
+    // placeholder expected value or the grader's record, even a row that did not finish).
+    this.ruleJudged = false;
     // Each test's CPU limit, from the page (the server's one copy of it).
     this.cpuLimitSeconds = Number.parseFloat(root.dataset.cpuLimitSeconds);
   }
@@ -342,6 +345,7 @@ export class ResultsPanel {
     this.rows.clear();
     this.hiddenSeen.clear();
     this.progressKnown = false;
+    this.ruleJudged = false;
     this.table.hidden = true;
     this.progress.hidden = true;
     this.progress.textContent = "";
@@ -421,6 +425,11 @@ export class ResultsPanel {
     body.append(row);
 
     const detail = test.detail && typeof test.detail === "object" ? test.detail : {};
+    if (!this.ruleJudged && rulesList(detail.evidence)) {
+      this.ruleJudged = true;
+      const shown = RECORD_FIELDS.map((key) => `[data-field="${key}"]`).join(", ");
+      this.table.querySelectorAll(shown).forEach((node) => node.remove());
+    }
     // What the test printed is shown at once, under its row: print-debugging needs no click.
     // stdout first, then stderr, each labelled (the harness captures them apart).
     for (const stream of ["stdout", "stderr"]) {
@@ -448,7 +457,7 @@ export class ResultsPanel {
       const details = element("details");
       details.open = test.verdict !== "AC" && test.verdict !== NOT_RUN;
       details.append(element("summary", { text: "Details" }));
-      details.append(detailList(test.detail));
+      details.append(detailList(detail, { ruleJudged: this.ruleJudged }));
       cell.append(details);
       detailRow.append(cell);
       body.append(detailRow);

@@ -149,6 +149,12 @@ def test_a_rule_judged_row_shows_the_schedule_and_the_rules_not_the_record(
 ) -> None:
     page.click("#run-button")
     ws = wait_for_sockets(page, grader, 1)
+    crashed = public_test(1, "engine raised", "RE", expected='{"requests": 3}',
+                          message="raised ValueError", error="ValueError: boom")
+    ws.send(json.dumps(crashed))
+    expect(page.locator("tbody.test[data-index='1'] dt")).to_have_text(
+        ["Expected", "Error", "Message"]  # nothing says yet that this run is judged by rules
+    )
     message = "step 2: a batch of 3 sequences exceeds capacity 2"
     evidence = {"capacity": 2, "occupancy": [2, 2, 3], "oracle_occupancy": [2, 2, 2],
                 "rules": {"tokens": None, "capacity": message}, "property": "schedule",
@@ -165,6 +171,11 @@ def test_a_rule_judged_row_shows_the_schedule_and_the_rules_not_the_record(
     )
     expect(details).not_to_contain_text('{"requests": 3}')
     expect(details).not_to_contain_text('"calls"')
+    # A row of the same run that did not finish (no rules of its own) shows no placeholder
+    # either: here it arrived before the first rule-judged row, and loses it when that comes.
+    results = page.locator("#result-tests")
+    expect(results.locator("tbody.test[data-index='1'] dt")).to_have_text(["Error", "Message"])
+    expect(results).not_to_contain_text('{"requests": 3}')
     for width in (1440, 390):  # to look at
         page.set_viewport_size({"width": width, "height": 900})
         page.locator("tbody.test[data-index='0']").scroll_into_view_if_needed()
