@@ -535,9 +535,10 @@ def verdict_text(verdicts: Sequence[Graded], verdict: str | None = None) -> dict
 
     `verdict` is the submission's own (an IE with no tests), else the worst of the tests'.
     """
-    tests = sorted(verdicts, key=lambda v: v.index)
+    verdict = verdict if verdict is not None else worst_verdict([v.verdict for v in verdicts])
+    # The grader failed (IE): whatever tests it left are no verdict to describe.
+    tests = [] if verdict == "IE" else sorted(verdicts, key=lambda v: v.index)
     total = len(tests)
-    verdict = verdict if verdict is not None else worst_verdict([v.verdict for v in tests])
     passed = sum(v.verdict == "AC" for v in tests)
     credited = sum(verdict_credited(v) for v in tests)
     score = round(credited / total, 4) if total else 0.0

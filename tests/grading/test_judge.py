@@ -644,3 +644,11 @@ def test_the_judge_decides_once_which_rule_a_message_names() -> None:
         assert result.as_json()["verdict_text"]["failing"] == (
             "rule 'step results' broken in group 'about schedule'"
         )
+
+
+def test_an_internal_error_describes_none_of_the_tests_it_left() -> None:
+    left = [_ruled(0, "correctness", "tokens", {"tokens": "wrong token"})]
+
+    text = verdict_text(left, "IE")
+
+    assert (text["summary"], text["failing"], text["groups"], text["rules"]) == ("", "", {}, "")
