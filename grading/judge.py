@@ -579,7 +579,10 @@ def verdict_text(verdicts: Sequence[Graded], verdict: str | None = None) -> dict
             continue
         ran = [v.verdict for v in members if v.verdict != NOT_RUN]
         worst = worst_verdict(ran) if ran else NOT_RUN
-        line += f" — {VERDICT_WORDS.get(worst, worst)}"
+        if worst in ("AC", NOT_RUN):  # every test it ran passed: the rest were stopped
+            line += f" — {n - len(ran)} not run (stopped after a time limit)"
+        else:
+            line += f" — {VERDICT_WORDS.get(worst, worst)}"
         counts = _rule_counts(members)
         broken = sorted(((rule, c[0], c[1]) for rule, c in counts.items() if c[0]),
                         key=lambda item: -item[1])

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from core.verdicts import NOT_RUN
 from grading.judge import (
     NOT_RUN_MESSAGE,
     STOP_RUN,
@@ -652,3 +653,15 @@ def test_an_internal_error_describes_none_of_the_tests_it_left() -> None:
     text = verdict_text(left, "IE")
 
     assert (text["summary"], text["failing"], text["groups"], text["rules"]) == ("", "", {}, "")
+
+
+def test_a_group_stopped_by_another_groups_time_limit_says_so() -> None:
+    tle = TestVerdict(0, "t0", "TLE", 1.0, "correctness", False, {"message": "x"}, "a")
+    ok = TestVerdict(1, "t1", "AC", 1.0, "correctness", False, {}, "b")
+    stopped = TestVerdict(2, "t2", NOT_RUN, 0.0, "correctness", False, {}, "b")
+
+    text = verdict_text([tle, ok, stopped])
+
+    assert text["groups"] == {"a": "passed 0 of 1 — time limit exceeded",
+                              "b": "passed 1 of 2 — 1 not run (stopped after a time limit)"}
+    assert text["failing"] == "TLE in group 'a'"

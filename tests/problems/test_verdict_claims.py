@@ -28,8 +28,6 @@ from bench.batching import Package, load_package, load_solution
 from bench.paged_kv import PACKAGE_DIR as PAGED_DIR
 from bench.paged_kv import package as paged_package
 
-pytestmark = pytest.mark.slow
-
 SEEDS = (7, 31, 99)
 
 
