@@ -67,6 +67,8 @@ DETAIL = inline_serializer(
         "by_rule": serializers.DictField(),
         "group_rules": serializers.DictField(),
         "rules_line": serializers.CharField(),
+        # The verdict line's sentences (grading.judge.verdict_text): summary, failing, groups.
+        "verdict_text": serializers.DictField(),
         "created_at": serializers.DateTimeField(),
         "tests": serializers.ListField(child=serializers.DictField()),
     },

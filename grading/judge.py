@@ -15,7 +15,7 @@ import types
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from core.verdicts import NOT_RUN
 from core.verdicts import worst as worst_verdict
@@ -114,6 +114,21 @@ class TestVerdict:
     cpu_ms: float = 0.0
 
 
+class Graded(Protocol):
+    """What the verdict line reads of a graded test: a TestVerdict, or a stored TestResult."""
+
+    @property
+    def index(self) -> int: ...
+    @property
+    def verdict(self) -> str: ...
+    @property
+    def tag(self) -> str: ...
+    @property
+    def group(self) -> str | None: ...
+    @property
+    def detail(self) -> Any: ...
+
+
 @dataclass(frozen=True)
 class Judgement:
     verdict: str
@@ -161,6 +176,7 @@ class Judgement:
                 for rule, (broken, judged) in self.by_rule.items()
             },
             "rules_line": self.rules_line,
+            "verdict_text": verdict_text(self.tests, self.verdict),
             "tests": [
                 {"name": t.name, "verdict": t.verdict, "time_ms": t.time_ms, "cpu_ms": t.cpu_ms}
                 for t in self.tests
@@ -318,7 +334,7 @@ class Checker:
         if len(_canonical(evidence)) > MAX_EVIDENCE_CHARS:
             # The rules stay (bounded above): the results by rule must not depend on how
             # much else the checker chose to plot.
-            kept = {key: evidence[key] for key in ("rules", "property") if key in evidence}
+            kept = {key: evidence[key] for key in RULE_KEYS if key in evidence}
             evidence = {"omitted": "evidence too large"} | kept
         return bool(result[0]), message, evidence
 
@@ -348,10 +364,13 @@ class _SupportContext:
 # ---------------------------------------------------------------- results by rule
 
 # A checker's evidence may report each rule a test checks separately (contract "results by
-# rule"): "rules": {name: None | "how it was broken"} and "property": the name of the rule the
-# test's group is about. A test passes only with every rule held; its group's score counts it
-# when its property held.
+# rule"): "rules": {name: None | "how it was broken"}, "property": the name of the rule the
+# test's group is about, and "rule": the rule its message names. A test passes only with every
+# rule held; its group's score counts it when its property held.
 MAX_RULES = 16
+# "rule": the rule the test's message is about (its first violation's), which the verdict
+# line names.
+RULE_KEYS = ("rules", "property", "rule")
 MAX_RULE_NAME = 40
 MAX_RULE_MESSAGE = 500
 
@@ -366,9 +385,9 @@ def _with_valid_rules(evidence: dict[str, Any]) -> dict[str, Any]:
     """The evidence with "rules" and "property" kept only in their contract's shape (short
     printable names, None or a bounded message): a checker's slip cannot break the counts."""
     raw = evidence.get("rules")
-    if raw is None and "property" not in evidence:
+    if raw is None and "property" not in evidence and "rule" not in evidence:
         return evidence
-    out = {k: v for k, v in evidence.items() if k not in ("rules", "property")}
+    out = {k: v for k, v in evidence.items() if k not in RULE_KEYS}
     if isinstance(raw, dict):
         rules: dict[str, str | None] = {}
         for key, value in list(raw.items())[:MAX_RULES]:
@@ -379,24 +398,27 @@ def _with_valid_rules(evidence: dict[str, Any]) -> dict[str, Any]:
     prop = _rule_name(evidence.get("property"))
     if prop is not None:
         out["property"] = prop
+    named = _rule_name(evidence.get("rule"))
+    if named is not None:
+        out["rule"] = named
     return out
 
 
-def verdict_rules(verdict: TestVerdict) -> Mapping[str, str | None]:
+def verdict_rules(verdict: Graded) -> Mapping[str, str | None]:
     """The rules a test's checker judged: name -> None (held) or how it was broken."""
     evidence = verdict.detail.get("evidence")
     rules = evidence.get("rules") if isinstance(evidence, Mapping) else None
     return rules if isinstance(rules, Mapping) else {}
 
 
-def verdict_property(verdict: TestVerdict) -> str | None:
+def verdict_property(verdict: Graded) -> str | None:
     """The rule the test's group is about, when its checker names one."""
     evidence = verdict.detail.get("evidence")
     prop = evidence.get("property") if isinstance(evidence, Mapping) else None
     return prop if isinstance(prop, str) and prop else None
 
 
-def verdict_credited(verdict: TestVerdict) -> bool:
+def verdict_credited(verdict: Graded) -> bool:
     """Whether the test counts for its group's score: it passed, or it is a wrong answer in
     which the rule its group is about held (another rule broke). A test whose program did
     not finish (TLE, RE...) proved nothing about any rule."""
@@ -407,7 +429,7 @@ def verdict_credited(verdict: TestVerdict) -> bool:
     return verdict.verdict == "WA" and prop is not None and prop in rules and rules[prop] is None
 
 
-def _rule_counts(verdicts: Sequence[TestVerdict]) -> dict[str, tuple[int, int]]:
+def _rule_counts(verdicts: Sequence[Graded]) -> dict[str, tuple[int, int]]:
     """(tests broken in, tests judged in) per rule, in order of first appearance."""
     counts: dict[str, list[int]] = {}
     for v in verdicts:
@@ -421,7 +443,7 @@ def _rule_counts(verdicts: Sequence[TestVerdict]) -> dict[str, tuple[int, int]]:
 GROUP_RULES_JOIN = " / "
 
 
-def _group_rules(verdicts: Sequence[TestVerdict]) -> dict[str, str]:
+def _group_rules(verdicts: Sequence[Graded]) -> dict[str, str]:
     """The rule each group is about: the property its tests name ("edge cases": "stops"), or
     every one they name, in order, when they differ ("stops / step results")."""
     named: dict[str, list[str]] = {}
@@ -451,6 +473,136 @@ def rules_line(by_rule: Mapping[str, Sequence[int]]) -> str:
     if held:
         text += "; every other rule held"
     return text
+
+
+def rule_of_message(rules: Any, named: Any, message: Any) -> str | None:
+    """The rule a message names, of a test's `rules` (name -> None or its first violation):
+    `named` (the checker's "rule") where it is a broken rule; else the broken rule whose
+    violation the message states; else the first broken rule. None when none broke."""
+    if not isinstance(rules, Mapping):
+        return None
+    broken = {rule: text for rule, text in rules.items() if text is not None}
+    if not broken:
+        return None
+    if isinstance(named, str) and named in broken:
+        return named
+    if isinstance(message, str):
+        stated = [rule for rule, text in broken.items() if text and text in message]
+        if stated:
+            return max(stated, key=lambda rule: len(broken[rule] or ""))
+    return next(iter(broken))
+
+
+def message_rule(verdict: Graded) -> str | None:
+    """The rule a wrong answer's message names (rule_of_message); None for any other verdict."""
+    if verdict.verdict != "WA" or not isinstance(verdict.detail, Mapping):
+        return None
+    evidence = verdict.detail.get("evidence")
+    named = evidence.get("rule") if isinstance(evidence, Mapping) else None
+    return rule_of_message(verdict_rules(verdict), named, verdict.detail.get("message"))
+
+
+VERDICT_WORDS = {
+    "AC": "accepted",
+    "WA": "wrong answer",
+    "TLE": "time limit exceeded",
+    "MLE": "memory limit exceeded",
+    "OLE": "output limit exceeded",
+    "RE": "runtime error",
+    "IE": "internal error",
+    NOT_RUN: "not run",
+}
+SCORE_COUNTS = "the share of tests in which the rule their group is about held"
+
+
+def _quoted_rules(rules: str) -> str:
+    """"'tokens'" or, for a group about several rules, "'stops', 'step results'"."""
+    return ", ".join(f"'{rule}'" for rule in rules.split(GROUP_RULES_JOIN))
+
+
+def verdict_text(verdicts: Sequence[Graded], verdict: str | None = None) -> dict[str, Any]:
+    """Every sentence of the verdict line, from one set of facts (the tests' verdicts, their
+    groups and the rules their checkers reported), so no two sentences can disagree:
+
+    * "summary": "passed 0 of 4"; "score": "score 0.75: the share of tests in which ..."
+      (what it counts, where it is not the share of tests passed), else "score 0.50";
+    * "failing": where it failed, from the first failing test: "rule 'capacity' broken in
+      group 'work conservation'" (the rule its message names), "TLE in group 'large'", or
+      "WA in edge cases" for a problem without groups ("" when nothing failed);
+    * "groups": per group, its own count and verdict ("passed 0 of 2 — wrong answer: rule
+      'schedule' broken in 2 of 2"); "held" is said only of a group that passed;
+    * "rules": the broken rules across all tests (rules_line).
+
+    `verdict` is the submission's own (an IE with no tests), else the worst of the tests'.
+    """
+    verdict = verdict if verdict is not None else worst_verdict([v.verdict for v in verdicts])
+    # The grader failed (IE): whatever tests it left are no verdict to describe.
+    tests = [] if verdict == "IE" else sorted(verdicts, key=lambda v: v.index)
+    total = len(tests)
+    passed = sum(v.verdict == "AC" for v in tests)
+    credited = sum(verdict_credited(v) for v in tests)
+    score = round(credited / total, 4) if total else 0.0
+    summary = f"passed {passed} of {total}" if total else ""
+    score_text = ""
+    if total and credited != passed:
+        score_text = f"score {score:.2f}: {SCORE_COUNTS}"
+    elif total:
+        score_text = f"score {score:.2f}"
+
+    def place(v: Graded) -> str:
+        return f"group '{v.group}'" if v.group else v.tag.replace("_", " ")
+
+    failing = [v for v in tests if v.verdict not in ("AC", NOT_RUN)]
+    failing_text = ""
+    if failing and verdict != "AC":
+        first = failing[0]
+        rule = message_rule(first)
+        where = place(first)
+        failing_text = (f"rule '{rule}' broken in {where}" if rule
+                        else f"{first.verdict} in {where}")
+        others = len({place(v) for v in failing} - {where})
+        if others:
+            failing_text += f" (and {others} more)"
+
+    groups: dict[str, str] = {}
+    about = _group_rules(tests)
+    for group in dict.fromkeys(v.group for v in tests if v.group):
+        members = [v for v in tests if v.group == group]
+        n = len(members)
+        ok = sum(v.verdict == "AC" for v in members)
+        line = f"passed {ok} of {n}"
+        rules = about.get(group)
+        if ok == n:
+            if rules and GROUP_RULES_JOIN not in rules:
+                line += f"; rule '{rules}' held in {n} of {n}"
+            groups[group] = line
+            continue
+        ran = [v.verdict for v in members if v.verdict != NOT_RUN]
+        worst = worst_verdict(ran) if ran else NOT_RUN
+        if worst in ("AC", NOT_RUN):  # every test it ran passed: the rest were stopped
+            line += f" — {n - len(ran)} not run (stopped after a time limit)"
+        else:
+            line += f" — {VERDICT_WORDS.get(worst, worst)}"
+        counts = _rule_counts(members)
+        broken = sorted(((rule, c[0], c[1]) for rule, c in counts.items() if c[0]),
+                        key=lambda item: -item[1])
+        if broken:
+            line += ": " + ", ".join(f"rule '{rule}' broken in {count} of {judged}"
+                                     for rule, count, judged in broken)
+        credit = sum(verdict_credited(v) for v in members)
+        if rules and credit != ok:
+            line += (f"; {credit} of {n} count toward the score for "
+                     f"{'rule' if GROUP_RULES_JOIN not in rules else 'rules'} "
+                     f"{_quoted_rules(rules)}")
+        groups[group] = line
+    return {
+        "verdict": verdict,
+        "summary": summary,
+        "score": score_text,
+        "failing": failing_text,
+        "groups": groups,
+        "rules": rules_line(_rule_counts(tests)),
+    }
 
 
 # ---------------------------------------------------------------- verdicts
@@ -528,6 +680,12 @@ def verdict_for(
         verdict = "AC" if ok else "WA"
         detail |= {"output": _clip(outcome.output), "message": _clip(message)}
         if evidence:
+            # The rule the message names, decided once here: the verdict line, the row and
+            # the custom input's findings all read this one "rule".
+            rule = rule_of_message(evidence.get("rules"), evidence.get("rule"), message)
+            evidence = {k: v for k, v in evidence.items() if k != "rule"}
+            if rule is not None and not ok:
+                evidence["rule"] = rule
             detail["evidence"] = evidence
     else:
         # The class is the sandbox's status alone (decided from what its supervisor observed);

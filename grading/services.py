@@ -28,6 +28,7 @@ from grading.judge import (
     judge,
     rules_line,
     sandbox_modules,
+    verdict_text,
 )
 from grading.lanes import Lane
 from grading.models import Submission, TestResult
@@ -377,6 +378,8 @@ def verdict_summary(submission: Submission) -> dict[str, Any]:
         "by_rule": submission.by_rule,
         "group_rules": submission.group_rules,
         "rules_line": rules_line(submission.by_rule or {}),
+        # Every sentence of the verdict line, from the stored tests (grading.judge).
+        "verdict_text": verdict_text(list(submission.results.all()), submission.verdict),
     }
 
 

@@ -136,6 +136,7 @@ function eventsFromSnapshot(snapshot) {
       worst_by_group: snapshot.worst_by_group || {},
       group_rules: snapshot.group_rules || {},
       rules_line: snapshot.rules_line || "",
+      verdict_text: snapshot.verdict_text || null,
     });
   } else {
     events.push({

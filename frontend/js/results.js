@@ -240,35 +240,67 @@ export function occupancyPlot(evidence) {
   return figure;
 }
 
-function detailList(detail) {
+/** The rules a checker judged in a test ({rule: null | how it was broken}), as a list:
+ *  "tokens: held", "schedule: broken — step 3: …"; null when it reported none. */
+export function rulesList(evidence) {
+  const rules = evidence && typeof evidence.rules === "object" && evidence.rules
+    ? Object.entries(evidence.rules) : [];
+  if (!rules.length) return null;
+  const list = element("ul", { className: "test-rules" });
+  for (const [rule, broken] of rules) {
+    const held = broken === null || broken === undefined;
+    list.append(element("li", {
+      className: held ? "rule-held" : "rule-broken",
+      attrs: { "data-rule": rule },
+      text: held ? `${rule}: held` : `${rule}: broken — ${broken}`,
+    }));
+  }
+  return list;
+}
+
+// The fields a rule-judged problem's rows never show: its expected value is a placeholder
+// and its output the grader's own record (the schedule and the rules say what happened).
+const RECORD_FIELDS = ["expected", "output"];
+
+function detailList(detail, { ruleJudged = false } = {}) {
   const list = element("dl", { className: "test-detail-list" });
   // stdout and stderr have their own rows, always shown; line, load and input_error say
   // where an error is (the editor's gutter mark, the one "did not load" box).
   const seen = new Set(["evidence", "stdout", "stderr", "streams", "line", "load",
     "input_error"]);
-  if (detail.evidence && typeof detail.evidence === "object") {
-    const plot = occupancyPlot(detail.evidence);
+  const evidence = detail.evidence && typeof detail.evidence === "object" ? detail.evidence : null;
+  const rules = rulesList(evidence);
+  // Judged rule by rule (this test, or another of the run where this one did not finish).
+  if (rules || ruleJudged) RECORD_FIELDS.forEach((key) => seen.add(key));
+  if (evidence) {
+    const plot = occupancyPlot(evidence);
     if (plot) {
-      list.append(element("dt", { text: "Occupancy" }));
+      list.append(element("dt", { text: "Schedule" }));
       const dd = element("dd");
       dd.append(plot);
       list.append(dd);
     }
   }
-  const add = (label, value) => {
-    if (value === undefined || value === "") return;
-    list.append(element("dt", { text: label }));
+  if (rules) {
+    list.append(element("dt", { text: "Rules" }));
     const dd = element("dd");
+    dd.append(rules);
+    list.append(dd);
+  }
+  const add = (label, value, key) => {
+    if (value === undefined || value === "") return;
+    list.append(element("dt", { text: label, attrs: { "data-field": key } }));
+    const dd = element("dd", { attrs: { "data-field": key } });
     dd.append(element("pre", { text: formatValue(value) }));
     list.append(dd);
   };
   for (const [key, label] of DETAIL_FIELDS) {
+    if (!seen.has(key)) add(label, detail[key], key);
     seen.add(key);
-    add(label, detail[key]);
   }
   // Fields this page does not know yet are still shown (as text), not silently dropped.
   for (const [key, value] of Object.entries(detail)) {
-    if (!seen.has(key)) add(key, value);
+    if (!seen.has(key)) add(key, value, key);
   }
   return list;
 }
@@ -296,33 +328,6 @@ function streamRow(stream, text) {
   return row;
 }
 
-/** " — rule 'tokens' broken in group 'edge cases'", " — TLE in group 'performance'" or
- *  " — WA in edge cases" (a problem without groups, by tag): the verdict line's one clause
- *  naming where the first failure is, the same for every problem. "" when nothing failed. */
-export function failingClause({ verdict, byGroup, worstByGroup, groupRules, byTag, worstByTag }) {
-  if (verdict === "AC") return "";
-  const groups = Object.entries(byGroup || {}).filter(([, [passed, total]]) => passed < total);
-  if (Object.keys(byGroup || {}).length) {
-    if (!groups.length) return "";
-    const [name] = groups[0];
-    const worst = (worstByGroup || {})[name] || verdict;
-    const rule = (groupRules || {})[name];
-    const more = groups.length > 1 ? ` (and ${groups.length - 1} more)` : "";
-    if (worst === "WA" && typeof rule === "string" && rule && !rule.includes(" / ")) {
-      return ` — rule '${rule}' broken in group '${name}'${more}`;
-    }
-    return ` — ${worst} in group '${name}'${more}`;
-  }
-  const tags = Object.entries(byTag || {})
-    .filter(([, [passed, total]]) => passed < total)
-    .sort(([a], [b]) => a.localeCompare(b));
-  if (!tags.length) return "";
-  const [tag] = tags[0];
-  const worst = (worstByTag || {})[tag] || verdict;
-  const more = tags.length > 1 ? ` (and ${tags.length - 1} more)` : "";
-  return ` — ${worst} in ${tag.replace(/_/g, " ")}${more}`;
-}
-
 export class ResultsPanel {
   /** `onErrorLine(line, message)`: a shown test's error points at `line` of the code (the
    *  first such test of a run); `onClear()`: a new run started. */
@@ -339,6 +344,9 @@ export class ResultsPanel {
     this.rows = new Map();
     this.hiddenSeen = new Set();
     this.progressKnown = false;
+    // Whether a test of this run was judged rule by rule (its rows then never show the
+    // placeholder expected value or the grader's record, even a row that did not finish).
+    this.ruleJudged = false;
     // Each test's CPU limit, from the page (the server's one copy of it).
     this.cpuLimitSeconds = Number.parseFloat(root.dataset.cpuLimitSeconds);
   }
@@ -351,6 +359,7 @@ export class ResultsPanel {
     this.rows.clear();
     this.hiddenSeen.clear();
     this.progressKnown = false;
+    this.ruleJudged = false;
     this.table.hidden = true;
     this.progress.hidden = true;
     this.progress.textContent = "";
@@ -430,6 +439,11 @@ export class ResultsPanel {
     body.append(row);
 
     const detail = test.detail && typeof test.detail === "object" ? test.detail : {};
+    if (!this.ruleJudged && rulesList(detail.evidence)) {
+      this.ruleJudged = true;
+      const shown = RECORD_FIELDS.map((key) => `[data-field="${key}"]`).join(", ");
+      this.table.querySelectorAll(shown).forEach((node) => node.remove());
+    }
     // What the test printed is shown at once, under its row: print-debugging needs no click.
     // Each piece labelled with its stream, in the order the test wrote them (`streams`, when
     // it wrote to both); else stdout, then stderr.
@@ -454,7 +468,7 @@ export class ResultsPanel {
       const details = element("details");
       details.open = test.verdict !== "AC" && test.verdict !== NOT_RUN;
       details.append(element("summary", { text: "Details" }));
-      details.append(detailList(test.detail));
+      details.append(detailList(detail, { ruleJudged: this.ruleJudged }));
       cell.append(details);
       detailRow.append(cell);
       body.append(detailRow);
@@ -492,57 +506,51 @@ export class ResultsPanel {
   }
 
   onDone({
-    verdict, passed, total, score, by_tag: byTag, by_group: byGroup, worst_by_tag: worst,
-    worst_by_group: worstByGroup, group_rules: groupRules, rules_line: rulesLine,
+    verdict, passed, total, by_tag: byTag, by_group: byGroup, worst_by_tag: worst,
+    worst_by_group: worstByGroup, verdict_text: text,
   }) {
     this.root.dataset.state = "done";
     this.setStatus(STATUS_TEXT.done);
+    // Every sentence here is the server's (grading.judge.verdict_text), written from one set
+    // of facts: the headline names the rule the first failing test's message names, a group
+    // line says "held" only of a group that passed, the score says what it counts.
+    const said = text && typeof text === "object" ? text : {};
     const line = element("p", { className: "summary-line" });
     line.append(verdictBadge(verdict));
-    line.append(document.createTextNode(` passed ${passed} of ${total}`));
-    if (typeof score === "number" && Number.isFinite(score)) {
-      line.append(element("span", { className: "score", text: ` (score ${score.toFixed(2)})` }));
+    const summary = typeof said.summary === "string" && said.summary
+      ? said.summary : `passed ${passed} of ${total}`;
+    line.append(document.createTextNode(` ${summary}`));
+    if (typeof said.failing === "string" && said.failing) {
+      line.append(element("span", { className: "failing-group", text: ` — ${said.failing}` }));
     }
-    // Where it failed, the same way for every problem: the first failing group and its
-    // broken rule, or the first failing tag where the problem has no groups.
-    const clause = failingClause({
-      verdict, byGroup, worstByGroup, groupRules, byTag, worstByTag: worst,
-    });
-    if (clause) line.append(element("span", { className: "failing-group", text: clause }));
+    if (typeof said.score === "string" && said.score) {
+      line.append(element("span", { className: "score", text: `; ${said.score}` }));
+    }
     const parts = [line];
-    // Results by rule (the server's sentence): which rules broke, in how many tests.
-    if (typeof rulesLine === "string" && rulesLine) {
-      parts.push(element("p", { className: "rules-line", text: rulesLine }));
+    // Results by rule: which rules broke, in how many tests.
+    if (typeof said.rules === "string" && said.rules) {
+      parts.push(element("p", { className: "rules-line", text: said.rules }));
     }
     // One summary: per group when the problem has groups, else per tag. Two lists that count
     // the same tests differently would disagree.
-    const groups = Object.entries(byGroup || {});
+    const groupLines = said.groups && typeof said.groups === "object" ? said.groups : {};
+    const groups = Object.keys(groupLines).length
+      ? Object.keys(groupLines) : Object.keys(byGroup || {});
     if (groups.length) {
       const list = element("ul", { className: "by-group" });
-      for (const [group, [groupPassed, groupTotal]] of groups) {
-        const item = element("li", {
-          className: groupPassed === groupTotal ? "group-pass" : "group-fail",
-          attrs: { "data-group": group },
-        });
-        item.append(element("span", { className: "tag-name", text: group }));
-        // A group about one rule counts the tests in which that rule held (a group whose
-        // tests are about different rules: each test's own, "stops / step results").
-        const rule = groupRules && typeof groupRules === "object" ? groupRules[group] : undefined;
-        let counted = `: passed ${groupPassed} of ${groupTotal}`;
-        if (typeof rule === "string" && rule.includes(" / ")) {
-          counted = `: its tests' rules held in ${groupPassed} of ${groupTotal} (${rule})`;
-        } else if (typeof rule === "string" && rule) {
-          counted = `: rule '${rule}' held in ${groupPassed} of ${groupTotal}`;
-        }
-        item.append(document.createTextNode(counted));
-        // The worst verdict of the group, as for a tag: "slow or wrong?" at a glance.
+      for (const group of groups) {
+        const counted = typeof groupLines[group] === "string" ? groupLines[group]
+          : `passed ${(byGroup[group] || [])[0]} of ${(byGroup[group] || [])[1]}`;
         const groupWorst = worstByGroup && typeof worstByGroup === "object"
           ? worstByGroup[group] : undefined;
-        if (groupWorst && groupWorst !== "AC") {
-          item.dataset.worst = groupWorst;
-          const title = VERDICT_TITLES[groupWorst] || groupWorst;
-          item.append(element("span", { className: "tag-worst", text: ` — ${title.toLowerCase()}` }));
-        }
+        const failed = Boolean(groupWorst && groupWorst !== "AC") || counted.includes(" — ");
+        const item = element("li", {
+          className: failed ? "group-fail" : "group-pass",
+          attrs: { "data-group": group },
+        });
+        if (groupWorst && groupWorst !== "AC") item.dataset.worst = groupWorst;
+        item.append(element("span", { className: "tag-name", text: group }));
+        item.append(document.createTextNode(`: ${counted}`));
         list.append(item);
       }
       parts.push(list);

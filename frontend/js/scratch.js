@@ -202,9 +202,12 @@ export class ScratchPanel {
       // Judged by the problem's checker, rule by rule: the record's differences from the
       // reference's are not the point, the rules are.
       head.append(verdictBadge(test.verdict));
-      head.append(document.createTextNode(
-        test.verdict === "AC" ? " Every rule held" : " A rule of the statement was broken",
-      ));
+      // The rule the message names (the server's "rule", the verdict line's too).
+      const rule = typeof detail.evidence.rule === "string" ? detail.evidence.rule : "";
+      let said = " A rule of the statement was broken";
+      if (test.verdict === "AC") said = " Every rule held";
+      else if (rule) said = ` Rule '${rule}' of the statement was broken`;
+      head.append(document.createTextNode(said));
     } else if (this.kind === "custom" && test.name === COMPARED_NAME) {
       head.append(verdictBadge(test.verdict));
       head.append(document.createTextNode(

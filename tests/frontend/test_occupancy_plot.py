@@ -6,10 +6,12 @@ grader's websocket is scripted (the helpers and fixtures of test_bundle.py)."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 from playwright.sync_api import Page, WebSocketRoute, expect
 
+from grading.judge import TestVerdict, judgement_from, verdict_text
 from tests.csp import CspGuard
 from tests.frontend.test_bundle import (  # noqa: F401 - fixtures are used by name
     FakeGrader,
@@ -35,7 +37,8 @@ def test_engine_oracle_and_static_schedules_are_plotted_with_axes_and_a_legend(
                 "first_violation_step": 1,
                 "latency": {"queue_wait": {"p50": 0, "p99": 2},
                             "completion_step": {"p50": 1, "p99": 3}}}  # fmt: skip
-    message = "work conservation broken at step 1: a slot was idle while 'c' waited"
+    message = ("work conservation broken at step 1: 1 of 2 slots were used, and the "
+               "statement's schedule admits 'c' at this step")
     ws.send(json.dumps(public_test(0, "idle slot", "WA", evidence=evidence, message=message)))
 
     plot = page.locator("tbody.test[data-index='0'] .occupancy-plot")
@@ -51,50 +54,132 @@ def test_engine_oracle_and_static_schedules_are_plotted_with_axes_and_a_legend(
     )
 
 
+RULES = ("tokens", "stops", "callbacks", "capacity", "schedule", "step results")
+
+
+def ruled(index: int, group: str, prop: str, broken: dict[str, str],
+          named: str | None = None) -> TestVerdict:
+    """A test its checker judged rule by rule (evidence as the batching checkers give it)."""
+    said = named or next(iter(broken), None)
+    evidence: dict[str, Any] = {"rules": {r: broken.get(r) for r in RULES}, "property": prop}
+    if said:
+        evidence["rule"] = said
+    detail = {"message": broken[said] if said else "ok", "evidence": evidence}
+    return TestVerdict(index, f"t{index}", "WA" if broken else "AC", 1.0, "correctness", True,
+                       detail, group)
+
+
+def done_event(verdicts: list[TestVerdict]) -> dict[str, Any]:
+    """The done event the server sends for these tests (grading.services.verdict_summary)."""
+    judgement = judgement_from(verdicts)
+    return {"type": "done", "verdict": judgement.verdict, "passed": judgement.passed,
+            "total": judgement.total, "score": judgement.score,
+            "by_tag": {k: list(v) for k, v in judgement.by_tag.items()},
+            "by_group": {k: list(v) for k, v in judgement.by_group.items()},
+            "worst_by_group": dict(judgement.worst_by_group),
+            "group_rules": dict(judgement.group_rules), "rules_line": judgement.rules_line,
+            "verdict_text": verdict_text(verdicts)}
+
+
 def test_groups_give_the_only_summary_and_the_verdict_names_the_failing_group(
     page: Page,  # noqa: F811 - the fixture imported above
     grader: FakeGrader,  # noqa: F811
 ) -> None:
     page.click("#submit-button")
     ws = wait_for_sockets(page, grader, 1)
-    send(ws, type="done", verdict="WA", passed=5, total=7, score=0.71,
-         by_tag={"correctness": [3, 4], "performance": [2, 3]},
-         by_group={"capacity": [2, 2], "random schedules": [0, 1],
-                   "work conservation": [1, 2]})  # fmt: skip
+    verdicts = [ruled(0, "capacity", "capacity", {}), ruled(1, "capacity", "capacity", {}),
+                ruled(2, "random schedules", "schedule", {"schedule": "step 1: late"}),
+                ruled(3, "work conservation", "schedule", {"stops": "step 2: early"}),
+                ruled(4, "work conservation", "schedule", {})]
+    ws.send(json.dumps(done_event(verdicts)))
 
     summary = page.locator("#result-summary")
     expect(summary.locator(".summary-line")).to_contain_text(
-        "WA in group 'random schedules' (and 1 more)"
+        "rule 'schedule' broken in group 'random schedules' (and 1 more)"
     )
     expect(summary.locator(".by-group li")).to_have_count(3)
     expect(summary.locator(".by-tag")).to_have_count(0)
 
 
-def test_the_verdict_line_names_the_broken_rules_and_groups_count_their_rule(
+def test_the_verdict_line_says_one_thing_from_one_set_of_facts(
     page: Page,  # noqa: F811 - the fixture imported above
     grader: FakeGrader,  # noqa: F811
 ) -> None:
+    # Issue 36.3: the headline named the group's rule ('schedule') where the first failing
+    # test's message was a capacity breach; "rule 'tokens' held in 2 of 2 — wrong answer";
+    # "passed 0 of 4 (score 0.75)".
     page.click("#submit-button")
     ws = wait_for_sockets(page, grader, 1)
-    line = "rule 'step results' broken in 31 of 31 tests; every other rule held"
-    send(ws, type="done", verdict="WA", passed=0, total=31, score=0.9,
-         by_tag={"correctness": [0, 31]},
-         by_group={"correctness": [8, 8], "edge cases": [9, 11]},
-         group_rules={"correctness": "tokens", "edge cases": "stops / step results"},
-         rules_line=line)  # fmt: skip
+    capacity = "step 2: a batch of 3 sequences exceeds capacity 2"
+    verdicts = [
+        ruled(0, "work conservation", "schedule",
+              {"capacity": capacity, "schedule": "FIFO violated at step 4"}, named="capacity"),
+        ruled(1, "correctness", "tokens", {"schedule": "step 3: left out"}),
+        ruled(2, "correctness", "tokens", {"step results": "step() result wrong at step 5"}),
+        ruled(3, "edge", "stops", {"stops": "step 1: ended early"}),
+    ]
+    ws.send(json.dumps(done_event(verdicts)))
 
     summary = page.locator("#result-summary")
-    # The verdict line names where it failed, the rule count is a line of its own.
-    expect(summary.locator("p.rules-line")).to_have_text(line)
-    expect(summary.locator(".summary-line .failing-group")).to_have_text(
-        " — WA in group 'edge cases'"
+    line = summary.locator(".summary-line")
+    expect(line).to_have_text(
+        "WA passed 0 of 4 — rule 'capacity' broken in group 'work conservation' (and 2 more); "
+        "score 0.50: the share of tests in which the rule their group is about held"
     )
-    expect(summary.locator(".by-group li[data-group='correctness']")).to_have_text(
-        "correctness: rule 'tokens' held in 8 of 8"
+    expect(line.locator(".failing-group")).to_have_text(
+        " — rule 'capacity' broken in group 'work conservation' (and 2 more)"
     )
-    expect(summary.locator(".by-group li[data-group='edge cases']")).to_have_text(
-        "edge cases: its tests' rules held in 9 of 11 (stops / step results)"
+    correctness = summary.locator(".by-group li[data-group='correctness']")
+    expect(correctness).to_have_text(
+        "correctness: passed 0 of 2 — wrong answer: rule 'schedule' broken in 1 of 2, rule "
+        "'step results' broken in 1 of 2; 2 of 2 count toward the score for rule 'tokens'"
     )
+    expect(correctness).to_have_class("group-fail")
+    expect(summary.locator("p.rules-line")).to_contain_text("rules broken:")
+    for text in summary.locator(".by-group li.group-fail").all_inner_texts():
+        assert "held" not in text, text
+    for width in (1440, 390):  # to look at
+        page.set_viewport_size({"width": width, "height": 900})
+        summary.screenshot(path=str(SCREENSHOTS / "output" / f"verdict-line-{width}.png"))
+
+
+def test_a_rule_judged_row_shows_the_schedule_and_the_rules_not_the_record(
+    page: Page,  # noqa: F811 - the fixture imported above
+    grader: FakeGrader,  # noqa: F811
+) -> None:
+    page.click("#run-button")
+    ws = wait_for_sockets(page, grader, 1)
+    crashed = public_test(1, "engine raised", "RE", expected='{"requests": 3}',
+                          message="raised ValueError", error="ValueError: boom")
+    ws.send(json.dumps(crashed))
+    expect(page.locator("tbody.test[data-index='1'] dt")).to_have_text(
+        ["Expected", "Error", "Message"]  # nothing says yet that this run is judged by rules
+    )
+    message = "step 2: a batch of 3 sequences exceeds capacity 2"
+    evidence = {"capacity": 2, "occupancy": [2, 2, 3], "oracle_occupancy": [2, 2, 2],
+                "rules": {"tokens": None, "capacity": message}, "property": "schedule",
+                "rule": "capacity", "first_violation_step": 2}  # fmt: skip
+    ws.send(json.dumps(public_test(0, "three requests", "WA", evidence=evidence,
+                                   message=message, expected='{"requests": 3}',
+                                   input='{"capacity": 2}',
+                                   output='{"steps": 3, "calls": [[0, [0, 1]]]}')))
+
+    details = page.locator("tbody.test[data-index='0'] .test-detail-list")
+    expect(details.locator("dt")).to_have_text(["Schedule", "Rules", "Input", "Message"])
+    expect(details.locator(".test-rules li")).to_have_text(
+        ["tokens: held", f"capacity: broken — {message}"]
+    )
+    expect(details).not_to_contain_text('{"requests": 3}')
+    expect(details).not_to_contain_text('"calls"')
+    # A row of the same run that did not finish (no rules of its own) shows no placeholder
+    # either: here it arrived before the first rule-judged row, and loses it when that comes.
+    results = page.locator("#result-tests")
+    expect(results.locator("tbody.test[data-index='1'] dt")).to_have_text(["Error", "Message"])
+    expect(results).not_to_contain_text('{"requests": 3}')
+    for width in (1440, 390):  # to look at
+        page.set_viewport_size({"width": width, "height": 900})
+        page.locator("tbody.test[data-index='0']").scroll_into_view_if_needed()
+        page.screenshot(path=str(SCREENSHOTS / "output" / f"rule-row-{width}.png"))
 
 
 def test_the_plots_tick_labels_stay_readable_in_a_narrow_results_pane(
@@ -121,9 +206,11 @@ def test_a_custom_input_on_a_rule_judging_problem_shows_findings_not_the_record(
     page: Page,  # noqa: F811 - the fixture imported above
     grader: FakeGrader,  # noqa: F811
 ) -> None:
-    message = "work conservation broken at step 2: a slot was idle while 'c' waited"
+    message = ("work conservation broken at step 2: 1 of 2 slots were used, and the "
+               "statement's schedule admits 'c' at this step")
     evidence = {"capacity": 2, "occupancy": [1, 1, 2], "oracle_occupancy": [2, 2],
-                "rules": {"tokens": None, "schedule": message}, "property": "schedule"}  # fmt: skip
+                "rules": {"tokens": None, "schedule": message}, "property": "schedule",
+                "rule": "schedule"}  # fmt: skip
 
     def script(ws: WebSocketRoute, _: int) -> None:
         ws.send(json.dumps(public_test(
@@ -137,7 +224,9 @@ def test_a_custom_input_on_a_rule_judging_problem_shows_findings_not_the_record(
     page.click("#tab-custom")
     page.click("#custom-run-button")
     output = page.locator("#custom-output")
-    expect(output.locator(".scratch-head")).to_contain_text("A rule of the statement was broken")
+    expect(output.locator(".scratch-head")).to_contain_text(
+        "Rule 'schedule' of the statement was broken"
+    )
     expect(output.locator(".findings-message")).to_have_text(message)
     expect(output.locator(".findings-rules li")).to_have_text(
         ["tokens: held", f"schedule: broken — {message}"]

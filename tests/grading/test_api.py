@@ -151,6 +151,9 @@ def test_detail_visibility_by_role(
         return
     body = response.json()
     assert body["by_tag"] == {"correctness": [1, 2]}
+    # The verdict line's sentences, written from the stored tests (never naming a hidden one)
+    assert body["verdict_text"]["summary"] == "passed 1 of 2"
+    assert body["verdict_text"]["failing"] == "WA in correctness"
     assert ("CANARY-INPUT" in response.content.decode()) is hidden_details
     assert ("secret 0" in response.content.decode()) is hidden_details
 

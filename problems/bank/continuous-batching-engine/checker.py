@@ -184,6 +184,10 @@ class _Violations:
         more = len(self.items) - 1
         return message + (f" (+{more} more violation{'s' * (more > 1)})" if more else "")
 
+    def first_rule(self) -> str:
+        """The rule first() names (the earliest violation's)."""
+        return min(self.items, key=lambda item: item[0])[2]
+
     def rules(self, judged: tuple[str, ...]) -> dict[str, str | None]:
         """Each judged rule: None when it held, else its earliest violation's message."""
         out: dict[str, str | None] = dict.fromkeys(judged)
@@ -224,8 +228,8 @@ def _check_calls(run: _Run, specs: list[support.RequestSpec], capacity: int,
         for a, b in itertools.pairwise(seen):
             if b != a + 1:
                 bad.add(SCHEDULE, a + 1,
-                        f"step {a + 1}: request {spec.rid!r} was active but left out "
-                        "of the batch")
+                        f"step {a + 1}: request {spec.rid!r} was in the batch at step {a} "
+                        f"and again at step {b}, but left out of it at step {a + 1}")
                 break
 
 
@@ -344,6 +348,7 @@ class _Schedule:
         self.admitted: dict[int, int] = {}
         self.ended: dict[int, int] = {}  # the step each request is called back in
         self.fifo: list[int] = []  # submission order
+        self.capacity = 0
 
 
 def _oracle(specs: list[support.RequestSpec], lengths: list[int], capacity: int,
@@ -356,6 +361,7 @@ def _oracle(specs: list[support.RequestSpec], lengths: list[int], capacity: int,
     one step may be called back in any order: the engine's order (`callback_rank`) orders the
     requests their callbacks submit. `specs` are in submission order (support.parse_requests)."""
     sched = _Schedule()
+    sched.capacity = capacity
     children: dict[int, list[int]] = {}
     for spec in specs:
         if spec.after is not None:
@@ -426,7 +432,8 @@ def _batch_rule(step: int, got: set[int], want: frozenset[int], sched: _Schedule
                     "turn without a slot)")
         ended = sched.ended.get(x, step)
         if ended < step:
-            return f"decoded after its end at step {step}: {rx!r} ended at step {ended}"
+            return (f"decoded after its end at step {step}: {rx!r} is in the batch, and the "
+                    f"statement's schedule ends it at step {ended}")
         if m is not None and fifo.get(x, 0) > fifo.get(m, 0):
             return f"FIFO violated at step {step}: admitted {rx!r}, expected {specs[m].rid!r}"
         return (f"admitted too early at step {step}: {rx!r} (the schedule admits it at step "
@@ -435,9 +442,12 @@ def _batch_rule(step: int, got: set[int], want: frozenset[int], sched: _Schedule
     rm = specs[m].rid
     admitted = sched.admitted.get(m, step)
     if admitted == step:
-        return (f"work conservation broken at step {step}: a slot was idle while {rm!r} waited "
-                "(free slots are filled from the queue at the start of every step)")
-    return f"left out of the batch at step {step}: {rm!r} was active since step {admitted}"
+        return (f"work conservation broken at step {step}: {len(got)} of "
+                f"{sched.capacity} slots were used, and the statement's schedule admits "
+                f"{rm!r} at this step (free slots are filled from the queue at the start of "
+                "every step)")
+    return (f"left out of the batch at step {step}: the statement's schedule has {rm!r} in "
+            f"the batch from step {admitted}")
 
 
 def _compare_schedule(run: _Run, specs: list[support.RequestSpec], sched: _Schedule,
@@ -472,13 +482,7 @@ def _compare_schedule(run: _Run, specs: list[support.RequestSpec], sched: _Sched
                 f"callback timing wrong at step {at}: {spec.rid!r} was called back at step "
                 f"{got_step}, expected step {want_step}, when it ends "
                 f"({reasons.get(spec.index, '?')}; {rule})")
-    for step, (got_r, want_r) in enumerate(zip(run.returns, sched.returns, strict=False)):
-        if got_r != want_r:
-            state = "a request was active or waiting" if want_r else "nothing was active or waiting"
-            bad.add(STEP_RESULTS, step,
-                    f"step() result wrong at step {step}: it returned {got_r} while {state}"
-                    " (True exactly when there is work at the start of the call)")
-            break
+    _check_step_results(run, specs, bad)
     for index, step in run.outside_step[:1]:
         bad.add(CALLBACKS, step,
                 f"callback outside step() before step {step}: {by_index[index].rid!r} was "
@@ -490,6 +494,61 @@ def _compare_schedule(run: _Run, specs: list[support.RequestSpec], sched: _Sched
                 f"{by_index[index].rid!r}'s callback was modified after the call (the "
                 "grader keeps every delivered list and compares it at the end of the run;"
                 " the list belongs to the caller)")
+
+
+def pending_spans(run: _Run, specs: list[support.RequestSpec]) -> dict[int, tuple[int, float]]:
+    """From the engine's own record: per request, the first and last step at whose start it
+    was submitted and not yet called back (the last is inf when it never was). A top-level
+    request is submitted before its arrival step; one a callback submits, right after that
+    callback (inside step s: from step s + 1). Called back inside step s: pending at s's start;
+    outside step() before step s: no longer pending at s."""
+    first_call: dict[int, tuple[int, bool]] = {}
+    outside = set(run.outside_step)
+    for index, calls in enumerate(run.callbacks):
+        if calls:
+            step = calls[0][0]
+            first_call[index] = (step, (index, step) not in outside)
+    spans: dict[int, tuple[int, float]] = {}
+    for spec in specs:
+        if spec.after is None:
+            start = spec.arrival
+        elif spec.after in first_call:
+            parent_step, inside = first_call[spec.after]
+            start = parent_step + 1 if inside else parent_step
+        else:
+            continue  # never submitted: its parent was never called back
+        if spec.index in first_call:
+            step, inside = first_call[spec.index]
+            end: float = step if inside else step - 1
+        else:
+            end = math.inf
+        spans[spec.index] = (start, end)
+    return spans
+
+
+def _check_step_results(run: _Run, specs: list[support.RequestSpec], bad: _Violations) -> None:
+    """step() returns True exactly when a request is waiting or running as the call begins:
+    judged on the engine's own record (when each request was submitted and called back), so
+    the message states only what the record shows, naming the request it means."""
+    spans = pending_spans(run, specs)
+    by_index = {s.index: s for s in specs}
+    for step, got in enumerate(run.returns):
+        pending = sorted(i for i, (start, end) in spans.items() if start <= step <= end)
+        if got == bool(pending):
+            continue
+        if pending:
+            first = by_index[pending[0]]
+            start = spans[first.index][0]
+            calls = run.callbacks[first.index]
+            called = f"called back at step {calls[0][0]}" if calls else "never called back"
+            fact = (f"request {first.rid!r} was submitted before step {start} and "
+                    f"{called}")
+        else:
+            fact = "every request submitted by then had been called back"
+        bad.add(STEP_RESULTS, step,
+                f"step() result wrong at step {step}: it returned {got}, but {fact} (True "
+                "exactly when a request is waiting or running at the start of the call)")
+        return
 
 
 def _throughput(run: _Run, specs: list[support.RequestSpec], lengths: list[int],
@@ -716,7 +775,8 @@ def _check_one(test_input: dict[str, Any], config: dict[str, Any],
     if bad.items:
         first = min(step for step, _message, _rule in bad.items)
         evidence = _evidence(test_input, specs, run, output, lengths, sched, first)
-        return False, bad.first(), evidence | {"rules": rules}
+        # "rule": the rule the message names, for the verdict line (grading.judge).
+        return False, bad.first(), evidence | {"rules": rules, "rule": bad.first_rule()}
     evidence = _evidence(test_input, specs, run, output, lengths, sched, None)
     evidence["near_ties_forgiven"] = forgiven
     evidence["rules"] = rules

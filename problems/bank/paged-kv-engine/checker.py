@@ -149,6 +149,10 @@ class _Violations:
         more = len(told) - 1
         return told[0][1] + (f" (+{more} more violation{'s' * (more > 1)})" if more else "")
 
+    def first_rule(self) -> str:
+        """The rule first() names (the first of the earliest told violation's rules)."""
+        return self._told()[0][2][0]
+
     def rules(self) -> dict[str, str | None]:
         """Each rule: None if it held, else the first (by step) violation of it."""
         out: dict[str, str | None] = dict.fromkeys(RULES)
@@ -356,9 +360,12 @@ def _check_freed_before_callback(run: _Run, by_index: dict[int, support.RequestS
 def _check_step_results(run: _Run, specs: list[support.RequestSpec], bad: _Violations) -> None:
     """step() returns True exactly when something was running or waiting as it began: judged
     from the engine's own record (when each request was submitted and called back), not from
-    the schedule, so a schedule slip does not show here too."""
+    the schedule, so a schedule slip does not show here too; the message names the request
+    the record shows waiting or running."""
     first_call = {i: calls[0][0] for i, calls in enumerate(run.callbacks) if calls}
-    submitted: list[tuple[int, int]] = []  # (first step it is waiting at, step it ended)
+    by_index = {s.index: s for s in specs}
+    # (request, first step it is waiting at, step it was called back in or None)
+    submitted: list[tuple[int, int, int | None]] = []
     for spec in specs:
         if spec.after is None:
             start: int | None = spec.arrival
@@ -366,11 +373,19 @@ def _check_step_results(run: _Run, specs: list[support.RequestSpec], bad: _Viola
             parent = first_call.get(spec.after)
             start = None if parent is None else parent + 1
         if start is not None:
-            submitted.append((start, first_call.get(spec.index, run.steps)))
+            submitted.append((spec.index, start, first_call.get(spec.index)))
     for s, returned in enumerate(run.returned):
-        busy = any(start <= s <= end for start, end in submitted)
+        pending = [(i, a, b) for i, a, b in submitted if a <= s and (b is None or s <= b)]
+        busy = bool(pending)
         if returned != busy:
-            why = "it had work to do" if busy else "nothing was running or waiting"
+            if pending:
+                index, start, end = pending[0]
+                called = "never called back" if end is None else f"called back at step {end}"
+                why = (f"it had work to do ({_rid(by_index, index)} was submitted before step "
+                       f"{start} and {called})")
+            else:
+                why = ("nothing was running or waiting (every request submitted by then had "
+                       "been called back)")
             bad.add(s, "step results", f"step {s}: step() returned {returned}, but {why}: it "
                                        f"returns {busy} then")
             return
@@ -607,6 +622,7 @@ def _check(test_input: dict[str, Any], config: dict[str, Any], output: Any,
     evidence["rules"] = bad.rules()
     if bad.items:
         evidence["first_violation_step"] = bad.first_step()
+        evidence["rule"] = bad.first_rule()  # the rule the message names (grading.judge)
         return False, f"first violation at step {bad.first_step()}: {bad.first()}"
     made = support.work_steps(oracle)
     summary = (f"ok: {len(specs)} requests, {sum(known)} tokens in {made} model steps "
