@@ -126,6 +126,10 @@ def reference_validated(problem: Problem, version: ProblemVersion) -> bool:
 
 
 def _reference_passed(version: ProblemVersion) -> bool:
+    """A passed validation passed the reference too; a failed one may have failed only on a
+    wrong solution's or the starter's verdict: its report says what the reference got."""
+    if version.validation == ProblemVersion.Validation.PASSED:
+        return True
     checks = (version.validation_report or {}).get("checks") or []
     return any(c.get("role") == "reference" and c.get("status") == "pass" for c in checks)
 

@@ -27,6 +27,7 @@ from studio.services.rules import version_rules, version_shown_labels
 from studio.services.validations import version_validation_request, version_validation_state
 from studio.services.versions import version_create
 from studio.views.access import author_required, editable, request_user, version_url
+from studio.views.conflicts import merged_tell, merging_with
 
 ACTIVE_VALIDATION = (ProblemVersion.Validation.PENDING, ProblemVersion.Validation.RUNNING)
 ACTIVE_REGRADE = (Regrade.Status.QUEUED, Regrade.Status.RUNNING)
@@ -162,6 +163,7 @@ def version_apply_limit(request: HttpRequest, slug: str, number: int) -> HttpRes
         return version_url(version)
     limits = {"test_wall_seconds": float(seconds), "test_cpu_seconds": float(seconds)}
     shown = Revision.parse(request.POST.get("base"))
+    note = merging_with(request, problem)
     try:
         if shown is not None and shown.number == version.number:
             new, created = version_create(
@@ -186,6 +188,7 @@ def version_apply_limit(request: HttpRequest, slug: str, number: int) -> HttpRes
         messages.success(request, f"Saved as v{new.number} with a {seconds:g} s limit.")
     else:
         messages.info(request, f"v{new.number} already has these tests and limits.")
+    merged_tell(request, note)
     return version_url(new)
 
 
