@@ -140,7 +140,7 @@ def test_expected_is_filled_from_the_reference_in_the_sandbox(
     refused = client.post("/studio/add-one/test/", form_data(
         input='{"args": [41]}', expected="", fill_expected="on"))
     assert refused.status_code == 400 and problem.versions.count() == 1
-    assert "has not passed validation" in refused.content.decode()
+    assert "has not passed its tests in a validation" in refused.content.decode()
     mark_validated(newest(problem))
     response = client.post("/studio/add-one/test/", form_data(
         input='{"args": [41]}', expected="", fill_expected="on"))
