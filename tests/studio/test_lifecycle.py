@@ -4,8 +4,6 @@ published problem archived (hidden from candidates, history kept)."""
 
 from __future__ import annotations
 
-import json
-
 import pytest
 from django.contrib.auth.models import User
 from django.test import Client
