@@ -250,6 +250,11 @@ TWO_AUTHORS: dict[str, tuple[Post, Post, Check]] = {
 }
 
 
+def test_every_edit_form_has_a_two_authors_case() -> None:
+    # the rebuild runs the reference in the sandbox: its case is the docker test below
+    assert set(TWO_AUTHORS) | {"generated_rebuild"} == EDIT_FORMS
+
+
 @pytest.mark.parametrize("form", sorted(TWO_AUTHORS))
 def test_two_authors_saving_stale_copies_of_a_form_lose_nothing(
     problem: Problem, alice: User, bob: User, form: str
