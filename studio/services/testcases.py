@@ -4,7 +4,7 @@ version), and an expected output filled from the reference."""
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -134,6 +134,35 @@ def _reference_passed(version: ProblemVersion) -> bool:
     return any(c.get("role") == "reference" and c.get("status") == "pass" for c in checks)
 
 
+def reference_check(
+    problem: Problem, version: ProblemVersion, *, excluding: Collection[str] = ()
+) -> None:
+    """Refuse (ProblemActionError) unless `version`'s reference passes its tests (issue 34.6):
+    a validation's reference check says so where one was made with this code, else the
+    reference alone is graded in the sandbox on every test of the version but those
+    `excluding` names (the ones whose expected outputs are being filled; no wrong solution,
+    no starter: only the reference's result counts)."""
+    if reference_validated(problem, version):
+        return
+    spec = grade_spec_for(version=version, code=version.reference_code, mode="submit")
+    spec = replace(spec, tests=[t for t in spec.tests if t.name not in excluding])
+    if not spec.tests:
+        return  # no test with a known output to check it on
+    try:
+        judgement = judge(spec)
+    except JudgeError as exc:
+        raise ProblemActionError("grader", f"the reference could not be run: {exc}") from exc
+    failed = next((t for t in judgement.tests if t.verdict != "AC"), None)
+    if failed is not None:
+        message = str(failed.detail.get("message") or "")[:300]
+        raise ProblemActionError(
+            "reference_fails",
+            f"the reference of v{version.number} gets {failed.verdict} on test "
+            f"{failed.name!r}{f' ({message})' if message else ''}: only a reference that passes "
+            "the tests there are writes expected outputs; fix it or that test first",
+        )
+
+
 def _size(count: int) -> str:
     """Bytes as a person reads them: 1.4 MB, 64 KB, 900 bytes (powers of 1024)."""
     if count >= 1024 * 1024:
@@ -171,27 +200,31 @@ def limit_refusal(outcome: Any, limits: Any, test_name: str) -> str:
     return f"the reference failed {on}: {error or status}"
 
 
-def expected_from_reference(*, problem: Problem, test_input: Any, test_name: str = "") -> Any:
+def expected_from_reference(
+    *,
+    problem: Problem,
+    test_input: Any,
+    test_name: str = "",
+    checked: bool = False,
+    excluding: Collection[str] = (),
+) -> Any:
     """What the reference solution returns for `test_input`, graded in the sandbox like any
     submission (never run on this host). Raises ProblemActionError when it does not run.
 
-    Only the reference is needed (issue 34.6): it must have passed its tests in a validation
-    (issue 28.4: an unchecked one could write its own bug into the tests), whatever the known
-    wrong solutions got there, and it must pass this test within the version's limits; a
-    refusal names the limit it hit. The output is taken whole from the sandbox's outcome, not
-    from the verdict's detail (clipped for display), so a big output is filled as well as a
-    small one, up to the sandbox's result limit.
+    Only the reference is needed (issue 34.6): it must pass the version's tests
+    (`reference_check`; issue 28.4: an unchecked one could write its own bug into the tests),
+    whatever the known-wrong solutions get, and it must pass this test within the version's
+    limits; a refusal names the limit it hit (`checked`: the caller ran reference_check;
+    `excluding`: tests it need not pass, being refilled, besides `test_name`).
+    The output is taken whole from the sandbox's outcome, not from the verdict's detail
+    (clipped for display), so a big output is filled as well as a small one, up to the
+    sandbox's result limit.
     """
     version = problem.versions.order_by("-number").first()
     if version is None:
         raise ProblemActionError("no_version", f"problem {problem.slug} has no version")
-    if not reference_validated(problem, version):
-        raise ProblemActionError(
-            "not_validated",
-            f"the reference of v{version.number} has not passed its tests in a validation yet: "
-            "validate it first, so that only a checked reference writes expected outputs (only "
-            "the reference's result counts, not the known-wrong solutions')",
-        )
+    if not checked:
+        reference_check(problem, version, excluding={test_name, *excluding})
     # The newest version's reference: the one the author is editing the tests of.
     spec = grade_spec_for(version=version, code=version.reference_code, mode="run")
     spec = replace(spec, tests=[replace(spec.tests[0], name=test_name or "probe",
@@ -243,6 +276,13 @@ def generated_tests_rebuild(
         raise ProblemActionError("no_version", f"problem {problem.slug} has no version")
     tests = _tests_of(base)
     rebuilt = 0
+    newest = problem.versions.order_by("-number").first()
+    if newest is not None and any(
+        isinstance(t.get("generator"), dict) for rows in tests.values() for t in rows
+    ):
+        generated = {str(t["name"]) for rows in tests.values() for t in rows
+                     if isinstance(t.get("generator"), dict)}
+        reference_check(problem, newest, excluding=generated)  # once, not per test
     for rows in tests.values():
         for index, test in enumerate(rows):
             generator = test.get("generator")
@@ -255,7 +295,7 @@ def generated_tests_rebuild(
                     "generator", f"test {test['name']!r}: the generator fails: {exc}"
                 ) from exc
             expected = expected_from_reference(
-                problem=problem, test_input=new_input, test_name=str(test["name"])
+                problem=problem, test_input=new_input, test_name=str(test["name"]), checked=True
             )
             rows[index] = dict(test, input=new_input, expected=expected)
             rebuilt += 1

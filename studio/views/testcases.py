@@ -131,6 +131,14 @@ def _test_saved(request: HttpRequest, version: ProblemVersion, created: bool) ->
     return problem_page_redirect(version.problem, "test-table")
 
 
+def _edited_name(latest: ProblemVersion | None, editing: tuple[str, int] | None) -> set[str]:
+    """The name the edited test has now: its old expected output is the one being refilled."""
+    if latest is None or editing is None:
+        return set()
+    rows = latest.public_tests if editing[0] == "public" else latest.hidden_tests
+    return {str(rows[editing[1]]["name"])} if editing[1] < len(rows) else set()
+
+
 @author_required
 @require_POST
 def test_save(request: HttpRequest, slug: str) -> HttpResponse:
@@ -156,7 +164,8 @@ def test_save(request: HttpRequest, slug: str) -> HttpResponse:
     try:
         if form.cleaned_data["fill_expected"]:
             test["expected"] = expected_from_reference(
-                problem=problem, test_input=test["input"], test_name=str(test.get("name", ""))
+                problem=problem, test_input=test["input"], test_name=str(test.get("name", "")),
+                excluding=_edited_name(latest, editing),
             )
         version, created = test_edit(
             problem=problem,

@@ -1,7 +1,8 @@
 """Expected outputs need only the reference (issue 34.6): filling them asks that the reference
-passed its tests in a validation, whatever the known-wrong solutions got there (a declared-TLE
-one cannot get its TLE before the big tests exist), and that it passes the test being filled
-within the limits; a refusal names the limit it hit."""
+passes the tests (its check in a validation, whatever the known-wrong solutions got there: a
+declared-TLE one cannot get its TLE before the big tests exist; else the reference graded alone
+on them), and that it passes the test being filled within the limits; a refusal names the limit
+it hit."""
 
 from __future__ import annotations
 
@@ -65,13 +66,37 @@ def fill(client: Client, name: str, args: str) -> Any:
         "compare": "", "input": f'{{"args": [{args}]}}', "expected": "", "fill_expected": "on"})
 
 
-def test_a_reference_that_failed_its_own_tests_writes_no_expected_output(
+@pytest.mark.docker
+def test_a_reference_that_fails_the_tests_writes_no_expected_output(
     problem: Problem, client: Client
 ) -> None:
+    ProblemVersion.objects.filter(problem=problem).update(
+        reference_code="def solve(x):\n    return x + 2\n")
     validated(newest(problem), reference="fail")
     refused = fill(client, "big 1", "41")
     assert refused.status_code == 400 and problem.versions.count() == 1
-    assert "has not passed its tests in a validation yet" in refused.content.decode()
+    assert ("the reference of v1 gets WA on test &#x27;public 0&#x27;"
+            in refused.content.decode())
+
+
+@pytest.mark.docker
+def test_without_a_validation_the_reference_alone_is_checked_on_the_tests(
+    problem: Problem, client: Client
+) -> None:
+    """No validation at all (no wrong solution run): the reference graded alone on the tests
+    is enough; the test being edited is not one it must pass (its output is refilled)."""
+    response = fill(client, "big 1", "41")
+    assert response.status_code == 302, response.content.decode()[-2000:]
+    assert newest(problem).hidden_tests[-1]["expected"] == 42
+    index = str(len(newest(problem).hidden_tests) - 1)
+    edit = {"name": "big 1", "visibility": "hidden", "tag": "performance", "group": "",
+            "compare": "", "input": '{"args": [41]}', "where": "hidden", "index": index}
+    assert client.post("/studio/add-one/test/", edit | {"expected": "0"}).status_code == 302
+    assert newest(problem).hidden_tests[-1]["expected"] == 0  # a wrong output, by hand
+    refilled = client.post("/studio/add-one/test/", edit | {"expected": "",
+                                                           "fill_expected": "on"})
+    assert refilled.status_code == 302, refilled.content.decode()[-2000:]
+    assert newest(problem).hidden_tests[-1]["expected"] == 42
 
 
 @pytest.mark.docker
