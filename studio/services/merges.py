@@ -34,6 +34,15 @@ MINE, THEIRS, EDITED = "mine", "theirs", "edited"
 CHOICES = (MINE, THEIRS, EDITED)
 
 
+SHOWN_CHARS = 4000  # a side of a hunk as the page shows it (a big test's row is megabytes)
+
+
+def _clipped(text: str) -> str:
+    if len(text) <= SHOWN_CHARS:
+        return text
+    return f"{text[:SHOWN_CHARS]}… ({len(text) - SHOWN_CHARS} more characters)"
+
+
 @dataclass(frozen=True)
 class Choice:
     """How one conflicting hunk is resolved: `mine`, `theirs`, or `edited` with its text."""
@@ -52,6 +61,14 @@ class Hunk:
     mine: str
     theirs: str
     editable: bool  # text: an edited version of both may be written by hand
+
+    @property
+    def mine_shown(self) -> str:
+        return _clipped(self.mine)
+
+    @property
+    def theirs_shown(self) -> str:
+        return _clipped(self.theirs)
 
     @property
     def both(self) -> str:

@@ -367,3 +367,15 @@ def test_a_limit_applied_from_an_old_versions_page_keeps_what_was_saved_since(
                                       limits={"test_cpu_seconds": 3.0}, user=alice)
     assert created and version.number == 3
     assert version.limits["test_cpu_seconds"] == 3.0 and "bob's test" in names(problem)
+
+
+def test_a_big_rows_sides_are_shown_clipped_but_chosen_whole() -> None:
+    problem = tiny_problem(published=False)
+    base = problem_to_package(problem=problem)
+    row = base.public_tests[0]
+    head = replace(base, public_tests=(replace(row, expected="b" * 50_000), *base.public_tests[1:]))
+    mine = replace(base, public_tests=(replace(row, expected="m" * 50_000), *base.public_tests[1:]))
+    [hunk] = packages_merge3(base, mine, head).unresolved
+    assert len(hunk.mine_shown) < 4100 and hunk.mine_shown.endswith("more characters)")
+    chosen = packages_merge3(base, mine, head, choices={hunk.id: Choice("mine")})
+    assert chosen.package.public_tests[0].expected == "m" * 50_000
