@@ -88,7 +88,9 @@ def test_co_authors_stale_statement_saves_are_merged_or_shown_side_by_side(
 
     # resolved with both sides edited into one line: every other change of both stays
     conflict.locator("input[value=edited]").check()
+    expect(conflict.locator("textarea.hunk-edit")).to_be_visible()  # shown once chosen
     conflict.locator("textarea.hunk-edit").fill("Return x + 1 (x plus one).")
+    shoot(page_b, "statement-conflict-edited", conflict.locator(".hunk"))
     page_b.click("#reapply")
     expect(page_b.locator(".studio-message-success")).to_contain_text("Saved as draft")
     expect(page_b.locator("#statement textarea[name=statement_md]")).to_have_value(
@@ -103,6 +105,15 @@ def test_co_authors_stale_statement_saves_are_merged_or_shown_side_by_side(
     expect(page_b.locator(".studio-message-success")).to_contain_text("Limits saved as draft")
     expect(page_b.locator("#limits input[name=memory_mb]")).to_have_value("512")
     shoot(page_b, "limits-form", limits)
+
+    # a form over the upload limit is told why, never a bare 400
+    page_b.locator("#tests-form textarea[name=hidden_tests]").evaluate(
+        "(area) => { area.value = '[' + ' '.repeat(3 * 1024 * 1024) + ']'; }")
+    page_b.click("#tests-form button[type=submit]")
+    expect(page_b.locator("#too-large-reason")).to_contain_text("over the 2.5")
+    shoot(page_b, "too-large", page_b.locator("#error-page"))
+    page_b.click("#too-large-back")
+    expect(page_b).to_have_url(f"{platform.base_url}/studio/{SLUG}/")
     first.close()
     second.close()
     assert errors == [], f"uncaught errors in the page: {errors}"
