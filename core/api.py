@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
 from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest, JsonResponse
 from django.template import loader
@@ -158,7 +159,32 @@ def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
         return JsonResponse({"detail": "bad request", "code": "bad_request"}, status=400)
     # The site's 400 page, rendered without the request: a request refused before the
     # middleware ran (a broken multipart body) has no user for the context processors.
+    if too_big:
+        # Never a bare 400 (issue 34.5): how big it was, the limit, what to do instead.
+        context = {
+            "sent": _content_length(request),
+            "limit": settings.DATA_UPLOAD_MAX_MEMORY_SIZE,
+            "back": _page_of(request.path),
+            "studio": request.path.startswith("/studio/"),
+        }
+        return HttpResponse(loader.get_template("413.html").render(context), status=413)
     return HttpResponseBadRequest(loader.get_template("400.html").render())
+
+
+def _page_of(path: str) -> str:
+    """The page a too-large form was posted from, as far as its path tells: a studio
+    problem's page for its forms, the site's start otherwise."""
+    parts = [p for p in path.split("/") if p]
+    if len(parts) >= 2 and parts[0] == "studio":
+        return f"/studio/{parts[1]}/"
+    return "/"
+
+
+def _content_length(request: HttpRequest) -> int:
+    try:
+        return max(0, int(request.META.get("CONTENT_LENGTH") or 0))
+    except ValueError:
+        return 0
 
 
 def server_error(request: HttpRequest) -> HttpResponse:

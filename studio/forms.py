@@ -68,6 +68,21 @@ class TestsForm(forms.Form):
         strip=False,
         widget=forms.Textarea(attrs=_TEXTAREA | {"class": "studio-code", "data-lines": "true"}),
     )
+    # Limits have a form of their own (LimitsForm, issue 34.5): this one carries only tests.
+
+    def add_package_error(self, exc: PackageError) -> None:
+        """Put the package reader's complaint on the field whose content caused it."""
+        file = Path(exc.path).name
+        field: str | None = FIELD_FOR_FILE.get(file)
+        message = f"{exc.field}: {exc.problem}"
+        if field is None:
+            message = f"{file}: {message}"
+        self.add_error(field, message)
+
+
+class LimitsForm(forms.Form):
+    """The version's limits alone: a small post whatever the number and size of the tests."""
+
     test_wall_seconds = forms.FloatField(label="Wall limit per test (s)", min_value=0.1)
     test_cpu_seconds = forms.FloatField(label="CPU limit per test (s)", min_value=0.1)
     memory_mb = forms.IntegerField(label="Memory (MB)", min_value=32)
@@ -85,17 +100,8 @@ class TestsForm(forms.Form):
         }
 
     def add_package_error(self, exc: PackageError) -> None:
-        """Put the package reader's complaint on the field whose content caused it."""
-        file = Path(exc.path).name
-        field: str | None = FIELD_FOR_FILE.get(file)
-        message = f"{exc.field}: {exc.problem}"
-        if field is None and exc.field.startswith("limits."):
-            name = exc.field.removeprefix("limits.")
-            field = name if name in LIMIT_FIELDS else None
-            message = exc.problem
-        if field is None:
-            message = f"{file}: {message}"
-        self.add_error(field, message)
+        name = exc.field.removeprefix("limits.")
+        self.add_error(name if name in LIMIT_FIELDS else None, exc.problem)
 
 
 def _lines(text: str) -> tuple[str, ...]:

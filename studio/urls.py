@@ -16,6 +16,7 @@ urlpatterns = [
     path("<slug:slug>/statement/", problems.statement_save, name="statement"),
     path("<slug:slug>/statement/preview/", problems.statement_preview, name="preview"),
     path("<slug:slug>/tests/", testcases.tests_save, name="tests"),
+    path("<slug:slug>/limits/", testcases.limits_save, name="limits"),
     path("<slug:slug>/parts/", problems.parts_save, name="parts"),
     path("<slug:slug>/test/", testcases.test_save, name="test_save"),
     path("<slug:slug>/tests/rebuild/", testcases.generated_rebuild, name="generated_rebuild"),

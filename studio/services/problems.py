@@ -26,7 +26,7 @@ from problems.package import (
     package_write,
 )
 from problems.services import problem_load
-from studio.services.conflicts import edit_apply
+from studio.services.conflicts import Choice, edit_apply
 from studio.services.errors import ProblemActionError
 from studio.services.versions import version_store
 
@@ -159,6 +159,7 @@ def problem_parts_update(
     edit: Callable[[Package], Package] | None = None,
     based_on: str | None = None,
     onto: str | None = None,
+    choices: Mapping[str, Choice] | None = None,
 ) -> tuple[Problem, ProblemVersion | None]:
     """Replace some of the package's parts (or apply `edit`) as a new draft version; all of
     them pass package_read or none is saved.
@@ -190,7 +191,8 @@ def problem_parts_update(
         return version_store(problem=problem, package=package, user=user)
 
     version, created = edit_apply(
-        problem=problem, user=user, edit=change, based_on=based_on, onto=onto, store=store
+        problem=problem, user=user, edit=change, based_on=based_on, onto=onto, choices=choices,
+        store=store
     )
     problem.refresh_from_db()
     return problem, version if created else None
@@ -203,6 +205,7 @@ def wrong_solution_put(
     wrong: WrongSolution,
     based_on: str | None = None,
     onto: str | None = None,
+    choices: Mapping[str, Choice] | None = None,
 ) -> tuple[Problem, ProblemVersion | None]:
     """Add a known-wrong solution to the newest version's, or replace the one of that file
     name, as a new draft. A replacement that declares no groups or words keeps the ones the
@@ -219,7 +222,7 @@ def wrong_solution_put(
                                             for w in package.wrong))
 
     return problem_parts_update(
-        problem=problem, user=user, edit=edit, based_on=based_on, onto=onto
+        problem=problem, user=user, edit=edit, based_on=based_on, onto=onto, choices=choices
     )
 
 
@@ -230,6 +233,7 @@ def wrong_solution_delete(
     index: int,
     based_on: str | None = None,
     onto: str | None = None,
+    choices: Mapping[str, Choice] | None = None,
 ) -> tuple[Problem, ProblemVersion | None]:
     """Drop the `index`-th wrong solution of the version the page showed, as a new draft."""
 
@@ -239,5 +243,5 @@ def wrong_solution_delete(
         return replace(package, wrong=package.wrong[:index] + package.wrong[index + 1:])
 
     return problem_parts_update(
-        problem=problem, user=user, edit=edit, based_on=based_on, onto=onto
+        problem=problem, user=user, edit=edit, based_on=based_on, onto=onto, choices=choices
     )

@@ -19,7 +19,7 @@ from problems.package import (
     package_write,
 )
 from problems.services import version_fields, version_matches
-from studio.services.conflicts import edit_apply
+from studio.services.conflicts import Choice, edit_apply
 from studio.services.errors import ProblemActionError
 from studio.services.revisions import version_collapsible, version_rewrite
 
@@ -31,6 +31,7 @@ def problem_statement_update(
     user: User | None = None,
     based_on: str | None = None,
     onto: str | None = None,
+    choices: Mapping[str, Choice] | None = None,
 ) -> tuple[ProblemVersion, bool]:
     """Save a new statement as a draft version (candidates keep reading the live one's).
 
@@ -51,6 +52,7 @@ def problem_statement_update(
         edit=lambda package: replace(package, statement_md=statement_md),
         based_on=based_on,
         onto=onto,
+        choices=choices,
         store=lambda package: version_store(problem=problem, package=package, user=user),
     )
 
@@ -107,6 +109,7 @@ def version_create(
     user: User | None = None,
     based_on: str | None = None,
     onto: str | None = None,
+    choices: Mapping[str, Choice] | None = None,
     check: Callable[[Package], None] | None = None,
 ) -> tuple[ProblemVersion, bool]:
     """A new version from `base` (default: the newest) with new tests and/or limits.
@@ -135,7 +138,8 @@ def version_create(
         return version_store(problem=problem, package=checked, user=user)
 
     return edit_apply(
-        problem=problem, user=user, edit=edit, based_on=based_on, onto=onto, store=store
+        problem=problem, user=user, edit=edit, based_on=based_on, onto=onto, choices=choices,
+        store=store
     )
 
 

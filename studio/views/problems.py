@@ -16,6 +16,7 @@ from problems.services import problem_to_package
 from studio import selectors
 from studio.forms import (
     ImportForm,
+    LimitsForm,
     NewProblemForm,
     PartsForm,
     StatementForm,
@@ -43,7 +44,13 @@ from studio.views.access import (
     problem_url,
     request_user,
 )
-from studio.views.conflicts import CONFLICT_STATUS, ConflictShown, based
+from studio.views.conflicts import (
+    CONFLICT_STATUS,
+    ConflictShown,
+    based,
+    merged_tell,
+    merging_with,
+)
 
 
 @author_required
@@ -82,6 +89,7 @@ def problem_page(
     *,
     statement_form: StatementForm | None = None,
     tests_form: TestsForm | None = None,
+    limits_form: LimitsForm | None = None,
     parts_form: PartsForm | None = None,
     wrong_form: WrongForm | None = None,
     test_form: TestForm | None = None,
@@ -103,14 +111,18 @@ def problem_page(
         parts_form = PartsForm(
             initial=PartsForm.initial_from(problem_to_package(problem=problem, version=latest))
         )
+    tests_bytes = 0
     if tests_form is None and latest is not None:
         tests_form = TestsForm(
             initial={
                 "public_tests": selectors.tests_json(latest.public_tests),
                 "hidden_tests": selectors.tests_json(latest.hidden_tests),
-                **latest.limits,
             }
         )
+        tests_bytes = sum(len(str(tests_form.initial[name]).encode()) for name in
+                          ("public_tests", "hidden_tests"))
+    if limits_form is None and latest is not None:
+        limits_form = LimitsForm(initial=dict(latest.limits))
     # The editors show the newest version (a draft, perhaps); candidates read the live one's.
     statement = latest.statement_md if latest is not None else problem.statement_md
     context = {
@@ -126,6 +138,12 @@ def problem_page(
             else statement
         ),
         "tests_form": tests_form,
+        "limits_form": limits_form,
+        # Tests too big for one form post (issue 34.5) are edited one at a time in the table:
+        # the JSON form is not offered, so it cannot fail on its size.
+        "tests_bytes": tests_bytes,
+        "tests_too_big": tests_bytes > settings.DATA_UPLOAD_MAX_MEMORY_SIZE * 0.9,
+        "post_limit_bytes": settings.DATA_UPLOAD_MAX_MEMORY_SIZE,
         "parts_form": parts_form,
         "wrong_form": wrong_form or WrongForm(),
         "wrong_editing": wrong_form is not None and wrong_form.initial.get("file"),
@@ -176,6 +194,7 @@ def statement_save(request: HttpRequest, slug: str) -> HttpResponse:
     form = StatementForm(request.POST)
     if not form.is_valid():
         return problem_page(request, problem, statement_form=form, status=400)
+    note = merging_with(request, problem)
     try:
         version, created = problem_statement_update(
             problem=problem,
@@ -191,6 +210,7 @@ def statement_save(request: HttpRequest, slug: str) -> HttpResponse:
         form.add_error("statement_md", str(exc))
         return problem_page(request, problem, statement_form=form, status=400)
     _parts_saved(request, problem, version if created else None)
+    merged_tell(request, note)
     return problem_page_redirect(problem, "statement")
 
 
@@ -234,6 +254,7 @@ def parts_save(request: HttpRequest, slug: str) -> HttpResponse:
     form = PartsForm(request.POST)
     if not form.is_valid():
         return problem_page(request, problem, parts_form=form, status=400)
+    note = merging_with(request, problem)
     try:
         problem, new = problem_parts_update(
             problem=problem, user=request_user(request), parts=form.parts(), **based(request)
@@ -252,6 +273,7 @@ def parts_save(request: HttpRequest, slug: str) -> HttpResponse:
         form.add_error("kind" if exc.code == "kind_change" else None, exc.message)
         return problem_page(request, problem, parts_form=form, status=400)
     _parts_saved(request, problem, new)
+    merged_tell(request, note)
     return problem_page_redirect(problem, "parts")
 
 
@@ -267,6 +289,7 @@ def wrong_add(request: HttpRequest, slug: str) -> HttpResponse:
     wrong = WrongSolution(
         data["file"], data["verdict"], data["why"], data["code"], data["groups"], data["says"]
     )
+    note = merging_with(request, problem)
     try:
         problem, new = wrong_solution_put(
             problem=problem, user=request_user(request), wrong=wrong, **based(request)
@@ -279,6 +302,7 @@ def wrong_add(request: HttpRequest, slug: str) -> HttpResponse:
         form.add_error(None, str(exc))
         return problem_page(request, problem, wrong_form=form, status=400)
     _parts_saved(request, problem, new)
+    merged_tell(request, note)
     return problem_page_redirect(problem, "wrong")
 
 
@@ -286,6 +310,7 @@ def wrong_add(request: HttpRequest, slug: str) -> HttpResponse:
 @require_POST
 def wrong_delete(request: HttpRequest, slug: str, index: int) -> HttpResponse:
     problem = editable(request, slug)
+    note = merging_with(request, problem)
     try:
         problem, new = wrong_solution_delete(
             problem=problem, user=request_user(request), index=index, **based(request)
@@ -296,4 +321,5 @@ def wrong_delete(request: HttpRequest, slug: str, index: int) -> HttpResponse:
     except ProblemActionError as exc:
         raise Http404(exc.message) from exc
     _parts_saved(request, problem, new)
+    merged_tell(request, note)
     return problem_page_redirect(problem, "wrong")

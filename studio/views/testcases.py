@@ -12,6 +12,7 @@ from problems.models import ProblemVersion
 from problems.package import PackageError
 from studio import selectors
 from studio.forms import (
+    LimitsForm,
     TestForm,
     TestsForm,
 )
@@ -31,16 +32,23 @@ from studio.views.access import (
     request_user,
     version_url,
 )
-from studio.views.conflicts import CONFLICT_STATUS, ConflictShown, based
+from studio.views.conflicts import (
+    CONFLICT_STATUS,
+    ConflictShown,
+    based,
+    merged_tell,
+    merging_with,
+)
 from studio.views.problems import problem_page
 
 
 @author_required
 @require_POST
 def tests_save(request: HttpRequest, slug: str) -> HttpResponse:
-    """Save edited tests (and limits) as a new version: all of it, or nothing."""
+    """Save edited tests as a new version: all of it, or nothing (limits: `limits_save`)."""
     problem = editable(request, slug)
     form = TestsForm(request.POST)
+    note = merging_with(request, problem)
     if not form.is_valid():
         return problem_page(request, problem, tests_form=form, status=400)
     try:
@@ -54,7 +62,6 @@ def tests_save(request: HttpRequest, slug: str) -> HttpResponse:
             problem=problem,
             public_json=form.cleaned_data["public_tests"],
             hidden_json=form.cleaned_data["hidden_tests"],
-            limits=form.limits(),
             user=request_user(request),
             check=inputs_check,
             **based(request),
@@ -78,7 +85,41 @@ def tests_save(request: HttpRequest, slug: str) -> HttpResponse:
         messages.success(request, f"Saved as v{version.number}. Validate it, then make it live.")
     else:
         messages.info(request, f"Nothing changed: v{version.number} already has these tests.")
+    merged_tell(request, note)
     return version_url(version)
+
+
+@author_required
+@require_POST
+def limits_save(request: HttpRequest, slug: str) -> HttpResponse:
+    """Save the limits alone as a new version (issue 34.5): the form posts four numbers and
+    its base, never the tests, so it works whatever their number and size."""
+    problem = editable(request, slug)
+    form = LimitsForm(request.POST)
+    if not form.is_valid():
+        return problem_page(request, problem, limits_form=form, status=400)
+    note = merging_with(request, problem)
+    try:
+        version, created = version_create(
+            problem=problem, limits=form.limits(), user=request_user(request), **based(request)
+        )
+    except EditConflict as exc:
+        shown = ConflictShown.of(request, "limits", exc)
+        return problem_page(request, problem, limits_form=form, conflict=shown,
+                            status=CONFLICT_STATUS)
+    except PackageError as exc:
+        form.add_package_error(exc)
+        return problem_page(request, problem, limits_form=form, status=400)
+    except ProblemActionError as exc:
+        form.add_error(None, exc.message)
+        return problem_page(request, problem, limits_form=form, status=400)
+    if created:
+        messages.success(request, f"Limits saved as draft v{version.number}. Validate it, then "
+                         "make it live.")
+    else:
+        messages.info(request, f"Nothing changed: v{version.number} already has these limits.")
+    merged_tell(request, note)
+    return problem_page_redirect(problem, "limits")
 
 
 def _test_saved(request: HttpRequest, version: ProblemVersion, created: bool) -> HttpResponse:
@@ -90,6 +131,14 @@ def _test_saved(request: HttpRequest, version: ProblemVersion, created: bool) ->
     return problem_page_redirect(version.problem, "test-table")
 
 
+def _edited_name(latest: ProblemVersion | None, editing: tuple[str, int] | None) -> set[str]:
+    """The name the edited test has now: its old expected output is the one being refilled."""
+    if latest is None or editing is None:
+        return set()
+    rows = latest.public_tests if editing[0] == "public" else latest.hidden_tests
+    return {str(rows[editing[1]]["name"])} if editing[1] < len(rows) else set()
+
+
 @author_required
 @require_POST
 def test_save(request: HttpRequest, slug: str) -> HttpResponse:
@@ -97,6 +146,7 @@ def test_save(request: HttpRequest, slug: str) -> HttpResponse:
     from the reference, graded in the sandbox."""
     problem = editable(request, slug)
     form = TestForm(request.POST)
+    note = merging_with(request, problem)
     where, index = request.POST.get("where", ""), request.POST.get("index", "")
     editing = (where, int(index)) if where in ("public", "hidden") and index.isdigit() else None
     if not form.is_valid():
@@ -114,7 +164,8 @@ def test_save(request: HttpRequest, slug: str) -> HttpResponse:
     try:
         if form.cleaned_data["fill_expected"]:
             test["expected"] = expected_from_reference(
-                problem=problem, test_input=test["input"]
+                problem=problem, test_input=test["input"], test_name=str(test.get("name", "")),
+                excluding=_edited_name(latest, editing),
             )
         version, created = test_edit(
             problem=problem,
@@ -136,6 +187,7 @@ def test_save(request: HttpRequest, slug: str) -> HttpResponse:
     except ProblemActionError as exc:
         form.add_error(None, exc.message)
         return problem_page(request, problem, test_form=form, editing=editing, status=400)
+    merged_tell(request, note)
     return _test_saved(request, version, created)
 
 
@@ -146,6 +198,7 @@ def test_action(request: HttpRequest, slug: str, where: str, index: int, op: str
     problem = editable(request, slug)
     if op not in ("duplicate", "delete"):
         raise Http404("no such action")
+    note = merging_with(request, problem)
     try:
         version, created = test_edit(
             problem=problem, user=request_user(request), op=op, where=where, index=index,
@@ -157,6 +210,7 @@ def test_action(request: HttpRequest, slug: str, where: str, index: int, op: str
     except (PackageError, ProblemActionError) as exc:
         messages.error(request, str(exc))
         return problem_page_redirect(problem, "test-table")
+    merged_tell(request, note)
     return _test_saved(request, version, created)
 
 
@@ -165,9 +219,16 @@ def test_action(request: HttpRequest, slug: str, where: str, index: int, op: str
 def generated_rebuild(request: HttpRequest, slug: str) -> HttpResponse:
     """Re-run the stored generators and refill their expected outputs (one new draft)."""
     problem = editable(request, slug)
+    note = merging_with(request, problem)
     try:
-        version, created = generated_tests_rebuild(problem=problem, user=request_user(request))
+        version, created = generated_tests_rebuild(
+            problem=problem, user=request_user(request), **based(request)
+        )
+    except EditConflict as exc:
+        shown = ConflictShown.of(request, "rebuild", exc)
+        return problem_page(request, problem, conflict=shown, status=CONFLICT_STATUS)
     except (PackageError, ProblemActionError, InputCheckError) as exc:
         messages.error(request, str(exc))
         return problem_page_redirect(problem, "test-table")
+    merged_tell(request, note)
     return _test_saved(request, version, created)

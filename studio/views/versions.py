@@ -17,14 +17,17 @@ from problems.services import problem_to_package
 from studio import selectors
 from studio.models import Regrade
 from studio.permissions import problem_can_edit
+from studio.services.conflicts import EditConflict
 from studio.services.diffs import files_diff, package_files
 from studio.services.errors import ProblemActionError
 from studio.services.publishing import limit_below_suggestion, version_make_live
 from studio.services.regrades import version_regrade_preview
+from studio.services.revisions import Revision, version_revision
 from studio.services.rules import version_rules, version_shown_labels
 from studio.services.validations import version_validation_request, version_validation_state
 from studio.services.versions import version_create
 from studio.views.access import author_required, editable, request_user, version_url
+from studio.views.conflicts import merged_tell, merging_with
 
 ACTIVE_VALIDATION = (ProblemVersion.Validation.PENDING, ProblemVersion.Validation.RUNNING)
 ACTIVE_REGRADE = (Regrade.Status.QUEUED, Regrade.Status.RUNNING)
@@ -55,6 +58,8 @@ def _version_context(request: HttpRequest, version: ProblemVersion) -> dict[str,
         # Going live on a published problem below the suggested limit needs a confirmation.
         "low_limit": limit_below_suggestion(version) if problem.published else None,
         "rules": version_rules(version),
+        # The state the apply-limit form is based on (merged onto whatever was saved since).
+        "version_token": version_revision(version).token,
         "shown_labels": version_shown_labels(version),
         "polling": version.validation in ACTIVE_VALIDATION
         or (regrade is not None and regrade.status in ACTIVE_REGRADE),
@@ -157,10 +162,25 @@ def version_apply_limit(request: HttpRequest, slug: str, number: int) -> HttpRes
         messages.error(request, "This version has no timing report to take a limit from.")
         return version_url(version)
     limits = {"test_wall_seconds": float(seconds), "test_cpu_seconds": float(seconds)}
+    shown = Revision.parse(request.POST.get("base"))
+    note = merging_with(request, problem)
     try:
-        new, created = version_create(
-            problem=problem, base=version, limits=limits, user=request_user(request)
+        if shown is not None and shown.number == version.number:
+            new, created = version_create(
+                problem=problem, limits=limits, user=request_user(request),
+                based_on=shown.token, onto=request.POST.get("onto") or None,
+            )
+        else:  # a form without its base: this version as it is now
+            new, created = version_create(
+                problem=problem, base=version, limits=limits, user=request_user(request)
+            )
+    except EditConflict as exc:
+        places = "; ".join(
+            f"{h.where}: yours {h.mine}, {exc.who}'s {h.theirs}" for h in exc.hunks
         )
+        messages.error(request, f"Not saved: {exc.who} changed the same limit since "
+                       f"({exc.head_revision.label}): {places}. Set it in the limits form.")
+        return version_url(version)
     except (PackageError, ProblemActionError) as exc:
         messages.error(request, str(exc))
         return version_url(version)
@@ -168,6 +188,7 @@ def version_apply_limit(request: HttpRequest, slug: str, number: int) -> HttpRes
         messages.success(request, f"Saved as v{new.number} with a {seconds:g} s limit.")
     else:
         messages.info(request, f"v{new.number} already has these tests and limits.")
+    merged_tell(request, note)
     return version_url(new)
 
 

@@ -1,6 +1,7 @@
-"""End to end in the author's studio (issue 28, points 1-3), on the real platform: one author
-in two tabs edits the same problem; the stale tab's save is refused with the other change
-shown, nothing is lost, and reapplying lands both; the draft opens in the candidate's page
+"""End to end in the author's studio (issue 28, points 1-3; issue 34.5), on the real platform:
+one author in two tabs edits the same problem; the stale tab's save is merged with the other
+tab's change, nothing is lost (an overlapping save is shown side by side: test_studio_merge.py);
+the draft opens in the candidate's page
 under its banner and a Run grades on it in the sandbox; a known-wrong solution opens in the
 code editor; a version's contents and its diff against another are shown.
 """
@@ -49,7 +50,7 @@ def tab(context: BrowserContext, errors: list[str]) -> Page:
     return page
 
 
-def test_two_tabs_a_refused_save_a_reapply_and_the_draft_tried_as_a_candidate(
+def test_two_tabs_a_merged_save_and_the_draft_tried_as_a_candidate(
     browser: Browser, platform: Platform
 ) -> None:
     errors: list[str] = []
@@ -73,19 +74,9 @@ def test_two_tabs_a_refused_save_a_reapply_and_the_draft_tried_as_a_candidate(
     expect(page_a.locator("tr[data-test='from tab A']")).to_have_count(1)
     add_test(page_b, "from tab B", 6)
 
-    # then B's save is refused, on the page, with A's change shown and B's values kept
-    conflict = page_b.locator("#test-form #conflict")
-    expect(conflict).to_be_visible()
-    expect(conflict.locator(".conflict-title")).to_contain_text("Not saved")
-    expect(conflict.locator(".diff-add")).to_contain_text(["from tab A"])
-    expect(page_b.locator("#test-form input[name=name]")).to_have_value("from tab B")
-    expect(page_b.locator("tr[data-test='from tab A']")).to_have_count(1)  # kept
-    expect(page_b.locator("tr[data-test='from tab B']")).to_have_count(0)
-    shoot(page_b, "conflict", page_b.locator("#test-form"))
-
-    # and reapplying it lands both
-    page_b.click("#reapply")
-    expect(page_b.locator(".studio-message-success")).to_contain_text("Saved as draft")
+    # then B's save is merged with A's (they touched different rows): both land, B is told
+    expect(page_b.locator(".studio-message-info")).to_contain_text(
+        "Merged with what you saved in another tab")
     for name in ("sample", "from tab A", "from tab B"):
         expect(page_b.locator(f"tr[data-test='{name}']")).to_have_count(1)
     page_a.reload()
