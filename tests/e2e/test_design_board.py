@@ -438,6 +438,8 @@ def test_a_bad_element_is_refused_skipped_where_stored_and_never_blanks_a_board(
                                                              timeout=SYNC_MS)
     board = interviewer.locator("#replay-board")
     expect(board).to_have_attribute("data-count", "2", timeout=SYNC_MS)
+    # Drawn, not only handed over (Excalidraw's own initial load once blanked the first scene).
+    expect(board).to_have_attribute("data-drawn", "2")
     expect(board.locator(".board-skipped")).to_have_text(
         "1 element could not be drawn and was skipped.")
     shots(interviewer, "replay-skipped")

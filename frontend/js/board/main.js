@@ -193,9 +193,15 @@ function view(container) {
       pending = [elements, skipped];
       return;
     }
+    current = scene;
+    reapplied = false;
     api.updateScene({ elements: scene, captureUpdate: CaptureUpdateAction.NEVER });
     container.dataset.count = String(scene.filter((e) => !e.isDeleted).length);
   };
+  // Excalidraw loads initialData ([]) after it hands over its API, so the first scene shown
+  // can be replaced by nothing (a replay opened blank until scrubbed): put it back, once.
+  let current = null;
+  let reapplied = false;
   let framed = false;
   render(root, {
     viewModeEnabled: true,
@@ -208,7 +214,13 @@ function view(container) {
     },
     // The first change comes once Excalidraw has set its scene up (loading initialData resets
     // the scroll): frame the board then.
-    onChange: () => {
+    onChange: (elements) => {
+      if (current && !reapplied && elements.length !== current.length) {
+        reapplied = true;
+        api.updateScene({ elements: current, captureUpdate: CaptureUpdateAction.NEVER });
+      }
+      // What the scene really holds (data-count is what was handed to it).
+      container.dataset.drawn = String(api.getSceneElements().length);
       if (framed || !frame) return;
       framed = true;
       fitNow();
