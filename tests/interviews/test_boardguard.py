@@ -248,3 +248,23 @@ def test_a_board_stored_before_the_check_loads_with_its_bad_elements_skipped_and
     assert run(scenario) == ["box", "flow"]
     elements = collab.board_from_updates(data for _, data in services.doc_updates(session.pk))
     assert [(e["id"], e["x"]) for e in elements] == [("box", 50)]
+
+
+def test_a_coding_sessions_room_keeps_no_shadow_yet_its_board_is_checked() -> None:
+    room = collab.Room(session_id=1)
+    client = Client(room)
+    text = client.doc.get(collab.TEXT_NAME, type=pycrdt.Text)
+    before = client.doc.get_state()
+    text += "x = 1\n"
+    assert boardguard.board_problem(room, client.doc.get_update(before), design=False) is None
+    assert room.doc not in boardguard._shadows
+    first = Client(room).set("flow", BAD_ARROW)
+    assert boardguard.board_problem(room, first, design=False) == PROBLEM
+    good = Client(room).set("flow", ARROW)
+    assert boardguard.board_problem(room, good, design=False) is None
+    room.apply(1, good)
+    # An overwrite (no "board" in its bytes) of an entry the board has: still checked.
+    bad = Client(room).set("flow", BAD_ARROW)
+    assert b"board" not in bad
+    assert boardguard.board_problem(room, bad, design=False) == PROBLEM
+    assert room.doc not in boardguard._shadows
