@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from core.realtime import CLOSE_INVALID
 from interviews import boardguard, boardschema, collab, services
 from interviews.models import InterviewSession
+from interviews.services.boards import board_snapshot_store
 from tests import boardvectors
 from tests.factories import board_update, design_problem, user_with_role
 from tests.interviews.ydoc_client import YClient
@@ -248,6 +249,11 @@ def test_a_board_stored_before_the_check_loads_with_its_bad_elements_skipped_and
     assert run(scenario) == ["box", "flow"]
     elements = collab.board_from_updates(data for _, data in services.doc_updates(session.pk))
     assert [(e["id"], e["x"]) for e in elements] == [("box", 50)]
+    # The report's picture (the snapshot kept when the session finishes) draws the rest.
+    snapshot = board_snapshot_store(session_id=session.pk)
+    assert snapshot is not None and snapshot.error == ""
+    assert [e["id"] for e in snapshot.elements] == ["box"]
+    assert 'aria-label="Board: 1 element"' in snapshot.svg
 
 
 def test_a_coding_sessions_room_keeps_no_shadow_yet_its_board_is_checked() -> None:

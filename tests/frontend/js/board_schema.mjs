@@ -35,7 +35,39 @@ if (mode === "cases") {
     }
     return elementProblem(element, c.key);
   });
+  console.log(JSON.stringify(problems));
 } else {
-  problems = data.map(([key, value]) => elementProblem(decode(value), key));
+  const values = data.map(([key, value]) => [key, decode(value)]);
+  problems = values.map(([key, value]) => elementProblem(value, key));
+  // The same values written into a board's Y.Map one update each, as a hostile page would,
+  // with the real binding on a stand-in for Excalidraw that throws where Excalidraw would
+  // (points.reduce, groupIds.length, NaN geometry): nothing may throw, and everything the
+  // scene holds must pass the schema.
+  const Y = await import(`${frontend}/node_modules/yjs/dist/yjs.mjs`);
+  const { BoardBinding } = await import(`${frontend}/js/board/binding.js`);
+  const scene = {
+    elements: [],
+    getSceneElementsIncludingDeleted() {
+      return this.elements;
+    },
+    updateScene({ elements }) {
+      for (const e of elements) {
+        if (["line", "arrow", "freedraw"].includes(e.type)) e.points.reduce((n, p) => n + p[0] + p[1], 0);
+        if (typeof e.groupIds.length !== "number" || !Number.isFinite(e.x + e.y + e.width + e.height)) throw new Error(`bad ${e.id}`);
+      }
+      this.elements = elements;
+    },
+  };
+  const doc = new Y.Doc();
+  const map = doc.getMap("board");
+  let skipped = 0;
+  let crashed = null;
+  try {
+    new BoardBinding({ doc, map, api: scene, captureNever: "NEVER", editable: false, onSkipped: (items) => { skipped += items.length; } });
+    for (const [key, value] of values) Y.transact(doc, () => map.set(key, value), "remote");
+  } catch (error) {
+    crashed = String(error);
+  }
+  const sceneValid = scene.elements.every((e) => elementProblem(e, e.id) === null);
+  console.log(JSON.stringify({ problems, crashed, sceneValid, drawn: scene.elements.length, skipped }));
 }
-console.log(JSON.stringify(problems));
