@@ -274,3 +274,17 @@ def test_a_coding_sessions_room_keeps_no_shadow_yet_its_board_is_checked() -> No
     assert b"board" not in bad
     assert boardguard.board_problem(room, bad, design=False) == PROBLEM
     assert room.doc not in boardguard._shadows
+
+
+def test_waiting_content_survives_a_refusal_and_is_still_judged_when_it_lands() -> None:
+    room = collab.Room(session_id=1)
+    client = Client(room)
+    first = client.set("box", BOX)
+    waiting = client.set("box", BOX | {"version": 9, "x": "far"})  # waits for `first`
+    assert boardguard.board_problem(room, waiting) is None
+    room.apply(1, waiting)
+    # A refusal in between rebuilds the shadow from the room's document, which leaves
+    # waiting content out: the shadow keeps it anyway.
+    assert boardguard.board_problem(room, Client(room).set("flow", BAD_ARROW)) == PROBLEM
+    assert boardguard.board_problem(room, first) == (
+        'The board element "box" (rectangle) cannot be drawn: x must be a finite number.')
