@@ -21,6 +21,7 @@ CLOSE_UNAUTHENTICATED = 4401
 CLOSE_FORBIDDEN = 4403  # a participant doing what their role may not (a read-only edit)
 CLOSE_NOT_FOUND = 4404  # no such object, or not visible to this user
 CLOSE_TOO_LARGE = 4413
+CLOSE_INVALID = 4422  # an update that would store a board element the board cannot hold
 
 
 def send_event(group: str, payload: dict[str, Any], *, handler: str) -> bool:

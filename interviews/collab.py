@@ -15,11 +15,16 @@ decode, is `MalformedMessage`, and the caller closes the socket before anything 
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 import pycrdt
+
+from interviews import boardschema
+
+log = logging.getLogger(__name__)
 
 TEXT_NAME = "code"  # the shared Y.Text the editors bind to (the JS side uses the same name)
 # A design session's board and notes live in the same document, beside the code:
@@ -271,11 +276,15 @@ def text_from_updates(updates: Iterable[bytes]) -> str:
 
 def _board_elements(board: Any) -> list[dict[str, Any]]:
     """The live (not deleted) elements of a board map, in drawing order (their fractional
-    `index`, then id, as Excalidraw orders them)."""
-    elements = [
-        dict(value) for value in board.to_py().values()
-        if isinstance(value, dict) and not value.get("isDeleted")
-    ]
+    `index`, then id, as Excalidraw orders them). An entry the board's schema does not accept
+    (a board stored before the server checked, issue 34) is skipped and logged."""
+    elements = []
+    for key, value in board.to_py().items():
+        problem = boardschema.element_problem(value, key)
+        if problem is not None:
+            log.warning("skipped a stored board element: %s", problem)
+        elif not value.get("isDeleted"):
+            elements.append(dict(value))
     return sorted(elements, key=lambda e: (str(e.get("index") or ""), str(e.get("id") or "")))
 
 

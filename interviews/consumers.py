@@ -14,7 +14,8 @@ the same process in memory, and other processes through one channel-layer messag
 Close codes (core/realtime.py): 4401 not logged in, 4404 no such session or not a participant
 (one code, so that it never tells whether a session exists), 4403 a read-only participant
 trying to change the document, 4400 malformed message, 4413 message over the limit (which
-stays below Daphne's own, see settings, so the code does arrive).
+stays below Daphne's own, see settings, so the code does arrive), 4422 an update that would
+store a board element the board cannot hold (interviews/boardguard.py).
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ from core.realtime import (
     CLOSE_TOO_LARGE,
     CLOSE_UNAUTHENTICATED,
 )
-from interviews import collab, realtime, selectors, services
+from interviews import boardguard, collab, realtime, selectors, services
 from interviews.models import SessionEvent
 
 log = logging.getLogger(__name__)
@@ -293,6 +294,8 @@ class SessionDocConsumer(AsyncWebsocketConsumer):
         if self.finished or self.deadline_passed():
             await self._refuse()
             return
+        if not await boardguard.admit(self, update):
+            return  # a board element the board cannot hold: refused, 4422 (issue 34)
         seq = await update_writer().store(self.session_id, self.user.pk, update)
         if seq is None:
             await self._refuse()

@@ -298,3 +298,148 @@ def test_two_people_draw_on_one_board_which_reloads_ends_read_only_and_replays(
 
     assert outside.seen == [], f"requests outside the site: {outside.seen}"
     assert outside.failed == [], f"requests that failed: {outside.failed}"
+
+
+# ---------------------------------------------------------------- issue 34: bad elements
+
+# The element of issue 34: well-formed Yjs, an arrow whose points are a string. Excalidraw
+# crashed on it (`points.reduce is not a function`) on both pages, for good.
+BAD_ARROW = {"id": "evil", "type": "arrow", "x": 0, "y": 0, "width": 10, "height": 10,
+             "version": 9, "versionNonce": 1, "isDeleted": False, "groupIds": [],
+             "points": "0,0 10,10"}
+STORE_BAD = """
+from tests.factories import board_update
+board_update({sid}, [{element!r}])
+"""
+
+
+def hostile_socket(platform: Platform, page: Page, session_id: int, key: str,
+                   element: dict[str, Any]) -> tuple[list[dict[str, Any]], int | None]:
+    """A raw websocket with the page's own cookie (the candidate's session): sync, then one
+    well-formed update setting `element` under `key` on the board. Returns the JSON events the
+    server sent and its close code."""
+    import pycrdt
+    from websockets.exceptions import ConnectionClosed
+    from websockets.sync.client import connect
+
+    from interviews import collab
+
+    cookie = "; ".join(f"{c['name']}={c['value']}" for c in page.context.cookies())
+    url = platform.base_url.replace("http", "ws", 1) + f"/ws/sessions/{session_id}/doc/"
+    events: list[dict[str, Any]] = []
+    doc: pycrdt.Doc[Any] = pycrdt.Doc()
+    board = doc.get(collab.BOARD_NAME, type=pycrdt.Map)
+    headers = {"Cookie": cookie, "Origin": platform.base_url}
+    with connect(url, additional_headers=headers) as socket:
+        socket.send(collab.sync_step1_frame(doc.get_state()))
+        synced = False
+        while not synced:
+            frame = socket.recv(timeout=SYNC_MS / 1000)
+            if isinstance(frame, str):
+                events.append(json.loads(frame))
+                continue
+            message = collab.parse_message(frame)
+            if message.kind == "step1":
+                socket.send(collab.sync_step2_frame(doc.get_update(message.payload)))
+            elif message.kind in ("step2", "update"):
+                doc.apply_update(message.payload)
+                synced = synced or message.kind == "step2"
+        before = doc.get_state()
+        board[key] = element
+        socket.send(collab.update_frame(doc.get_update(before)))
+        try:
+            while True:
+                frame = socket.recv(timeout=SYNC_MS / 1000)
+                if isinstance(frame, str):
+                    events.append(json.loads(frame))
+        except ConnectionClosed as closed:
+            return events, closed.rcvd.code if closed.rcvd else None
+    return events, None
+
+
+def board_has(page: Page, key: str) -> bool:
+    return bool(page.evaluate(f"window.onsiteSession.doc.getMap('board').has({key!r})"))
+
+
+def test_a_bad_element_is_refused_skipped_where_stored_and_never_blanks_a_board(
+    people: People, platform: Platform
+) -> None:
+    session_id = int(platform.shell(SEED).strip().splitlines()[-1])
+    candidate = open_session(people, "candidate", session_id)
+    interviewer = open_session(people, "interviewer", session_id)
+    draw(candidate, "rectangle", (0.15, 0.25, 0.35, 0.45))
+    drawn = wait_for_ids(interviewer, 1)
+    candidate.evaluate("window.onsiteSession.flush(4000)")
+
+    # ------------------------------------------------------------ the hostile socket
+    events, code = hostile_socket(platform, candidate, session_id, "evil", BAD_ARROW)
+    assert code == 4422, (code, events)
+    refusal = next(e for e in events if e.get("type") == "refused")
+    assert refusal["reason"] == "invalid_board"
+    assert refusal["message"] == ('The board element "evil" (arrow) cannot be drawn: points '
+                                  "must be a list of at most 20000 [x, y] pairs of finite "
+                                  "numbers.")
+    assert {"type": "ack"} not in events[events.index(refusal):]
+    # The other side never receives it; both pages still draw the board, and keep working.
+    interviewer.wait_for_timeout(1000)
+    for page in (candidate, interviewer):
+        assert not board_has(page, "evil")
+        assert board_ids(page) == drawn
+        expect(page.locator("#session-board .board-skipped")).to_be_hidden()
+        expect(page.locator("#session-board canvas.interactive")).to_be_visible()
+    draw(interviewer, "ellipse", (0.5, 0.3, 0.7, 0.5))
+    both = wait_for_ids(candidate, 2)
+    interviewer.evaluate("window.onsiteSession.flush(4000)")
+    assert server_board(platform, session_id)["ids"] == both
+    candidate.reload()
+    expect(candidate.locator("#session")).to_have_attribute("data-ready", "true", timeout=SYNC_MS)
+    assert wait_for_ids(candidate, 2) == both
+
+    # ------------------------------------------------------------ an out-of-date page
+    # A page that writes a bad element into the document itself (its binding never would):
+    # the server refuses, the page says so at the board and stops; its board still draws.
+    candidate.evaluate("""window.onsiteSession.doc.getMap('board').set('stale',
+        {id: 'stale', type: 'arrow', version: 1, x: 0, y: 0, points: 'not points'})""")
+    alert = candidate.locator("#session-board .board-alert")
+    expect(alert).to_be_visible(timeout=SYNC_MS)
+    expect(alert).to_have_attribute("role", "alert")
+    expect(alert).to_contain_text('Your last change was not saved. The board element "stale" '
+                                  "(arrow) cannot be drawn: points must be a list")
+    expect(candidate.locator("#connection")).to_contain_text("refused a change")
+    expect(candidate.locator("#session-board .board-skipped")).to_contain_text(
+        "1 element could not be drawn and was skipped.")
+    assert board_ids(candidate) == both
+    shots(candidate, "refused-change")
+    interviewer.wait_for_timeout(500)
+    assert not board_has(interviewer, "stale")
+    candidate.reload()
+    expect(candidate.locator("#session")).to_have_attribute("data-ready", "true", timeout=SYNC_MS)
+    assert wait_for_ids(candidate, 2) == both
+    expect(candidate.locator("#session-board .board-alert")).to_be_hidden()
+
+    # ------------------------------------------------------------ a board stored before the check
+    platform.shell(STORE_BAD.format(sid=session_id, element=BAD_ARROW | {"id": "old"}))
+    interviewer.reload()
+    expect(interviewer.locator("#session")).to_have_attribute("data-ready", "true",
+                                                              timeout=SYNC_MS)
+    assert wait_for_ids(interviewer, 2) == both
+    expect(interviewer.locator("#session-board .board-skipped")).to_have_text(
+        "1 element could not be drawn and was skipped.", timeout=SYNC_MS)
+    assert server_board(platform, session_id)["ids"] == both
+    shots(interviewer, "skipped-element")
+
+    # ------------------------------------------------------------ the replay
+    interviewer.once("dialog", lambda dialog: dialog.accept())
+    interviewer.locator("#finish-button").click()
+    expect(interviewer.locator("#session")).to_have_attribute("data-status", "finished",
+                                                              timeout=SYNC_MS)
+    interviewer.goto(f"/sessions/{session_id}/replay/")
+    expect(interviewer.locator("#replay")).to_have_attribute("data-ready", "true",
+                                                             timeout=SYNC_MS)
+    board = interviewer.locator("#replay-board")
+    expect(board).to_have_attribute("data-count", "2", timeout=SYNC_MS)
+    # Drawn, not only handed over (Excalidraw's own initial load once blanked the first scene).
+    expect(board).to_have_attribute("data-drawn", "2")
+    expect(board.locator(".board-skipped")).to_have_text(
+        "1 element could not be drawn and was skipped.")
+    shots(interviewer, "replay-skipped")

@@ -89,9 +89,11 @@ def test_a_design_sessions_board_and_notes_are_read_from_the_same_document() -> 
     doc: pycrdt.Doc[Any] = pycrdt.Doc()
     board = doc.get(collab.BOARD_NAME, type=pycrdt.Map)
     notes = doc.get(collab.NOTES_NAME, type=pycrdt.Text)
-    board["late"] = {"id": "late", "type": "text", "index": "a2", "text": "GPU pool"}
-    board["early"] = {"id": "early", "type": "rectangle", "index": "a1"}
-    board["gone"] = {"id": "gone", "type": "arrow", "index": "a3", "isDeleted": True}
+    board["late"] = {"id": "late", "type": "text", "index": "a2", "text": "GPU pool",
+                     "version": 1}
+    board["early"] = {"id": "early", "type": "rectangle", "index": "a1", "version": 1}
+    board["gone"] = {"id": "gone", "type": "arrow", "index": "a3", "isDeleted": True,
+                     "version": 2, "points": [[0, 0], [10, 0]]}
     notes += "10k QPS x 500 tokens"
     update = doc.get_update()
     assert [e["id"] for e in collab.board_from_updates([update])] == ["early", "late"]

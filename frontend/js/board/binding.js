@@ -14,6 +14,14 @@
 //
 // The binding never imports yjs itself: the doc and map belong to the session bundle's copy,
 // and a second copy of yjs in the page would break its constructor checks.
+//
+// Only elements the board's schema accepts (schema.js, the twin of the server's
+// interviews/boardschema.py) go either way: one the map holds that fails it (a board stored
+// before the server checked, a hostile page) is never handed to Excalidraw, and one of the
+// scene's that fails it (a tool the board does not offer) is never written into the map, which
+// the server would refuse. Either is reported through `onSkipped` (the page says so at the
+// board and logs why), so one bad element never blanks a board.
+import { elementProblem } from "./schema.js";
 
 export const BOARD_NAME = "board";
 export const FLUSH_MS = 100;
@@ -22,9 +30,44 @@ export const FLUSH_MS = 100;
 // comes out of it into the scene, is a copy, so neither side changes the other behind its back.
 const copy = (value) => JSON.parse(JSON.stringify(value));
 
-const isElement = (value) =>
-  value !== null && typeof value === "object" && typeof value.id === "string" &&
-  Number.isFinite(value.version);
+const hasVersion = (value) =>
+  value !== null && typeof value === "object" && Number.isFinite(value.version);
+
+// What Excalidraw has on every element of a type, for the fields the schema lets a stored
+// element leave out (older boards, elements written by hand): Excalidraw reads them as given.
+const BASE_DEFAULTS = {
+  x: 0, y: 0, width: 0, height: 0, angle: 0, strokeColor: "#1e1e1e",
+  backgroundColor: "transparent", fillStyle: "solid", strokeWidth: 2, strokeStyle: "solid",
+  roughness: 1, opacity: 100, groupIds: [], frameId: null, roundness: null, seed: 1,
+  versionNonce: 0, isDeleted: false, boundElements: null, updated: 0, link: null, locked: false,
+};
+const TYPE_DEFAULTS = {
+  line: { lastCommittedPoint: null, startBinding: null, endBinding: null, startArrowhead: null, endArrowhead: null },
+  arrow: { lastCommittedPoint: null, startBinding: null, endBinding: null, startArrowhead: null, endArrowhead: "arrow", elbowed: false },
+  freedraw: { pressures: [], simulatePressure: true, lastCommittedPoint: null },
+  text: { fontSize: 20, fontFamily: 5, textAlign: "left", verticalAlign: "top", containerId: null, autoResize: true, lineHeight: 1.25 },
+  frame: { name: null },
+};
+
+/** A valid element as Excalidraw needs it: a copy, every field it reads present. */
+export function drawable(element) {
+  const out = { ...BASE_DEFAULTS, ...TYPE_DEFAULTS[element.type], ...copy(element) };
+  if (out.type === "text" && typeof out.originalText !== "string") out.originalText = out.text;
+  return out;
+}
+
+/** The map's elements Excalidraw can draw, as drawable copies, and the problems of the rest
+ * ({id, problem}), in drawing order. */
+export function checkedElements(entries) {
+  const elements = [];
+  const skipped = [];
+  for (const [key, value] of entries) {
+    const problem = elementProblem(value, key);
+    if (problem === null) elements.push(drawable(value));
+    else skipped.push({ id: key === undefined ? String(value?.id ?? "") : String(key), problem });
+  }
+  return { elements: drawingOrder(elements), skipped };
+}
 
 /** Whether the map's `remote` element should replace the scene's `local` one. */
 export function remoteWins(local, remote) {
@@ -46,13 +89,18 @@ export function drawingOrder(elements) {
   });
 }
 
-/** Every element in the map (deleted ones included), in drawing order, as copies. */
-export function mapElements(map) {
-  const elements = [];
-  map.forEach((value) => {
-    if (isElement(value)) elements.push(copy(value));
-  });
-  return drawingOrder(elements);
+const mapEntries = (map) => {
+  const entries = [];
+  map.forEach((value, key) => entries.push([key, value]));
+  return entries;
+};
+
+/** Every element in the map Excalidraw can draw (deleted ones included), in drawing order,
+ * as copies; `onSkipped` hears about the others. */
+export function mapElements(map, onSkipped = () => {}) {
+  const { elements, skipped } = checkedElements(mapEntries(map));
+  if (skipped.length) onSkipped(skipped);
+  return elements;
 }
 
 export class BoardBinding {
@@ -61,7 +109,7 @@ export class BoardBinding {
    *   doc, map: the session's Y.Doc and its Y.Map "board"; api: the excalidrawAPI;
    *   captureNever: Excalidraw's CaptureUpdateAction.NEVER (remote edits are not undoable).
    */
-  constructor({ doc, map, api, captureNever, editable = true, onFirstContent = () => {} }) {
+  constructor({ doc, map, api, captureNever, editable = true, onFirstContent = () => {}, onSkipped = () => {} }) {
     this.doc = doc;
     this.map = map;
     this.api = api;
@@ -71,6 +119,9 @@ export class BoardBinding {
     // Called once, when the board first has something to show (a late joiner's view is then
     // framed on what was drawn before it came).
     this.onFirstContent = onFirstContent;
+    // Told each element that is skipped ([{id, problem, local}]), once per id and version.
+    this.onSkipped = onSkipped;
+    this.reported = new Map(); // id -> the version (or problem) last reported
     this.onRemote = (event, transaction) => {
       if (transaction.origin === this) return; // our own flush
       this.applyRemote([...event.keysChanged]);
@@ -96,13 +147,26 @@ export class BoardBinding {
       this.timer = null;
     }
     if (!this.editable) return 0;
-    const grown = this.api.getSceneElementsIncludingDeleted().filter((element) => {
+    const unsharable = [];
+    const grown = [];
+    for (const element of this.api.getSceneElementsIncludingDeleted()) {
       const stored = this.map.get(element.id);
-      return !isElement(stored) || element.version > stored.version;
-    });
+      if (hasVersion(stored) && element.version <= stored.version) continue;
+      // Only what grew is checked (a whole check of every element on each flush would cost
+      // the points of every stroke on the board ten times a second).
+      const value = copy(element);
+      const problem = elementProblem(value, element.id);
+      if (problem === null) {
+        this.reported.delete(element.id);
+        grown.push(value);
+      } else {
+        unsharable.push({ id: element.id, problem, local: true, version: element.version });
+      }
+    }
+    this.report(unsharable);
     if (grown.length === 0) return 0;
     this.doc.transact(() => {
-      for (const element of grown) this.map.set(element.id, copy(element));
+      for (const value of grown) this.map.set(value.id, value);
     }, this);
     return grown.length;
   }
@@ -113,12 +177,19 @@ export class BoardBinding {
     const byId = new Map(scene.map((element) => [element.id, element]));
     let changed = false;
     let localAhead = false;
+    const skipped = [];
     for (const key of keys) {
       const remote = this.map.get(key);
-      if (!isElement(remote)) continue;
+      if (remote === undefined) continue; // removed from the map: the scene keeps its own
+      const problem = elementProblem(remote, key);
+      if (problem !== null) {
+        skipped.push({ id: String(key), problem, local: false, version: problem });
+        continue;
+      }
+      if (this.reported.has(key)) this.reported.delete(key); // a good version came
       const local = byId.get(key);
       if (remoteWins(local, remote)) {
-        byId.set(key, copy(remote));
+        byId.set(key, drawable(remote));
         changed = true;
       } else if (local.version > remote.version) {
         localAhead = true; // ours is newer: it goes out with the next flush
@@ -135,6 +206,19 @@ export class BoardBinding {
       }
     }
     if (localAhead) this.changed();
+    this.report(skipped);
+  }
+
+  /** Tell `onSkipped` about skipped elements it has not heard of at this version. */
+  report(skipped) {
+    const fresh = skipped.filter((s) => this.reported.get(s.id) !== s.version);
+    for (const s of fresh) this.reported.set(s.id, s.version);
+    if (fresh.length) this.onSkipped(fresh.map(({ id, problem, local }) => ({ id, problem, local })));
+  }
+
+  /** How many elements are skipped now (those reported and not since replaced). */
+  skippedCount() {
+    return this.reported.size;
   }
 
   setEditable(editable) {

@@ -3,9 +3,14 @@
 // which the session bundle calls with the session's Y.Doc.
 //
 //   window.onsiteBoard.mount(container, {doc, map, editable, awareness, colors})
-//       -> {setEditable(bool), flush(), elements(), api}     the live, shared board
+//       -> {setEditable(bool), flush(), elements(), alert(message), skipped(), api}
+//                                                             the live, shared board
 //   window.onsiteBoard.view(container)
-//       -> {show(elements)}                                   a read-only board (the replay)
+//       -> {show(elements, skipped), fit(elements)}           a read-only board (the replay)
+//
+// An element the board's schema (schema.js) does not accept is never handed to Excalidraw:
+// the board says at its top how many were skipped (role="status"), and the console says why.
+// alert(message) shows a message at the board (role="alert"): the server refused a change.
 import "./assets.js";
 
 import { CaptureUpdateAction, Excalidraw } from "@excalidraw/excalidraw";
@@ -13,7 +18,7 @@ import "@excalidraw/excalidraw/index.css";
 import { createElement } from "react";
 import { createRoot } from "react-dom/client";
 
-import { BoardBinding, drawingOrder, mapElements } from "./binding.js";
+import { BoardBinding, checkedElements, mapElements } from "./binding.js";
 import { PointerSync } from "./pointers.js";
 import "./board.css";
 
@@ -46,16 +51,77 @@ function render(root, props) {
   );
 }
 
+const plural = (n, one, many) => (n === 1 ? one : many);
+
+/** Excalidraw's host inside `container`, and the notices over it (React owns only the host). */
+function boardFrame(container) {
+  const host = document.createElement("div");
+  host.className = "board-host";
+  const notices = document.createElement("div");
+  notices.className = "board-notices";
+  const alertLine = document.createElement("p");
+  alertLine.className = "board-notice board-alert";
+  alertLine.setAttribute("role", "alert");
+  alertLine.hidden = true;
+  const skippedLine = document.createElement("p");
+  skippedLine.className = "board-notice board-skipped";
+  skippedLine.setAttribute("role", "status");
+  skippedLine.hidden = true;
+  notices.append(alertLine, skippedLine);
+  container.append(host, notices);
+  const drawn = new Map(); // id -> problem: stored elements skipped
+  const unshared = new Map(); // id -> problem: elements of this page the board cannot keep
+  const render = () => {
+    const parts = [];
+    if (drawn.size) {
+      parts.push(`${drawn.size} ${plural(drawn.size, "element", "elements")} could not be drawn and ${plural(drawn.size, "was", "were")} skipped.`);
+    }
+    if (unshared.size) {
+      parts.push(`${unshared.size} ${plural(unshared.size, "element", "elements")} of yours could not be shared (the board does not keep ${plural(unshared.size, "it", "them")}).`);
+    }
+    skippedLine.textContent = parts.join(" ");
+    skippedLine.hidden = parts.length === 0;
+    container.dataset.skipped = String(drawn.size + unshared.size);
+  };
+  return {
+    host,
+    skipped(items) {
+      for (const { id, problem, local } of items) {
+        // The console says why (the notice only counts): a person reporting it has the text.
+        console.warn(`Board: ${problem}${local ? " (not shared)" : " (skipped)"}`);
+        (local ? unshared : drawn).set(id, problem);
+      }
+      render();
+    },
+    /** Replace the skipped stored elements (the replay: each moment has its own). */
+    setSkipped(items) {
+      const before = new Set(drawn.values());
+      drawn.clear();
+      for (const { id, problem } of items) {
+        if (!before.has(problem)) console.warn(`Board: ${problem} (skipped)`);
+        drawn.set(id, problem);
+      }
+      render();
+    },
+    alert(message) {
+      alertLine.textContent = message || "";
+      alertLine.hidden = !message;
+    },
+    count: () => drawn.size + unshared.size,
+  };
+}
+
 /** The live board: Excalidraw bound to the session document's "board" map. */
 function mount(container, { doc, map, editable = true, awareness = null, name = "" }) {
-  const root = createRoot(container);
+  const frame = boardFrame(container);
+  const root = createRoot(frame.host);
   let binding = null;
   let pointers = null;
   let reconciled = false;
   let props = {};
   const ready = new Promise((resolve) => {
     props = {
-      initialData: { elements: mapElements(map), appState: { name } , scrollToContent: true },
+      initialData: { elements: mapElements(map, frame.skipped), appState: { name }, scrollToContent: true },
       viewModeEnabled: !editable,
       isCollaborating: Boolean(awareness),
       excalidrawAPI: (api) => {
@@ -66,6 +132,7 @@ function mount(container, { doc, map, editable = true, awareness = null, name = 
           api,
           captureNever: CaptureUpdateAction.NEVER,
           editable,
+          onSkipped: frame.skipped,
           onFirstContent: () => api.scrollToContent(undefined, { fitToContent: false, animate: false }),
         });
         if (awareness) pointers = new PointerSync({ api, awareness });
@@ -95,6 +162,10 @@ function mount(container, { doc, map, editable = true, awareness = null, name = 
       container.dataset.editable = String(value);
     },
     flush: () => (binding ? binding.flush() : 0),
+    /** Show a message at the board (role="alert"); "" hides it. */
+    alert: (message) => frame.alert(message),
+    /** How many elements are skipped (stored ones not drawn, and this page's not shared). */
+    skipped: () => frame.count(),
     /** The scene's live elements (tests compare them across browsers and with the server). */
     elements: () =>
       binding ? binding.api
@@ -108,18 +179,29 @@ function mount(container, { doc, map, editable = true, awareness = null, name = 
 
 /** A read-only board shown one scene at a time (the replay's scrubbing). */
 function view(container) {
-  const root = createRoot(container);
+  const board = boardFrame(container);
+  const root = createRoot(board.host);
   let api = null;
   let pending = null;
-  const show = (elements) => {
-    const scene = drawingOrder(elements.map((e) => ({ ...e })));
+  /** Show `elements` (values of the board map); `skipped`: [{id, problem}] the caller left out
+   * already. An element the schema does not accept is skipped here too, and counted. */
+  const show = (elements, skipped = []) => {
+    const checked = checkedElements(elements.map((e) => [undefined, e]));
+    board.setSkipped([...skipped, ...checked.skipped]);
+    const scene = checked.elements;
     if (!api) {
-      pending = scene;
+      pending = [elements, skipped];
       return;
     }
+    current = scene;
+    reapplied = false;
     api.updateScene({ elements: scene, captureUpdate: CaptureUpdateAction.NEVER });
     container.dataset.count = String(scene.filter((e) => !e.isDeleted).length);
   };
+  // Excalidraw loads initialData ([]) after it hands over its API, so the first scene shown
+  // can be replaced by nothing (a replay opened blank until scrubbed): put it back, once.
+  let current = null;
+  let reapplied = false;
   let framed = false;
   render(root, {
     viewModeEnabled: true,
@@ -127,12 +209,18 @@ function view(container) {
     excalidrawAPI: (value) => {
       if (!value || api) return;
       api = value;
-      if (pending) show(pending);
+      if (pending) show(...pending);
       pending = null;
     },
     // The first change comes once Excalidraw has set its scene up (loading initialData resets
     // the scroll): frame the board then.
-    onChange: () => {
+    onChange: (elements) => {
+      if (current && !reapplied && elements.length !== current.length) {
+        reapplied = true;
+        api.updateScene({ elements: current, captureUpdate: CaptureUpdateAction.NEVER });
+      }
+      // What the scene really holds (data-count is what was handed to it).
+      container.dataset.drawn = String(api.getSceneElements().length);
       if (framed || !frame) return;
       framed = true;
       fitNow();
@@ -153,7 +241,8 @@ function view(container) {
   return {
     show,
     fit(elements) {
-      frame = drawingOrder(elements.filter((e) => !e.isDeleted).map((e) => ({ ...e })));
+      const checked = checkedElements(elements.map((e) => [undefined, e]));
+      frame = checked.elements.filter((e) => !e.isDeleted);
       if (framed) fitNow();
     },
   };

@@ -433,7 +433,11 @@ export function sessionPageMount(root) {
         return undefined;
       case "refused":
         setEditable(false);
-        showBanner(`Your last edit was not saved: ${event.reason}.`, "warn");
+        if (event.message) {
+          // A change the board cannot hold (invalid_board, board_full): said at the board.
+          showBanner(`Your last edit was not saved. ${event.message}`, "warn");
+          designDesk?.board.alert(`Your last change was not saved. ${event.message}`);
+        } else showBanner(`Your last edit was not saved: ${event.reason}.`, "warn");
         if (event.status === "finished") awaitFinish();
         return undefined;
       case "finished":

@@ -23,6 +23,7 @@ export const FATAL_CLOSES = {
   4403: "You may not change this document.",
   4404: "This session does not exist, or it is not yours.",
   4413: "A change was too large to send (it was not saved); undo it and reload the page.",
+  4422: "The board refused a change from this page (it was not saved); reload the page.",
 };
 const RECONNECT_DELAYS_MS = [250, 500, 1000, 2000, 4000, 8000];
 

@@ -18,6 +18,7 @@ import { basicSetup } from "codemirror";
 import * as Y from "yjs";
 
 import { cspNonceExtension } from "../editor.js";
+import { elementProblem, isValidElement } from "../board/schema.js";
 import { BOARD_NAME, NOTES_NAME, notesViewMount } from "./design.js";
 import { getJson, postJson } from "./api.js";
 import { formatLeft } from "./timer.js";
@@ -120,11 +121,12 @@ export class DocumentTimeline {
   }
 }
 
-/** The board map's elements that are not deleted (what a viewer sees). */
+/** The board map's elements that are not deleted (what a viewer sees): only those the
+ * board's schema accepts (the server's board_from_updates skips the same ones). */
 export function liveElements(board) {
   const elements = [];
-  board.forEach((value) => {
-    if (value && typeof value === "object" && !value.isDeleted) elements.push(value);
+  board.forEach((value, key) => {
+    if (isValidElement(value, key) && !value.isDeleted) elements.push(value);
   });
   return elements;
 }
@@ -141,13 +143,16 @@ function designViewMount() {
     show(doc) {
       const map = doc.getMap(BOARD_NAME);
       const elements = [];
-      map.forEach((value) => {
-        if (value && typeof value === "object") elements.push(value);
+      const skipped = [];
+      map.forEach((value, id) => {
+        const problem = elementProblem(value, id);
+        if (problem === null) elements.push(value);
+        else skipped.push({ id, problem });
       });
-      const key = elements.map((e) => `${e.id}:${e.version}`).sort().join(",");
+      const key = [...elements.map((e) => `${e.id}:${e.version}`), ...skipped.map((s) => `!${s.id}:${s.problem}`)].sort().join(",");
       if (key !== shown) {
         shown = key;
-        board.show(elements);
+        board.show(elements, skipped);
         count = elements.filter((e) => !e.isDeleted).length;
       }
       notes.show(doc.getText(NOTES_NAME).toString());

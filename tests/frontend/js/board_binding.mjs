@@ -5,7 +5,7 @@ import { strict as assert } from "node:assert";
 
 const [, , frontend] = process.argv;
 const Y = await import(`${frontend}/node_modules/yjs/dist/yjs.mjs`);
-const { BoardBinding, drawingOrder } = await import(`${frontend}/js/board/binding.js`);
+const { BoardBinding, drawingOrder, mapElements } = await import(`${frontend}/js/board/binding.js`);
 
 const NEVER = "NEVER";
 
@@ -21,6 +21,12 @@ class FakeExcalidraw {
   }
   updateScene({ elements, captureUpdate }) {
     assert.equal(captureUpdate, NEVER);
+    // What Excalidraw does with every element it is handed (issue 34: `points.reduce is not a
+    // function` blanked the board): these throw on an element the schema would refuse.
+    for (const e of elements) {
+      if (["line", "arrow", "freedraw"].includes(e.type)) e.points.reduce((n, p) => n + p[0] + p[1], 0);
+      if (e.groupIds.length > 64 || !Number.isFinite(e.x + e.y + e.width + e.height)) throw new Error("bad element");
+    }
     this.elements = elements;
     this.sceneUpdates += 1;
     this.binding?.changed();
@@ -31,7 +37,7 @@ class FakeExcalidraw {
     if (found) {
       Object.assign(found, fields, { version: found.version + 1 });
     } else {
-      this.elements.push({ id, type: "rectangle", index: `a${this.elements.length}`, version: 1, versionNonce: 1, isDeleted: false, ...fields });
+      this.elements.push({ id, type: "rectangle", index: `a${this.elements.length}`, version: 1, versionNonce: 1, isDeleted: false, x: 0, y: 0, width: 0, height: 0, groupIds: [], ...fields });
     }
     this.binding?.changed();
   }
@@ -41,12 +47,13 @@ function person() {
   const doc = new Y.Doc();
   const api = new FakeExcalidraw();
   const sent = [];
+  const skipped = [];
   doc.on("update", (update, origin) => {
     if (origin !== "remote") sent.push(update);
   });
-  const binding = new BoardBinding({ doc, map: doc.getMap("board"), api, captureNever: NEVER });
+  const binding = new BoardBinding({ doc, map: doc.getMap("board"), api, captureNever: NEVER, onSkipped: (items) => skipped.push(...items) });
   api.binding = binding;
-  return { doc, api, binding, sent };
+  return { doc, api, binding, sent, skipped };
 }
 
 /** Deliver what each side sent to the other (the relay), as the provider would. */
@@ -129,5 +136,48 @@ Y.applyUpdate(reader.doc, Y.encodeStateAsUpdate(a.doc), "remote");
 reader.binding.setEditable(false);
 reader.api.draw("w", { width: 3 });
 findings.readOnlySendsNothing = reader.binding.flush() === 0 && reader.sent.length === 0;
+
+// 8. Issue 34: a hostile page sets an arrow whose points are a string (and a value that is no
+// element at all) next to a good one. The good one is drawn, the bad ones never reach the
+// scene, each is reported once with the schema's reason; nothing throws.
+const hostile = new Y.Doc();
+Y.applyUpdate(hostile, Y.encodeStateAsUpdate(a.doc), "remote");
+const c = person();
+Y.applyUpdate(c.doc, Y.encodeStateAsUpdate(a.doc), "remote");
+const before = Y.encodeStateVector(hostile);
+hostile.getMap("board").set("bad", { id: "bad", type: "arrow", version: 2, x: 0, y: 0, points: "0,0 10,10" });
+hostile.getMap("board").set("junk", "a rectangle");
+hostile.getMap("board").set("good", { id: "good", type: "ellipse", version: 1, x: 5, y: 5, width: 9, height: 9, index: "a9" });
+Y.applyUpdate(c.doc, Y.encodeStateAsUpdate(hostile, before), "remote");
+const ids = c.api.elements.map((e) => e.id).sort();
+findings.badSkippedGoodDrawn = JSON.stringify(ids) === JSON.stringify(["good", "x", "y", "z"]);
+findings.badReported = c.skipped.length === 2 &&
+  c.skipped.some((s) => s.id === "bad" && s.problem.includes("points must be a list") && !s.local);
+// The same bad value again (another key changed) is not reported twice.
+hostile.getMap("board").set("good2", { id: "good2", type: "rectangle", version: 1 });
+Y.applyUpdate(c.doc, Y.encodeStateAsUpdate(hostile, before), "remote");
+findings.reportedOnce = c.skipped.length === 2 && c.api.elements.some((e) => e.id === "good2");
+// A minimal stored element is drawn with Excalidraw's defaults for what it leaves out.
+const minimal = c.api.elements.find((e) => e.id === "good2");
+findings.defaultsFilled = Array.isArray(minimal.groupIds) && minimal.strokeStyle === "solid" && minimal.x === 0;
+
+// 9. A late joiner (a reload) of that board: the same, from the document's state.
+const d = person();
+Y.applyUpdate(d.doc, Y.encodeStateAsUpdate(hostile), "remote");
+const reload = new FakeExcalidraw();
+const reloadSkipped = [];
+const reloadBinding = new BoardBinding({ doc: d.doc, map: d.doc.getMap("board"), api: reload, captureNever: NEVER, onSkipped: (items) => reloadSkipped.push(...items) });
+reload.binding = reloadBinding;
+findings.reloadSkips = reload.elements.length === 5 && reloadSkipped.length === 2;
+findings.mapElementsSkips = mapElements(d.doc.getMap("board")).length === 5;
+
+// 10. This page's own element the board cannot keep (a tool it does not offer) is never
+// written into the document (the server would refuse the update), and is reported as local.
+const e = person();
+e.api.draw("pic", { type: "image", fileId: "f" });
+e.api.draw("ok", { width: 4 });
+e.binding.flush();
+findings.localInvalidNotSent = !e.doc.getMap("board").has("pic") && e.doc.getMap("board").has("ok") &&
+  e.skipped.length === 1 && e.skipped[0].local === true && e.skipped[0].id === "pic";
 
 console.log(JSON.stringify(findings));
