@@ -289,13 +289,14 @@ class SessionAccess:
     report: Door  # the report (HTML, PDF, board picture) and its share links' management
     share: Door  # a share link's report (`SHARE_LINK_SECTIONS` only)
     submissions: Door  # the submission socket of a run made in the session
+    api: Door  # the REST API's review of the session (its summary, runs, scores)
 
     @property
     def sees_work(self) -> bool:
         """Whether any door shows the problem or the work (statement, starter, board, chat,
         questions): never before the start for the candidate."""
         return Door.OPEN in (self.page, self.work, self.doc, self.replay, self.review,
-                             self.report, self.share)
+                             self.report, self.share, self.api)
 
 
 NOT_YET = frozenset({SessionState.SCHEDULED, SessionState.MARGIN})
@@ -336,7 +337,8 @@ def session_access(relation: Relation, state: SessionState) -> SessionAccess:
             page=page, work=work, doc=work, panel=False,
             replay=Door.OPEN if state in STARTED else Door.NOT_FOUND, review=Door.NOT_FOUND,
             schedule=Door.NOT_FOUND, report=Door.OPEN if state in OVER else Door.NOT_FOUND,
-            share=Door.NOT_FOUND, submissions=Door.OPEN)
+            share=Door.NOT_FOUND, submissions=Door.OPEN,
+            api=Door.OPEN if state in STARTED else Door.NOT_FOUND)
     if relation in REVIEWING:
         in_room = relation in PANEL
         page = (Door.SCHEDULE if state in CALLED_OFF else Door.OPEN) if in_room else refused
@@ -345,10 +347,24 @@ def session_access(relation: Relation, state: SessionState) -> SessionAccess:
             doc=(Door.GONE if state in CALLED_OFF else Door.OPEN) if in_room else refused,
             panel=in_room, replay=Door.OPEN, review=Door.OPEN, schedule=Door.OPEN,
             report=Door.OPEN if state in OVER else Door.NOT_FOUND, share=Door.NOT_FOUND,
-            submissions=Door.OPEN)
+            submissions=Door.OPEN, api=Door.OPEN)
     return SessionAccess(page=refused, work=refused, doc=refused, panel=False, replay=refused,
                          review=refused, schedule=refused, report=refused, share=share,
-                         submissions=refused)
+                         submissions=refused, api=refused)
+
+
+# Who each relation is to the rows of `PRIVATE_FIELDS` (both interviewers are ASSIGNED).
+RELATION_VIEWER: dict[Relation, Viewer] = {
+    Relation.CANDIDATE: Viewer.CANDIDATE,
+    Relation.OTHER_CANDIDATE: Viewer.OTHER,
+    Relation.INTERVIEWER: Viewer.ASSIGNED,
+    Relation.CO_INTERVIEWER: Viewer.ASSIGNED,
+    Relation.OTHER_INTERVIEWER: Viewer.UNASSIGNED,
+    Relation.AUTHOR: Viewer.AUTHOR,
+    Relation.ADMIN: Viewer.ADMIN,
+    Relation.ANONYMOUS: Viewer.ANONYMOUS,
+    Relation.SHARE_LINK: Viewer.SHARE_LINK,
+}
 
 
 def relation_of(viewer: Viewer | None, *, co_interviewer: bool = False) -> Relation:

@@ -312,6 +312,7 @@ def session_done(request: HttpRequest, body: Body, session_id: int) -> JsonRespo
 @json_endpoint(scope="session_actions")
 def co_interviewer_add(request: HttpRequest, body: Body, session_id: int) -> JsonResponse:
     session, _role = _participant_session(request, session_id)
+    services.door_check(services.session_doors(session, request.user).work)
     services.co_interviewer_add(session=session, user=request.user,
                                 username=text_field(body, "username"))
     return JsonResponse({"co_interviewers": services.co_interviewers(session)}, status=201)
