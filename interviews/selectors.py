@@ -157,9 +157,12 @@ def interviewer_panel(*, session: InterviewSession, user: Any) -> dict[str, Any]
                     "answer": str(item.get("answer", "")), "key": bool(item.get("key"))}
                    for i, item in enumerate(problem.clarifications)],
         "co_interviewers": co_interviewers(session),
+        # The session's private notes (REVIEW_NOTE: its reviewers): the interviewer's and
+        # every co-interviewer's, each with its author.
         "private_notes": [private_note_public(note) for note in
-                          ReviewNote.objects.filter(session=session, author=user)
-                          .select_related("author")],
+                          ReviewNote.objects.filter(session=session)
+                          .select_related("author").order_by("created_at", "id")]
+        if visibility.may_see(visibility.REVIEW_NOTE, viewer, visibility.Channel.PAGE) else [],
     }
 
 
