@@ -424,7 +424,7 @@ def _managed_session(request: HttpRequest, session_id: int) -> InterviewSession:
         InterviewSession.objects.select_related("problem", "candidate", "interviewer"),
         pk=session_id, kind=InterviewSession.Kind.LIVE,
     )
-    if not services.schedule_change_allowed(session, request.user):
+    if services.session_doors(session, request.user).schedule != Door.OPEN:
         raise Http404("No such session.")
     return session
 

@@ -17,13 +17,7 @@ from interviews.models import (
     SessionEvent,
 )
 from interviews.services.documents import session_code
-from interviews.services.sessions import (
-    CO_INTERVIEWER,
-    SessionError,
-    _participant,
-    _require_active,
-    role_can_edit,
-)
+from interviews.services.sessions import SessionError, _participant, _require_active
 
 log = logging.getLogger(__name__)
 Kind = InterviewSession.Kind
@@ -56,9 +50,6 @@ def session_run(
     grades once; empty code and an unchanged starter's Submit are refused, as at the desk.
     """
     session, role = _participant(session_id, user)
-    if role == CO_INTERVIEWER and not role_can_edit(session, role):
-        raise SessionError("forbidden", "a co-interviewer watches: the session's interviewer "
-                                        "lets interviewers edit")
     _require_active(session)
     if session.candidate is None:
         raise SessionError("not_active", "the session has no candidate yet")

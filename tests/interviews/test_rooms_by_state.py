@@ -128,7 +128,7 @@ def test_a_co_interviewer_watches_the_live_room_with_the_private_panel() -> None
     text = page.content.decode()
     assert STATEMENT in text and 'id="private-notes-panel"' in text
     assert "FOLLOW-UP-MARK" in text and "NOTE-OF-THE-LEAD" in text
-    assert "a co-interviewer: you watch (read-only)" in text
+    assert "you are a co-interviewer, read-only" in text
     # and read-only: no editing switch, no end button, nothing to send in its name
     assert 'id="interviewer-edit"' not in text and 'id="finish-button"' not in text
     state = client.get(f"/sessions/{session.pk}/state").json()
@@ -136,8 +136,8 @@ def test_a_co_interviewer_watches_the_live_room_with_the_private_panel() -> None
     note = client.post(f"/sessions/{session.pk}/private-notes", {"text": "mine"},
                        content_type="application/json")
     assert note.status_code == 201
-    for route in ("hints/reveal", "settings", "finish", "run"):
-        answer = client.post(f"/sessions/{session.pk}/{route}", {"mode": "run"},
+    for route in ("hints/reveal", "settings", "finish", "call-link"):
+        answer = client.post(f"/sessions/{session.pk}/{route}", {"call_link": ""},
                              content_type="application/json")
         assert answer.status_code == 403, route
     # and the candidate's page never shows the panel's notes
