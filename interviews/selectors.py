@@ -68,9 +68,12 @@ def doc_access(*, user: Any, session_id: int) -> DocAccess | None:
 
 
 def sessions_of(user: Any) -> QuerySet[InterviewSession]:
-    """The sessions a user takes part in, newest first."""
-    return (InterviewSession.objects.filter(Q(candidate=user) | Q(interviewer=user))
-            .select_related("problem", "candidate", "interviewer").order_by("-created_at"))
+    """The sessions a user takes part in (as its candidate, its interviewer or on its panel),
+    newest first."""
+    return (InterviewSession.objects.filter(Q(candidate=user) | Q(interviewer=user)
+                                            | Q(review_assignments__interviewer=user))
+            .distinct().select_related("problem", "candidate", "interviewer")
+            .order_by("-created_at"))
 
 
 def can_replay(session: InterviewSession, user: Any) -> bool:

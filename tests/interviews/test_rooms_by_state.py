@@ -121,7 +121,9 @@ def test_a_co_interviewer_watches_the_live_room_with_the_private_panel() -> None
     services.session_join(token=session.invite_token or "", user=candidate)
     services.private_note_add(session_id=session.pk, user=interviewer, text="NOTE-OF-THE-LEAD")
     client = client_for(co)
-    # when the co-interviewer opens the live session page
+    # when the co-interviewer finds it among their sessions and opens it
+    listed = client.get("/sessions/").content.decode()
+    assert f'href="/sessions/{session.pk}/"' in listed
     page = client.get(f"/sessions/{session.pk}/")
     # then it is the room, with the private panel (the lead's notes among them)
     assert page.status_code == 200
