@@ -19,6 +19,10 @@ the vocabulary and the rules as data, and knows no model:
   planted marker in tests/privacy.
 
 Every reader asks `may_see(field, viewer, channel)`; nothing else decides.
+
+And when: `session_access(relation, state)` is every door of a session (its page, JSON, POSTs,
+replay, review, report, share link, sockets) for each relation in each state of its clock, the
+access matrix by state written once (tests/privacy/test_doors.py walks it whole).
 """
 
 from __future__ import annotations
@@ -238,8 +242,8 @@ class Relation(StrEnum):
 
 
 class SessionState(StrEnum):
-    """When they knock: the session's state on the clock (`interviews.services.session_state`
-    tells which one a session is in)."""
+    """When they knock: the session's state on the clock
+    (`interviews.services.session_clock_state` tells which one a session is in)."""
 
     SCHEDULED = "scheduled"  # planned; the invitation's margin has not opened yet
     MARGIN = "margin"  # inside the margin before the start: the link is open, the clock is not
