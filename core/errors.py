@@ -19,6 +19,10 @@ ERROR_STATUS: dict[str, int] = {
     "no_version": 404,
     "forbidden": 403,
     "not_active": 409,
+    # A session's door by state (core.visibility.session_access): the candidate before the
+    # start; a session called off or expired.
+    "not_started": 409,
+    "gone": 410,
     "conflict": 409,
     "not_validated": 409,
     "submitted": 409,

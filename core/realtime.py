@@ -20,6 +20,8 @@ CLOSE_MALFORMED = 4400
 CLOSE_UNAUTHENTICATED = 4401
 CLOSE_FORBIDDEN = 4403  # a participant doing what their role may not (a read-only edit)
 CLOSE_NOT_FOUND = 4404  # no such object, or not visible to this user
+CLOSE_NOT_STARTED = 4425  # a session's door not open yet (its candidate before the start)
+CLOSE_GONE = 4410  # a session called off or expired
 CLOSE_TOO_LARGE = 4413
 CLOSE_INVALID = 4422  # an update that would store a board element the board cannot hold
 

@@ -19,13 +19,20 @@ the vocabulary and the rules as data, and knows no model:
   planted marker in tests/privacy.
 
 Every reader asks `may_see(field, viewer, channel)`; nothing else decides.
+
+And when: `session_access(relation, state)` is every door of a session (its page, JSON, POSTs,
+replay, review, report, share link, sockets) for each relation in each state of its clock, the
+access matrix by state written once (tests/privacy/test_doors.py walks it whole).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
+
+from core.realtime import CLOSE_GONE, CLOSE_NOT_FOUND, CLOSE_NOT_STARTED, CLOSE_UNAUTHENTICATED
 
 
 class Viewer(StrEnum):
@@ -214,3 +221,165 @@ def base_viewer(user: Any) -> Viewer:
     if is_author(user):
         return Viewer.AUTHOR
     return Viewer.OTHER
+
+
+# ---------------------------------------------------------------- the doors of a session
+
+
+class Relation(StrEnum):
+    """Who is knocking at a session's doors: `Viewer` with the interviewers told apart (the
+    session's own runs the room; a co-interviewer on its panel watches it)."""
+
+    CANDIDATE = "candidate"  # the invited candidate
+    OTHER_CANDIDATE = "other_candidate"  # logged in, no part in this session
+    INTERVIEWER = "interviewer"  # the session's own interviewer (assigned when scheduled)
+    CO_INTERVIEWER = "co_interviewer"  # added to its panel from the cockpit
+    OTHER_INTERVIEWER = "other_interviewer"  # an interviewer with no part in this session
+    AUTHOR = "author"
+    ADMIN = "admin"
+    ANONYMOUS = "anonymous"
+    SHARE_LINK = "share_link"  # holds a share token of the report, logged in or not
+
+
+class SessionState(StrEnum):
+    """When they knock: the session's state on the clock
+    (`interviews.services.session_clock_state` tells which one a session is in)."""
+
+    SCHEDULED = "scheduled"  # planned; the invitation's margin has not opened yet
+    MARGIN = "margin"  # inside the margin before the start: the link is open, the clock is not
+    LIVE = "live"  # the clock runs
+    FINISHED = "finished"  # over; the scores are not released
+    RELEASED = "released"  # over; the scores are released to the candidate
+    CANCELLED = "cancelled"  # called off before it started
+    EXPIRED = "expired"  # its planned slot went by and nobody joined (a no-show)
+
+
+class Door(StrEnum):
+    """What one door of a session answers (`DOOR_STATUS`, `DOOR_CLOSE`: as HTTP, as a socket)."""
+
+    OPEN = "open"  # the whole thing (what a role may do inside is the service's to say)
+    WAITING = "waiting"  # the waiting room: when and how to join, nothing of the problem
+    NOT_STARTED = "not_started"  # 409: nothing of the problem or the work until the start
+    GONE = "gone"  # 410: called off or expired; nothing to open any more
+    SCHEDULE = "schedule"  # the page sends its interviewers to the schedule (to reschedule)
+    NOT_FOUND = "not_found"  # 404, worded as a missing session: no existence leak
+    LOGIN = "login"  # not signed in: the login page (a socket: 4401)
+
+
+# As HTTP (a page's GET; a JSON door answers the same status with its code) and as a socket's
+# close code (core.realtime's CLOSE_*; None: accepted).
+DOOR_STATUS: dict[Door, int] = {
+    Door.OPEN: 200, Door.WAITING: 200, Door.NOT_STARTED: 409, Door.GONE: 410,
+    Door.SCHEDULE: 302, Door.NOT_FOUND: 404, Door.LOGIN: 302,
+}
+DOOR_CLOSE: dict[Door, int | None] = {
+    Door.OPEN: None, Door.WAITING: CLOSE_NOT_STARTED, Door.NOT_STARTED: CLOSE_NOT_STARTED,
+    Door.GONE: CLOSE_GONE, Door.SCHEDULE: CLOSE_GONE, Door.NOT_FOUND: CLOSE_NOT_FOUND,
+    Door.LOGIN: CLOSE_UNAUTHENTICATED,
+}
+
+
+@dataclass(frozen=True)
+class SessionAccess:
+    """Every door of one session for one relation in one state."""
+
+    page: Door  # `/sessions/<id>/`: the room (statement, desk or board, chat, questions)
+    work: Door  # the room's JSON (its state) and its POSTs: chat, questions, runs, notes...
+    doc: Door  # the document socket (the code, the board, the notes) and the events on it
+    panel: bool  # the interviewers' private side panel (what it holds: the rows above)
+    replay: Door  # the replay page and its data (every stored update: the starter included)
+    review: Door  # the review page and its POSTs (notes, scorecards, release, assignments)
+    schedule: Door  # the schedule page: reschedule, resend, cancel
+    report: Door  # the report (HTML, PDF, board picture) and its share links' management
+    share: Door  # a share link's report (`SHARE_LINK_SECTIONS` only)
+    submissions: Door  # the submission socket of a run made in the session
+    api: Door  # the REST API's review of the session (its summary, runs, scores)
+
+    @property
+    def sees_work(self) -> bool:
+        """Whether any door shows the problem or the work (statement, starter, board, chat,
+        questions): never before the start for the candidate."""
+        return Door.OPEN in (self.page, self.work, self.doc, self.replay, self.review,
+                             self.report, self.share, self.api)
+
+
+NOT_YET = frozenset({SessionState.SCHEDULED, SessionState.MARGIN})
+STARTED = frozenset({SessionState.LIVE, SessionState.FINISHED, SessionState.RELEASED})
+OVER = frozenset({SessionState.FINISHED, SessionState.RELEASED})
+CALLED_OFF = frozenset({SessionState.CANCELLED, SessionState.EXPIRED})
+IN_THE_ROOM = frozenset({Relation.CANDIDATE, Relation.INTERVIEWER, Relation.CO_INTERVIEWER})
+PANEL = frozenset({Relation.INTERVIEWER, Relation.CO_INTERVIEWER})
+REVIEWING = PANEL | {Relation.ADMIN}
+
+
+def session_access(relation: Relation, state: SessionState) -> SessionAccess:
+    """The access matrix by state, written once: every door of a session for `relation` in
+    `state`. Views and consumers ask it (thin edges); tests/privacy/test_doors.py walks it.
+
+    * The candidate waits in the waiting room until the start: before it the statement, the
+      starter, the board, the chat and the questions are behind every door (409 on the JSON
+      doors, 4425 on the document socket); once called off or expired, 410.
+    * The session's interviewers (its own and co-interviewers) are in the room from when it is
+      scheduled (they prepare): the page, the private panel, the live document (read-only for
+      a co-interviewer unless the session lets interviewers edit), the review, the replay.
+      Called off or expired, their page is the schedule (to reschedule).
+    * Admins review every session (review, replay, schedule, report) but are not in the room.
+    * Anyone else: the 404 of a missing session; anonymous: the login. A share link opens the
+      shared report of a finished session and nothing else.
+    """
+    login = relation in (Relation.ANONYMOUS, Relation.SHARE_LINK)
+    refused = Door.LOGIN if login else Door.NOT_FOUND
+    share = Door.OPEN if relation == Relation.SHARE_LINK and state in OVER else Door.NOT_FOUND
+    if relation == Relation.CANDIDATE:
+        if state in NOT_YET:
+            page, work = Door.WAITING, Door.NOT_STARTED
+        elif state in CALLED_OFF:
+            page = work = Door.GONE
+        else:
+            page = work = Door.OPEN
+        return SessionAccess(
+            page=page, work=work, doc=work, panel=False,
+            replay=Door.OPEN if state in STARTED else Door.NOT_FOUND, review=Door.NOT_FOUND,
+            schedule=Door.NOT_FOUND, report=Door.OPEN if state in OVER else Door.NOT_FOUND,
+            share=Door.NOT_FOUND, submissions=Door.OPEN,
+            api=Door.OPEN if state in STARTED else Door.NOT_FOUND)
+    if relation in REVIEWING:
+        in_room = relation in PANEL
+        page = (Door.SCHEDULE if state in CALLED_OFF else Door.OPEN) if in_room else refused
+        return SessionAccess(
+            page=page, work=Door.OPEN if in_room else refused,
+            doc=(Door.GONE if state in CALLED_OFF else Door.OPEN) if in_room else refused,
+            panel=in_room, replay=Door.OPEN, review=Door.OPEN, schedule=Door.OPEN,
+            report=Door.OPEN if state in OVER else Door.NOT_FOUND, share=Door.NOT_FOUND,
+            submissions=Door.OPEN, api=Door.OPEN)
+    return SessionAccess(page=refused, work=refused, doc=refused, panel=False, replay=refused,
+                         review=refused, schedule=refused, report=refused, share=share,
+                         submissions=refused, api=refused)
+
+
+# Who each relation is to the rows of `PRIVATE_FIELDS` (both interviewers are ASSIGNED).
+RELATION_VIEWER: dict[Relation, Viewer] = {
+    Relation.CANDIDATE: Viewer.CANDIDATE,
+    Relation.OTHER_CANDIDATE: Viewer.OTHER,
+    Relation.INTERVIEWER: Viewer.ASSIGNED,
+    Relation.CO_INTERVIEWER: Viewer.ASSIGNED,
+    Relation.OTHER_INTERVIEWER: Viewer.UNASSIGNED,
+    Relation.AUTHOR: Viewer.AUTHOR,
+    Relation.ADMIN: Viewer.ADMIN,
+    Relation.ANONYMOUS: Viewer.ANONYMOUS,
+    Relation.SHARE_LINK: Viewer.SHARE_LINK,
+}
+
+
+def relation_of(viewer: Viewer | None, *, co_interviewer: bool = False) -> Relation:
+    """The relation of a `Viewer` (ASSIGNED is the session's own interviewer unless
+    `co_interviewer`)."""
+    return {
+        Viewer.CANDIDATE: Relation.CANDIDATE,
+        Viewer.ASSIGNED: Relation.CO_INTERVIEWER if co_interviewer else Relation.INTERVIEWER,
+        Viewer.UNASSIGNED: Relation.OTHER_INTERVIEWER,
+        Viewer.AUTHOR: Relation.AUTHOR,
+        Viewer.ADMIN: Relation.ADMIN,
+        Viewer.SHARE_LINK: Relation.SHARE_LINK,
+        Viewer.OTHER: Relation.OTHER_CANDIDATE,
+    }.get(viewer or Viewer.ANONYMOUS, Relation.ANONYMOUS)

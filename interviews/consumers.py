@@ -12,10 +12,12 @@ the same process in memory, and other processes through one channel-layer messag
 (`UpdateWriter`): edits arriving while a transaction is in flight share the next commit.
 
 Close codes (core/realtime.py): 4401 not logged in, 4404 no such session or not a participant
-(one code, so that it never tells whether a session exists), 4403 a read-only participant
-trying to change the document, 4400 malformed message, 4413 message over the limit (which
-stays below Daphne's own, see settings, so the code does arrive), 4422 an update that would
-store a board element the board cannot hold (interviews/boardguard.py).
+(one code, so that it never tells whether a session exists), 4425 not started yet (the
+candidate before the start), 4410 called off or expired (core.visibility.session_access),
+4403 a read-only participant trying to change the document, 4400 malformed message, 4413
+message over the limit (which stays below Daphne's own, see settings, so the code does
+arrive), 4422 an update that would store a board element the board cannot hold
+(interviews/boardguard.py).
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from core.realtime import (
     CLOSE_TOO_LARGE,
     CLOSE_UNAUTHENTICATED,
 )
+from core.visibility import DOOR_CLOSE, Door
 from interviews import boardguard, collab, realtime, selectors, services
 from interviews.models import SessionEvent
 
@@ -216,6 +219,11 @@ class SessionDocConsumer(AsyncWebsocketConsumer):
             # Missing and not yours close alike: the code tells nothing about the id.
             await self._close(CLOSE_NOT_FOUND)
             return
+        if access.door != Door.OPEN:
+            # Not yet (the candidate before the start: the starter and the board stay on the
+            # server), or called off: closed before anything of the document is sent.
+            await self._close(DOOR_CLOSE[access.door] or CLOSE_NOT_FOUND)
+            return
         self.user = user
         self.role = access.role
         self.name = access.name
@@ -225,7 +233,7 @@ class SessionDocConsumer(AsyncWebsocketConsumer):
         # Join the groups before loading the log: an update stored meanwhile is then either in
         # what we load or delivered to us afterwards (and applied once either way).
         groups = [realtime.session_group(self.session_id)]
-        if self.role == "interviewer":
+        if self.role in services.INTERVIEWER_ROLES:
             groups.append(realtime.interviewer_group(self.session_id))
         for group in groups:
             await self.channel_layer.group_add(group, self.channel_name)
@@ -377,7 +385,7 @@ class SessionDocConsumer(AsyncWebsocketConsumer):
         payload = event["payload"]
         if payload.get("type") == "finished":
             self.finished = True
-        elif payload.get("type") == "settings" and self.role == "interviewer":
+        elif payload.get("type") == "settings" and self.role in services.INTERVIEWER_ROLES:
             self.can_edit = bool(payload.get("interviewer_can_edit"))
         elif payload.get("type") == "started" and payload.get("deadline"):
             self.deadline = datetime.fromisoformat(payload["deadline"])

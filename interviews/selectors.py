@@ -27,6 +27,7 @@ from interviews.models import (
 )
 from interviews.review.suggest import away_text
 from interviews.services import (
+    INTERVIEWER_ROLES,
     chat_public,
     co_interviewers,
     hints_revealed,
@@ -35,6 +36,7 @@ from interviews.services import (
     question_for_interviewer,
     question_public,
     role_can_edit,
+    session_doors,
     session_role,
 )
 from problems.models import DESIGN
@@ -50,6 +52,9 @@ class DocAccess:
     status: str
     deadline: datetime | None
     name: str
+    # The socket's door by who knocks and when (core.visibility.session_access): OPEN, or the
+    # refusal whose close code the socket answers (4425 before the start, 4410 called off).
+    door: visibility.Door = visibility.Door.OPEN
 
 
 def doc_access(*, user: Any, session_id: int) -> DocAccess | None:
@@ -60,20 +65,23 @@ def doc_access(*, user: Any, session_id: int) -> DocAccess | None:
     role = session_role(session, user) or ""
     return DocAccess(role=role, can_edit=role_can_edit(session, role or None),
                      status=session.status_now(), deadline=session.deadline,
-                     name=user.get_username() if role else "")
+                     name=user.get_username() if role else "",
+                     door=session_doors(session, user).doc)
 
 
 def sessions_of(user: Any) -> QuerySet[InterviewSession]:
-    """The sessions a user takes part in, newest first."""
-    return (InterviewSession.objects.filter(Q(candidate=user) | Q(interviewer=user))
-            .select_related("problem", "candidate", "interviewer").order_by("-created_at"))
+    """The sessions a user takes part in (as its candidate, its interviewer or on its panel),
+    newest first."""
+    return (InterviewSession.objects.filter(Q(candidate=user) | Q(interviewer=user)
+                                            | Q(review_assignments__interviewer=user))
+            .distinct().select_related("problem", "candidate", "interviewer")
+            .order_by("-created_at"))
 
 
 def can_replay(session: InterviewSession, user: Any) -> bool:
-    """Participants, interviewers assigned to review the session, authors and admins."""
-    from interviews.review.access import review_role
-
-    return session_role(session, user) is not None or review_role(session, user) is not None
+    """The replay's door (`core.visibility.session_access`): the session's interviewers and
+    admins; its candidate once it has started (every stored update holds the starter)."""
+    return session_doors(session, user).replay == visibility.Door.OPEN
 
 
 def session_state(*, session: InterviewSession, role: str) -> dict[str, Any]:
@@ -103,7 +111,8 @@ def session_state(*, session: InterviewSession, role: str) -> dict[str, Any]:
         "candidate_done_at": _done_at(session),
         # The document socket's limit on one message: the page never sends a bigger one.
         "doc_max_message_bytes": settings.ONSITE_DOC_MAX_MESSAGE_BYTES,
-        "questions": [question_for_interviewer(q, clarifications) if role == "interviewer"
+        "questions": [question_for_interviewer(q, clarifications)
+                      if role in INTERVIEWER_ROLES
                       else question_public(q) for q in questions],
         "notes": [note_public(n) for n in session.notes.select_related("author")],
         "chat": [chat_public(m) for m in session.chat_messages.select_related("author")],
@@ -153,9 +162,12 @@ def interviewer_panel(*, session: InterviewSession, user: Any) -> dict[str, Any]
                     "answer": str(item.get("answer", "")), "key": bool(item.get("key"))}
                    for i, item in enumerate(problem.clarifications)],
         "co_interviewers": co_interviewers(session),
+        # The session's private notes (REVIEW_NOTE: its reviewers): the interviewer's and
+        # every co-interviewer's, each with its author.
         "private_notes": [private_note_public(note) for note in
-                          ReviewNote.objects.filter(session=session, author=user)
-                          .select_related("author")],
+                          ReviewNote.objects.filter(session=session)
+                          .select_related("author").order_by("created_at", "id")]
+        if visibility.may_see(visibility.REVIEW_NOTE, viewer, visibility.Channel.PAGE) else [],
     }
 
 

@@ -25,6 +25,7 @@ from core.errors import ApplicationError
 from core.markdown import markdown_render
 from core.ratelimit import rate_limit_check
 from core.roles import is_interviewer, may_add_co_interviewer, may_end_session
+from core.visibility import DOOR_STATUS, Door
 from grading.sandboxing import statement_time_limits
 from grading.scratch import custom_example
 from interviews import matching, selectors, services
@@ -149,10 +150,12 @@ def _join_page(request: HttpRequest, session: InterviewSession, *, error: str = 
                status: int = 200) -> HttpResponse:
     """The invitation's page: joinable, the waiting room (too early), cancelled, or refused."""
     cancelled = session.status == InterviewSession.Status.CANCELLED
+    expired = not cancelled and services.session_expired(session)
     opens = services.join_opens_at(session)
     waiting = not cancelled and not error and services.join_too_early(session)
     context = {
         "session": session, "error": error, "cancelled": cancelled, "waiting": waiting,
+        "expired": expired,
         "opens_at": opens,
         "seconds_left": max(0, math.ceil((opens - timezone.now()).total_seconds()))
         if waiting and opens else 0,
@@ -172,14 +175,15 @@ def session_join(request: HttpRequest, token: str) -> HttpResponse:
     if session is None:
         raise Http404("No such invitation.")
     role = services.session_role(session, request.user)
-    if session.status == InterviewSession.Status.CANCELLED:
+    if session.status == InterviewSession.Status.CANCELLED or services.session_expired(session):
         if services.schedule_change_allowed(session, request.user):
             return redirect("interviews:schedule_manage", session_id=session.pk)
         return _join_page(request, session, status=410)
     refusal = services.session_join_refusal(session, request.user)
     if refusal:  # said before any click: the wrong account never sees a Join button
         return _join_page(request, session, error=refusal, status=403)
-    already_in = role == "interviewer" or (role == "candidate" and session.status != "scheduled")
+    already_in = role in services.INTERVIEWER_ROLES or (
+        role == "candidate" and session.status != "scheduled")
     if services.join_too_early(session) and not already_in:
         # The waiting room: a POST before the link opens starts nothing either.
         return _join_page(request, session, status=409 if request.method == "POST" else 200)
@@ -195,12 +199,19 @@ def session_join(request: HttpRequest, token: str) -> HttpResponse:
 @login_required
 @require_GET
 def session_detail(request: HttpRequest, session_id: int) -> HttpResponse:
-    """`/sessions/<id>/`: statement, shared editor, countdown, results, questions, notes."""
+    """`/sessions/<id>/`: statement, shared editor, countdown, results, questions, notes.
+
+    Which page, by who knocks and when (core.visibility.session_access): the candidate waits
+    in the waiting room (the invitation's page) until the start; a session called off or
+    expired sends its interviewers to its schedule and shows anyone else that it is gone."""
     session, role = _participant_session(request, session_id)
-    if session.status == InterviewSession.Status.CANCELLED:  # nothing to open any more
-        if services.schedule_change_allowed(session, request.user):
-            return redirect("interviews:schedule_manage", session_id=session.pk)
-        return _join_page(request, session, status=410)
+    door = services.session_doors(session, request.user).page
+    if door == Door.SCHEDULE:
+        return redirect("interviews:schedule_manage", session_id=session.pk)
+    if door in (Door.WAITING, Door.GONE):
+        return _join_page(request, session, status=DOOR_STATUS[door])
+    if door != Door.OPEN:
+        raise Http404("No such session.")
     if session.status != InterviewSession.Status.FINISHED:
         matching.warm_up()
     state = selectors.session_state(session=session, role=role)
@@ -213,9 +224,10 @@ def session_detail(request: HttpRequest, session_id: int) -> HttpResponse:
         "hints": services.candidate_hints(session) if role == "candidate" else None,
         "invite_url": _join_url(request, session)
         if role == "interviewer" and session.invite_token else "",
-        # The interviewer's private side panel: rendered into their page only.
+        # The interviewers' private side panel (a co-interviewer's too): their page only.
         "panel": selectors.interviewer_panel(session=session, user=request.user)
-        if role == "interviewer" else None,
+        if role in services.INTERVIEWER_ROLES else None,
+        "interviewer_side": role in services.INTERVIEWER_ROLES,
         # Who ends it: the interviewer of a live session; the candidate says "I'm done".
         "may_end": may_end_session(request.user, candidate_id=session.candidate_id,
                                    interviewer_id=session.interviewer_id),
@@ -255,6 +267,8 @@ def session_replay(request: HttpRequest, session_id: int) -> HttpResponse:
 @json_endpoint(methods=["GET"])
 def session_state(request: HttpRequest, body: Body, session_id: int) -> JsonResponse:
     session, role = _participant_session(request, session_id)
+    # The room's JSON (chat, questions, the clock): not before the start for the candidate.
+    services.door_check(services.session_doors(session, request.user).work)
     return JsonResponse(selectors.session_state(session=session, role=role))
 
 
@@ -298,6 +312,7 @@ def session_done(request: HttpRequest, body: Body, session_id: int) -> JsonRespo
 @json_endpoint(scope="session_actions")
 def co_interviewer_add(request: HttpRequest, body: Body, session_id: int) -> JsonResponse:
     session, _role = _participant_session(request, session_id)
+    services.door_check(services.session_doors(session, request.user).work)
     services.co_interviewer_add(session=session, user=request.user,
                                 username=text_field(body, "username"))
     return JsonResponse({"co_interviewers": services.co_interviewers(session)}, status=201)
@@ -409,7 +424,7 @@ def _managed_session(request: HttpRequest, session_id: int) -> InterviewSession:
         InterviewSession.objects.select_related("problem", "candidate", "interviewer"),
         pk=session_id, kind=InterviewSession.Kind.LIVE,
     )
-    if not services.schedule_change_allowed(session, request.user):
+    if services.session_doors(session, request.user).schedule != Door.OPEN:
         raise Http404("No such session.")
     return session
 

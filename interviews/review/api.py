@@ -25,6 +25,7 @@ from interviews.review.suggest import (
     signals_public,
     suggestions,
 )
+from interviews.services import session_doors
 
 SESSION = inline_serializer(
     "ReviewSession",
@@ -102,6 +103,10 @@ def _visible(request: Request, session_id: int) -> tuple[InterviewSession, str] 
     if session is None:
         return None
     role = access.report_role(session, request.user)
+    # The candidate's door by state (core.visibility.session_access): not before the start.
+    if role == access.CANDIDATE and (
+            session_doors(session, request.user).api != visibility.Door.OPEN):
+        return None
     return (session, role) if role else None
 
 

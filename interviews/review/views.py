@@ -23,7 +23,7 @@ from core.ratelimit import rate_limit_check
 from core.roles import is_interviewer
 from interviews.models import InterviewSession, ReportShare
 from interviews.review import access, dashboard, pdf, selectors, services
-from interviews.services import SessionError, is_design
+from interviews.services import SessionError, is_design, session_doors
 
 
 def _session(session_id: int) -> InterviewSession:
@@ -35,8 +35,9 @@ def _session(session_id: int) -> InterviewSession:
 
 
 def _reviewable(request: HttpRequest, session_id: int) -> InterviewSession:
+    """The review's door (core.visibility.session_access): its interviewers and admins."""
     session = _session(session_id)
-    if access.review_role(session, request.user) is None:
+    if session_doors(session, request.user).review != visibility.Door.OPEN:
         raise Http404("No such session.")
     return session
 

@@ -109,9 +109,9 @@ def event_record(
 
 def page_event_report(*, session_id: int, user: Any, kind: str) -> SessionEvent | None:
     """What only the page knows: the candidate's tab hidden or visible again."""
+    session, role = _participant(session_id, user)  # the door first: who, and when
     if kind not in (SessionEvent.Kind.TAB_HIDDEN, SessionEvent.Kind.TAB_VISIBLE):
         raise SessionError("bad_event", "unknown event")
-    session, role = _participant(session_id, user)
     if role != "candidate" or session.status != Status.ACTIVE:
         return None  # the interviewer's own tab is nobody's business
     data: dict[str, Any] = {}

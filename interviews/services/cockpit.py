@@ -29,6 +29,7 @@ from interviews.models import (
 from interviews.services.activity import hint_open
 from interviews.services.questions import question_answer
 from interviews.services.sessions import (
+    INTERVIEWER_ROLES,
     SessionError,
     _participant,
     _require_active,
@@ -64,8 +65,10 @@ def chat_send(*, session_id: int, user: Any, text: str) -> ChatMessage:
         raise SessionError("forbidden", "a solo session has no chat")
     if session.status_now() == Status.FINISHED:
         raise SessionError("not_active", "the session is over")
+    # A co-interviewer speaks from the interviewers' side.
+    side = "interviewer" if role in INTERVIEWER_ROLES else role
     message = ChatMessage.objects.create(
-        session=session, author=user, role=role, text=text, created_at=timezone.now()
+        session=session, author=user, role=side, text=text, created_at=timezone.now()
     )
     realtime.broadcast(session_id, {"type": "chat", "message": chat_public(message)})
     return message
@@ -101,10 +104,11 @@ def private_note_public(note: ReviewNote) -> dict[str, Any]:
 
 
 def private_note_add(*, session_id: int, user: Any, text: str) -> ReviewNote:
-    """The interviewer writes a private note during the session (kept for the review)."""
+    """An interviewer of the session (its own or a co-interviewer) writes a private note
+    during the session (kept for the review)."""
     session, role = _participant(session_id, user)
-    if role != "interviewer":
-        raise SessionError("forbidden", "only the interviewer writes private notes")
+    if role not in INTERVIEWER_ROLES:
+        raise SessionError("forbidden", "only the interviewers write private notes")
     text = text.strip()
     if not text or len(text) > MAX_PRIVATE_NOTE_CHARS:
         raise SessionError("bad_note", f"a note has 1 to {MAX_PRIVATE_NOTE_CHARS} characters")

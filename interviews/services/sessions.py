@@ -23,13 +23,24 @@ from django.utils import timezone
 
 from core.errors import ApplicationError
 from core.roles import AUTHOR, CANDIDATE, INTERVIEWER, ROLES, is_interviewer, may_end_session
+from core.visibility import (
+    Door,
+    Relation,
+    SessionAccess,
+    SessionState,
+    base_viewer,
+    relation_of,
+    session_access,
+)
 from grading.models import Submission
 from grading.services import GradingError, submission_create
 from interviews import collab, realtime
 from interviews.models import (
     DocUpdate,
     InterviewSession,
+    ReviewAssignment,
     ScheduleChange,
+    ScoreRelease,
     SessionEvent,
     new_invite_token,
 )
@@ -74,20 +85,67 @@ class SessionError(ApplicationError):
 # ---------------------------------------------------------------- roles
 
 
+CO_INTERVIEWER = "co_interviewer"
+INTERVIEWER_ROLES = frozenset({"interviewer", CO_INTERVIEWER})
+
+
 def session_role(session: InterviewSession, user: Any) -> str | None:
-    """ "candidate", "interviewer", or None for someone who is not a participant."""
+    """ "candidate", "interviewer", "co_interviewer" (on its panel: in the room, watching), or
+    None for someone who is not in the room."""
     if user is None or not getattr(user, "is_authenticated", False):
         return None
     if session.candidate_id is not None and session.candidate_id == user.pk:
         return "candidate"
     if session.interviewer_id is not None and session.interviewer_id == user.pk:
         return "interviewer"
+    if session.pk is not None and is_interviewer(user) and ReviewAssignment.objects.filter(
+            session_id=session.pk, interviewer_id=user.pk).exists():
+        return CO_INTERVIEWER
     return None
 
 
 def role_can_edit(session: InterviewSession, role: str | None) -> bool:
-    """Who may type in the document (while the session is active)."""
-    return role == "candidate" or (role == "interviewer" and session.interviewer_can_edit)
+    """Who may type in the document (while the session is active): the candidate; its
+    interviewers (co-interviewers too) when the session lets interviewers edit."""
+    return role == "candidate" or (role in INTERVIEWER_ROLES and session.interviewer_can_edit)
+
+
+def session_relation(session: InterviewSession, user: Any) -> Relation:
+    """Who `user` is at this session's doors (`core.visibility.Relation`); a share link's
+    holder is told apart by the share views, not here."""
+    role = session_role(session, user)
+    if role is not None:
+        return {"candidate": Relation.CANDIDATE, "interviewer": Relation.INTERVIEWER,
+                CO_INTERVIEWER: Relation.CO_INTERVIEWER}[role]
+    return relation_of(base_viewer(user))
+
+
+def session_clock_state(session: InterviewSession, now: datetime | None = None) -> SessionState:
+    """Where the session is on the clock, as the access matrix counts states."""
+    now = now or timezone.now()
+    status = session.status_now()
+    if status == Status.CANCELLED:
+        return SessionState.CANCELLED
+    if status == Status.SCHEDULED:
+        if session_expired(session, now):
+            return SessionState.EXPIRED
+        return SessionState.SCHEDULED if join_too_early(session, now) else SessionState.MARGIN
+    if status == Status.ACTIVE:
+        return SessionState.LIVE
+    released = ScoreRelease.objects.filter(session_id=session.pk).exists()
+    return SessionState.RELEASED if released else SessionState.FINISHED
+
+
+def session_doors(session: InterviewSession, user: Any) -> SessionAccess:
+    """Every door of `session` for `user`, now (`core.visibility.session_access`)."""
+    return session_access(session_relation(session, user), session_clock_state(session))
+
+
+def session_expired(session: InterviewSession, now: datetime | None = None) -> bool:
+    """A scheduled session whose whole planned slot went by without the candidate joining (a
+    no-show): nothing starts it any more; its interviewers reschedule it."""
+    return (session.status == Status.SCHEDULED and session.scheduled_for is not None
+            and (now or timezone.now()) >= session.scheduled_for + session.duration)
 
 
 def _participant(session_id: int, user: Any) -> tuple[InterviewSession, str]:
@@ -99,7 +157,26 @@ def _participant(session_id: int, user: Any) -> tuple[InterviewSession, str]:
         # Worded as a missing session (core.errors answers the code as not_found): a stranger
         # learns nothing about which sessions exist.
         raise SessionError("not_participant", "no such session")
+    door_check(session_doors(session, user).work)
     return session, role
+
+
+DOOR_REFUSALS = {
+    Door.NOT_STARTED: ("not_started", "the interview has not started: the waiting room opens "
+                                      "it at the start"),
+    Door.GONE: ("gone", "this interview was called off or its time went by"),
+    Door.NOT_FOUND: ("not_participant", "no such session"),
+    Door.LOGIN: ("not_participant", "no such session"),
+}
+
+
+def door_check(door: Door) -> None:
+    """Raise the refusal of a closed door (a JSON door: its status and code); nothing for an
+    open one. What a role may do behind an open door is each service's to say."""
+    if door in (Door.OPEN, Door.WAITING, Door.SCHEDULE):
+        return
+    code, message = DOOR_REFUSALS[door]
+    raise SessionError(code, message)
 
 
 # ---------------------------------------------------------------- start
@@ -245,7 +322,7 @@ def join_too_early(session: InterviewSession, now: datetime | None = None) -> bo
 def session_join_refusal(session: InterviewSession, user: Any) -> str:
     """Why this user may not join by the invitation, or "" (the join page says it before
     any click; session_join applies the same rule under the row lock)."""
-    if session.interviewer_id == user.pk:
+    if session_role(session, user) in INTERVIEWER_ROLES:
         return ""
     if session.candidate_id is not None and session.candidate_id != user.pk:
         if session.status == Status.SCHEDULED:
@@ -266,8 +343,8 @@ def session_join(*, token: str, user: Any) -> InterviewSession:
         )
         if session is None:
             raise SessionError("not_found", "no such invitation")
-        if session.interviewer_id == user.pk:
-            return session  # the interviewer checking the link: nothing starts
+        if session_role(session, user) in INTERVIEWER_ROLES:
+            return session  # an interviewer checking the link: nothing starts
         refusal = session_join_refusal(session, user)
         if refusal:
             raise SessionError("forbidden", refusal)
@@ -276,6 +353,9 @@ def session_join(*, token: str, user: Any) -> InterviewSession:
         if join_too_early(session):
             # Checked under the row lock: a reschedule and a join cannot cross.
             raise SessionError("forbidden", "the interview does not open yet")
+        if session_expired(session):
+            raise SessionError("forbidden", "the interview's time went by: ask the interviewer "
+                                            "to reschedule it")
         if session.status == Status.SCHEDULED:
             # Conditional: of two people claiming the same link at once, one wins.
             now = timezone.now()

@@ -87,7 +87,9 @@ H, R, D, S, REF, P = (visibility.HIDDEN_TEST_IO, visibility.REVIEW_NOTE,
                       visibility.REFERENCE_SOLUTION, visibility.INTERVIEWER_PROMPTS)
 UH, ACT, CH, DP = (visibility.UNRELEASED_HINT, visibility.ACTIVITY_SIGNALS,
                    visibility.SESSION_CHAT, visibility.DRAFT_PROBLEM)
-PARTICIPANTS = {"candidate", "assigned"}
+# In the room: the candidate, the session's interviewer and its co-interviewer (issue 35.2:
+# the panel watches live, with the private panel).
+PARTICIPANTS = {"candidate", "assigned", "panel"}
 REVIEWERS = {"assigned", "panel", "admin"}
 READERS = REVIEWERS | {"candidate"}
 # channel name → (Channel, URL template, fields it renders, viewers who get a 200).

@@ -151,7 +151,10 @@ export function sessionPageMount(root) {
     designDesk?.flush();
     return provider.flush(ms);
   };
-  const roleMayEdit = () => role === "candidate" || (role === "interviewer" && interviewerCanEdit);
+  // The session's interviewer and its co-interviewers (who watch, read-only unless the session
+  // lets interviewers edit): core.visibility.session_access.
+  const interviewerSide = role === "interviewer" || role === "co_interviewer";
+  const roleMayEdit = () => role === "candidate" || (interviewerSide && interviewerCanEdit);
   setEditable(Boolean(state.can_edit));
 
   // ---------------------------------------------------------------- results
@@ -349,7 +352,7 @@ export function sessionPageMount(root) {
   if (state.candidate_done_at && state.status === "active") doneSaid();
   // The session is over: the interviewer's scorecard (the review page) is one click away.
   function scorecardLinkShow() {
-    if (role !== "interviewer" || !root.dataset.reviewUrl) return;
+    if (!interviewerSide || !root.dataset.reviewUrl) return;
     if (document.getElementById("scorecard-link")) return;
     const link = document.createElement("a");
     link.id = "scorecard-link";
@@ -420,7 +423,7 @@ export function sessionPageMount(root) {
       case "settings":
         interviewerCanEdit = Boolean(event.interviewer_can_edit);
         if (editToggle) editToggle.checked = interviewerCanEdit;
-        if (role === "interviewer" && state.status === "active") setEditable(interviewerCanEdit);
+        if (interviewerSide && state.status === "active") setEditable(interviewerCanEdit);
         return undefined;
       case "started":
         state.status = "active";
@@ -428,7 +431,7 @@ export function sessionPageMount(root) {
         countdown.start(event.deadline);
         setEditable(roleMayEdit());
         setBusy(false);
-        showBanner(role === "interviewer" ? `${event.candidate} joined: the clock runs.` : "");
+        showBanner(interviewerSide ? `${event.candidate} joined: the clock runs.` : "");
         document.getElementById("invite-box")?.remove();
         return undefined;
       case "refused":

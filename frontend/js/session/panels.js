@@ -68,7 +68,8 @@ export class QuestionsPanel {
     head.append(element("span", { className: "q-time", text: clock(merged.asked_at) }));
     head.append(document.createTextNode(" " + merged.text));
     item.append(head);
-    if (this.role === "interviewer" && merged.similarity !== undefined) {
+    if ((this.role === "interviewer" || this.role === "co_interviewer")
+        && merged.similarity !== undefined) {
       const match = element("p", { className: "q-match" });
       match.textContent =
         merged.matched_index === null || merged.matched_index === undefined
