@@ -20,13 +20,12 @@ from pathlib import Path
 
 import pytest
 
-# The browser tests' fixtures, shared here by import: `browser` (Debian's chromium) and the
-# autouse `csp_guard`, which fails a test whose pages hit a Content-Security-Policy violation
-# (here, the policy the production stack serves through nginx).
-from tests.e2e.conftest import csp_guard
+# The browser tests' fixture, shared here by import: `browser` (Debian's chromium). The autouse
+# `csp_guard` of tests/conftest.py fails a test whose pages hit a Content-Security-Policy
+# violation (here, the policy the production stack serves through nginx).
 from tests.frontend.conftest import browser
 
-__all__ = ["Stack", "browser", "csp_guard", "stack"]
+__all__ = ["Stack", "browser", "stack"]
 
 ROOT = Path(__file__).resolve().parents[2]
 STACK = ["bash", str(ROOT / "platform" / "prod" / "stack.sh")]
