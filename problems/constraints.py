@@ -6,7 +6,7 @@ In problem.toml::
 
     [[constraints]]
     name = "k"              # a path into a test's input (below)
-    type = "int"            # int, number, str, bool, list, object, list[int], list[number], list[str]
+    type = "int"            # int, number, str, bool, list, object, list[int|number|str]
     min = 1                 # bounds on the value (int, number)
     max = 1000000
     [[constraints]]

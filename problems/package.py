@@ -691,7 +691,8 @@ def _read_constraints(meta: dict[str, Any], path: Path) -> tuple[Constraint, ...
 
 def _check_constraints(package: Package, root: Path) -> None:
     """Every test input obeys the declared constraints (the first few that do not are named)."""
-    for name, tests in (("public.json", package.public_tests), ("hidden.json", package.hidden_tests)):
+    lists = (("public.json", package.public_tests), ("hidden.json", package.hidden_tests))
+    for name, tests in lists:
         if problems := tests_violations(package.constraints, tests):
             more = f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""
             raise PackageError(
@@ -1039,7 +1040,8 @@ def _meta_dict(package: Package) -> dict[str, Any]:
         "custom_reference": package.custom_reference,
         "limits": dict(package.limits.__dict__),
         "grading": dict(package.grading.__dict__),
-        **({"constraints": [c.as_dict() for c in package.constraints]} if package.constraints else {}),
+        **({"constraints": [c.as_dict() for c in package.constraints]}
+           if package.constraints else {}),
         "wrong": [{k: v for k, v in w.as_dict().items() if k != "code"} for w in package.wrong],
         "clarification": [c.as_dict() for c in package.clarifications],
         "rubric": [
