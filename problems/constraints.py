@@ -17,7 +17,9 @@ In problem.toml::
     item_min = -1e9         # bounds on each item (list[int], list[number])
     item_max = 1e9
     # also: one_of = [...] (allowed values), optional = true (the path may be absent, as in a
-    # test generated in the sandbox), note = "words rendered after the bound"
+    # test generated in the sandbox), internal = true (checked, not rendered: a generator's
+    # parameters), title = "capacity" (how the statement names the value, default the path),
+    # note = "words rendered after the bound"
 
 A path names a value of the input: keys joined by dots (`generate.n`), `[2]` for one item of a
 list, `[]` for every item of a list, `{}` for every value of an object: `ops[][0]` is the
@@ -36,7 +38,7 @@ from typing import Any
 TYPES = ("int", "number", "str", "bool", "list", "object", "list[int]", "list[number]",
          "list[str]")
 FIELDS = ("name", "type", "min", "max", "min_length", "max_length", "item_min", "item_max",
-          "one_of", "optional", "note")
+          "one_of", "optional", "internal", "title", "note")
 _SEGMENT = re.compile(r"(?:^|\.)([A-Za-z_][A-Za-z0-9_]*)|\[(\d*)\]|\{\}")
 MAX_CONSTRAINTS = 64
 
@@ -57,6 +59,8 @@ class Constraint:
     item_max: float | None = None
     one_of: tuple[Any, ...] = ()
     optional: bool = False
+    internal: bool = False
+    title: str = ""  # how the statement names it (`capacity` for `init[0]`); default the path
     note: str = ""
 
     def as_dict(self) -> dict[str, Any]:
@@ -67,8 +71,11 @@ class Constraint:
                 out[key] = value
         if self.one_of:
             out["one_of"] = list(self.one_of)
-        if self.optional:
-            out["optional"] = True
+        for flag in ("optional", "internal"):
+            if getattr(self, flag):
+                out[flag] = True
+        if self.title:
+            out["title"] = self.title
         if self.note:
             out["note"] = self.note
         return out
@@ -127,10 +134,12 @@ def constraint_from_dict(raw: Any) -> Constraint:
     if not isinstance(one_of, list):
         raise ConstraintError("one_of must be a list")
     optional, note = raw.get("optional", False), raw.get("note", "")
-    if not isinstance(optional, bool):
-        raise ConstraintError("optional must be true or false")
-    if not isinstance(note, str):
-        raise ConstraintError("note must be a string")
+    internal = raw.get("internal", False)
+    if not isinstance(optional, bool) or not isinstance(internal, bool):
+        raise ConstraintError("optional and internal must be true or false")
+    title = raw.get("title", "")
+    if not isinstance(note, str) or not isinstance(title, str):
+        raise ConstraintError("note and title must be strings")
     constraint = Constraint(
         name=name,
         type=kind,
@@ -142,6 +151,8 @@ def constraint_from_dict(raw: Any) -> Constraint:
         item_max=_bound(raw, "item_max"),
         one_of=tuple(one_of),
         optional=optional,
+        internal=internal,
+        title=title.strip(),
         note=note.strip(),
     )
     numeric = kind in ("int", "number")
@@ -289,7 +300,13 @@ def input_violations(constraints: Sequence[Constraint], test_input: Any) -> list
     return found
 
 
-def tests_violations(constraints: Sequence[Constraint], tests: Iterable[Any]) -> list[str]:
+def constraint_reaches(constraint: Constraint, test_input: Any) -> bool:
+    """Whether `constraint`'s path names a value in `test_input` (a path no test reaches is
+    most likely misspelt)."""
+    return any(v is not _MISSING for _, v in _values(test_input, _path(constraint.name), ""))
+
+
+def violations_in_tests(constraints: Sequence[Constraint], tests: Iterable[Any]) -> list[str]:
     """For tests (anything with `name` and `input`): 'test "k0": k = 0 is below the minimum 1'."""
     return [
         f'test "{test.name}": {problem}'
@@ -338,7 +355,7 @@ _TYPE_WORDS = {
 
 def constraint_line(constraint: Constraint) -> str:
     """One constraint as a Markdown list item's text."""
-    what = _display(constraint.name)
+    what = constraint.title or _display(constraint.name)
     parts = []
     if constraint.min is not None or constraint.max is not None:
         parts.append(_range(constraint.min, what, constraint.max))
@@ -351,8 +368,6 @@ def constraint_line(constraint: Constraint) -> str:
     text = ", ".join(parts) if parts else f"`{what}` is {_TYPE_WORDS[constraint.type]}"
     if parts and constraint.type in ("int", "list[int]"):
         text += " (integers)"
-    if constraint.optional:
-        text += " when given"
     return f"{text}. {constraint.note}" if constraint.note else text + "."
 
 
@@ -362,16 +377,16 @@ _SECTION = re.compile(r"^##[ \t]+Constraints[ \t]*$", re.MULTILINE | re.IGNORECA
 
 def constraints_markdown(constraints: Sequence[Constraint]) -> str:
     """The declared constraints as a Markdown list ("" when none)."""
-    return "\n".join(f"* {constraint_line(c)}" for c in constraints)
+    return "\n".join(f"* {constraint_line(c)}" for c in constraints if not c.internal)
 
 
 def statement_with_constraints(statement_md: str, constraints: Sequence[Constraint]) -> str:
     """The statement as shown: the rendered constraints open its "## Constraints" section
     (the hand-written notes under it, on complexity and limits, follow them), or make that
     section at the end when it has none. Unchanged when nothing is declared."""
-    if not constraints:
-        return statement_md
     listed = constraints_markdown(constraints)
+    if not listed:
+        return statement_md
     match = _SECTION.search(statement_md)
     if match is None:
         return f"{statement_md.rstrip()}\n\n{HEADING}\n\n{listed}\n"

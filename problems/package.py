@@ -23,7 +23,7 @@ from problems.constraints import (
     Constraint,
     ConstraintError,
     constraints_from_list,
-    tests_violations,
+    violations_in_tests,
 )
 
 TAGS = ("correctness", "edge_cases", "performance")
@@ -693,7 +693,7 @@ def _check_constraints(package: Package, root: Path) -> None:
     """Every test input obeys the declared constraints (the first few that do not are named)."""
     lists = (("public.json", package.public_tests), ("hidden.json", package.hidden_tests))
     for name, tests in lists:
-        if problems := tests_violations(package.constraints, tests):
+        if problems := violations_in_tests(package.constraints, tests):
             more = f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""
             raise PackageError(
                 root / "tests" / name, "input", "; ".join(problems[:3]) + more
