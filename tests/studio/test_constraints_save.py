@@ -77,3 +77,15 @@ def test_a_test_within_the_bounds_is_saved(problem: Problem, writer: User) -> No
     newest = problem.versions.order_by("-number").first()
     assert newest is not None and newest.number == 2
     assert newest.driver["constraints"] == DECLARED  # the declaration survives the edit
+
+
+def test_a_generated_test_breaking_a_constraint_is_refused(problem: Problem, writer: User) -> None:
+    """The generator's expansion is what is checked: `$int(0, 0)` always gives k = 0."""
+    data = {"name": "generated", "visibility": "hidden", "tag": "performance", "compare": "",
+            "input": json.dumps({"args": ["$int(0, 0)"]}), "generate": "on", "seed": "7",
+            "expected": "1"}  # fmt: skip
+    response = client_for(writer).post("/studio/add-one/test/", data)
+    assert response.status_code == 400
+    [error] = response.context["test_form"].errors["input"]
+    assert error == "breaks the statement's constraints: args[0] = 0 is below the minimum 1"
+    assert problem.versions.count() == 1
