@@ -16,7 +16,8 @@ In problem.toml::
     max_length = 100000
     item_min = -1e9         # bounds on each item (list[int], list[number])
     item_max = 1e9
-    # also: one_of = [...] (allowed values), optional = true (the path may be absent, as in a
+    # also: min_exclusive = true (the value must be above min: `0 < capacity`),
+    # one_of = [...] (allowed values), optional = true (the path may be absent, as in a
     # test generated in the sandbox), internal = true (checked, not rendered: a generator's
     # parameters), title = "capacity" (how the statement names the value, default the path),
     # note = "words rendered after the bound"
@@ -38,7 +39,7 @@ from typing import Any
 TYPES = ("int", "number", "str", "bool", "list", "object", "list[int]", "list[number]",
          "list[str]")
 FIELDS = ("name", "type", "min", "max", "min_length", "max_length", "item_min", "item_max",
-          "one_of", "optional", "internal", "title", "note")
+          "min_exclusive", "one_of", "optional", "internal", "title", "note")
 _SEGMENT = re.compile(r"(?:^|\.)([A-Za-z_][A-Za-z0-9_]*)|\[(\d*)\]|\{\}")
 MAX_CONSTRAINTS = 64
 
@@ -58,6 +59,7 @@ class Constraint:
     item_min: float | None = None
     item_max: float | None = None
     one_of: tuple[Any, ...] = ()
+    min_exclusive: bool = False
     optional: bool = False
     internal: bool = False
     title: str = ""  # how the statement names it (`capacity` for `init[0]`); default the path
@@ -71,7 +73,7 @@ class Constraint:
                 out[key] = value
         if self.one_of:
             out["one_of"] = list(self.one_of)
-        for flag in ("optional", "internal"):
+        for flag in ("min_exclusive", "optional", "internal"):
             if getattr(self, flag):
                 out[flag] = True
         if self.title:
@@ -133,10 +135,11 @@ def constraint_from_dict(raw: Any) -> Constraint:
     one_of = raw.get("one_of", [])
     if not isinstance(one_of, list):
         raise ConstraintError("one_of must be a list")
-    optional, note = raw.get("optional", False), raw.get("note", "")
-    internal = raw.get("internal", False)
-    if not isinstance(optional, bool) or not isinstance(internal, bool):
-        raise ConstraintError("optional and internal must be true or false")
+    note = raw.get("note", "")
+    flags = {key: raw.get(key, False) for key in ("min_exclusive", "optional", "internal")}
+    for key, flag in flags.items():
+        if not isinstance(flag, bool):
+            raise ConstraintError(f"{key} must be true or false")
     title = raw.get("title", "")
     if not isinstance(note, str) or not isinstance(title, str):
         raise ConstraintError("note and title must be strings")
@@ -150,13 +153,16 @@ def constraint_from_dict(raw: Any) -> Constraint:
         item_min=_bound(raw, "item_min"),
         item_max=_bound(raw, "item_max"),
         one_of=tuple(one_of),
-        optional=optional,
-        internal=internal,
+        min_exclusive=flags["min_exclusive"],
+        optional=flags["optional"],
+        internal=flags["internal"],
         title=title.strip(),
         note=note.strip(),
     )
     numeric = kind in ("int", "number")
     sized = kind in ("str", "object") or kind.startswith("list")
+    if constraint.min_exclusive and constraint.min is None:
+        raise ConstraintError("min_exclusive needs a min")
     if (constraint.min is not None or constraint.max is not None) and not numeric:
         raise ConstraintError(f"min and max bound a number; {name!r} is {kind}")
     if (constraint.min_length is not None or constraint.max_length is not None) and not sized:
@@ -250,6 +256,8 @@ def _one(constraint: Constraint, where: str, value: Any) -> str:
     words, fits = _KINDS[kind]
     if not fits(value):
         return f"{where} must be {words}, got {_shown(value)}"
+    if constraint.min is not None and constraint.min_exclusive and value <= constraint.min:
+        return f"{where} = {_shown(value)} is not above {_number(constraint.min)}"
     if constraint.min is not None and value < constraint.min:
         return f"{where} = {_shown(value)} is below the minimum {_number(constraint.min)}"
     if constraint.max is not None and value > constraint.max:
@@ -338,11 +346,12 @@ def _display(name: str) -> str:
     return name.replace("[]", "[i]").replace("{}", "[name]")
 
 
-def _range(low: Any, what: str, high: Any) -> str:
+def _range(low: Any, what: str, high: Any, *, strict: bool = False) -> str:
+    below = "<" if strict else "<="
     if low is not None and high is not None:
-        return f"`{_number(low)} <= {what} <= {_number(high)}`"
+        return f"`{_number(low)} {below} {what} <= {_number(high)}`"
     if low is not None:
-        return f"`{what} >= {_number(low)}`"
+        return f"`{what} {'>' if strict else '>='} {_number(low)}`"
     return f"`{what} <= {_number(high)}`"
 
 
@@ -358,7 +367,7 @@ def constraint_line(constraint: Constraint) -> str:
     what = constraint.title or _display(constraint.name)
     parts = []
     if constraint.min is not None or constraint.max is not None:
-        parts.append(_range(constraint.min, what, constraint.max))
+        parts.append(_range(constraint.min, what, constraint.max, strict=constraint.min_exclusive))
     if constraint.min_length is not None or constraint.max_length is not None:
         parts.append(_range(constraint.min_length, f"len({what})", constraint.max_length))
     if constraint.item_min is not None or constraint.item_max is not None:

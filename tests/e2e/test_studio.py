@@ -209,10 +209,17 @@ def test_an_author_creates_validates_and_publishes_a_problem_a_candidate_solves(
     expect(panel.locator("tr[data-check='wrong/adds.py'] .state")).to_have_text("pass")
     page.screenshot(path=str(SHOTS / "studio-new-version-1440.png"), full_page=True)
     page.click("#live-button")
-    expect(page.locator("#version-panel .state-live")).to_have_count(1)
+    # Not published yet: candidates do not get it, so it does not read "live" (issue 36.10).
+    label = page.locator("#version-panel [data-live-label]")
+    expect(label).to_have_text("current, unpublished")
+    expect(page.locator("#version-panel .state-live")).to_have_count(0)
+    version_url = page.url
     page.goto(f"/studio/{SLUG}/")
     page.click("#publish-button")
     expect(page.locator(".studio-message-success")).to_contain_text("is published")
+    page.goto(version_url)
+    expect(page.locator("#version-panel .state-live")).to_have_text("live")
+    page.goto(f"/studio/{SLUG}/")
     expect(page.locator("td.changed-by").first).to_have_text("author")
     context.close()
 

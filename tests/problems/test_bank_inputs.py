@@ -94,7 +94,6 @@ UNDECLARED = {
     "rolling-features-no-leakage": "still to do",
     "sliding-window-p99": "a bound on samples in the window at once, which depends on time",
     "stream-batcher": "events of several shapes checked by its driver's check_input",
-    "token-bucket": "`0 < capacity` is a strict bound the declarative form does not say",
 }
 
 PACKAGES = [

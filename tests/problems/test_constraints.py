@@ -126,3 +126,15 @@ def test_a_package_round_trips_its_constraints_and_refuses_a_test_breaking_them(
         package_read(folder)
     assert caught.value.field == "input"
     assert caught.value.problem == 'test "no machines": m = 0 is below the minimum 1'
+
+
+def test_a_strict_minimum_is_checked_and_rendered() -> None:
+    [capacity] = constraints_from_list([
+        {"name": "init[0]", "type": "number", "min": 0, "min_exclusive": True, "max": 1e9,
+         "title": "capacity"},
+    ])  # fmt: skip
+    assert input_violations([capacity], {"init": [0]}) == ["init[0] = 0 is not above 0"]
+    assert input_violations([capacity], {"init": [0.5]}) == []
+    assert constraints_markdown([capacity]) == "* `0 < capacity <= 10^9`."
+    with pytest.raises(ConstraintError, match="min_exclusive needs a min"):
+        constraint_from_dict({"name": "k", "type": "int", "min_exclusive": True})
