@@ -81,7 +81,6 @@ def test_each_bank_check_refuses_what_is_not_its_format(
 # The bank's problems that do not (yet) declare their input constraints, each with its reason.
 # Design problems have no test inputs and are not listed.
 UNDECLARED = {
-    "auc-roc": "its large inputs are drawn in the sandbox (`gen`); declaring them is still to do",
     "continuous-batching-engine": "a cross-field rule (len(prompt) + max_tokens <= 256) the "
     "declarative form cannot say; its driver's check_input holds it",
     "extra-trees-debug": "a debug problem whose bounds are loose ('a few thousand samples')",
@@ -92,7 +91,8 @@ UNDECLARED = {
     "is a sum over it, which the declarative form cannot say",
     "prefill-decode-scheduler": "arrivals are tuples checked by its driver's check_input",
     "rolling-features-no-leakage": "still to do",
-    "sliding-window-p99": "a bound on samples in the window at once, which depends on time",
+    "sliding-window-p99": "an op's third value is `ms` for record and `p` for percentile, with "
+    "different bounds; and a bound on samples in the window at once, which depends on time",
     "stream-batcher": "events of several shapes checked by its driver's check_input",
 }
 
