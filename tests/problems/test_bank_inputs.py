@@ -87,10 +87,7 @@ UNDECLARED = {
     "padding-attention-mask": "three entry points with different input shapes per test group",
     "paged-kv-engine": "cross-field rules (a request fits the pool) held by its driver's "
     "check_input",
-    "pipeline-topo-order": "its input is a mapping of stage names; the total dependency count "
-    "is a sum over it, which the declarative form cannot say",
     "prefill-decode-scheduler": "arrivals are tuples checked by its driver's check_input",
-    "rolling-features-no-leakage": "still to do",
     "sliding-window-p99": "an op's third value is `ms` for record and `p` for percentile, with "
     "different bounds; and a bound on samples in the window at once, which depends on time",
     "stream-batcher": "events of several shapes checked by its driver's check_input",
