@@ -25,6 +25,7 @@ from frontend.selectors import (
 from grading.sandboxing import statement_time_limits
 from grading.scratch import custom_example
 from problems.models import DESIGN, Problem
+from problems.services import statement_shown
 
 
 @require_GET
@@ -71,7 +72,10 @@ def problem_detail(request: HttpRequest, slug: str) -> HttpResponse:
         })
     context = {
         "problem": problem,
-        "statement_html": markdown_render(problem.statement_md),
+        # The declared input constraints are rendered into it (issue 36.10).
+        "statement_html": markdown_render(
+            statement_shown(problem.statement_md, problem.live_version)
+        ),
         "hint_count": len(problem.hints),
         "time_limits": (
             statement_time_limits(problem.live_version.limits) if problem.live_version else None

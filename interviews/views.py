@@ -34,6 +34,7 @@ from interviews.models import InterviewSession, ScheduleChange
 from interviews.review import selectors as review_selectors
 from interviews.services import SessionError
 from problems.models import DESIGN, Problem
+from problems.services import statement_shown
 
 
 def _minutes(raw: Any) -> timedelta:
@@ -220,7 +221,7 @@ def session_detail(request: HttpRequest, session_id: int) -> HttpResponse:
         "session": session,
         "role": role,
         "state": state,
-        "statement_html": markdown_render(session.problem.statement_md),
+        "statement_html": markdown_render(statement_shown(session.problem.statement_md, version)),
         "hints": services.candidate_hints(session) if role == "candidate" else None,
         "invite_url": _join_url(request, session)
         if role == "interviewer" and session.invite_token else "",

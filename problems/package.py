@@ -19,6 +19,12 @@ from pathlib import Path
 from typing import Any
 
 from core.verdicts import PRIORITY as VERDICTS
+from problems.constraints import (
+    Constraint,
+    ConstraintError,
+    constraints_from_list,
+    violations_in_tests,
+)
 
 TAGS = ("correctness", "edge_cases", "performance")
 COMPARES = ("exact", "float", "unordered", "checker")
@@ -258,6 +264,9 @@ class Package:
     # A design problem's reference board (reference/board.json): Excalidraw elements. Its
     # reference design text is reference_code (reference/design.md).
     reference_board: tuple[dict[str, Any], ...] = ()
+    # The input constraints every test obeys (problems.constraints; issue 36.10): the
+    # statement's "Constraints" list is rendered from them.
+    constraints: tuple[Constraint, ...] = ()
 
     @property
     def is_design(self) -> bool:
@@ -276,6 +285,8 @@ class Package:
             "grading": self.grading.__dict__,
             "limits": self.limits.__dict__,
         }
+        if self.constraints:  # (only when declared: older packages keep their hash)
+            payload["constraints"] = [c.as_dict() for c in self.constraints]
         digest.update(json.dumps(payload, sort_keys=True, allow_nan=True).encode())
         return digest.hexdigest()[:16]
 
@@ -661,12 +672,32 @@ def _package_read(root: Path) -> Package:
         checker_code=_read_text(root / "checker.py", required=grading.compare == "checker"),
         support_code=_read_text(root / "support.py", required=False),
         custom_reference=_require_bool(meta, "custom_reference", toml_path, default=True),
+        constraints=_read_constraints(meta, toml_path),
     )
     _check_unique_names(package, root)
+    _check_constraints(package, root)
     _check_sources_compile(package, root)
     _check_input_check_signature(package, root)
     _check_coverage(package, root)
     return package
+
+
+def _read_constraints(meta: dict[str, Any], path: Path) -> tuple[Constraint, ...]:
+    try:
+        return constraints_from_list(meta.get("constraints"))
+    except ConstraintError as exc:
+        raise PackageError(path, "constraints", str(exc)) from None
+
+
+def _check_constraints(package: Package, root: Path) -> None:
+    """Every test input obeys the declared constraints (the first few that do not are named)."""
+    lists = (("public.json", package.public_tests), ("hidden.json", package.hidden_tests))
+    for name, tests in lists:
+        if problems := violations_in_tests(package.constraints, tests):
+            more = f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""
+            raise PackageError(
+                root / "tests" / name, "input", "; ".join(problems[:3]) + more
+            )
 
 
 def driver_input_check(driver_code: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
@@ -1009,6 +1040,8 @@ def _meta_dict(package: Package) -> dict[str, Any]:
         "custom_reference": package.custom_reference,
         "limits": dict(package.limits.__dict__),
         "grading": dict(package.grading.__dict__),
+        **({"constraints": [c.as_dict() for c in package.constraints]}
+           if package.constraints else {}),
         "wrong": [{k: v for k, v in w.as_dict().items() if k != "code"} for w in package.wrong],
         "clarification": [c.as_dict() for c in package.clarifications],
         "rubric": [

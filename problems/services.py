@@ -10,6 +10,12 @@ from typing import Any
 
 from django.db import transaction
 
+from problems.constraints import (
+    Constraint,
+    ConstraintError,
+    constraints_from_list,
+    statement_with_constraints,
+)
 from problems.models import CONTENT_FIELDS, Problem, ProblemVersion
 from problems.package import (
     Clarification,
@@ -56,7 +62,10 @@ def version_fields(package: Package) -> dict[str, Any]:
     grading = package.grading
     return {
         "tests_hash": package.tests_hash,
-        "driver": {"kind": grading.driver, "entry": grading.entry},
+        # The declared input constraints travel with the driver: they are its input contract.
+        "driver": {"kind": grading.driver, "entry": grading.entry}
+        | ({"constraints": [c.as_dict() for c in package.constraints]} if package.constraints
+           else {}),
         "driver_code": package.driver_code,
         "checker_code": package.checker_code,
         "support_code": package.support_code,
@@ -197,7 +206,23 @@ def problem_to_package(*, problem: Problem, version: ProblemVersion | None = Non
         checker_code=version.checker_code,
         support_code=version.support_code,
         reference_board=tuple(version.reference_board),
+        constraints=version_constraints(version),
     )
+
+
+def version_constraints(version: ProblemVersion | None) -> tuple[Constraint, ...]:
+    """The input constraints `version` declares (none for None or a malformed stored list)."""
+    if version is None or not isinstance(version.driver, dict):
+        return ()
+    try:
+        return constraints_from_list(version.driver.get("constraints"))
+    except ConstraintError:
+        return ()
+
+
+def statement_shown(statement_md: str, version: ProblemVersion | None) -> str:
+    """The statement as a page shows it: the declared constraints rendered into it."""
+    return statement_with_constraints(statement_md, version_constraints(version))
 
 
 def package_from_path(path: Path) -> Package:

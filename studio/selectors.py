@@ -31,6 +31,19 @@ class VersionRow:
     state: str  # pending | running | passed | failed | stale
     live: bool
     latest: bool
+    live_label: str = ""  # what the studio calls it (live_label)
+
+
+def live_label(problem: Problem, version: ProblemVersion) -> str:
+    """What the studio calls `version` (issue 36.10: a label says what is so): "live" only
+    when candidates get it (the problem is published and this is its live version, not a
+    draft); "current, unpublished" for the version an unpublished problem would publish;
+    "" for every other version."""
+    if problem.live_version_id != version.pk:
+        return ""
+    if problem.published and version.validation != ProblemVersion.Validation.DRAFT:
+        return "live"
+    return "current, unpublished"
 
 
 def _rows(problem: Problem, versions: list[ProblemVersion]) -> list[VersionRow]:
@@ -41,6 +54,7 @@ def _rows(problem: Problem, versions: list[ProblemVersion]) -> list[VersionRow]:
             state=version_validation_state(v),
             live=v.pk == problem.live_version_id,
             latest=v.number == latest,
+            live_label=live_label(problem, v),
         )
         for v in sorted(versions, key=lambda v: -v.number)
     ]

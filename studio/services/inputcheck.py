@@ -22,9 +22,10 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from grading.inputchecks import InputCheckError, driver_inputs_check
+from problems.constraints import input_violations
 from problems.models import Problem, ProblemVersion
 from problems.package import Package, PackageError, driver_input_check
-from problems.services import problem_to_package
+from problems.services import problem_to_package, version_constraints
 from studio.services.versions import tests_replaced
 
 logger = logging.getLogger(__name__)
@@ -258,6 +259,9 @@ def package_inputs_check(package: Package, *, checked: Collection[str] = frozens
                 driver=driver, reference_code=package.reference_code, test_input=test.input
             )
             note(field, number, test.name, problem)
+            # The declared constraints (issue 36.10): what the statement promises of inputs.
+            for violation in input_violations(package.constraints, test.input):
+                note(field, number, test.name, f"breaks the statement's constraints: {violation}")
     if package.grading.driver == "custom" and driver_input_check(package.driver_code) is not None:
         todo = [
             (field, number, test)
@@ -271,6 +275,12 @@ def package_inputs_check(package: Package, *, checked: Collection[str] = frozens
     found = {field: problems for field, problems in found.items() if problems}
     if found:
         raise InputsMismatch(found)
+
+
+def version_constraint_problem(version: ProblemVersion, test_input: Any) -> str:
+    """How one test's input breaks `version`'s declared constraints ("" when it obeys them):
+    the statement's promise, checked before the driver is asked (issue 36.10)."""
+    return "; ".join(input_violations(version_constraints(version), test_input))
 
 
 def version_input_problem(version: ProblemVersion, test_input: Any) -> str:

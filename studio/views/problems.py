@@ -12,7 +12,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from core.markdown import markdown_render
 from problems.models import DESIGN, Problem, ProblemVersion
 from problems.package import DESIGN_BOARD, PackageError, WrongSolution
-from problems.services import problem_to_package
+from problems.services import problem_to_package, statement_shown
 from studio import selectors
 from studio.forms import (
     ImportForm,
@@ -132,11 +132,13 @@ def problem_page(
         "versions": selectors.studio_versions(problem),
         "latest": latest,
         "statement_form": statement_form or StatementForm(initial={"statement_md": statement}),
-        "statement_html": markdown_render(
+        # As the candidate will read it: the declared constraints rendered in (issue 36.10).
+        "statement_html": markdown_render(statement_shown(
             statement_form.data.get("statement_md", statement)
             if statement_form is not None
-            else statement
-        ),
+            else statement,
+            latest,
+        )),
         "tests_form": tests_form,
         "limits_form": limits_form,
         # Tests too big for one form post (issue 34.5) are edited one at a time in the table:
@@ -180,10 +182,11 @@ def studio_problem(request: HttpRequest, slug: str) -> HttpResponse:
 @require_POST
 def statement_preview(request: HttpRequest, slug: str) -> HttpResponse:
     """An htmx fragment: the posted Markdown as the candidate will see it (sanitised)."""
-    selectors.studio_problem_get(slug=slug)  # 404 for an unknown problem
+    problem = selectors.studio_problem_get(slug=slug)  # 404 for an unknown problem
     form = StatementForm(request.POST)
     source = request.POST.get("statement_md", "") if form.is_valid() else ""
-    context = {"statement_html": markdown_render(source), "errors": form.errors}
+    shown = statement_shown(source, selectors.version_latest(problem)) if source else ""
+    context = {"statement_html": markdown_render(shown), "errors": form.errors}
     return render(request, "studio/_preview.html", context)
 
 

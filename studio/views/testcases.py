@@ -18,7 +18,12 @@ from studio.forms import (
 )
 from studio.services.conflicts import EditConflict
 from studio.services.errors import ProblemActionError
-from studio.services.inputcheck import InputsMismatch, tests_save_check, version_input_problem
+from studio.services.inputcheck import (
+    InputsMismatch,
+    tests_save_check,
+    version_constraint_problem,
+    version_input_problem,
+)
 from studio.services.testcases import (
     expected_from_reference,
     generated_tests_rebuild,
@@ -153,6 +158,9 @@ def test_save(request: HttpRequest, slug: str) -> HttpResponse:
         return problem_page(request, problem, test_form=form, editing=editing, status=400)
     test = form.test()
     latest = selectors.version_latest(problem)
+    if latest and (broken := version_constraint_problem(latest, test["input"])):
+        form.add_error("input", f"breaks the statement's constraints: {broken}")
+        return problem_page(request, problem, test_form=form, editing=editing, status=400)
     try:  # a custom driver's own check runs in the sandbox
         problem_text = version_input_problem(latest, test["input"]) if latest else ""
     except InputCheckError as exc:

@@ -22,6 +22,7 @@ from grading.sandboxing import statement_time_limits
 from grading.scratch import custom_example
 from grading.services import GradingError, version_for_trial
 from problems.models import ProblemVersion
+from problems.services import statement_shown
 
 
 @dataclass(frozen=True)
@@ -85,7 +86,7 @@ def version_tryout(request: HttpRequest, slug: str, number: int) -> HttpResponse
             live_number=live.number if live is not None and problem.published else None,
             state=version.validation,
         ),
-        "statement_html": markdown_render(version.statement_md),
+        "statement_html": markdown_render(statement_shown(version.statement_md, version)),
         "hint_count": len(version.hints),
         "time_limits": statement_time_limits(version.limits),
         "custom_example": custom_example(version),

@@ -51,6 +51,7 @@ def _version_context(request: HttpRequest, version: ProblemVersion) -> dict[str,
         # Offer the suggested limit only when it would change something.
         "limit_differs": suggested is not None and not wall == cpu == suggested,
         "live": problem.live_version_id == version.pk,
+        "live_label": selectors.live_label(problem, version),
         "regrade": regrade,
         "regrade_items": selectors.regrade_items(regrade) if regrade else [],
         "transitions": selectors.regrade_transitions(regrade) if regrade else [],
@@ -115,9 +116,9 @@ def version_panel(request: HttpRequest, slug: str, number: int) -> HttpResponse:
 def version_validate(request: HttpRequest, slug: str, number: int) -> HttpResponse:
     problem = editable(request, slug)
     version = selectors.studio_version_get(problem=problem, number=number)
-    if version_validation_request(version=version):
-        messages.info(request, f"Validating v{version.number} on the {problem.queue} queue.")
-    else:
+    # Said by the version panel while it runs (polled, so it goes when the result comes),
+    # not by a message that would outlive it (issue 36.10).
+    if not version_validation_request(version=version):
         messages.warning(request, f"v{version.number} is being validated already.")
     return version_url(version)
 

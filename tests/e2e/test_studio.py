@@ -63,6 +63,17 @@ def test_author_previews_the_statement_and_validates_the_live_version(
     expect(page.locator("#suggested-limit")).to_contain_text(" s")
     page.screenshot(path=str(SHOTS / "studio-bank-version-1440.png"), full_page=True)
 
+    # The candidate's page shows the declared constraints, rendered from problem.toml (36.10).
+    page.goto("/problems/token-bucket/")
+    heading = page.locator("article.statement h2", has_text="Constraints")
+    listed = heading.locator("xpath=following-sibling::ul[1]")
+    expect(listed.locator("li").first).to_have_text("0 < capacity <= 10^9.")
+    heading.scroll_into_view_if_needed()
+    listed.screenshot(path=str(SHOTS / "statement-constraints-1440.png"))
+    page.set_viewport_size({"width": 390, "height": 900})
+    heading.scroll_into_view_if_needed()
+    listed.screenshot(path=str(SHOTS / "statement-constraints-390.png"))
+
 
 # ---------------------------------------------------------------- a problem from nothing
 
@@ -209,10 +220,23 @@ def test_an_author_creates_validates_and_publishes_a_problem_a_candidate_solves(
     expect(panel.locator("tr[data-check='wrong/adds.py'] .state")).to_have_text("pass")
     page.screenshot(path=str(SHOTS / "studio-new-version-1440.png"), full_page=True)
     page.click("#live-button")
-    expect(page.locator("#version-panel .state-live")).to_have_count(1)
+    # Not published yet: candidates do not get it, so it does not read "live" (issue 36.10).
+    label = page.locator("#version-panel [data-live-label]")
+    expect(label).to_have_text("current, unpublished")
+    expect(page.locator("#version-panel .state-live")).to_have_count(0)
+    page.locator("#version-panel .studio-actions").screenshot(
+        path=str(SHOTS / "studio-current-unpublished-1440.png")
+    )
+    version_url = page.url
     page.goto(f"/studio/{SLUG}/")
     page.click("#publish-button")
     expect(page.locator(".studio-message-success")).to_contain_text("is published")
+    page.goto(version_url)
+    expect(page.locator("#version-panel .state-live")).to_have_text("live")
+    page.locator("#version-panel .studio-actions").screenshot(
+        path=str(SHOTS / "studio-live-1440.png")
+    )
+    page.goto(f"/studio/{SLUG}/")
     expect(page.locator("td.changed-by").first).to_have_text("author")
     context.close()
 

@@ -131,9 +131,13 @@ def test_a_driver_without_a_check_keeps_json_alone(problem: Problem, writer: Use
 
 
 def _bank_copy(tmp_path: Path, slug: str, bad_input: object) -> Path:
-    """A copy of a bank package whose first hidden test has `bad_input`."""
+    """A copy of a bank package whose first hidden test has `bad_input`, without its declared
+    constraints (problems.constraints would refuse the input before the driver is asked: here
+    the driver's own check is what is tested)."""
     folder = tmp_path / slug
     shutil.copytree(BANK_DIR / slug, folder)
+    toml = folder / "problem.toml"
+    toml.write_text(toml.read_text().split("\n# The input's bounds", 1)[0] + "\n")
     path = folder / "tests" / "hidden.json"
     tests = json.loads(path.read_text())
     tests[0]["input"] = bad_input
@@ -175,7 +179,7 @@ def test_loadproblems_refuses_a_package_whose_input_its_driver_refuses(tmp_path:
 
 def test_only_new_or_changed_inputs_are_checked_again() -> None:
     package = package_read(BANK_DIR / "gpu-bin-packing")
-    broken = replace(package, hidden_tests=(
+    broken = replace(package, constraints=(), hidden_tests=(
         replace(package.hidden_tests[0], input={"sizes": [1], "capacity": -1}),
         *package.hidden_tests[1:],
     ))  # fmt: skip
