@@ -299,12 +299,12 @@ def _canned_embeddings(embedder: str, questions: tuple[str, ...]) -> Any:
 MARGIN = 0.02
 FIGURE_MARGIN = 0.08  # a figure answers only a clear winner: figures share many words
 ONE_FOREIGN = 0.85
-TWO_FOREIGN = 0.8
+TWO_FOREIGN = 0.9
 
 _DECISIVE_TEXT = """
 zero negative none null empty nan infinite infinity change update share float integer string
-duplicate cancel expire sort priority limit different split return error concurrent one two
-three number big many much long
+duplicate cancel expire sort priority limit different split return error concurrent two
+three more big many much long
 """
 
 # General English used to pose a question, not its topic: such a word never makes a
@@ -337,8 +337,9 @@ def decisive(term: str) -> bool:
 
 
 def forgiven(foreign: Sequence[str], similarity: float) -> bool:
-    """Whether a paraphrase this close may keep these foreign words (none of them decisive)."""
-    if any(decisive(term) for term in foreign):
+    """Whether a paraphrase this close may keep these foreign words (none of them decisive).
+    The words are the question's own (foreign_terms)."""
+    if any(decisive(next(iter(terms(word)), word)) for word in foreign):
         return False
     if len(foreign) > 2:
         return False
@@ -378,10 +379,17 @@ def domain_terms(clarifications: Sequence[dict[str, Any]], title: str = "") -> f
 
 def foreign_terms(question: str, candidate: dict[str, Any],
                   domain: frozenset[str] = frozenset()) -> list[str]:
-    """The question's content words that neither the candidate, the problem's domain nor
-    general question wording accounts for: what a near miss adds."""
+    """The question's own words (one per term) that neither the candidate, the problem's
+    domain nor general question wording accounts for: what a near miss adds."""
     known = answer_vocabulary(candidate) | domain | _GENERIC_TERMS
-    return sorted(t for t in terms(question) if not _covered(t, known))
+    foreign: dict[str, str] = {}  # term -> the question's own word for it
+    for word in _WORD.findall(question.lower().replace("_", " ")):
+        if word in STOP_WORDS:
+            continue
+        (term,) = terms(word) or (word,)
+        if not _covered(term, known):
+            foreign.setdefault(term, word)
+    return sorted(foreign.values())
 
 
 _FIGURES_HEAD = re.compile(r"^\s*figures\b.*:\s*$", re.IGNORECASE)
