@@ -314,7 +314,7 @@ _GENERIC_TEXT = """
 able anything actually ahead already always another anyway around away case cases come comes
 correct exactly example examples expect expected fine first find given go goes
 guaranteed guarantee happen happens hold holds ok okay part particular possible rely right
-same sure take takes tell thing things way ways whole work ever still just mean means like
+same sure take takes tell thing things way ways work ever still just mean means like one
 kind know new point pass handle handled treat treated behave behaviour use used uses using
 run runs running ran ask asks asked want wants try several fewer less amount amounts
 value values apply applies together keep kept position positions format
@@ -359,9 +359,11 @@ def answer_vocabulary(candidate: dict[str, Any]) -> frozenset[str]:
     """What a candidate speaks about: its phrasings, keywords and answer, and scale words when
     it gives a number."""
     words = set(vocabulary(candidate)) | terms(str(candidate.get("answer", "")))
-    text = " ".join((*phrasings(candidate), str(candidate.get("answer", ""))))
-    if re.search(r"\d", text):
-        words |= _SCALE_TERMS
+    text = " ".join((*phrasings(candidate), *_strings(candidate.get("keywords")),
+                     str(candidate.get("answer", ""))))
+    numbers = set(re.findall(r"\d+", text))
+    if numbers:
+        words |= _SCALE_TERMS | numbers  # the numbers as written too (foreign_terms)
     return frozenset(words)
 
 
@@ -387,7 +389,11 @@ def foreign_terms(question: str, candidate: dict[str, Any],
         if word in STOP_WORDS:
             continue
         (term,) = terms(word) or (word,)
-        if not _covered(term, known):
+        if word.isdigit():  # a number is itself: "1" is not covered by a "one" of the text
+            covered = word in known or (term in known and term not in _GENERIC_TERMS)
+            if not covered:
+                foreign.setdefault(word, word)
+        elif not _covered(term, known):
             foreign.setdefault(term, word)
     return sorted(foreign.values())
 
@@ -435,24 +441,42 @@ def best_match(question: str, clarifications: Sequence[dict[str, Any]],
     lexical = lexical_scores(question, [vocabulary(c) for c in candidates],
                              [declared_keywords(c) for c in candidates])
     scores = np.minimum(1.0, semantic + LEXICAL_WEIGHT * lexical)
-    order = np.argsort(-scores, kind="stable")
-    best = int(order[0])
+    order = [int(i) for i in np.argsort(-scores, kind="stable")]
+    domain = domain_terms(clarifications, title)
+    match = _judge(question, candidates, scores, order, bar, domain)
+    if match.declined.startswith(_FOREIGN) and terms(question) & _SCALE_TERMS:
+        # "How many GPUs...?": a scale question is for the candidates that give numbers.
+        numeric = [i for i in order if answer_vocabulary(candidates[i]) >= _SCALE_TERMS]
+        if numeric and numeric[0] != order[0]:
+            retry = _judge(question, candidates, scores, numeric, bar, domain)
+            if retry.answer:
+                return retry
+    return match
+
+
+_FOREIGN = "it also asks about "
+
+
+def _judge(question: str, candidates: Sequence[dict[str, Any]], scores: Any,
+           order: Sequence[int], bar: float, domain: frozenset[str]) -> Match:
+    """The first of `order` if it passes the threshold, the margin and the foreign words."""
+    best = order[0]
     similarity = float(scores[best])
     chosen = candidates[best]
-    runner_up = candidates[int(order[1])] if len(order) > 1 else None
+    runner_up = candidates[order[1]] if len(order) > 1 else None
     declined = ""
     if similarity < bar:
         declined = "below the threshold"
     elif (runner_up is not None
-          and similarity - float(scores[int(order[1])])
+          and similarity - float(scores[order[1]])
           < (FIGURE_MARGIN if chosen.get("figure") else MARGIN)
           and not (runner_up.get("figure") and not chosen.get("figure"))):
         # A canned answer just ahead of a figure stands: the figure is the statement's own.
         declined = f"a close call with {_label(runner_up)}"
     else:
-        foreign = foreign_terms(question, chosen, domain_terms(clarifications, title))
+        foreign = foreign_terms(question, chosen, domain)
         if not forgiven(foreign, similarity):
-            declined = "it also asks about " + ", ".join(foreign)
+            declined = _FOREIGN + ", ".join(foreign)
     if declined:
         return Match(None, similarity, False, "", question=_label(chosen), declined=declined)
     figure = bool(chosen.get("figure"))
