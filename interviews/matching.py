@@ -17,6 +17,12 @@ few of the problem's clarifications use them) that the clarification's phrasings
 optional `keywords` use too. The model carries the meaning; the lexical score decides between
 close candidates and lifts a paraphrase the model scores just under the bar. An off-topic
 question shares no weighted word with any clarification, so it gains nothing.
+
+The best candidate answers only what it was asked (issue 36): it must clear the threshold,
+lead the next candidate by a margin, and cover the question's content words (see MARGIN);
+otherwise the match is declined and says why, and the solo interviewer replies that it is
+not specified. A design problem's statement figures are candidates too, for its scale
+questions. interviews/clarify_eval.toml is the evaluation set (`python -m bench matching`).
 """
 
 from __future__ import annotations
