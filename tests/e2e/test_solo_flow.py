@@ -83,13 +83,22 @@ def test_a_solo_session_speaks_to_the_candidate_alone_and_its_record_reads_well(
     first = candidate.locator("#questions .question").nth(0)
     expect(first).to_have_attribute("data-source", "canned")
     expect(first.locator(".q-answer")).to_contain_text("no time passing")
+    # Issue 36: the answer names the canned question it answers.
+    expect(first.locator(".q-answer")).to_contain_text("Answering \u201cCan `now` go backwards")
     ask(candidate, "Which keyboard layout do you prefer?", 1)
     expect(candidate.locator("#questions .question").nth(1)).to_have_attribute(
         "data-source", "assumption")
+    expect(candidate.locator("#questions .question").nth(1).locator(".q-answer")).to_contain_text(
+        "That is not specified here: state your assumption and go on")
     for number, text in enumerate(["Is the bucket full when it is created?",
                                    "Can a request cost more than the capacity?",
                                    "Does a denied call consume tokens?"], start=2):
         ask(candidate, text, number)
+    # A near miss of "Does the bucket start full or empty?": declined, not answered "Full".
+    ask(candidate, "Can capacity be zero?", 5)
+    near_miss = candidate.locator("#questions .question").nth(5)
+    expect(near_miss).to_have_attribute("data-source", "assumption")
+    expect(near_miss.locator(".q-answer")).not_to_contain_text("Full")
     for count, text in enumerate(["O(1) per call: two floats of state",
                                   "Assume costs are never negative",
                                   "Clamp the refill at capacity",
@@ -111,6 +120,9 @@ def test_a_solo_session_speaks_to_the_candidate_alone_and_its_record_reads_well(
     notes = candidate.locator("#report-notes li")
     expect(notes).to_have_count(4)
     expect(notes.nth(0)).to_contain_text("O(1) per call: two floats of state")
+    asked = candidate.locator("#report-questions li")
+    expect(asked.nth(0)).to_contain_text("Answering \u201cCan `now` go backwards")
+    expect(asked.nth(5)).to_contain_text("That is not specified here")
     expect(candidate.locator("#report-hints li")).to_have_count(1)
     expect(candidate.locator("#report-hints li .record-clock")).to_have_text(
         re.compile(r"^\d\d:\d\d$"))

@@ -104,21 +104,28 @@ def _canned(slug: str) -> list[dict[str, Any]]:
     return [c.as_dict() for c in package_read(BANK_DIR / slug).clarifications]
 
 
-@pytest.mark.parametrize("slug", sorted(PARAPHRASES))
-def test_typical_paraphrases_get_their_canned_answer(slug: str) -> None:
-    canned = _canned(slug)
-    assert len(PARAPHRASES[slug]) == len(canned)  # every canned question of the problem
-    missed = []
-    for index, questions in enumerate(PARAPHRASES[slug]):
-        own = {canned[index]["question"], *canned[index].get("also", [])}
-        for question in questions:
-            assert question not in own  # a paraphrase, not a declared phrasing
-            match = matching.best_match(question, canned)
-            if match.index != index:
-                missed.append((question, index, match.index, round(match.similarity, 3)))
-            else:
-                assert match.answer == canned[index]["answer"]
-    assert missed == []
+def test_paraphrases_get_their_own_answer_or_none_and_most_get_it() -> None:
+    """Issue 36: a paraphrase may be declined ("not specified"), never given another answer;
+    these were written before the matcher's decline rules and are a second held-out set."""
+    answered = asked = 0
+    wrong = []
+    for slug, groups in PARAPHRASES.items():
+        canned = _canned(slug)
+        assert len(groups) == len(canned)  # every canned question of the problem
+        for index, questions in enumerate(groups):
+            own = {canned[index]["question"], *canned[index].get("also", [])}
+            for question in questions:
+                assert question not in own  # a paraphrase, not a declared phrasing
+                match = matching.best_match(question, canned)
+                asked += 1
+                if match.index == index:
+                    assert match.answer == canned[index]["answer"]
+                    assert match.question == canned[index]["question"]
+                    answered += 1
+                elif match.answer:
+                    wrong.append((question, match.question))
+    assert wrong == []
+    assert answered / asked >= 0.7, (answered, asked)
 
 
 @pytest.mark.parametrize("slug", sorted(PARAPHRASES))

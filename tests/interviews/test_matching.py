@@ -28,7 +28,7 @@ CANNED = [
 def test_paraphrases_match_their_canned_question_and_carry_its_answer() -> None:
     match = matching.best_match("Is the bucket initially empty?", CANNED)
     assert (match.index, match.answer, match.key) == (0, "Full.", True)
-    cost = matching.best_match("Will every request cost exactly one token?", CANNED)
+    cost = matching.best_match("Is the cost always 1 or can it vary?", CANNED)
     assert cost.index == 2 and cost.key is False
     assert os.environ.get("HF_HUB_OFFLINE") == "1"  # loaded without asking any hub
 
@@ -124,21 +124,28 @@ def bank_clarifications(slug: str) -> list[dict[str, Any]]:
     return [c.as_dict() for c in package_read(BANK / slug).clarifications]
 
 
-@pytest.mark.parametrize("slug", sorted(PARAPHRASES))
-def test_every_canned_question_is_found_from_three_paraphrases(slug: str) -> None:
-    canned = bank_clarifications(slug)
-    assert len(PARAPHRASES[slug]) == len(canned)  # every canned question of the problem
-    missed = []
-    for index, questions in enumerate(PARAPHRASES[slug]):
-        own = {canned[index]["question"], *canned[index].get("also", [])}
-        for question in questions:
-            assert question not in own  # a paraphrase, not a declared phrasing
-            match = matching.best_match(question, canned)
-            if match.index != index:
-                missed.append((question, index, match.index, round(match.similarity, 3)))
-            else:
-                assert match.answer == canned[index]["answer"]
-    assert missed == []
+def test_paraphrases_get_their_own_answer_or_none_and_most_get_it() -> None:
+    """Issue 36: a paraphrase may be declined ("not specified"), never given another answer;
+    these were written before the matcher's decline rules and are a second held-out set."""
+    answered = asked = 0
+    wrong = []
+    for slug, groups in PARAPHRASES.items():
+        canned = bank_clarifications(slug)
+        assert len(groups) == len(canned)  # every canned question of the problem
+        for index, questions in enumerate(groups):
+            own = {canned[index]["question"], *canned[index].get("also", [])}
+            for question in questions:
+                assert question not in own  # a paraphrase, not a declared phrasing
+                match = matching.best_match(question, canned)
+                asked += 1
+                if match.index == index:
+                    assert match.answer == canned[index]["answer"]
+                    assert match.question == canned[index]["question"]
+                    answered += 1
+                elif match.answer:
+                    wrong.append((question, match.question))
+    assert wrong == []
+    assert answered / asked >= 0.7, (answered, asked)
 
 
 @pytest.mark.parametrize("slug", sorted(PARAPHRASES))
@@ -180,3 +187,55 @@ def test_a_declared_keyword_outweighs_a_shared_common_word() -> None:
     scores = matching.lexical_scores("Is the cache used by threads?", vocab,
                                      [frozenset(), frozenset({"concurrent"})])
     assert scores[1] > scores[0]
+
+
+# ---------------------------------------------------------------- answering only what was asked
+
+
+def test_the_reported_near_misses_are_declined_not_answered_with_another_answer() -> None:
+    """Issue 36: "Can capacity be zero?" got "Full: a new client may burst...", and the
+    oversized request got the answer about denied requests."""
+    canned = bank_clarifications("token-bucket")
+    zero = matching.best_match("Can capacity be zero?", canned)
+    assert (zero.index, zero.answer) == (None, "")
+    assert zero.declined  # and the reason is kept for the interviewer's view
+    oversized = matching.best_match(
+        "If one request asks for more tokens than the bucket can ever hold, do we reject it?",
+        canned)
+    assert oversized.index in (2, None) and "denied request changes nothing" not in oversized.answer
+    negative = matching.best_match("Can capacity be negative?", bank_clarifications("lru-cache"))
+    assert negative.index is None and "negative" in negative.declined
+
+
+def test_a_match_names_the_canned_question_it_answers() -> None:
+    canned = bank_clarifications("lru-cache")
+    match = matching.best_match("Is zero a valid capacity?", canned)
+    assert match.index == 3 and match.question == canned[3]["question"]
+
+
+def test_a_close_call_between_two_canned_answers_is_declined() -> None:
+    close = [{"question": "Can the cost be zero?", "answer": "Yes."},
+             {"question": "Can the cost be zero?", "answer": "No."}]
+    match = matching.best_match("Can the cost be zero?", close)
+    assert match.index is None and match.declined.startswith("a close call")
+
+
+def test_design_figures_are_read_from_the_statement() -> None:
+    statement = package_read(BANK / "batch-inference-api").statement_md
+    figures = matching.statement_figures(statement)
+    assert len(figures) == 5 and figures[0].startswith("2,000 customers")
+    assert "**" not in " ".join(figures)
+    assert any("400 H100 GPUs" in f and "2,500 output tokens/s" in f for f in figures)
+    assert matching.statement_figures("# Implement\n\nNo figures here.\n") == []
+
+
+def test_design_scale_questions_are_answered_from_the_figures_or_declined() -> None:
+    package = package_read(BANK / "kv-cache-aware-router")
+    canned = [c.as_dict() for c in package.clarifications]
+    figures = matching.statement_figures(package.statement_md)
+    servers = matching.best_match("What is the peak request rate?", canned,
+                                  figures=figures, title=package.title)
+    assert servers.figure and servers.index is None and "8,000 requests/s" in servers.answer
+    cost = matching.best_match("What is the cost of one GPU server per hour?", canned,
+                               figures=figures, title=package.title)
+    assert cost.answer == ""

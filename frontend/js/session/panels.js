@@ -12,7 +12,7 @@ function clock(iso) {
 
 const SOURCE_LABELS = {
   canned: "Answer",
-  assumption: "No prepared answer",
+  assumption: "Answer",
   interviewer: "Interviewer",
 };
 
