@@ -97,7 +97,9 @@ def test_json_endpoints_ask_note_run_and_finish() -> None:
 
     asked = client.post(f"{base}/questions", {"text": "May x be negative?"},
                         content_type="application/json")
-    assert asked.status_code == 201 and asked.json()["answer"] == "Yes."
+    # A solo answer names the canned question it answers (issue 36).
+    assert asked.status_code == 201
+    assert asked.json()["answer"] == "Answering “Can x be negative?”: Yes."
     noted = client.post(f"{base}/notes", {"text": "linear scan is fine"},
                         content_type="application/json")
     assert noted.status_code == 201 and noted.json()["kind"] == "tradeoff"
