@@ -222,7 +222,8 @@ def test_solo_question_gets_the_canned_answer_or_the_advice_to_assume(pages: Peo
     candidate.click("#question-form button[type=submit]")
     second = candidate.locator("#questions .question").nth(1)
     expect(second).to_have_attribute("data-source", "assumption", timeout=60_000)
-    expect(second.locator(".q-answer")).to_contain_text("State your assumption")
+    expect(second.locator(".q-answer")).to_contain_text(
+        "That is not specified here: state your assumption")
 
     candidate.fill("#note-form textarea", "O(1) per call: two floats of state")
     candidate.click("#note-form button[type=submit]")

@@ -56,6 +56,7 @@ def session_html(role: str, user_pk: int) -> str:
     }  # fmt: skip
     context = {
         "session": session, "role": role, "state": state,
+        "interviewer_side": role != "candidate",
         "statement_html": markdown_render(problem.statement_md), "hints": None,
         "invite_url": "", "panel": None, "chat_max": 500,
         "time_limits": {"cpu_seconds": 2.0, "wall_seconds": 8.0},

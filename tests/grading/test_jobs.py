@@ -87,6 +87,9 @@ def test_a_renewal_blocked_by_another_writer_is_retried_and_keeps_the_lease(  # 
     assert SUBMISSIONS.claim(submission.pk) is jobs.Outcome.BUSY
 
 
+DONE_LINE = re.compile(r"grade_submission\[[^\]]+\] succeeded in [^:]+: 'done'")
+
+
 @pytest.mark.docker
 @pytest.mark.slow
 def test_eight_gradings_at_once_on_sqlite_lose_no_lease_and_run_no_job_twice(
@@ -110,6 +113,14 @@ def test_eight_gradings_at_once_on_sqlite_lose_no_lease_and_run_no_job_twice(
             interval=1,
             what="eight verdicts",
         )
+        # A task writes its verdict before it returns: wait for the worker to say each one
+        # succeeded before stopping it (stopping sooner kills tasks that are only finishing).
+        wait_for(
+            lambda: len(DONE_LINE.findall(log_path.read_text(errors="replace"))) >= 8,
+            timeout=120,
+            interval=0.5,
+            what="eight tasks reported done",
+        )
     log = log_path.read_text(errors="replace")
     graded = list(Submission.objects.filter(pk__in=ids))
     # They did run at once (the contention this test is about)
@@ -121,6 +132,6 @@ def test_eight_gradings_at_once_on_sqlite_lose_no_lease_and_run_no_job_twice(
         assert submission.results.count() == submission.total  # no duplicate results
         assert submission.claim_token is None and submission.lease_until is None
     # Every job ran to its verdict exactly once, and no lease was lost or ran out
-    done = re.findall(r"grade_submission\[[^\]]+\] succeeded in [^:]+: 'done'", log)
+    done = DONE_LINE.findall(log)
     assert len(done) == 8, log[-4000:]
     assert "claim lost" not in log and "lease ran out" not in log
