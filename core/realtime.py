@@ -21,6 +21,7 @@ CLOSE_UNAUTHENTICATED = 4401
 CLOSE_FORBIDDEN = 4403  # a participant doing what their role may not (a read-only edit)
 CLOSE_NOT_FOUND = 4404  # no such object, or not visible to this user
 CLOSE_TOO_LARGE = 4413
+CLOSE_DOC_FULL = 4409  # an update that would take the document past its size or element bound
 
 
 def send_event(group: str, payload: dict[str, Any], *, handler: str) -> bool:

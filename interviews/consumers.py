@@ -14,7 +14,10 @@ the same process in memory, and other processes through one channel-layer messag
 Close codes (core/realtime.py): 4401 not logged in, 4404 no such session or not a participant
 (one code, so that it never tells whether a session exists), 4403 a read-only participant
 trying to change the document, 4400 malformed message, 4413 message over the limit (which
-stays below Daphne's own, see settings, so the code does arrive).
+stays below Daphne's own, see settings, so the code does arrive), 4409 an update that would
+take the document past its size or element bound (interviews/docsize.py; a JSON "refused"
+frame with reason "board_full" comes first). A document larger than one message is sent to a
+joining page in several frames, each under the limit.
 """
 
 from __future__ import annotations
@@ -39,7 +42,7 @@ from core.realtime import (
     CLOSE_TOO_LARGE,
     CLOSE_UNAUTHENTICATED,
 )
-from interviews import collab, realtime, selectors, services
+from interviews import collab, docsize, realtime, selectors, services
 from interviews.models import SessionEvent
 
 log = logging.getLogger(__name__)
@@ -270,7 +273,7 @@ class SessionDocConsumer(AsyncWebsocketConsumer):
             await self._close(CLOSE_MALFORMED)
             return
         if message.kind == "step1":
-            await self.send(bytes_data=collab.sync_step2_frame(self.room.diff(message.payload)))
+            await self._answer_step1(message.payload)
         elif message.kind in ("step2", "update"):
             await self._on_update(message.payload)
         elif message.kind == "awareness":
@@ -293,6 +296,8 @@ class SessionDocConsumer(AsyncWebsocketConsumer):
         if self.finished or self.deadline_passed():
             await self._refuse()
             return
+        if await docsize.refuse_if_full(self, update):
+            return
         seq = await update_writer().store(self.session_id, self.user.pk, update)
         if seq is None:
             await self._refuse()
@@ -308,6 +313,17 @@ class SessionDocConsumer(AsyncWebsocketConsumer):
         await self._ack()
         if inserted >= settings.ONSITE_PASTE_CHARS:
             await self._record_paste(inserted)
+
+    async def _answer_step1(self, state_vector: bytes) -> None:
+        """What the page misses, in frames under the message limit (docsize.sync_frames): a
+        document larger than one message is sent as its stored updates, grouped."""
+        frames = docsize.sync_frames(self.room, state_vector, limit=self._limit())
+        if len(frames[0]) > self._limit():
+            rows = await database_sync_to_async(services.doc_updates)(self.session_id)
+            frames = docsize.sync_frames(self.room, state_vector, limit=self._limit(),
+                                         log=[data for _, data in rows])
+        for frame in frames:
+            await self.send(bytes_data=frame)
 
     async def _refuse(self) -> None:
         """An edit the session does not take (over, or not started): never stored; the page
