@@ -130,4 +130,52 @@ reader.binding.setEditable(false);
 reader.api.draw("w", { width: 3 });
 findings.readOnlySendsNothing = reader.binding.flush() === 0 && reader.sent.length === 0;
 
+// 8. A big paste (3,000 elements at once) goes out in several updates, each under the message
+// limit, and all of it arrives.
+function bounded(limits) {
+  const doc = new Y.Doc();
+  const api = new FakeExcalidraw();
+  const sent = [];
+  const held = [];
+  doc.on("update", (update, origin) => {
+    if (origin !== "remote") sent.push(update);
+  });
+  const binding = new BoardBinding({
+    doc, map: doc.getMap("board"), api, captureNever: NEVER, limits,
+    measure: () => Y.encodeStateAsUpdate(doc).length, onHeld: (n) => held.push(n),
+  });
+  api.binding = binding;
+  return { doc, api, binding, sent, held };
+}
+const LIMIT = 64 * 1024;
+const paster = bounded({ maxMessageBytes: LIMIT });
+for (let i = 0; i < 3000; i += 1) paster.api.draw(`p${i}`, { x: i * 1.5, y: i / 3, width: 100, height: 50, strokeColor: "#1e1e1e" });
+findings.pasteAllWritten = paster.binding.flush() === 3000;
+findings.pasteSplitUnderLimit = paster.sent.length > 5 && paster.sent.every((u) => u.length + 8 < LIMIT);
+const receiver = person();
+paster.sent.forEach((u) => Y.applyUpdate(receiver.doc, u, "remote"));
+findings.pasteArrives = receiver.api.elements.length === 3000;
+
+// 9. Past the element bound: what fits is written, the rest stays on this screen (counted),
+// later edits within the bound still go, and room made by a deletion is used.
+const full = bounded({ maxMessageBytes: LIMIT, maxElements: 50 });
+for (let i = 0; i < 60; i += 1) full.api.draw(`f${i}`, { width: i });
+full.binding.flush();
+const liveIn = (doc) => [...doc.getMap("board").values()].filter((e) => !e.isDeleted).length;
+findings.fullWritesWhatFits = liveIn(full.doc) === 50 && full.held.at(-1) === 10;
+const before = full.sent.length;
+full.api.draw("f0", { width: 500 }); // an edit of a shape already on the board
+full.binding.flush();
+findings.fullStillSendsEdits = full.sent.length === before + 1 && full.doc.getMap("board").get("f0").width === 500;
+for (let i = 1; i <= 4; i += 1) full.api.draw(`f${i}`, { isDeleted: true });
+full.binding.flush();
+findings.fullUsesFreedRoom = liveIn(full.doc) === 50 && full.held.at(-1) === 6;
+
+// 10. Past the byte bound: the same, measured on the document.
+const heavy = bounded({ maxMessageBytes: LIMIT, maxDocBytes: 20_000 });
+for (let i = 0; i < 100; i += 1) heavy.api.draw(`h${i}`, { text: "t".repeat(400) });
+heavy.binding.flush();
+const size = Y.encodeStateAsUpdate(heavy.doc).length;
+findings.bytesBounded = size <= 20_000 && size > 10_000 && heavy.held.at(-1) > 0 && liveIn(heavy.doc) + heavy.held.at(-1) === 100;
+
 console.log(JSON.stringify(findings));
