@@ -51,6 +51,12 @@ def max_elements() -> int:
     return value
 
 
+def page_limits() -> dict[str, int]:
+    """The bounds the session page keeps to (data attributes of the board's container)."""
+    return {"max_elements": max_elements(), "max_bytes": max_bytes(),
+            "max_message_bytes": settings.ONSITE_DOC_MAX_MESSAGE_BYTES}
+
+
 def full_message() -> str:
     return FULL_MESSAGE.format(elements=max_elements(),
                                megabytes=round(max_bytes() / (1024 * 1024), 1))

@@ -46,8 +46,48 @@ function render(root, props) {
   );
 }
 
+/** Keeps Excalidraw's idea of where its canvas is on the page (it caches the offset, and maps
+ * each pointer event through it) in step with the page: whenever anything could have moved or
+ * resized the board (a bar or a banner above it appearing, a chat message, the window, a
+ * scroll), its box is compared, and a changed one is handed to Excalidraw (api.refresh()).
+ * Otherwise a shape lands as far from the pointer as the board has moved. */
+function trackOffsets(container, api) {
+  let last = "";
+  let queued = false;
+  const check = () => {
+    queued = false;
+    const box = container.getBoundingClientRect();
+    const key = `${box.left},${box.top},${box.width},${box.height}`;
+    if (key === last) return;
+    last = key;
+    api.refresh();
+  };
+  const soon = () => {
+    if (queued) return;
+    queued = true;
+    requestAnimationFrame(check);
+  };
+  new ResizeObserver(soon).observe(container);
+  new ResizeObserver(soon).observe(document.body);
+  new MutationObserver(soon).observe(document.body, {
+    childList: true,
+    subtree: true,
+    attributes: true,
+    attributeFilter: ["hidden", "class", "style", "open"],
+  });
+  window.addEventListener("resize", soon);
+  window.addEventListener("scroll", soon, { capture: true, passive: true });
+  // The pointer entering or moving is checked at once: before Excalidraw's own handlers.
+  container.addEventListener("pointerenter", check, { capture: true, passive: true });
+  container.addEventListener("pointermove", check, { capture: true, passive: true });
+  check();
+}
+
 /** The live board: Excalidraw bound to the session document's "board" map. */
-function mount(container, { doc, map, editable = true, awareness = null, name = "" }) {
+function mount(
+  container,
+  { doc, map, editable = true, awareness = null, name = "", limits = {}, measure = null, onHeld = () => {} },
+) {
   const root = createRoot(container);
   let binding = null;
   let pointers = null;
@@ -67,7 +107,11 @@ function mount(container, { doc, map, editable = true, awareness = null, name = 
           captureNever: CaptureUpdateAction.NEVER,
           editable,
           onFirstContent: () => api.scrollToContent(undefined, { fitToContent: false, animate: false }),
+          limits,
+          measure,
+          onHeld,
         });
+        trackOffsets(container, api);
         if (awareness) pointers = new PointerSync({ api, awareness });
         resolve(api);
       },

@@ -30,11 +30,14 @@ import {
   localTimesRender,
   sideTabsMount,
 } from "./cockpit.js";
-import { designDeskMount } from "./design.js";
+import { boardAlert, designDeskMount } from "./design.js";
 import { ActivityFeed, NotesPanel, QuestionsPanel } from "./panels.js";
 import { SessionProvider } from "./provider.js";
 import { Countdown } from "./timer.js";
 
+const TOO_LARGE_TEXT =
+  "A change was too large to send in one message: it is only on your screen. Undo it, and " +
+  "make it in smaller parts.";
 const CONNECTION_TEXT = {
   connecting: "Connecting…",
   synced: "Connected",
@@ -433,8 +436,18 @@ export function sessionPageMount(root) {
         return undefined;
       case "refused":
         setEditable(false);
+        if (event.reason === "board_full") {
+          // Said at the board (the socket then closes 4409: reconnecting would resend it).
+          boardAlert(event.message);
+          return undefined;
+        }
         showBanner(`Your last edit was not saved: ${event.reason}.`, "warn");
         if (event.status === "finished") awaitFinish();
+        return undefined;
+      case "too_large":
+        // One change over the message limit (the provider keeps going with later ones).
+        if (design) boardAlert(TOO_LARGE_TEXT);
+        else showBanner(TOO_LARGE_TEXT, "warn");
         return undefined;
       case "finished":
         return finish(event);
