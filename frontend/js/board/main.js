@@ -115,7 +115,10 @@ function mount(
         if (awareness) pointers = new PointerSync({ api, awareness });
         resolve(api);
       },
-      onChange: () => {
+      onChange: (elements) => {
+        // How many live elements this page shows (tests wait on it).
+        const count = String(elements.filter((element) => !element.isDeleted).length);
+        if (container.dataset.count !== count) container.dataset.count = count;
         if (!binding) return;
         if (!reconciled) {
           // The first change comes once Excalidraw has loaded initialData: anything the map
