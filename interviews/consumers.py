@@ -317,11 +317,11 @@ class SessionDocConsumer(AsyncWebsocketConsumer):
     async def _answer_step1(self, state_vector: bytes) -> None:
         """What the page misses, in frames under the message limit (docsize.sync_frames): a
         document larger than one message is sent as its stored updates, grouped."""
-        frames = docsize.sync_frames(self.room, state_vector, limit=self._limit())
-        if len(frames[0]) > self._limit():
+        log = None
+        if docsize.needs_log(self.room, limit=self._limit()):
             rows = await database_sync_to_async(services.doc_updates)(self.session_id)
-            frames = docsize.sync_frames(self.room, state_vector, limit=self._limit(),
-                                         log=[data for _, data in rows])
+            log = [data for _, data in rows]
+        frames = docsize.sync_frames(self.room, state_vector, limit=self._limit(), log=log)
         for frame in frames:
             await self.send(bytes_data=frame)
 

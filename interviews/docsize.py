@@ -72,19 +72,27 @@ def state_vector_encode(clocks: dict[int, int]) -> bytes:
     return bytes(out)
 
 
+def needs_log(room: collab.Room, *, limit: int) -> bool:
+    """Whether the document may be too large for one message (then the answer to a step 1 is
+    cut from the stored log). Measured only when its running upper bound says it might be."""
+    if room.size_bound + FRAME_OVERHEAD <= limit:
+        return False
+    return room.size() + FRAME_OVERHEAD > limit
+
+
 def sync_frames(room: collab.Room, state_vector: bytes, *, limit: int,
                 log: Iterable[bytes] | None = None) -> list[bytes]:
     """The answer to a step 1: the frames that bring a peer at `state_vector` up to `room`.
 
-    One step 2 when the missing state fits in one message (the usual case). Otherwise the
+    One step 2 when the document fits in one message (the usual case). Otherwise the
     stored updates (`log`, in order: each arrived in one message under the same limit) are
     grouped into `update` frames under the limit, each holding only what the peer misses, and
     a last, empty step 2 says "that was all": the page counts itself synced only then.
     """
-    missing = room.diff(state_vector)
-    frame = collab.sync_step2_frame(missing)
-    if len(frame) <= limit or log is None:
-        return [frame]
+    if log is None or not needs_log(room, limit=limit):
+        # What the peer misses is never more than the whole document.
+        return [collab.sync_step2_frame(room.diff(state_vector))]
+    fresh = not collab.state_vector_parse(state_vector)  # a new page: it misses everything
     budget = limit - FRAME_OVERHEAD
     frames: list[bytes] = []
     group: list[bytes] = []
@@ -96,7 +104,7 @@ def sync_frames(room: collab.Room, state_vector: bytes, *, limit: int,
         merged = pycrdt.merge_updates(*group) if len(group) > 1 else group[0]
         pieces = [merged] if len(merged) <= budget else list(group)
         for piece in pieces:
-            part = pycrdt.get_update(piece, state_vector)
+            part = piece if fresh else pycrdt.get_update(piece, state_vector)
             if part != collab.EMPTY_UPDATE:
                 frames.append(collab.update_frame(part))
 

@@ -39,7 +39,7 @@ from django.contrib.auth.models import User
 from django.utils import timezone
 from interviews import services
 from interviews.models import InterviewSession
-from problems.models import CONTENT_FIELDS, DESIGN, Problem
+from problems.models import CONTENT_FIELDS, DESIGN, Problem, ProblemVersion
 
 problem, created = Problem.objects.get_or_create(slug="design-board-size", defaults={{
     "title": "Design a URL shortener", "kind": DESIGN, "difficulty": "medium",
@@ -59,6 +59,8 @@ if created:
     problem.live_version = version
     problem.rubric = version.rubric
     problem.save()
+# Offered whatever a background validation of the copied version said (it has no tests).
+ProblemVersion.objects.filter(pk=problem.live_version_id).update(validation="passed")
 interviewer = User.objects.get(username="interviewer")
 if "{status}" == "active":
     now = timezone.now()

@@ -86,6 +86,7 @@ export class BoardBinding {
     limits = {},
     measure = null,
     onHeld = () => {},
+    settle = null,
   }) {
     this.doc = doc;
     // The server's bounds (the page's data attributes); Infinity: none known.
@@ -110,9 +111,25 @@ export class BoardBinding {
     // Called once, when the board first has something to show (a late joiner's view is then
     // framed on what was drawn before it came).
     this.onFirstContent = onFirstContent;
+    // settle: remote changes are taken into the scene at once (0), or once they have stopped
+    // arriving for `settle.ms` (at most `settle.maxMs` after the first): a big board comes in
+    // several messages, and one scene update for all of them is far cheaper than one each.
+    this.settle = settle;
+    this.remoteKeys = new Set();
+    this.remoteTimer = null;
+    this.remoteSince = 0;
     this.onRemote = (event, transaction) => {
       if (transaction.origin === this) return; // our own flush
-      this.applyRemote([...event.keysChanged]);
+      if (!this.settle) {
+        this.applyRemote([...event.keysChanged]);
+        return;
+      }
+      event.keysChanged.forEach((key) => this.remoteKeys.add(key));
+      const now = Date.now();
+      if (this.remoteTimer === null) this.remoteSince = now;
+      else clearTimeout(this.remoteTimer);
+      const wait = Math.max(0, Math.min(this.settle.ms, this.remoteSince + this.settle.maxMs - now));
+      this.remoteTimer = setTimeout(() => this.applySettled(), wait);
     };
     map.observe(this.onRemote);
     // What the map already has (a reload, a late joiner); the rest arrives through onRemote.
@@ -240,12 +257,22 @@ export class BoardBinding {
     if (localAhead) this.changed();
   }
 
+  /** The remote changes gathered while they were arriving (see `settle`). */
+  applySettled() {
+    if (this.remoteTimer !== null) clearTimeout(this.remoteTimer);
+    this.remoteTimer = null;
+    const keys = [...this.remoteKeys];
+    this.remoteKeys.clear();
+    this.applyRemote(keys);
+  }
+
   setEditable(editable) {
     if (this.editable && !editable) this.flush(); // what was drawn before the switch
     this.editable = editable;
   }
 
   destroy() {
+    if (this.remoteTimer !== null) this.applySettled();
     this.flush();
     this.map.unobserve(this.onRemote);
     this.doc.off("update", this.onDocUpdate);

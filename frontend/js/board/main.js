@@ -110,6 +110,7 @@ function mount(
           limits,
           measure,
           onHeld,
+          settle: { ms: 40, maxMs: 400 },
         });
         trackOffsets(container, api);
         if (awareness) pointers = new PointerSync({ api, awareness });
