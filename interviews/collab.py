@@ -329,12 +329,21 @@ class Room:
         # What the acceptance bound (interviews/docsize.py) reads without walking the document:
         # the ids of the board's live elements, kept by the map's events, and an upper bound
         # on the encoded document's size (exact when measured, plus what was applied since).
+        # The live set is taken once, when first asked for (not while the room is built from
+        # the log: reading every element as it is applied would cost more than the apply).
         self.board = self.doc.get(BOARD_NAME, type=pycrdt.Map)
-        self.live: set[str] = set()
+        self.live: set[str] | None = None
         self.size_bound = 0
-        self.board.observe(self._board_changed)
+
+    def live_ids(self) -> set[str]:
+        """The ids of the board's live elements (kept up to date from the first call on)."""
+        if self.live is None:
+            self.live = board_live_ids(self.board)
+            self.board.observe(self._board_changed)
+        return self.live
 
     def _board_changed(self, event: Any) -> None:
+        assert self.live is not None
         for key, change in event.keys.items():
             value = change.get("newValue")
             if isinstance(value, dict) and not value.get("isDeleted"):

@@ -83,7 +83,10 @@ class RoomRegistry:
     def __init__(self) -> None:
         self.rooms: dict[int, LiveRoom] = {}
 
-    async def acquire(self, session_id: int, consumer: SessionDocConsumer) -> LiveRoom:
+    async def acquire(self, session_id: int,
+                      consumer: SessionDocConsumer) -> tuple[LiveRoom, list[bytes]]:
+        """The session's room, with this consumer in it, and the stored log as just loaded
+        (the consumer cuts a large document's first sync from it: docsize.sync_frames)."""
         live = self.rooms.get(session_id)
         if live is None:
             live = self.rooms[session_id] = LiveRoom(session_id)
@@ -100,7 +103,7 @@ class RoomRegistry:
         rows = await database_sync_to_async(services.doc_updates)(session_id)
         for seq, data in rows:
             live.room.apply(seq, data)
-        return live
+        return live, [data for _, data in rows]
 
     async def _read(self, live: LiveRoom) -> None:
         """Updates stored by other processes: apply, and hand to this process's sockets."""
@@ -200,6 +203,7 @@ class SessionDocConsumer(AsyncWebsocketConsumer):
 
     live: LiveRoom | None = None
     joined: list[str]
+    initial_log: list[bytes] | None = None
 
     async def connect(self) -> None:
         self.joined = []
@@ -232,8 +236,10 @@ class SessionDocConsumer(AsyncWebsocketConsumer):
         for group in groups:
             await self.channel_layer.group_add(group, self.channel_name)
             self.joined.append(group)
-        self.live = await ROOMS.acquire(self.session_id, self)
+        self.live, log = await ROOMS.acquire(self.session_id, self)
         self.room = self.live.room
+        # Kept for the answer to the page's step 1 only when the document may need cutting.
+        self.initial_log = log if docsize.needs_log(self.room, limit=self._limit()) else None
         await self.send(bytes_data=collab.sync_step1_frame(self.room.state_vector()))
         await self._group_send(realtime.QUERY_AWARENESS_TYPE, {})
         await database_sync_to_async(services.event_record)(
@@ -317,8 +323,8 @@ class SessionDocConsumer(AsyncWebsocketConsumer):
     async def _answer_step1(self, state_vector: bytes) -> None:
         """What the page misses, in frames under the message limit (docsize.sync_frames): a
         document larger than one message is sent as its stored updates, grouped."""
-        log = None
-        if docsize.needs_log(self.room, limit=self._limit()):
+        log, self.initial_log = self.initial_log, None
+        if log is None and docsize.needs_log(self.room, limit=self._limit()):
             rows = await database_sync_to_async(services.doc_updates)(self.session_id)
             log = [data for _, data in rows]
         frames = docsize.sync_frames(self.room, state_vector, limit=self._limit(), log=log)

@@ -130,14 +130,14 @@ def would_overflow(room: collab.Room, update: bytes) -> bool:
     """
     limit_bytes, limit_elements = max_bytes(), max_elements()
     near_bytes = room.size_bound + 2 * len(update) + 64 > limit_bytes
-    near_elements = len(room.live) + len(update) // MIN_ELEMENT_BYTES > limit_elements
+    near_elements = len(room.live_ids()) + len(update) // MIN_ELEMENT_BYTES > limit_elements
     if not near_bytes and not near_elements:
         return False
     if near_bytes:
         near_bytes = room.size() + 2 * len(update) + 64 > limit_bytes
         if not near_bytes and not near_elements:
             return False
-    before_bytes, before_elements = room.size(), len(room.live)
+    before_bytes, before_elements = room.size(), len(room.live_ids())
     copy: pycrdt.Doc[Any] = pycrdt.Doc()
     board = copy.get(collab.BOARD_NAME, type=pycrdt.Map)
     copy.apply_update(room.doc.get_update())
