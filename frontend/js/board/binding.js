@@ -111,16 +111,18 @@ export class BoardBinding {
     // Called once, when the board first has something to show (a late joiner's view is then
     // framed on what was drawn before it came).
     this.onFirstContent = onFirstContent;
-    // settle: remote changes are taken into the scene at once (0), or once they have stopped
-    // arriving for `settle.ms` (at most `settle.maxMs` after the first): a big board comes in
-    // several messages, and one scene update for all of them is far cheaper than one each.
+    // settle: remote changes are taken into the scene at once (null), or, from `settle.few`
+    // elements on, once they have stopped arriving for `settle.ms` (at most `settle.maxMs`
+    // after the first): a big board comes in several messages, and one scene update for all
+    // of them is far cheaper than one each.
     this.settle = settle;
     this.remoteKeys = new Set();
     this.remoteTimer = null;
     this.remoteSince = 0;
     this.onRemote = (event, transaction) => {
       if (transaction.origin === this) return; // our own flush
-      if (!this.settle) {
+      // A small change while nothing is gathering (a shape drawn by someone) shows at once.
+      if (!this.settle || (this.remoteTimer === null && event.keysChanged.size < this.settle.few)) {
         this.applyRemote([...event.keysChanged]);
         return;
       }

@@ -110,7 +110,7 @@ function mount(
           limits,
           measure,
           onHeld,
-          settle: { ms: 40, maxMs: 400 },
+          settle: { few: 50, ms: 250, maxMs: 2000 },
         });
         trackOffsets(container, api);
         if (awareness) pointers = new PointerSync({ api, awareness });
