@@ -270,6 +270,7 @@ def test_a_board_at_the_largest_accepted_size_loads_everywhere_and_takes_no_more
                                                        timeout=SYNC_MS)
     late.goto(f"/sessions/{session_id}/replay/")
     expect(late.locator("#replay-board")).to_have_attribute("data-count", total)
+    late.wait_for_timeout(3000)  # for the picture only: 4,000 strokes take a while to paint
     shots(late, "full-board-replay")
     assert server_count(platform, session_id) == stored["elements"]
 

@@ -26,4 +26,4 @@ def test_two_boards_converge_through_the_document() -> None:
     assert done.returncode == 0, done.stderr[-3000:]
     findings = json.loads(done.stdout.strip().splitlines()[-1])
     assert findings == {name: True for name in findings}, findings
-    assert len(findings) == 18
+    assert len(findings) == 19

@@ -16,8 +16,9 @@
 //   under the server's message limit (a 3,000-element paste goes out in several messages),
 //   and never past the document's bounds (its live elements, its encoded bytes: the server's
 //   own rules, interviews/docsize.py). What does not fit stays on this screen only (it is
-//   tried again at each flush, so it goes out once there is room) and `onHeld(count)` tells
-//   the page how many such elements there are; later edits within the bounds still go out.
+//   tried again at each flush, so it goes out once there is room) and `onHeld` tells the page
+//   how many such elements there are; later edits within the bounds still go out. An element
+//   too large for one message by itself is kept on the screen the same way.
 //
 // The binding never imports yjs itself: the doc and map belong to the session bundle's copy,
 // and a second copy of yjs in the page would break its constructor checks.
@@ -103,6 +104,7 @@ export class BoardBinding {
     doc.on("update", this.onDocUpdate);
     this.onHeld = onHeld;
     this.held = 0; // live elements only on this screen (the board was full)
+    this.tooLarge = 0; // and those each too large for one message
     this.map = map;
     this.api = api;
     this.captureNever = captureNever;
@@ -161,7 +163,7 @@ export class BoardBinding {
       if (!isElement(stored)) return !element.isDeleted;
       return element.version > stored.version;
     });
-    if (grown.length === 0) return this.setHeld(0);
+    if (grown.length === 0) return this.setHeld(0, 0);
     let live = 0;
     this.map.forEach((value) => {
       if (isLive(value)) live += 1;
@@ -175,6 +177,7 @@ export class BoardBinding {
     let growth = 0; // what this flush adds to the document so far (JSON bytes)
     let written = 0;
     let held = 0;
+    let tooLarge = 0;
     const write = () => {
       if (batch.length === 0) return;
       const elements = batch;
@@ -188,6 +191,12 @@ export class BoardBinding {
     };
     for (const element of ordered) {
       const bytes = jsonBytes(element);
+      if (bytes > batchBytes) {
+        // One element too large for a message by itself (a huge text or drawing): it stays
+        // on this screen; sending it would close the socket.
+        if (!element.isDeleted) tooLarge += 1;
+        continue;
+      }
       const stored = this.map.get(element.id);
       const places = takesPlace(element) ? 1 : element.isDeleted && isLive(stored) ? -1 : 0;
       if (places > 0 && live + 1 > this.maxElements) {
@@ -208,7 +217,7 @@ export class BoardBinding {
       live += places;
     }
     write();
-    this.setHeld(held);
+    this.setHeld(held, tooLarge);
     return written;
   }
 
@@ -221,10 +230,13 @@ export class BoardBinding {
     return room(this.docBytes);
   }
 
-  setHeld(count) {
-    if (count !== this.held) {
+  /** onHeld(full, tooLarge) when either count changes: live elements only on this screen
+   * because the board is full, and because one alone is over the message limit. */
+  setHeld(count, tooLarge) {
+    if (count !== this.held || tooLarge !== this.tooLarge) {
       this.held = count;
-      this.onHeld(count);
+      this.tooLarge = tooLarge;
+      this.onHeld(count, tooLarge);
     }
     return 0;
   }

@@ -81,6 +81,10 @@ export function boardAlert(text) {
   node.hidden = !text;
 }
 
+const TOO_LARGE_TEXT = (count) =>
+  `${count} ${count === 1 ? "element is" : "elements are"} too large to share (over the ` +
+  "size of one message): only on your screen. Make it smaller or split it.";
+
 const numberOr = (value, fallback) => (value ? Number(value) : fallback);
 
 /** The board and the notes of the live page; setEditable switches both. */
@@ -102,9 +106,12 @@ export function designDeskMount({ doc, awareness, editable, userName }) {
     name: userName,
     limits,
     measure: () => Y.encodeStateAsUpdate(doc).length,
-    onHeld: (count) => {
-      boardNode.dataset.held = String(count);
-      boardAlert(count > 0 ? HELD_TEXT(count) : "");
+    onHeld: (count, tooLarge) => {
+      boardNode.dataset.held = String(count + tooLarge);
+      const texts = [];
+      if (count > 0) texts.push(HELD_TEXT(count));
+      if (tooLarge > 0) texts.push(TOO_LARGE_TEXT(tooLarge));
+      boardAlert(texts.join(" "));
     },
   });
   const notes = notesEditorMount(document.getElementById("design-notes"), {

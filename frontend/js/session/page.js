@@ -35,9 +35,6 @@ import { ActivityFeed, NotesPanel, QuestionsPanel } from "./panels.js";
 import { SessionProvider } from "./provider.js";
 import { Countdown } from "./timer.js";
 
-const TOO_LARGE_TEXT =
-  "A change was too large to send in one message: it is only on your screen. Undo it, and " +
-  "make it in smaller parts.";
 const CONNECTION_TEXT = {
   connecting: "Connecting…",
   synced: "Connected",
@@ -444,11 +441,6 @@ export function sessionPageMount(root) {
         showBanner(`Your last edit was not saved: ${event.reason}.`, "warn");
         if (event.status === "finished") awaitFinish();
         return undefined;
-      case "too_large":
-        // One change over the message limit (the provider keeps going with later ones).
-        if (design) boardAlert(TOO_LARGE_TEXT);
-        else showBanner(TOO_LARGE_TEXT, "warn");
-        return undefined;
       case "finished":
         return finish(event);
       default:
@@ -459,7 +451,10 @@ export function sessionPageMount(root) {
     connection.dataset.state = status;
     connection.textContent = detail || CONNECTION_TEXT[status] || status;
     if (status === "synced") root.dataset.ready = "true";
-    if (status === "closed") setEditable(false);
+    if (status === "closed") {
+      setEditable(false);
+      if (design && detail) boardAlert(detail); // said at the board too, not only up here
+    }
   };
   const scheme = window.location.protocol === "https:" ? "wss" : "ws";
   const provider = new SessionProvider({

@@ -21,8 +21,7 @@ const MSG_QUERY_AWARENESS = 3;
 // update frames and then an empty step 2 (interviews/docsize.py), so "synced" (the step 2)
 // comes after all of it. The other way, this page's answer to the server's step 1 is cut the
 // same way when it is too large: its own updates the server misses, grouped under the limit.
-// One change that is over the limit by itself is not sent (the server would close the
-// socket); the page is told (event "too_large") and later changes still go.
+// One change that is over the limit by itself is never sent: the provider stops and says so.
 
 // Close codes after which reconnecting cannot help.
 export const FATAL_CLOSES = {
@@ -221,9 +220,11 @@ export class SessionProvider {
 
   sendCounted(frame) {
     if (frame.length > this.maxMessageBytes) {
-      // Never sent (the server would close the socket over it, and a reconnect would send it
-      // again); the page says so, and what comes later still goes.
-      this.onEvent({ type: "too_large", bytes: frame.length });
+      // One change too large by itself: never sent (the server would close the socket over
+      // it). Later changes of this page build on it (Yjs orders each page's changes), so the
+      // server could never take them either: stop, and say so. The board never gets here (its
+      // binding writes in pieces under the limit); a too-large answer to a step 1 neither.
+      this.stop(4413);
       return;
     }
     // While the socket is down the edit stays in the Y.Doc; the next sync uploads it.

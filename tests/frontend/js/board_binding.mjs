@@ -142,7 +142,8 @@ function bounded(limits) {
   });
   const binding = new BoardBinding({
     doc, map: doc.getMap("board"), api, captureNever: NEVER, limits,
-    measure: () => Y.encodeStateAsUpdate(doc).length, onHeld: (n) => held.push(n),
+    measure: () => Y.encodeStateAsUpdate(doc).length,
+    onHeld: (n, tooLarge) => held.push(n + 1000 * tooLarge),
   });
   api.binding = binding;
   return { doc, api, binding, sent, held };
@@ -177,5 +178,16 @@ for (let i = 0; i < 100; i += 1) heavy.api.draw(`h${i}`, { text: "t".repeat(400)
 heavy.binding.flush();
 const size = Y.encodeStateAsUpdate(heavy.doc).length;
 findings.bytesBounded = size <= 20_000 && size > 10_000 && heavy.held.at(-1) > 0 && liveIn(heavy.doc) + heavy.held.at(-1) === 100;
+
+// 11. One element too large for a message by itself stays on the screen (counted apart);
+// the rest, and later edits, still go.
+const huge = bounded({ maxMessageBytes: LIMIT });
+huge.api.draw("big", { text: "x".repeat(LIMIT) });
+huge.api.draw("small", { width: 5 });
+huge.binding.flush();
+huge.api.draw("small", { width: 6 });
+huge.binding.flush();
+findings.tooLargeKeptApart = !huge.doc.getMap("board").has("big") && huge.held.at(-1) === 1000 &&
+  huge.doc.getMap("board").get("small").width === 6 && huge.sent.every((u) => u.length < LIMIT);
 
 console.log(JSON.stringify(findings));
