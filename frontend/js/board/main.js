@@ -158,15 +158,20 @@ function mount(
 function view(container) {
   const root = createRoot(container);
   let api = null;
-  let pending = null;
-  const show = (elements) => {
-    const scene = drawingOrder(elements.map((e) => ({ ...e })));
-    if (!api) {
-      pending = scene;
-      return;
-    }
+  // Excalidraw loads its initialData (empty) after handing out its API: a scene given before
+  // that first change would be replaced by it. So the latest scene waits for both.
+  let loaded = false;
+  let latest = null;
+  const apply = () => {
+    if (!api || !loaded || !latest) return;
+    const scene = latest;
+    latest = null;
     api.updateScene({ elements: scene, captureUpdate: CaptureUpdateAction.NEVER });
     container.dataset.count = String(scene.filter((e) => !e.isDeleted).length);
+  };
+  const show = (elements) => {
+    latest = drawingOrder(elements.map((e) => ({ ...e })));
+    apply();
   };
   let framed = false;
   render(root, {
@@ -175,12 +180,15 @@ function view(container) {
     excalidrawAPI: (value) => {
       if (!value || api) return;
       api = value;
-      if (pending) show(pending);
-      pending = null;
+      apply();
     },
     // The first change comes once Excalidraw has set its scene up (loading initialData resets
-    // the scroll): frame the board then.
+    // the scroll): the scene is shown and the board framed then.
     onChange: () => {
+      if (!loaded) {
+        loaded = true;
+        apply();
+      }
       if (framed || !frame) return;
       framed = true;
       fitNow();
