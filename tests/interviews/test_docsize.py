@@ -18,7 +18,9 @@ from core.realtime import CLOSE_DOC_FULL
 from interviews import collab, docsize, services
 from interviews.consumers import ROOMS
 from interviews.models import DocUpdate, InterviewSession
-from tests.factories import tiny_problem, user_with_role
+from problems.package import package_read
+from problems.services import BANK_DIR, problem_load
+from tests.factories import client_for, tiny_problem, user_with_role
 from tests.interviews.ydoc_client import YClient
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -167,3 +169,22 @@ def test_past_the_byte_bound_an_update_is_refused_and_small_edits_still_go(setti
     ids = {e["id"] for e in collab.board_from_updates(d for _, d in
                                                      services.doc_updates(session.pk))}
     assert ids == {"big"}
+
+
+@pytest.mark.django_db(transaction=False)
+def test_the_design_page_carries_the_bounds_and_an_alert_at_the_board(settings: Any) -> None:
+    settings.ONSITE_BOARD_MAX_ELEMENTS = 123
+    problem_load(package=package_read(BANK_DIR / "kv-cache-aware-router"))
+    candidate = user_with_role("cand", "candidate")
+    client = client_for(candidate)
+    client.post("/sessions/solo/", {"problem": "kv-cache-aware-router", "minutes": "45"})
+    session = InterviewSession.objects.get()
+    page = client.get(f"/sessions/{session.pk}/").content.decode()
+    board = page.split('id="session-board"', 1)[1].split(">", 1)[0]
+    assert 'data-board-max-elements="123"' in board
+    assert f'data-doc-max-bytes="{settings.ONSITE_DOC_MAX_BYTES}"' in board
+    assert f'data-doc-max-message-bytes="{settings.ONSITE_DOC_MAX_MESSAGE_BYTES}"' in board
+    alert = page.split('id="board-alert"', 1)[1].split(">", 1)[0]
+    assert 'role="alert"' in alert and "hidden" in alert
+    # Above the board, inside its pane.
+    assert page.index('id="board-alert"') < page.index('id="session-board"')
