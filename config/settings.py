@@ -293,6 +293,11 @@ if ONSITE_DOC_MAX_MESSAGE_BYTES >= DAPHNE_WEBSOCKET_MAX_MESSAGE_BYTES:
         "ONSITE_DOC_MAX_MESSAGE_BYTES must be below Daphne's websocket message limit "
         f"({DAPHNE_WEBSOCKET_MAX_MESSAGE_BYTES} bytes)"
     )
+# The stored document's bounds: an update that would take its encoded size past
+# ONSITE_DOC_MAX_BYTES, or the whiteboard's live elements past ONSITE_BOARD_MAX_ELEMENTS, is
+# refused before it is stored ("the board is full", close 4409; interviews/docsize.py).
+ONSITE_DOC_MAX_BYTES = env_int("ONSITE_DOC_MAX_BYTES", 4 * 1024 * 1024)
+ONSITE_BOARD_MAX_ELEMENTS = env_int("ONSITE_BOARD_MAX_ELEMENTS", 4000)
 # One edit that inserts at least this many characters is recorded as a large paste.
 ONSITE_PASTE_CHARS = env_int("ONSITE_PASTE_CHARS", 80)
 # Cosine similarity at or above which a solo question gets a canned answer.

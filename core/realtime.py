@@ -23,6 +23,7 @@ CLOSE_NOT_FOUND = 4404  # no such object, or not visible to this user
 CLOSE_NOT_STARTED = 4425  # a session's door not open yet (its candidate before the start)
 CLOSE_GONE = 4410  # a session called off or expired
 CLOSE_TOO_LARGE = 4413
+CLOSE_DOC_FULL = 4409  # an update that would take the document past its size or element bound
 CLOSE_INVALID = 4422  # an update that would store a board element the board cannot hold
 
 

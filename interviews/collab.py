@@ -288,6 +288,12 @@ def _board_elements(board: Any) -> list[dict[str, Any]]:
     return sorted(elements, key=lambda e: (str(e.get("index") or ""), str(e.get("id") or "")))
 
 
+def board_live_ids(board: Any) -> set[str]:
+    """The ids of a board map's live (not deleted) elements: what the element bound counts."""
+    return {key for key, value in board.items()
+            if isinstance(value, dict) and not value.get("isDeleted")}
+
+
 def board_from_updates(updates: Iterable[bytes]) -> list[dict[str, Any]]:
     """A design session's board after applying `updates` in order: its live elements."""
     doc: pycrdt.Doc[Any] = pycrdt.Doc()
@@ -329,6 +335,35 @@ class Room:
 
     def __post_init__(self) -> None:
         self.text = self.doc.get(TEXT_NAME, type=pycrdt.Text)
+        # What the acceptance bound (interviews/docsize.py) reads without walking the document:
+        # the ids of the board's live elements, kept by the map's events, and an upper bound
+        # on the encoded document's size (exact when measured, plus what was applied since).
+        # The live set is taken once, when first asked for (not while the room is built from
+        # the log: reading every element as it is applied would cost more than the apply).
+        self.board = self.doc.get(BOARD_NAME, type=pycrdt.Map)
+        self.live: set[str] | None = None
+        self.size_bound = 0
+
+    def live_ids(self) -> set[str]:
+        """The ids of the board's live elements (kept up to date from the first call on)."""
+        if self.live is None:
+            self.live = board_live_ids(self.board)
+            self.board.observe(self._board_changed)
+        return self.live
+
+    def _board_changed(self, event: Any) -> None:
+        assert self.live is not None
+        for key, change in event.keys.items():
+            value = change.get("newValue")
+            if isinstance(value, dict) and not value.get("isDeleted"):
+                self.live.add(key)
+            else:
+                self.live.discard(key)
+
+    def size(self) -> int:
+        """The encoded document's size now (measured: proportional to the document)."""
+        self.size_bound = len(self.doc.get_update())
+        return self.size_bound
 
     def apply(self, seq: int, update: bytes) -> int:
         """Apply a stored update; return how many characters it inserted (0 if seen before)."""
@@ -348,6 +383,7 @@ class Room:
             self.doc.apply_update(update)
         finally:
             self.text.unobserve(subscription)
+        self.size_bound += len(update)
         return inserted
 
     def state_vector(self) -> bytes:

@@ -16,8 +16,11 @@ Close codes (core/realtime.py): 4401 not logged in, 4404 no such session or not 
 candidate before the start), 4410 called off or expired (core.visibility.session_access),
 4403 a read-only participant trying to change the document, 4400 malformed message, 4413
 message over the limit (which stays below Daphne's own, see settings, so the code does
-arrive), 4422 an update that would store a board element the board cannot hold
-(interviews/boardguard.py).
+arrive), 4409 an update that would take the document past its size or element bound
+(interviews/docsize.py), 4422 an update that would store a board element the board
+cannot hold (interviews/boardguard.py); a JSON "refused" frame (reason "board_full" or
+"invalid_board", with a message) comes before either. A document larger than one
+message is sent to a joining page in several frames, each under the limit.
 """
 
 from __future__ import annotations
@@ -43,7 +46,7 @@ from core.realtime import (
     CLOSE_UNAUTHENTICATED,
 )
 from core.visibility import DOOR_CLOSE, Door
-from interviews import boardguard, collab, realtime, selectors, services
+from interviews import boardguard, collab, docsize, realtime, selectors, services
 from interviews.models import SessionEvent
 
 log = logging.getLogger(__name__)
@@ -84,7 +87,10 @@ class RoomRegistry:
     def __init__(self) -> None:
         self.rooms: dict[int, LiveRoom] = {}
 
-    async def acquire(self, session_id: int, consumer: SessionDocConsumer) -> LiveRoom:
+    async def acquire(self, session_id: int,
+                      consumer: SessionDocConsumer) -> tuple[LiveRoom, list[bytes]]:
+        """The session's room, with this consumer in it, and the stored log as just loaded
+        (the consumer cuts a large document's first sync from it: docsize.sync_frames)."""
         live = self.rooms.get(session_id)
         if live is None:
             live = self.rooms[session_id] = LiveRoom(session_id)
@@ -101,7 +107,7 @@ class RoomRegistry:
         rows = await database_sync_to_async(services.doc_updates)(session_id)
         for seq, data in rows:
             live.room.apply(seq, data)
-        return live
+        return live, [data for _, data in rows]
 
     async def _read(self, live: LiveRoom) -> None:
         """Updates stored by other processes: apply, and hand to this process's sockets."""
@@ -201,6 +207,7 @@ class SessionDocConsumer(AsyncWebsocketConsumer):
 
     live: LiveRoom | None = None
     joined: list[str]
+    initial_log: list[bytes] | None = None
 
     async def connect(self) -> None:
         self.joined = []
@@ -238,8 +245,10 @@ class SessionDocConsumer(AsyncWebsocketConsumer):
         for group in groups:
             await self.channel_layer.group_add(group, self.channel_name)
             self.joined.append(group)
-        self.live = await ROOMS.acquire(self.session_id, self)
+        self.live, log = await ROOMS.acquire(self.session_id, self)
         self.room = self.live.room
+        # Kept for the answer to the page's step 1 only when the document may need cutting.
+        self.initial_log = log if docsize.needs_log(self.room, limit=self._limit()) else None
         await self.send(bytes_data=collab.sync_step1_frame(self.room.state_vector()))
         await self._group_send(realtime.QUERY_AWARENESS_TYPE, {})
         await database_sync_to_async(services.event_record)(
@@ -279,7 +288,7 @@ class SessionDocConsumer(AsyncWebsocketConsumer):
             await self._close(CLOSE_MALFORMED)
             return
         if message.kind == "step1":
-            await self.send(bytes_data=collab.sync_step2_frame(self.room.diff(message.payload)))
+            await self._answer_step1(message.payload)
         elif message.kind in ("step2", "update"):
             await self._on_update(message.payload)
         elif message.kind == "awareness":
@@ -302,6 +311,8 @@ class SessionDocConsumer(AsyncWebsocketConsumer):
         if self.finished or self.deadline_passed():
             await self._refuse()
             return
+        if await docsize.refuse_if_full(self, update):
+            return  # past the document's bounds: refused, 4409 (issue 34)
         if not await boardguard.admit(self, update):
             return  # a board element the board cannot hold: refused, 4422 (issue 34)
         seq = await update_writer().store(self.session_id, self.user.pk, update)
@@ -319,6 +330,17 @@ class SessionDocConsumer(AsyncWebsocketConsumer):
         await self._ack()
         if inserted >= settings.ONSITE_PASTE_CHARS:
             await self._record_paste(inserted)
+
+    async def _answer_step1(self, state_vector: bytes) -> None:
+        """What the page misses, in frames under the message limit (docsize.sync_frames): a
+        document larger than one message is sent as its stored updates, grouped."""
+        log, self.initial_log = self.initial_log, None
+        if log is None and docsize.needs_log(self.room, limit=self._limit()):
+            rows = await database_sync_to_async(services.doc_updates)(self.session_id)
+            log = [data for _, data in rows]
+        frames = docsize.sync_frames(self.room, state_vector, limit=self._limit(), log=log)
+        for frame in frames:
+            await self.send(bytes_data=frame)
 
     async def _refuse(self) -> None:
         """An edit the session does not take (over, or not started): never stored; the page

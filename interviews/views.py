@@ -28,7 +28,7 @@ from core.roles import is_interviewer, may_add_co_interviewer, may_end_session
 from core.visibility import DOOR_STATUS, Door
 from grading.sandboxing import statement_time_limits
 from grading.scratch import custom_example
-from interviews import matching, selectors, services
+from interviews import docsize, matching, selectors, services
 from interviews.forms import RescheduleForm, ScheduleForm
 from interviews.models import InterviewSession, ScheduleChange
 from interviews.review import selectors as review_selectors
@@ -241,6 +241,7 @@ def session_detail(request: HttpRequest, session_id: int) -> HttpResponse:
         "custom_reference": session.problem.custom_reference,
         # A design round: the whiteboard and the notes pane where the code desk would be.
         "is_design": session.problem.kind == DESIGN,
+        "board_limits": docsize.page_limits(),
     }
     return render(request, "interviews/session_detail.html", context)
 

@@ -43,6 +43,7 @@ class YClient:
         self.pending = 0  # updates sent, not yet acknowledged
         self.communicator: WebsocketCommunicator | None = None
         self.close_code: int | None = None
+        self.frame_sizes: list[int] = []  # every binary frame received, in bytes
 
     # -------------------------------------------------------------- connection
 
@@ -96,6 +97,7 @@ class YClient:
             self.close_code = message.get("code")
             return message
         if message.get("bytes") is not None:
+            self.frame_sizes.append(len(message["bytes"]))
             await self._handle_frame(message["bytes"])
         else:
             event = json.loads(message["text"])

@@ -12,6 +12,14 @@
 //   one value for everybody) and hands the scene to Excalidraw without an undo entry. The
 //   scene then has the map's versions, so onChange finds nothing to send: nothing is echoed.
 //
+// - Size: one flush is written in as many transactions as it takes for each update to stay
+//   under the server's message limit (a 3,000-element paste goes out in several messages),
+//   and never past the document's bounds (its live elements, its encoded bytes: the server's
+//   own rules, interviews/docsize.py). What does not fit stays on this screen only (it is
+//   tried again at each flush, so it goes out once there is room) and `onHeld` tells the page
+//   how many such elements there are; later edits within the bounds still go out. An element
+//   too large for one message by itself is kept on the screen the same way.
+//
 // The binding never imports yjs itself: the doc and map belong to the session bundle's copy,
 // and a second copy of yjs in the page would break its constructor checks.
 //
@@ -25,6 +33,14 @@ import { elementProblem } from "./schema.js";
 
 export const BOARD_NAME = "board";
 export const FLUSH_MS = 100;
+// An element's update is at most about its JSON's size (lib0's encoding of a number can be a
+// few bytes longer than its digits): batches are cut at this fraction of the message limit.
+export const BATCH_SHARE = 0.5;
+// Margin kept under the document's byte bound (the estimate is of the JSON, not the update).
+export const BYTES_MARGIN = 1.5;
+
+const jsonBytes = (value) => new TextEncoder().encode(JSON.stringify(value)).length;
+const isLive = (value) => isElement(value) && !value.isDeleted;
 
 // Elements are mutated in place by Excalidraw (mutateElement): what goes into the map, and what
 // comes out of it into the scene, is a copy, so neither side changes the other behind its back.
@@ -32,6 +48,8 @@ const copy = (value) => JSON.parse(JSON.stringify(value));
 
 const hasVersion = (value) =>
   value !== null && typeof value === "object" && Number.isFinite(value.version);
+// What the map holds for an element that was sent (a stored value with its version).
+const isElement = hasVersion;
 
 // What Excalidraw has on every element of a type, for the fields the schema lets a stored
 // element leave out (older boards, elements written by hand): Excalidraw reads them as given.
@@ -109,8 +127,35 @@ export class BoardBinding {
    *   doc, map: the session's Y.Doc and its Y.Map "board"; api: the excalidrawAPI;
    *   captureNever: Excalidraw's CaptureUpdateAction.NEVER (remote edits are not undoable).
    */
-  constructor({ doc, map, api, captureNever, editable = true, onFirstContent = () => {}, onSkipped = () => {} }) {
+  constructor({
+    doc,
+    map,
+    api,
+    captureNever,
+    editable = true,
+    onFirstContent = () => {},
+    onSkipped = () => {},
+    limits = {},
+    measure = null,
+    onHeld = () => {},
+    settle = null,
+  }) {
     this.doc = doc;
+    // The server's bounds (the page's data attributes); Infinity: none known.
+    this.maxMessageBytes = limits.maxMessageBytes ?? Infinity;
+    this.maxDocBytes = limits.maxDocBytes ?? Infinity;
+    this.maxElements = limits.maxElements ?? Infinity;
+    // measure(): the document's encoded size now (Y.encodeStateAsUpdate's length), called
+    // only near the byte bound; between measures the size is counted up by what was written.
+    this.measure = measure;
+    this.docBytes = measure ? measure() : 0;
+    this.onDocUpdate = (update) => {
+      this.docBytes += update.length; // an upper bound: merging never makes it longer
+    };
+    doc.on("update", this.onDocUpdate);
+    this.onHeld = onHeld;
+    this.held = 0; // live elements only on this screen (the board was full)
+    this.tooLarge = 0; // and those each too large for one message
     this.map = map;
     this.api = api;
     this.captureNever = captureNever;
@@ -122,9 +167,27 @@ export class BoardBinding {
     // Told each element that is skipped ([{id, problem, local}]), once per id and version.
     this.onSkipped = onSkipped;
     this.reported = new Map(); // id -> the version (or problem) last reported
+    // settle: remote changes are taken into the scene at once (null), or, from `settle.few`
+    // elements on, once they have stopped arriving for `settle.ms` (at most `settle.maxMs`
+    // after the first): a big board comes in several messages, and one scene update for all
+    // of them is far cheaper than one each.
+    this.settle = settle;
+    this.remoteKeys = new Set();
+    this.remoteTimer = null;
+    this.remoteSince = 0;
     this.onRemote = (event, transaction) => {
       if (transaction.origin === this) return; // our own flush
-      this.applyRemote([...event.keysChanged]);
+      // A small change while nothing is gathering (a shape drawn by someone) shows at once.
+      if (!this.settle || (this.remoteTimer === null && event.keysChanged.size < this.settle.few)) {
+        this.applyRemote([...event.keysChanged]);
+        return;
+      }
+      event.keysChanged.forEach((key) => this.remoteKeys.add(key));
+      const now = Date.now();
+      if (this.remoteTimer === null) this.remoteSince = now;
+      else clearTimeout(this.remoteTimer);
+      const wait = Math.max(0, Math.min(this.settle.ms, this.remoteSince + this.settle.maxMs - now));
+      this.remoteTimer = setTimeout(() => this.applySettled(), wait);
     };
     map.observe(this.onRemote);
     // What the map already has (a reload, a late joiner); the rest arrives through onRemote.
@@ -140,7 +203,8 @@ export class BoardBinding {
     }, FLUSH_MS);
   }
 
-  /** Send every element whose version grew, in one transaction; returns how many. */
+  /** Send every element whose version grew, in transactions whose updates each fit in one
+   * message, as far as the document's bounds allow; returns how many were written. */
   flush() {
     if (this.timer !== null) {
       clearTimeout(this.timer);
@@ -151,6 +215,8 @@ export class BoardBinding {
     const grown = [];
     for (const element of this.api.getSceneElementsIncludingDeleted()) {
       const stored = this.map.get(element.id);
+      // A shape deleted before it was ever sent: nobody needs to hear of it.
+      if (!isElement(stored) && element.isDeleted) continue;
       if (hasVersion(stored) && element.version <= stored.version) continue;
       // Only what grew is checked (a whole check of every element on each flush would cost
       // the points of every stroke on the board ten times a second).
@@ -164,11 +230,82 @@ export class BoardBinding {
       }
     }
     this.report(unsharable);
-    if (grown.length === 0) return 0;
-    this.doc.transact(() => {
-      for (const value of grown) this.map.set(value.id, value);
-    }, this);
-    return grown.length;
+    if (grown.length === 0) return this.setHeld(0, 0);
+    let live = 0;
+    this.map.forEach((value) => {
+      if (isLive(value)) live += 1;
+    });
+    // What frees room or keeps it the same goes first; a new live element takes a place.
+    const takesPlace = (element) => !element.isDeleted && !isLive(this.map.get(element.id));
+    const ordered = [...grown.filter((e) => !takesPlace(e)), ...grown.filter(takesPlace)];
+    const batchBytes = this.maxMessageBytes * BATCH_SHARE;
+    let batch = [];
+    let size = 0;
+    let growth = 0; // what this flush adds to the document so far (JSON bytes)
+    let written = 0;
+    let held = 0;
+    let tooLarge = 0;
+    const write = () => {
+      if (batch.length === 0) return;
+      const elements = batch;
+      this.doc.transact(() => {
+        for (const element of elements) this.map.set(element.id, copy(element));
+      }, this);
+      written += elements.length;
+      batch = [];
+      size = 0;
+      growth = 0; // now counted in docBytes (the update event)
+    };
+    for (const element of ordered) {
+      const bytes = jsonBytes(element);
+      if (bytes > batchBytes) {
+        // One element too large for a message by itself (a huge text or drawing): it stays
+        // on this screen; sending it would close the socket.
+        if (!element.isDeleted) tooLarge += 1;
+        continue;
+      }
+      const stored = this.map.get(element.id);
+      const places = takesPlace(element) ? 1 : element.isDeleted && isLive(stored) ? -1 : 0;
+      if (places > 0 && live + 1 > this.maxElements) {
+        if (!element.isDeleted) held += 1;
+        continue;
+      }
+      // A new value replaces the old one (whose content the document then drops): only what
+      // it adds counts against the byte bound, so deleting always fits.
+      const grows = isElement(stored) ? Math.max(0, bytes - jsonBytes(stored)) : bytes;
+      if (grows > 0 && !this.fitsBytes(growth + grows)) {
+        if (!element.isDeleted) held += 1;
+        continue;
+      }
+      if (batch.length > 0 && size + bytes > batchBytes) write();
+      batch.push(element);
+      size += bytes;
+      growth += grows;
+      live += places;
+    }
+    write();
+    this.setHeld(held, tooLarge);
+    return written;
+  }
+
+  /** Whether `bytes` more (of JSON) keep the document under its byte bound, with a margin. */
+  fitsBytes(bytes) {
+    if (this.maxDocBytes === Infinity) return true;
+    const room = (docBytes) => docBytes + bytes * BYTES_MARGIN <= this.maxDocBytes;
+    if (room(this.docBytes)) return true;
+    if (this.measure) this.docBytes = this.measure();
+    return room(this.docBytes);
+  }
+
+  /** onHeld(full, tooLarge) when either count changes: live elements only on this screen
+   * because the board is full, and because one alone is over the message limit. */
+  setHeld(count, tooLarge) {
+    if (count !== this.held || tooLarge !== this.tooLarge) {
+      this.held = count;
+      this.tooLarge = tooLarge;
+      this.onHeld(count, tooLarge);
+    }
+    return 0;
   }
 
   applyRemote(keys) {
@@ -221,13 +358,24 @@ export class BoardBinding {
     return this.reported.size;
   }
 
+  /** The remote changes gathered while they were arriving (see `settle`). */
+  applySettled() {
+    if (this.remoteTimer !== null) clearTimeout(this.remoteTimer);
+    this.remoteTimer = null;
+    const keys = [...this.remoteKeys];
+    this.remoteKeys.clear();
+    this.applyRemote(keys);
+  }
+
   setEditable(editable) {
     if (this.editable && !editable) this.flush(); // what was drawn before the switch
     this.editable = editable;
   }
 
   destroy() {
+    if (this.remoteTimer !== null) this.applySettled();
     this.flush();
     this.map.unobserve(this.onRemote);
+    this.doc.off("update", this.onDocUpdate);
   }
 }

@@ -111,8 +111,48 @@ function boardFrame(container) {
   };
 }
 
+/** Keeps Excalidraw's idea of where its canvas is on the page (it caches the offset, and maps
+ * each pointer event through it) in step with the page: whenever anything could have moved or
+ * resized the board (a bar or a banner above it appearing, a chat message, the window, a
+ * scroll), its box is compared, and a changed one is handed to Excalidraw (api.refresh()).
+ * Otherwise a shape lands as far from the pointer as the board has moved. */
+function trackOffsets(container, api) {
+  let last = "";
+  let queued = false;
+  const check = () => {
+    queued = false;
+    const box = container.getBoundingClientRect();
+    const key = `${box.left},${box.top},${box.width},${box.height}`;
+    if (key === last) return;
+    last = key;
+    api.refresh();
+  };
+  const soon = () => {
+    if (queued) return;
+    queued = true;
+    requestAnimationFrame(check);
+  };
+  new ResizeObserver(soon).observe(container);
+  new ResizeObserver(soon).observe(document.body);
+  new MutationObserver(soon).observe(document.body, {
+    childList: true,
+    subtree: true,
+    attributes: true,
+    attributeFilter: ["hidden", "class", "style", "open"],
+  });
+  window.addEventListener("resize", soon);
+  window.addEventListener("scroll", soon, { capture: true, passive: true });
+  // The pointer entering or moving is checked at once: before Excalidraw's own handlers.
+  container.addEventListener("pointerenter", check, { capture: true, passive: true });
+  container.addEventListener("pointermove", check, { capture: true, passive: true });
+  check();
+}
+
 /** The live board: Excalidraw bound to the session document's "board" map. */
-function mount(container, { doc, map, editable = true, awareness = null, name = "" }) {
+function mount(
+  container,
+  { doc, map, editable = true, awareness = null, name = "", limits = {}, measure = null, onHeld = () => {} },
+) {
   const frame = boardFrame(container);
   const root = createRoot(frame.host);
   let binding = null;
@@ -134,11 +174,19 @@ function mount(container, { doc, map, editable = true, awareness = null, name = 
           editable,
           onSkipped: frame.skipped,
           onFirstContent: () => api.scrollToContent(undefined, { fitToContent: false, animate: false }),
+          limits,
+          measure,
+          onHeld,
+          settle: { few: 50, ms: 250, maxMs: 2000 },
         });
+        trackOffsets(container, api);
         if (awareness) pointers = new PointerSync({ api, awareness });
         resolve(api);
       },
-      onChange: () => {
+      onChange: (elements) => {
+        // How many live elements this page shows (tests wait on it).
+        const count = String(elements.filter((element) => !element.isDeleted).length);
+        if (container.dataset.count !== count) container.dataset.count = count;
         if (!binding) return;
         if (!reconciled) {
           // The first change comes once Excalidraw has loaded initialData: anything the map
@@ -182,26 +230,25 @@ function view(container) {
   const board = boardFrame(container);
   const root = createRoot(board.host);
   let api = null;
-  let pending = null;
+  // Excalidraw loads its initialData (empty) after handing out its API: a scene given before
+  // that first change would be replaced by it. So the latest scene waits for both.
+  let loaded = false;
+  let latest = null;
+  const apply = () => {
+    if (!api || !loaded || !latest) return;
+    const scene = latest;
+    latest = null;
+    api.updateScene({ elements: scene, captureUpdate: CaptureUpdateAction.NEVER });
+    container.dataset.count = String(scene.filter((e) => !e.isDeleted).length);
+  };
   /** Show `elements` (values of the board map); `skipped`: [{id, problem}] the caller left out
    * already. An element the schema does not accept is skipped here too, and counted. */
   const show = (elements, skipped = []) => {
     const checked = checkedElements(elements.map((e) => [undefined, e]));
     board.setSkipped([...skipped, ...checked.skipped]);
-    const scene = checked.elements;
-    if (!api) {
-      pending = [elements, skipped];
-      return;
-    }
-    current = scene;
-    reapplied = false;
-    api.updateScene({ elements: scene, captureUpdate: CaptureUpdateAction.NEVER });
-    container.dataset.count = String(scene.filter((e) => !e.isDeleted).length);
+    latest = checked.elements;
+    apply();
   };
-  // Excalidraw loads initialData ([]) after it hands over its API, so the first scene shown
-  // can be replaced by nothing (a replay opened blank until scrubbed): put it back, once.
-  let current = null;
-  let reapplied = false;
   let framed = false;
   render(root, {
     viewModeEnabled: true,
@@ -209,15 +256,14 @@ function view(container) {
     excalidrawAPI: (value) => {
       if (!value || api) return;
       api = value;
-      if (pending) show(...pending);
-      pending = null;
+      apply();
     },
     // The first change comes once Excalidraw has set its scene up (loading initialData resets
-    // the scroll): frame the board then.
-    onChange: (elements) => {
-      if (current && !reapplied && elements.length !== current.length) {
-        reapplied = true;
-        api.updateScene({ elements: current, captureUpdate: CaptureUpdateAction.NEVER });
+    // the scroll): the scene is shown and the board framed then.
+    onChange: () => {
+      if (!loaded) {
+        loaded = true;
+        apply();
       }
       // What the scene really holds (data-count is what was handed to it).
       container.dataset.drawn = String(api.getSceneElements().length);

@@ -3,8 +3,9 @@
 // for estimates (a plain-text CodeMirror bound to the Y.Text "notes"), both in the session's
 // one Y.Doc beside the code's Y.Text "code" (interviews/collab.py BOARD_NAME, NOTES_NAME).
 //
-// Page contract: #session-board (the board's container), #design-notes (the notes editor),
-// #design-notes-status; the board bundle's <script> comes before session.js.
+// Page contract: #session-board (the board's container, with the server's bounds as
+// data-board-max-elements, data-doc-max-bytes, data-doc-max-message-bytes), #board-alert (the
+// board's role="alert" line), #design-notes (the notes editor), #design-notes-status; the board bundle's <script> comes before session.js.
 import { defaultKeymap } from "@codemirror/commands";
 import { Compartment, EditorState } from "@codemirror/state";
 import { EditorView, keymap, placeholder } from "@codemirror/view";
@@ -68,17 +69,50 @@ export function notesViewMount(parent) {
   };
 }
 
+const HELD_TEXT = (count) =>
+  `The board is full: ${count} ${count === 1 ? "element is" : "elements are"} only on your ` +
+  "screen (not saved, not seen by the others). Delete something to make room.";
+
+/** The board's alert (#board-alert, role="alert", above the board): `text`, or hidden. */
+export function boardAlert(text) {
+  const node = document.getElementById("board-alert");
+  if (!node) return;
+  node.textContent = text;
+  node.hidden = !text;
+}
+
+const TOO_LARGE_TEXT = (count) =>
+  `${count} ${count === 1 ? "element is" : "elements are"} too large to share (over the ` +
+  "size of one message): only on your screen. Make it smaller or split it.";
+
+const numberOr = (value, fallback) => (value ? Number(value) : fallback);
+
 /** The board and the notes of the live page; setEditable switches both. */
 export function designDeskMount({ doc, awareness, editable, userName }) {
   const boardNode = document.getElementById("session-board");
   const boardApi = window.onsiteBoard;
   if (!boardApi) throw new Error("the whiteboard bundle (board.js) is not loaded");
+  // The server's bounds (interviews/docsize.py), which the binding keeps to.
+  const limits = {
+    maxElements: numberOr(boardNode.dataset.boardMaxElements, Infinity),
+    maxDocBytes: numberOr(boardNode.dataset.docMaxBytes, Infinity),
+    maxMessageBytes: numberOr(boardNode.dataset.docMaxMessageBytes, Infinity),
+  };
   const board = boardApi.mount(boardNode, {
     doc,
     map: doc.getMap(BOARD_NAME),
     editable,
     awareness,
     name: userName,
+    limits,
+    measure: () => Y.encodeStateAsUpdate(doc).length,
+    onHeld: (count, tooLarge) => {
+      boardNode.dataset.held = String(count + tooLarge);
+      const texts = [];
+      if (count > 0) texts.push(HELD_TEXT(count));
+      if (tooLarge > 0) texts.push(TOO_LARGE_TEXT(tooLarge));
+      boardAlert(texts.join(" "));
+    },
   });
   const notes = notesEditorMount(document.getElementById("design-notes"), {
     doc,

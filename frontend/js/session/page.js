@@ -30,7 +30,7 @@ import {
   localTimesRender,
   sideTabsMount,
 } from "./cockpit.js";
-import { designDeskMount } from "./design.js";
+import { boardAlert, designDeskMount } from "./design.js";
 import { ActivityFeed, NotesPanel, QuestionsPanel } from "./panels.js";
 import { SessionProvider } from "./provider.js";
 import { Countdown } from "./timer.js";
@@ -436,8 +436,13 @@ export function sessionPageMount(root) {
         return undefined;
       case "refused":
         setEditable(false);
+        if (event.reason === "board_full") {
+          // Said at the board (the socket then closes 4409: reconnecting would resend it).
+          boardAlert(event.message);
+          return undefined;
+        }
         if (event.message) {
-          // A change the board cannot hold (invalid_board, board_full): said at the board.
+          // A change the board cannot hold (invalid_board): said at the board.
           showBanner(`Your last edit was not saved. ${event.message}`, "warn");
           designDesk?.board.alert(`Your last change was not saved. ${event.message}`);
         } else showBanner(`Your last edit was not saved: ${event.reason}.`, "warn");
@@ -453,7 +458,10 @@ export function sessionPageMount(root) {
     connection.dataset.state = status;
     connection.textContent = detail || CONNECTION_TEXT[status] || status;
     if (status === "synced") root.dataset.ready = "true";
-    if (status === "closed") setEditable(false);
+    if (status === "closed") {
+      setEditable(false);
+      if (design && detail) boardAlert(detail); // said at the board too, not only up here
+    }
   };
   const scheme = window.location.protocol === "https:" ? "wss" : "ws";
   const provider = new SessionProvider({

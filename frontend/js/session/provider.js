@@ -11,10 +11,17 @@ import * as decoding from "lib0/decoding";
 import * as encoding from "lib0/encoding";
 import * as awarenessProtocol from "y-protocols/awareness";
 import * as syncProtocol from "y-protocols/sync";
+import * as Y from "yjs";
 
 const MSG_SYNC = 0;
 const MSG_AWARENESS = 1;
 const MSG_QUERY_AWARENESS = 3;
+
+// A document larger than one message: the server answers this page's step 1 with several
+// update frames and then an empty step 2 (interviews/docsize.py), so "synced" (the step 2)
+// comes after all of it. The other way, this page's answer to the server's step 1 is cut the
+// same way when it is too large: its own updates the server misses, grouped under the limit.
+// One change that is over the limit by itself is never sent: the provider stops and says so.
 
 // Close codes after which reconnecting cannot help.
 export const FATAL_CLOSES = {
@@ -22,10 +29,21 @@ export const FATAL_CLOSES = {
   4401: "You are logged out. Log in again to keep working.",
   4403: "You may not change this document.",
   4404: "This session does not exist, or it is not yours.",
+  4409: "The board is full: the last change was not saved.",
   4413: "A change was too large to send (it was not saved); undo it and reload the page.",
   4422: "The board refused a change from this page (it was not saved); reload the page.",
 };
+// What a frame adds around an update (message type, sync type, length), rounded up.
+const FRAME_OVERHEAD = 16;
 const RECONNECT_DELAYS_MS = [250, 500, 1000, 2000, 4000, 8000];
+
+function syncFrame(syncType, update) {
+  const encoder = encoding.createEncoder();
+  encoding.writeVarUint(encoder, MSG_SYNC);
+  encoding.writeVarUint(encoder, syncType);
+  encoding.writeVarUint8Array(encoder, update);
+  return encoding.toUint8Array(encoder);
+}
 
 export class SessionProvider {
   /**
@@ -55,9 +73,13 @@ export class SessionProvider {
     this.attempt = 0;
     this.timer = null;
     this.stopped = false;
+    // This page's own updates until the server has stored them all (synced, nothing pending):
+    // what a too-large answer to the server's step 1 is rebuilt from.
+    this.local = [];
 
     this.onDocUpdate = (update, origin) => {
       if (origin === this) return; // Applied from the server: never echoed back.
+      this.local.push(update);
       const encoder = encoding.createEncoder();
       encoding.writeVarUint(encoder, MSG_SYNC);
       syncProtocol.writeUpdate(encoder, update);
@@ -107,6 +129,11 @@ export class SessionProvider {
     const decoder = decoding.createDecoder(new Uint8Array(data));
     const type = decoding.readVarUint(decoder);
     if (type === MSG_SYNC) {
+      if (decoding.peekVarUint(decoder) === syncProtocol.messageYjsSyncStep1) {
+        decoding.readVarUint(decoder);
+        this.answerStep1(decoding.readVarUint8Array(decoder));
+        return;
+      }
       const encoder = encoding.createEncoder();
       encoding.writeVarUint(encoder, MSG_SYNC);
       const syncType = syncProtocol.readSyncMessage(decoder, encoder, this.doc, this);
@@ -126,6 +153,35 @@ export class SessionProvider {
     } else if (type === MSG_QUERY_AWARENESS) {
       this.sendAwareness([this.doc.clientID]);
     }
+  }
+
+  /** The server's step 1: what it misses, as one step 2, or (too large for one message) as
+   * this page's own updates that it misses, grouped into update frames under the limit. */
+  answerStep1(stateVector) {
+    const missing = Y.encodeStateAsUpdate(this.doc, stateVector);
+    const step2 = syncFrame(syncProtocol.messageYjsSyncStep2, missing);
+    if (step2.length <= this.maxMessageBytes) {
+      this.sendCounted(step2);
+      return;
+    }
+    const budget = this.maxMessageBytes - FRAME_OVERHEAD;
+    let group = [];
+    let size = 0;
+    const emit = () => {
+      if (group.length === 0) return;
+      const merged = group.length > 1 ? Y.mergeUpdates(group) : group[0];
+      for (const piece of merged.length <= budget ? [merged] : group) {
+        this.sendCounted(syncFrame(syncProtocol.messageYjsUpdate, Y.diffUpdate(piece, stateVector)));
+      }
+      group = [];
+      size = 0;
+    };
+    for (const update of this.local) {
+      if (group.length > 0 && size + update.length > budget) emit();
+      group.push(update);
+      size += update.length;
+    }
+    emit();
   }
 
   /** Stop for good with a fatal close's message (no reconnect, nothing resent). */
@@ -165,6 +221,10 @@ export class SessionProvider {
 
   sendCounted(frame) {
     if (frame.length > this.maxMessageBytes) {
+      // One change too large by itself: never sent (the server would close the socket over
+      // it). Later changes of this page build on it (Yjs orders each page's changes), so the
+      // server could never take them either: stop, and say so. The board never gets here (its
+      // binding writes in pieces under the limit); a too-large answer to a step 1 neither.
       this.stop(4413);
       return;
     }
@@ -191,6 +251,7 @@ export class SessionProvider {
   }
 
   releaseWaiters(value) {
+    if (value) this.local = []; // all stored: a later resync needs none of them
     const waiters = this.waiters;
     this.waiters = [];
     waiters.forEach((resolve) => resolve(value));

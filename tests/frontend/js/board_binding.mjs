@@ -180,4 +180,66 @@ e.binding.flush();
 findings.localInvalidNotSent = !e.doc.getMap("board").has("pic") && e.doc.getMap("board").has("ok") &&
   e.skipped.length === 1 && e.skipped[0].local === true && e.skipped[0].id === "pic";
 
+// 11. A big paste (3,000 elements at once) goes out in several updates, each under the message
+// limit, and all of it arrives.
+function bounded(limits) {
+  const doc = new Y.Doc();
+  const api = new FakeExcalidraw();
+  const sent = [];
+  const held = [];
+  doc.on("update", (update, origin) => {
+    if (origin !== "remote") sent.push(update);
+  });
+  const binding = new BoardBinding({
+    doc, map: doc.getMap("board"), api, captureNever: NEVER, limits,
+    measure: () => Y.encodeStateAsUpdate(doc).length,
+    onHeld: (n, tooLarge) => held.push(n + 1000 * tooLarge),
+  });
+  api.binding = binding;
+  return { doc, api, binding, sent, held };
+}
+const LIMIT = 64 * 1024;
+const paster = bounded({ maxMessageBytes: LIMIT });
+for (let i = 0; i < 3000; i += 1) paster.api.draw(`p${i}`, { x: i * 1.5, y: i / 3, width: 100, height: 50, strokeColor: "#1e1e1e" });
+findings.pasteAllWritten = paster.binding.flush() === 3000;
+findings.pasteSplitUnderLimit = paster.sent.length > 5 && paster.sent.every((u) => u.length + 8 < LIMIT);
+const receiver = person();
+paster.sent.forEach((u) => Y.applyUpdate(receiver.doc, u, "remote"));
+findings.pasteArrives = receiver.api.elements.length === 3000;
+
+// 12. Past the element bound: what fits is written, the rest stays on this screen (counted),
+// later edits within the bound still go, and room made by a deletion is used.
+const full = bounded({ maxMessageBytes: LIMIT, maxElements: 50 });
+for (let i = 0; i < 60; i += 1) full.api.draw(`f${i}`, { width: i });
+full.binding.flush();
+const liveIn = (doc) => [...doc.getMap("board").values()].filter((e) => !e.isDeleted).length;
+findings.fullWritesWhatFits = liveIn(full.doc) === 50 && full.held.at(-1) === 10;
+const sentBefore = full.sent.length;
+full.api.draw("f0", { width: 500 }); // an edit of a shape already on the board
+full.binding.flush();
+findings.fullStillSendsEdits = full.sent.length === sentBefore + 1 && full.doc.getMap("board").get("f0").width === 500;
+for (let i = 1; i <= 4; i += 1) full.api.draw(`f${i}`, { isDeleted: true });
+full.binding.flush();
+findings.fullUsesFreedRoom = liveIn(full.doc) === 50 && full.held.at(-1) === 6;
+
+// 13. Past the byte bound: the same, measured on the document.
+const heavy = bounded({ maxMessageBytes: LIMIT, maxDocBytes: 20_000 });
+for (let i = 0; i < 100; i += 1) heavy.api.draw(`h${i}`, { text: "t".repeat(400) });
+heavy.binding.flush();
+const size = Y.encodeStateAsUpdate(heavy.doc).length;
+findings.bytesBounded = size <= 20_000 && size > 10_000 && heavy.held.at(-1) > 0 && liveIn(heavy.doc) + heavy.held.at(-1) === 100;
+
+// 14. One element too large for a message by itself stays on the screen (counted apart);
+// the rest, and later edits, still go.
+const huge = bounded({ maxMessageBytes: LIMIT });
+// (a long freehand stroke: valid for the board's schema, but over a message by itself)
+const stroke = Array.from({ length: 5000 }, (_, i) => [i * 1.123456, i * 2.654321]);
+huge.api.draw("big", { type: "freedraw", points: stroke });
+huge.api.draw("small", { width: 5 });
+huge.binding.flush();
+huge.api.draw("small", { width: 6 });
+huge.binding.flush();
+findings.tooLargeKeptApart = !huge.doc.getMap("board").has("big") && huge.held.at(-1) === 1000 &&
+  huge.doc.getMap("board").get("small").width === 6 && huge.sent.every((u) => u.length < LIMIT);
+
 console.log(JSON.stringify(findings));
