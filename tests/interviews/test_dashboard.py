@@ -119,11 +119,14 @@ def test_date_range_is_inclusive() -> None:
     old = _session(world)
     InterviewSession.objects.filter(pk=old.pk).update(
         created_at=timezone.now() - timedelta(days=10))
-    today = timezone.localdate()
-    assert _ids(world, date_from=today) == [world.session.pk]
-    assert _ids(world, date_to=today - timedelta(days=10)) == [old.pk]
-    assert set(_ids(world, date_from=today - timedelta(days=10), date_to=today)) == {
-        world.session.pk, old.pk}
+    # The days the two interviews fell on (UTC, the filters' default zone): the world's began
+    # half an hour ago, which is yesterday in the first half hour of a day.
+    assert world.session.started_at is not None
+    day = world.session.started_at.astimezone(UTC).date()
+    old_day = (timezone.now() - timedelta(days=10)).astimezone(UTC).date()
+    assert _ids(world, date_from=day) == [world.session.pk]
+    assert _ids(world, date_to=old_day) == [old.pk]
+    assert set(_ids(world, date_from=old_day, date_to=day)) == {world.session.pk, old.pk}
 
 
 # ---------------------------------------------------------------- sorting and pages

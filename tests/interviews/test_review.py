@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import UTC, timedelta
 
 import pytest
 from django.contrib.auth.models import User
@@ -362,8 +362,10 @@ def test_the_dashboard_filters_by_status_problem_candidate_and_dates() -> None:
     assert listed("?status=finished") == [world.session.pk]
     assert listed("?problem=add-one") == [world.session.pk]
     assert listed("?candidate=own") == [world.session.pk]
-    today = timezone.now().date()
-    assert len(listed(f"?from={today}&to={today}")) == 2
+    # Both interviews fell within the last hour: yesterday and today (UTC) cover them at any
+    # time of day, the first half hour after midnight included.
+    today = timezone.now().astimezone(UTC).date()
+    assert len(listed(f"?from={today - timedelta(days=1)}&to={today}")) == 2
     assert listed(f"?from={today + timedelta(days=1)}") == []
     assert len(listed("?from=not-a-date")) == 2
     assert f'href="/sessions/{world.session.pk}/review/"' in client.get(
