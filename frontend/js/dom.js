@@ -18,3 +18,12 @@ export function csrfToken() {
   const input = document.querySelector("input[name=csrfmiddlewaretoken]");
   return input ? input.value : "";
 }
+
+/**
+ * Empties a box once what was sent from it is stored, unless the person typed on meanwhile
+ * (a slow answer must not wipe the next question, note or message being written): the box is
+ * cleared only while it still holds exactly what `sent` was read from.
+ */
+export function clearIfUnchanged(input, sent) {
+  if (input && input.value.trim() === sent) input.value = "";
+}

@@ -53,6 +53,7 @@ if created:
         if name not in ("rubric", "clarifications"):
             setattr(version, name, getattr(problem, name))
     version.public_tests, version.hidden_tests = [], []
+    version.driver = {}  # a design round has no tests, so no driver and no input constraints
     version.save()
     problem.live_version = version
     problem.rubric = version.rubric

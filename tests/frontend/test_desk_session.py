@@ -221,3 +221,28 @@ def test_a_custom_run_the_candidate_started_shows_on_the_interviewers_desk(
     finally:
         page.context.close()
     assert errors == [], f"errors in the page: {errors}"
+
+
+def test_a_slow_answer_never_wipes_the_next_question_being_typed(
+    candidate: tuple[Page, FakeSession],
+) -> None:
+    """The box is emptied once a question is stored, unless the person typed on meanwhile: the
+    answer to a slow first question (or its echo from the socket first) used to clear the
+    second question as it was being written."""
+    page, _ = candidate
+    held: list[Route] = []
+    page.route(f"**/sessions/{SESSION_ID}/questions", lambda route, request: held.append(route))
+    box = page.locator("#question-form textarea")
+    box.fill("Is the bucket full when it is created?")
+    page.click("#question-form button[type=submit]")
+    for _ in range(100):
+        if held:
+            break
+        page.wait_for_timeout(50)
+    assert held, "the question was never posted"
+    box.fill("Can a request cost more than the capacity?")  # typed while the first is out
+    held[0].fulfill(status=201, content_type="application/json", body=json.dumps({
+        "id": 1, "text": "Is the bucket full when it is created?", "asked_at":
+        "2998-12-31T23:31:00+00:00", "answer": "Full.", "source": "canned"}))
+    expect(page.locator("#questions .question")).to_have_count(1)
+    expect(box).to_have_value("Can a request cost more than the capacity?")

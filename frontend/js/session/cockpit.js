@@ -2,7 +2,7 @@
 // both sides share in a live session (chat, call link). Text from people goes in with
 // textContent, never as markup.
 import { ApiError, postJson } from "./api.js";
-import { element } from "../dom.js";
+import { clearIfUnchanged, element } from "../dom.js";
 
 const failure = (error) =>
   error instanceof ApiError ? error.message : "Something went wrong.";
@@ -99,7 +99,7 @@ export class ChatPanel {
     this.error.textContent = "";
     try {
       this.render(await postJson(this.url, { text }));
-      input.value = "";
+      clearIfUnchanged(input, text);
     } catch (error) {
       this.error.textContent = failure(error);
     }
@@ -213,7 +213,7 @@ export class Cockpit {
       item.append(element("span", { className: "note-meta", text: clock(note.created_at) }));
       item.append(document.createTextNode(` ${note.text}`));
       this.notes.append(item);
-      input.value = "";
+      clearIfUnchanged(input, text);
     } catch (error) {
       this.noteError.textContent = failure(error);
     }
@@ -329,11 +329,12 @@ export function coInterviewerFormMount(form, { url }) {
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     const input = form.querySelector("input[name=username]");
+    const username = input.value.trim();
     error.textContent = "";
     try {
-      const answer = await postJson(url, { username: input.value.trim() });
+      const answer = await postJson(url, { username });
       list.textContent = answer.co_interviewers.join(", ") || "none yet";
-      input.value = "";
+      clearIfUnchanged(input, username);
     } catch (failed) {
       error.textContent = failure(failed);
     }

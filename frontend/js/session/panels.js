@@ -1,7 +1,7 @@
 // The side panel: clarifying questions, tradeoffs/notes, and (for the interviewer) activity.
 // Everything typed by a person is put in the page with textContent, never as markup.
 import { ApiError, postJson } from "./api.js";
-import { element } from "../dom.js";
+import { clearIfUnchanged, element } from "../dom.js";
 
 function clock(iso) {
   const date = new Date(iso);
@@ -40,7 +40,7 @@ export class QuestionsPanel {
     this.error.textContent = "";
     try {
       this.render(await postJson(this.urls.questions, { text }));
-      input.value = "";
+      clearIfUnchanged(input, text);
     } catch (error) {
       this.error.textContent = error instanceof ApiError ? error.message : "Something went wrong.";
     } finally {
@@ -134,7 +134,7 @@ export class NotesPanel {
     this.error.textContent = "";
     try {
       this.render(await postJson(this.urls.notes, { text, kind }));
-      input.value = "";
+      clearIfUnchanged(input, text);
     } catch (error) {
       this.error.textContent = error instanceof ApiError ? error.message : "Something went wrong.";
     }
