@@ -348,8 +348,10 @@ async def _open(user: User | None, path: str) -> tuple[int | None, str]:
             code = output.get("code")
             break
         frames.append(output.get("text") or output.get("bytes", b"").decode("latin-1"))
-    if code is None:
-        await communicator.disconnect()
+    # Always end the connection and wait for the consumer to finish (its disconnect handler
+    # writes to the database): a handler still running when this loop closes is cancelled
+    # mid-call, and on PostgreSQL the loop then never finished closing (a hang).
+    await communicator.disconnect()
     return code, "\n".join(frames)
 
 
