@@ -30,8 +30,7 @@ def decode(value: Any) -> Any:
             return float(value["$number"])
         if set(value) == {"$repeat"}:
             item, count = value["$repeat"]
-            return item * count if isinstance(item, str) else [decode(item)
-                                                                 for _ in range(count)]
+            return item * count if isinstance(item, str) else [decode(item) for _ in range(count)]
         return {key: decode(item) for key, item in value.items()}
     return value
 
@@ -39,8 +38,9 @@ def decode(value: Any) -> Any:
 def encode(value: Any) -> Any:
     """The inverse for what JSON cannot write (NaN, the infinities)."""
     if isinstance(value, float) and not math.isfinite(value):
-        return {"$number": "NaN" if math.isnan(value) else
-                ("Infinity" if value > 0 else "-Infinity")}
+        return {
+            "$number": "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+        }
     if isinstance(value, list):
         return [encode(item) for item in value]
     if isinstance(value, dict):
@@ -60,25 +60,80 @@ def element(data: dict[str, Any], case: dict[str, Any]) -> Any:
 
 # ---------------------------------------------------------------- random values
 
-FIELDS = ["id", "type", "x", "y", "width", "height", "angle", "version", "versionNonce",
-          "isDeleted", "points", "text", "groupIds", "boundElements", "roundness", "fillStyle",
-          "strokeStyle", "opacity", "fontSize", "textAlign", "endArrowhead", "endBinding",
-          "pressures", "index", "frameId", "link", "customData", "name", "lineHeight"]
+FIELDS = [
+    "id",
+    "type",
+    "x",
+    "y",
+    "width",
+    "height",
+    "angle",
+    "version",
+    "versionNonce",
+    "isDeleted",
+    "points",
+    "text",
+    "groupIds",
+    "boundElements",
+    "roundness",
+    "fillStyle",
+    "strokeStyle",
+    "opacity",
+    "fontSize",
+    "textAlign",
+    "endArrowhead",
+    "endBinding",
+    "pressures",
+    "index",
+    "frameId",
+    "link",
+    "customData",
+    "name",
+    "lineHeight",
+]
 
 # JSON-ish junk: what a hostile page can put into a Y.Map value (Yjs carries any JSON plus
 # NaN and the infinities; a huge integer becomes a BigInt).
 scalars = st.one_of(
-    st.none(), st.booleans(), st.integers(min_value=-(2**60), max_value=2**60),
-    st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=12),
-    st.sampled_from(["rectangle", "arrow", "text", "freedraw", "line", "solid", "image",
-                     "0,0 10,10", "a0", "center"]),
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(2**60), max_value=2**60),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=12),
+    st.sampled_from(
+        [
+            "rectangle",
+            "arrow",
+            "text",
+            "freedraw",
+            "line",
+            "solid",
+            "image",
+            "0,0 10,10",
+            "a0",
+            "center",
+        ]
+    ),
 )
-junk = st.recursive(scalars, lambda inner: st.one_of(
-    st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=6), inner, max_size=4)),
-    max_leaves=12)
-pairs = st.lists(st.lists(st.one_of(st.floats(allow_nan=True, allow_infinity=True),
-                                    st.integers(-10, 10), st.text(max_size=2)),
-                          min_size=0, max_size=3), max_size=5)
+junk = st.recursive(
+    scalars,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=6), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
+pairs = st.lists(
+    st.lists(
+        st.one_of(
+            st.floats(allow_nan=True, allow_infinity=True),
+            st.integers(-10, 10),
+            st.text(max_size=2),
+        ),
+        min_size=0,
+        max_size=3,
+    ),
+    max_size=5,
+)
 
 
 @st.composite

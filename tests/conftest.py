@@ -79,3 +79,19 @@ def csp_guard(request: pytest.FixtureRequest) -> Iterator[CspGuard]:
         patch.setattr(browser, "new_page", watched_page)
         yield guard
     assert guard.violations == [], f"Content-Security-Policy violations: {guard.violations}"
+
+
+@pytest.fixture(autouse=True)
+def _fresh_channel_layer(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Every test starts on a fresh channel layer and may not leave a consumer waiting on it
+    (tests/sockets.py says why; socket scenarios run through its `run_scenario`)."""
+    from tests.sockets import fresh_layers, waiting_layers
+
+    fresh_layers()
+    yield
+    left = waiting_layers()
+    fresh_layers()
+    if left:
+        pytest.fail(
+            f"{request.node.nodeid} left a consumer waiting on channel layer {left}", pytrace=False
+        )

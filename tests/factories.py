@@ -68,15 +68,27 @@ def client_for(user: User | None) -> Client:
 
 
 DESIGN_RUBRIC = [
-    {"criterion": "requirements", "weight": 1, "strong": "Pins down the scope first.",
-     "levels": ["1: none", "2: some", "3: most", "4: all"]},
-    {"criterion": "architecture", "weight": 2, "strong": "A clear, scalable diagram.",
-     "levels": ["1: none", "2: some", "3: most", "4: all"]},
+    {
+        "criterion": "requirements",
+        "weight": 1,
+        "strong": "Pins down the scope first.",
+        "levels": ["1: none", "2: some", "3: most", "4: all"],
+    },
+    {
+        "criterion": "architecture",
+        "weight": 2,
+        "strong": "A clear, scalable diagram.",
+        "levels": ["1: none", "2: some", "3: most", "4: all"],
+    },
 ]
 
 
-def design_problem(slug: str = "batch-api", *, reference_text: str = "Use a queue.",
-                   reference_board: list[dict[str, object]] | None = None) -> Problem:
+def design_problem(
+    slug: str = "batch-api",
+    *,
+    reference_text: str = "Use a queue.",
+    reference_board: list[dict[str, object]] | None = None,
+) -> Problem:
     """A published system-design problem (kind "design"): no tests, a reference text and
     board, a design rubric."""
     problem = tiny_problem(slug, hidden=0)
@@ -99,8 +111,13 @@ def design_problem(slug: str = "batch-api", *, reference_text: str = "Use a queu
     return problem
 
 
-def board_update(session_id: int, elements: list[dict[str, object]], *,
-                 notes: str = "", author_id: int | None = None) -> int | None:
+def board_update(
+    session_id: int,
+    elements: list[dict[str, object]],
+    *,
+    notes: str = "",
+    author_id: int | None = None,
+) -> int | None:
     """Draw `elements` on a session's board (and append `notes`) as a browser would: one Yjs
     update on top of the stored document, stored through the session's one door."""
     import pycrdt
@@ -118,5 +135,4 @@ def board_update(session_id: int, elements: list[dict[str, object]], *,
         board[str(element["id"])] = element
     if notes:
         text += notes
-    return doc_update_store(session_id=session_id, author_id=author_id,
-                            data=doc.get_update(before))
+    return doc_update_store(session_id=session_id, author_id=author_id, data=doc.get_update(before))

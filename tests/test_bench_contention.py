@@ -50,8 +50,9 @@ def test_run_target_allows_one_and_a_half_idle_p95_plus_one_test() -> None:
 
 
 def test_paired_ratios_skip_pairs_with_a_lost_run() -> None:
-    ratios = contention.paired_ratios([(100.0, 300.0), (200.0, 400.0), (None, 500.0),
-                                       (100.0, None), (100.0, 500.0)])
+    ratios = contention.paired_ratios(
+        [(100.0, 300.0), (200.0, 400.0), (None, 500.0), (100.0, None), (100.0, 500.0)]
+    )
     assert ratios == {"n": 3, "median": 3.0, "min": 2.0, "max": 5.0}
     assert contention.paired_ratios([])["n"] == 0
 
@@ -67,8 +68,12 @@ SLOTS = {"cpu.fg": 2, "gpu.fg": 1, "cpu.bg": 1, "gpu.bg": 1}
 
 
 def test_every_slot_busy_needs_each_lane_of_each_kind() -> None:
-    full = {"running": {"cpu.submit": 1, "cpu.interactive": 1, "gpu.submit": 1},
-            "waiting": {"cpu.submit": 8}, "validating": {"cpu": 1, "gpu": 1}, "pending": {}}
+    full = {
+        "running": {"cpu.submit": 1, "cpu.interactive": 1, "gpu.submit": 1},
+        "waiting": {"cpu.submit": 8},
+        "validating": {"cpu": 1, "gpu": 1},
+        "pending": {},
+    }
     assert contention.all_busy(full, SLOTS)
     assert contention.busy(full) == {"cpu.fg": 2, "gpu.fg": 1, "cpu.bg": 1, "gpu.bg": 1}
     no_gpu = {**full, "running": {"cpu.submit": 2}}

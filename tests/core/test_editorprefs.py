@@ -16,10 +16,19 @@ URL = "/accounts/editor-preferences"
 
 
 def test_each_setting_is_checked_against_its_choices() -> None:
-    assert editor_prefs_clean({"theme": "dark", "fontSize": 18}) == {"theme": "dark",
-                                                                     "fontSize": 18}
-    for bad in ({"theme": "neon"}, {"fontSize": 17}, {"fontSize": True}, {"wrap": 1},
-                {"wrap": "yes"}, {"keymap": None}, {"colour": "red"}):
+    assert editor_prefs_clean({"theme": "dark", "fontSize": 18}) == {
+        "theme": "dark",
+        "fontSize": 18,
+    }
+    for bad in (
+        {"theme": "neon"},
+        {"fontSize": 17},
+        {"fontSize": True},
+        {"wrap": 1},
+        {"wrap": "yes"},
+        {"keymap": None},
+        {"colour": "red"},
+    ):
         with pytest.raises(ApplicationError) as refused:
             editor_prefs_clean(bad)
         assert refused.value.code == "bad_preferences"

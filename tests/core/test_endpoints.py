@@ -50,22 +50,28 @@ def _answer(response: HttpResponse) -> tuple[int, dict[str, Any]]:
 def test_a_json_object_and_a_form_reach_the_view_as_its_body() -> None:
     assert _answer(_post(echo, '{"text": "hi"}')) == (200, {"text": "hi"})
     assert _answer(_post(echo, "text=hi", "application/x-www-form-urlencoded")) == (
-        200, {"text": "hi"})
+        200,
+        {"text": "hi"},
+    )
     request = factory.get("/x", {"a": "1"})
     assert _answer(query(request)) == (200, {"a": "1"})
 
 
-@pytest.mark.parametrize(("body", "status", "code"), [
-    (b'{"text": ', 400, "bad_json"),
-    (b"[1]", 400, "bad_json"),
-    (b"[" * 10_000 + b"]" * 10_000, 400, "bad_json"),
-    (b'{"text": NaN}', 400, "bad_json"),
-    (b'{"text": 5}', 400, "bad_field"),
-    (b'{"text": "a\\u0000b"}', 400, "bad_json"),  # a NUL anywhere in a body (core.jsonbody)
-    (json.dumps({"text": "x" * 3_000_000}).encode(), 413, "too_large"),
-])
-def test_a_bad_body_is_answered_before_the_view_in_json(body: bytes, status: int,
-                                                         code: str) -> None:
+@pytest.mark.parametrize(
+    ("body", "status", "code"),
+    [
+        (b'{"text": ', 400, "bad_json"),
+        (b"[1]", 400, "bad_json"),
+        (b"[" * 10_000 + b"]" * 10_000, 400, "bad_json"),
+        (b'{"text": NaN}', 400, "bad_json"),
+        (b'{"text": 5}', 400, "bad_field"),
+        (b'{"text": "a\\u0000b"}', 400, "bad_json"),  # a NUL anywhere in a body (core.jsonbody)
+        (json.dumps({"text": "x" * 3_000_000}).encode(), 413, "too_large"),
+    ],
+)
+def test_a_bad_body_is_answered_before_the_view_in_json(
+    body: bytes, status: int, code: str
+) -> None:
     got_status, payload = _answer(_post(echo, body))
     assert (got_status, payload["code"]) == (status, code)
     assert set(payload) == {"detail", "code"}
@@ -73,19 +79,25 @@ def test_a_bad_body_is_answered_before_the_view_in_json(body: bytes, status: int
 
 def test_a_broken_multipart_body_is_a_400() -> None:
     response = _post(echo, b"junk", "multipart/form-data")  # no boundary
-    assert _answer(response) == (400, {"detail": "the form body could not be read",
-                                       "code": "bad_form"})
+    assert _answer(response) == (
+        400,
+        {"detail": "the form body could not be read", "code": "bad_form"},
+    )
 
 
-@pytest.mark.parametrize(("exc", "status", "code"), [
-    (ApplicationError("conflict", "no"), 409, "conflict"),
-    (ApplicationError("not_participant", "no such session"), 404, "not_found"),
-    (ApplicationError("whatever", "no"), 400, "whatever"),
-    (Http404("secret detail"), 404, "not_found"),
-    (PermissionDenied("secret detail"), 403, "forbidden"),
-])
-def test_every_refusal_the_view_raises_is_its_json_answer(exc: Exception, status: int,
-                                                          code: str) -> None:
+@pytest.mark.parametrize(
+    ("exc", "status", "code"),
+    [
+        (ApplicationError("conflict", "no"), 409, "conflict"),
+        (ApplicationError("not_participant", "no such session"), 404, "not_found"),
+        (ApplicationError("whatever", "no"), 400, "whatever"),
+        (Http404("secret detail"), 404, "not_found"),
+        (PermissionDenied("secret detail"), 403, "forbidden"),
+    ],
+)
+def test_every_refusal_the_view_raises_is_its_json_answer(
+    exc: Exception, status: int, code: str
+) -> None:
     got_status, payload = _answer(_post(_raising(exc), b"{}"))
     assert (got_status, payload["code"]) == (status, code)
     assert "secret" not in payload["detail"]

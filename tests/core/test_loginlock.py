@@ -81,8 +81,9 @@ def test_guessing_passwords_on_the_login_page_is_refused_before_the_tenth(caplog
         refused_at
     )
     # ... and so is each refusal while the lock holds, the right password's included.
-    refusals = [m for m in (r.getMessage() for r in caplog.records)
-                if "sign-in refused, locked" in m]
+    refusals = [
+        m for m in (r.getMessage() for r in caplog.records) if "sign-in refused, locked" in m
+    ]
     assert len(refusals) >= 2 and all("203.0.113.66" in r and "'admin'" in r for r in refusals)
 
     # The lock expires by itself.

@@ -152,8 +152,9 @@ def people(browser: Browser, platform: Platform) -> Iterator[People]:
 
 
 def seed(platform: Platform, status: str) -> tuple[int, str]:
-    sid, _, token = platform.shell(SEED.format(status=status)).strip().splitlines()[-1] \
-        .partition(" ")
+    sid, _, token = (
+        platform.shell(SEED.format(status=status)).strip().splitlines()[-1].partition(" ")
+    )
     return int(sid), token
 
 
@@ -191,34 +192,44 @@ def draw_rectangle(page: Page, at: tuple[float, float]) -> dict[str, float]:
     area = canvas.bounding_box()
     assert area is not None
     x, y = area["x"] + area["width"] * at[0], area["y"] + area["height"] * at[1]
-    state = page.evaluate("(() => { const s = window.onsiteSession.board.api.getAppState();"
-                          " return {zoom: s.zoom.value, scrollX: s.scrollX, scrollY: s.scrollY};"
-                          " })()")
+    state = page.evaluate(
+        "(() => { const s = window.onsiteSession.board.api.getAppState();"
+        " return {zoom: s.zoom.value, scrollX: s.scrollX, scrollY: s.scrollY};"
+        " })()"
+    )
     page.mouse.move(x, y)
     page.mouse.down()
     for step in range(1, 6):
         page.mouse.move(x + 24 * step, y + 16 * step)
     page.mouse.up()
     page.keyboard.press("Escape")
-    return {"x": (x - area["x"]) / state["zoom"] - state["scrollX"],
-            "y": (y - area["y"]) / state["zoom"] - state["scrollY"]}
+    return {
+        "x": (x - area["x"]) / state["zoom"] - state["scrollX"],
+        "y": (y - area["y"]) / state["zoom"] - state["scrollY"],
+    }
 
 
 def newest_rectangle(page: Page) -> dict[str, float]:
     return page.evaluate(
         "(() => { const r = window.onsiteSession.board.api.getSceneElements()"
         ".filter((e) => e.type === 'rectangle'); const e = r[r.length - 1];"
-        " return {x: e.x, y: e.y, count: r.length}; })()")
+        " return {x: e.x, y: e.y, count: r.length}; })()"
+    )
 
 
 def assert_under_the_pointer(page: Page, at: tuple[float, float], what: str) -> None:
-    before = page.evaluate("window.onsiteSession.board.api.getSceneElements()"
-                           ".filter((e) => e.type === 'rectangle').length")
+    before = page.evaluate(
+        "window.onsiteSession.board.api.getSceneElements()"
+        ".filter((e) => e.type === 'rectangle').length"
+    )
     expected = draw_rectangle(page, at)
     drawn = newest_rectangle(page)
     assert drawn["count"] == before + 1, what
     assert abs(drawn["x"] - expected["x"]) <= 3 and abs(drawn["y"] - expected["y"]) <= 3, (
-        what, drawn, expected)
+        what,
+        drawn,
+        expected,
+    )
 
 
 # ---------------------------------------------------------------- the largest board
@@ -281,8 +292,7 @@ def test_a_board_at_the_largest_accepted_size_loads_everywhere_and_takes_no_more
     # The replay of it (the session over): all of it at the end.
     late.once("dialog", lambda dialog: dialog.accept())
     late.locator("#finish-button").click()
-    expect(late.locator("#session")).to_have_attribute("data-status", "finished",
-                                                       timeout=SYNC_MS)
+    expect(late.locator("#session")).to_have_attribute("data-status", "finished", timeout=SYNC_MS)
     began = time.monotonic()
     late.goto(f"/sessions/{session_id}/replay/")
     loaded("replay", expect(late.locator("#replay-board")), began)
@@ -357,10 +367,10 @@ def test_shapes_land_under_the_pointer_after_every_layout_change_above_the_board
     # The candidate joins: the interviewer's page loses the invitation box, gains a banner.
     candidate = people.log_in("candidate", f"/sessions/join/{token}/")
     candidate.click("#join-form button[type=submit]")
-    expect(candidate.locator("#session")).to_have_attribute("data-ready", "true",
-                                                            timeout=SYNC_MS)
-    expect(interviewer.locator("#session")).to_have_attribute("data-status", "active",
-                                                              timeout=SYNC_MS)
+    expect(candidate.locator("#session")).to_have_attribute("data-ready", "true", timeout=SYNC_MS)
+    expect(interviewer.locator("#session")).to_have_attribute(
+        "data-status", "active", timeout=SYNC_MS
+    )
     expect(interviewer.locator("#invite-box")).to_have_count(0)
     expect(interviewer.locator("#session")).to_have_attribute("data-can-edit", "true")
     assert_under_the_pointer(interviewer, (0.3, 0.3), "after the candidate joined")

@@ -214,9 +214,10 @@ def test_schedule_invite_join_and_run_the_interview_from_the_cockpit(
     expect(interviewer.locator("#notes-panel")).to_be_hidden()
     expect(private_panel.locator("svg.lock")).to_be_visible()
     expect(private_panel.locator("#private-label")).to_contain_text("The candidate never does")
-    backgrounds = [interviewer.eval_on_selector(
-        selector, "node => getComputedStyle(node).backgroundColor")
-        for selector in ("#private-notes-panel", "#notes-panel")]
+    backgrounds = [
+        interviewer.eval_on_selector(selector, "node => getComputedStyle(node).backgroundColor")
+        for selector in ("#private-notes-panel", "#notes-panel")
+    ]
     assert backgrounds[0] != backgrounds[1], backgrounds
     interviewer.fill("#private-note-form textarea", private[-1])
     interviewer.click("#private-note-form button[type=submit]")

@@ -213,7 +213,8 @@ def test_two_people_draw_on_one_board_which_reloads_ends_read_only_and_replays(
     candidate.keyboard.type(notes)
     # The text itself (the pane also shows the other person's caret with their name).
     expect(interviewer.locator("#design-notes .cm-line").first).to_contain_text(
-        notes, timeout=SYNC_MS)
+        notes, timeout=SYNC_MS
+    )
     assert interviewer.evaluate("window.onsiteSession.getNotes()") == notes
     candidate.evaluate("window.onsiteSession.flush(4000)")
 
@@ -254,12 +255,14 @@ def test_two_people_draw_on_one_board_which_reloads_ends_read_only_and_replays(
     # ------------------------------------------------------------ the end: read-only
     interviewer.once("dialog", lambda dialog: dialog.accept())
     interviewer.locator("#finish-button").click()
-    expect(candidate.locator("#session")).to_have_attribute("data-status", "finished",
-                                                            timeout=SYNC_MS)
+    expect(candidate.locator("#session")).to_have_attribute(
+        "data-status", "finished", timeout=SYNC_MS
+    )
     expect(candidate.locator("#session")).to_have_attribute("data-can-edit", "false")
     expect(candidate.locator('#session-board [data-testid="toolbar-rectangle"]')).to_have_count(0)
     expect(candidate.locator("#design-notes .cm-content")).to_have_attribute(
-        "aria-readonly", "true")
+        "aria-readonly", "true"
+    )
 
     # ------------------------------------------------------------ the replay
     replay = interviewer
@@ -279,8 +282,9 @@ def test_two_people_draw_on_one_board_which_reloads_ends_read_only_and_replays(
     first_shape_t = replay.evaluate("window.onsiteReplay.firstBoardAt()")
     replay.evaluate(f"window.onsiteReplay.seek({first_shape_t})")
     assert 1 <= replay.evaluate("window.onsiteReplay.boardCount()") < len(final_ids)
-    expect(board).to_have_attribute("data-count", str(
-        replay.evaluate("window.onsiteReplay.boardCount()")))
+    expect(board).to_have_attribute(
+        "data-count", str(replay.evaluate("window.onsiteReplay.boardCount()"))
+    )
     # The board's strokes are marks on the timeline: the first one shows the first shape.
     strokes = replay.locator("#replay-marks .item-board")
     expect(strokes.first).to_contain_text("Board: a shape added (1 on the board)")
@@ -305,17 +309,28 @@ def test_two_people_draw_on_one_board_which_reloads_ends_read_only_and_replays(
 
 # The element of issue 34: well-formed Yjs, an arrow whose points are a string. Excalidraw
 # crashed on it (`points.reduce is not a function`) on both pages, for good.
-BAD_ARROW = {"id": "evil", "type": "arrow", "x": 0, "y": 0, "width": 10, "height": 10,
-             "version": 9, "versionNonce": 1, "isDeleted": False, "groupIds": [],
-             "points": "0,0 10,10"}
+BAD_ARROW = {
+    "id": "evil",
+    "type": "arrow",
+    "x": 0,
+    "y": 0,
+    "width": 10,
+    "height": 10,
+    "version": 9,
+    "versionNonce": 1,
+    "isDeleted": False,
+    "groupIds": [],
+    "points": "0,0 10,10",
+}
 STORE_BAD = """
 from tests.factories import board_update
 board_update({sid}, [{element!r}])
 """
 
 
-def hostile_socket(platform: Platform, page: Page, session_id: int, key: str,
-                   element: dict[str, Any]) -> tuple[list[dict[str, Any]], int | None]:
+def hostile_socket(
+    platform: Platform, page: Page, session_id: int, key: str, element: dict[str, Any]
+) -> tuple[list[dict[str, Any]], int | None]:
     """A raw websocket with the page's own cookie (the candidate's session): sync, then one
     well-formed update setting `element` under `key` on the board. Returns the JSON events the
     server sent and its close code."""
@@ -377,10 +392,12 @@ def test_a_bad_element_is_refused_skipped_where_stored_and_never_blanks_a_board(
     assert code == 4422, (code, events)
     refusal = next(e for e in events if e.get("type") == "refused")
     assert refusal["reason"] == "invalid_board"
-    assert refusal["message"] == ('The board element "evil" (arrow) cannot be drawn: points '
-                                  "must be a list of at most 20000 [x, y] pairs of finite "
-                                  "numbers.")
-    assert {"type": "ack"} not in events[events.index(refusal):]
+    assert refusal["message"] == (
+        'The board element "evil" (arrow) cannot be drawn: points '
+        "must be a list of at most 20000 [x, y] pairs of finite "
+        "numbers."
+    )
+    assert {"type": "ack"} not in events[events.index(refusal) :]
     # The other side never receives it; both pages still draw the board, and keep working.
     interviewer.wait_for_timeout(1000)
     for page in (candidate, interviewer):
@@ -404,11 +421,14 @@ def test_a_bad_element_is_refused_skipped_where_stored_and_never_blanks_a_board(
     alert = candidate.locator("#session-board .board-alert")
     expect(alert).to_be_visible(timeout=SYNC_MS)
     expect(alert).to_have_attribute("role", "alert")
-    expect(alert).to_contain_text('Your last change was not saved. The board element "stale" '
-                                  "(arrow) cannot be drawn: points must be a list")
+    expect(alert).to_contain_text(
+        'Your last change was not saved. The board element "stale" '
+        "(arrow) cannot be drawn: points must be a list"
+    )
     expect(candidate.locator("#connection")).to_contain_text("refused a change")
     expect(candidate.locator("#session-board .board-skipped")).to_contain_text(
-        "1 element could not be drawn and was skipped.")
+        "1 element could not be drawn and was skipped."
+    )
     assert board_ids(candidate) == both
     shots(candidate, "refused-change")
     interviewer.wait_for_timeout(500)
@@ -421,26 +441,27 @@ def test_a_bad_element_is_refused_skipped_where_stored_and_never_blanks_a_board(
     # ------------------------------------------------------------ a board stored before the check
     platform.shell(STORE_BAD.format(sid=session_id, element=BAD_ARROW | {"id": "old"}))
     interviewer.reload()
-    expect(interviewer.locator("#session")).to_have_attribute("data-ready", "true",
-                                                              timeout=SYNC_MS)
+    expect(interviewer.locator("#session")).to_have_attribute("data-ready", "true", timeout=SYNC_MS)
     assert wait_for_ids(interviewer, 2) == both
     expect(interviewer.locator("#session-board .board-skipped")).to_have_text(
-        "1 element could not be drawn and was skipped.", timeout=SYNC_MS)
+        "1 element could not be drawn and was skipped.", timeout=SYNC_MS
+    )
     assert server_board(platform, session_id)["ids"] == both
     shots(interviewer, "skipped-element")
 
     # ------------------------------------------------------------ the replay
     interviewer.once("dialog", lambda dialog: dialog.accept())
     interviewer.locator("#finish-button").click()
-    expect(interviewer.locator("#session")).to_have_attribute("data-status", "finished",
-                                                              timeout=SYNC_MS)
+    expect(interviewer.locator("#session")).to_have_attribute(
+        "data-status", "finished", timeout=SYNC_MS
+    )
     interviewer.goto(f"/sessions/{session_id}/replay/")
-    expect(interviewer.locator("#replay")).to_have_attribute("data-ready", "true",
-                                                             timeout=SYNC_MS)
+    expect(interviewer.locator("#replay")).to_have_attribute("data-ready", "true", timeout=SYNC_MS)
     board = interviewer.locator("#replay-board")
     expect(board).to_have_attribute("data-count", "2", timeout=SYNC_MS)
     # Drawn, not only handed over (Excalidraw's own initial load once blanked the first scene).
     expect(board).to_have_attribute("data-drawn", "2")
     expect(board.locator(".board-skipped")).to_have_text(
-        "1 element could not be drawn and was skipped.")
+        "1 element could not be drawn and was skipped."
+    )
     shots(interviewer, "replay-skipped")

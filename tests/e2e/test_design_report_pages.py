@@ -16,7 +16,7 @@ from tests.processes import SCREENSHOTS
 
 pytestmark = pytest.mark.e2e
 
-SEED = r'''
+SEED = r"""
 from datetime import timedelta
 from django.contrib.auth.models import User
 from django.utils import timezone
@@ -78,34 +78,39 @@ review.scorecard_save(session=done, user=interviewer, recommendation="yes",
 review.scores_release(session=done, user=interviewer)
 running, _ = live()
 print(done.pk, running.pk)
-'''
+"""
 
 
 def test_a_design_rounds_report_and_the_cockpits_reference_design(
-        browser: Browser, platform: Platform) -> None:
+    browser: Browser, platform: Platform
+) -> None:
     done, running = platform.shell(SEED).split()[-2:]
     for width in (1440, 390):
         with people_at(browser, platform, viewport={"width": width, "height": 900}) as people:
             candidate = people.log_in("candidate", f"/sessions/{done}/report/")
             board = candidate.locator("#report-board img.board-image")
             expect(board).to_be_visible()
-            assert candidate.evaluate(
-                "document.querySelector('#report-board img').naturalWidth") > 0
+            assert (
+                candidate.evaluate("document.querySelector('#report-board img').naturalWidth") > 0
+            )
             expect(candidate.locator("#report-board-notes")).to_contain_text("20 MB/s")
             moments = candidate.locator(".report-board-moment img")
             expect(moments).to_have_count(2)
             expect(candidate.locator(".report-board-moment figcaption").first).to_contain_text(
-                "Board at 05:00")
+                "Board at 05:00"
+            )
             candidate.wait_for_load_state("networkidle")
-            candidate.screenshot(path=str(SCREENSHOTS / f"design-report-{width}.png"),
-                                 full_page=True)
+            candidate.screenshot(
+                path=str(SCREENSHOTS / f"design-report-{width}.png"), full_page=True
+            )
 
             reviewer = people.log_in("interviewer", f"/sessions/{done}/review/")
             expect(reviewer.locator("#review-board img.board-image")).to_be_visible()
             expect(reviewer.locator("#scorecard")).to_contain_text("Board at 13:00")
             reviewer.wait_for_load_state("networkidle")
-            reviewer.screenshot(path=str(SCREENSHOTS / f"design-review-{width}.png"),
-                                full_page=True)
+            reviewer.screenshot(
+                path=str(SCREENSHOTS / f"design-review-{width}.png"), full_page=True
+            )
 
             interviewer = people.log_in("interviewer", f"/sessions/{running}/")
             tab = interviewer.locator("[data-tab-button=rubric]")
@@ -115,5 +120,6 @@ def test_a_design_rounds_report_and_the_cockpits_reference_design(
             expect(interviewer.locator("#reference-board svg")).to_be_visible()
             expect(interviewer.locator("#reference-design-text")).to_contain_text("batcher")
             interviewer.locator("#reference-panel").scroll_into_view_if_needed()
-            interviewer.screenshot(path=str(SCREENSHOTS / f"design-cockpit-{width}.png"),
-                                   full_page=True)
+            interviewer.screenshot(
+                path=str(SCREENSHOTS / f"design-cockpit-{width}.png"), full_page=True
+            )

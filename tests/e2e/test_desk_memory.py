@@ -30,8 +30,9 @@ def _user(platform: Platform) -> None:
 
 def _browser_of(browser: Browser, platform: Platform, width: int, height: int) -> BrowserContext:
     """A fresh browser (no localStorage shared with any other) signed in as USER."""
-    context = browser.new_context(base_url=platform.base_url,
-                                  viewport={"width": width, "height": height})
+    context = browser.new_context(
+        base_url=platform.base_url, viewport={"width": width, "height": height}
+    )
     page = context.new_page()
     page.goto("/accounts/login/")
     page.fill("input[name=username]", USER)

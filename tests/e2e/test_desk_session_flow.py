@@ -27,8 +27,9 @@ def pages(browser: Browser, platform: Platform) -> Iterator[People]:
 
 
 def wait_ready(page: Page) -> None:
-    expect(page.locator("#session")).to_have_attribute("data-ready", "true",
-                                                       timeout=SYNC_TIMEOUT_MS)
+    expect(page.locator("#session")).to_have_attribute(
+        "data-ready", "true", timeout=SYNC_TIMEOUT_MS
+    )
 
 
 def test_custom_input_and_console_runs_in_a_live_session_reach_the_interviewer(
@@ -49,15 +50,17 @@ def test_custom_input_and_console_runs_in_a_live_session_reach_the_interviewer(
     candidate.click("#join-form button[type=submit]")
     expect(candidate).to_have_url(session_url)
     wait_ready(candidate)
-    expect(interviewer.locator("#session")).to_have_attribute("data-status", "active",
-                                                              timeout=SYNC_TIMEOUT_MS)
+    expect(interviewer.locator("#session")).to_have_attribute(
+        "data-status", "active", timeout=SYNC_TIMEOUT_MS
+    )
 
     # A custom input, from the candidate's desk (the example is already in the box).
     candidate.click("#tab-custom")
     candidate.click("#custom-run-button")
     for page in (candidate, interviewer):
         expect(page.locator("#custom-output")).to_have_attribute(
-            "data-state", "shown", timeout=GRADING_TIMEOUT_MS)
+            "data-state", "shown", timeout=GRADING_TIMEOUT_MS
+        )
         expect(page.locator("#custom-output .scratch-head")).to_be_visible()
     assert interviewer.input_value("#custom-input") == candidate.input_value("#custom-input")
     expect(interviewer.locator("#activity")).to_contain_text("ran the code on a custom input")
@@ -65,13 +68,14 @@ def test_custom_input_and_console_runs_in_a_live_session_reach_the_interviewer(
     # The file in the console: a print the candidate adds shows on both sides.
     candidate.evaluate(
         "window.onsiteSession.setCode(window.onsiteSession.getCode()"
-        " + '\\nif __name__ == \"__main__\":\\n    print(\"from the console\")\\n')"
+        ' + \'\\nif __name__ == "__main__":\\n    print("from the console")\\n\')'
     )
     candidate.click("#tab-console")
     candidate.click("#script-run-button")
     for page in (candidate, interviewer):
         expect(page.locator("#console-output .console .output-text")).to_have_text(
-            "from the console\n", timeout=GRADING_TIMEOUT_MS)
+            "from the console\n", timeout=GRADING_TIMEOUT_MS
+        )
     expect(interviewer.locator("#activity")).to_contain_text("ran the file in the console")
 
     # The replay's timeline has both.

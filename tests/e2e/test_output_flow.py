@@ -18,13 +18,8 @@ from tests.processes import SCREENSHOTS
 pytestmark = [pytest.mark.e2e, pytest.mark.docker]
 
 SHOTS = SCREENSHOTS / "output"
-PRINTING = (
-    "import sys\n"
-    'print("hello from stdout")\n'
-    'print("a warning on stderr", file=sys.stderr)\n'
-)
+PRINTING = 'import sys\nprint("hello from stdout")\nprint("a warning on stderr", file=sys.stderr)\n'
 BROKEN = "class TokenBucket:\n    def __init__(self, capacity, rate):\n        self.capacity = (\n"
-
 
 
 def shoot(page: Page, name: str) -> None:

@@ -88,10 +88,10 @@ def test_filter_sort_page_and_share_the_dashboard(people: People, platform: Plat
     admin = people.log_in("admin", "/sessions/review/")
     admin.goto(shared.replace("interviewer=me", "interviewer=interviewer"))
     expect(admin.locator("#review-sessions tbody tr")).to_have_count(1)
-    expect(admin.locator("#review-filters select[name=recommendation]")).to_have_value(
-        "strong_yes")
+    expect(admin.locator("#review-filters select[name=recommendation]")).to_have_value("strong_yes")
     expect(admin.locator("#review-sessions tbody tr").first).to_have_attribute(
-        "data-session", rows.first.get_attribute("data-session") or "")
+        "data-session", rows.first.get_attribute("data-session") or ""
+    )
 
     # Nothing matches: a clear empty state with a way back.
     interviewer.fill("#review-filters input[name=candidate]", "nobody-by-that-name")

@@ -44,34 +44,41 @@ def test_interviewer_scores_with_evidence_and_the_candidate_reads_the_report(
     candidate.goto(invite)
     candidate.click("#join-form button[type=submit]")
     expect(candidate).to_have_url(session_url)
-    expect(candidate.locator("#session")).to_have_attribute("data-status", "active",
-                                                            timeout=TIMEOUT_MS)
+    expect(candidate.locator("#session")).to_have_attribute(
+        "data-status", "active", timeout=TIMEOUT_MS
+    )
     # The page wires its buttons when it is ready: a click before that does nothing.
-    expect(candidate.locator("#session")).to_have_attribute("data-ready", "true",
-                                                            timeout=TIMEOUT_MS)
+    expect(candidate.locator("#session")).to_have_attribute(
+        "data-ready", "true", timeout=TIMEOUT_MS
+    )
     # Only the interviewer ends a live interview (issue 27).
-    expect(interviewer.locator("#session")).to_have_attribute("data-ready", "true",
-                                                              timeout=TIMEOUT_MS)
+    expect(interviewer.locator("#session")).to_have_attribute(
+        "data-ready", "true", timeout=TIMEOUT_MS
+    )
     interviewer.once("dialog", lambda dialog: dialog.accept())
     interviewer.click("#finish-button")
-    expect(candidate.locator("#session")).to_have_attribute("data-status", "finished",
-                                                            timeout=TIMEOUT_MS)
+    expect(candidate.locator("#session")).to_have_attribute(
+        "data-status", "finished", timeout=TIMEOUT_MS
+    )
 
     # The interviewer replays the session to the end.
     interviewer.goto(session_path + "replay/")
-    expect(interviewer.locator("#replay")).to_have_attribute("data-ready", "true",
-                                                             timeout=TIMEOUT_MS)
+    expect(interviewer.locator("#replay")).to_have_attribute(
+        "data-ready", "true", timeout=TIMEOUT_MS
+    )
     interviewer.select_option("#replay-speed", "32")
     interviewer.click("#replay-play")
-    expect(interviewer.locator("#replay")).to_have_attribute("data-playing", "false",
-                                                             timeout=TIMEOUT_MS)
+    expect(interviewer.locator("#replay")).to_have_attribute(
+        "data-playing", "false", timeout=TIMEOUT_MS
+    )
 
     # From the dashboard to the review page; evidence: a timeline moment and the final run.
     interviewer.goto("/sessions/review/?status=finished")
     interviewer.click(f'a.review-link[href="{session_path}review/"]')
     expect(interviewer.locator("#scorecard-form")).to_be_visible()
     run_id = (interviewer.locator(".review-run").last.get_attribute("id") or "").removeprefix(
-        "sub-")
+        "sub-"
+    )
     assert run_id.isdigit()
     moment = int(interviewer.locator(".timeline-marks li").last.get_attribute("data-t") or "0")
     criteria = interviewer.locator("fieldset.criterion")
@@ -89,8 +96,10 @@ def test_interviewer_scores_with_evidence_and_the_candidate_reads_the_report(
     expect(chips.first).to_contain_text(clock(moment))
     expect(chips.last).to_contain_text("Run ")
     expect(interviewer.locator('input[name="evidence-correctness"]')).to_have_count(2)
-    assert [interviewer.locator('input[name="evidence-correctness"]').nth(i).input_value()
-            for i in range(2)] == [f"moment:{moment // 1000 * 1000}", f"submission:{run_id}"]
+    assert [
+        interviewer.locator('input[name="evidence-correctness"]').nth(i).input_value()
+        for i in range(2)
+    ] == [f"moment:{moment // 1000 * 1000}", f"submission:{run_id}"]
     interviewer.fill('textarea[name="comment-correctness"]', "INTERVIEWER-ONLY comment")
     interviewer.select_option("select[name=recommendation]", "yes")
     interviewer.click("#scorecard-submit")

@@ -104,8 +104,8 @@ def test_the_candidate_waits_and_the_co_interviewer_watches(people: People) -> N
     candidate.keyboard.press("Control+End")
     candidate.keyboard.type("\n# seen by the panel")
     expect(co.locator("#session-editor .cm-content")).to_contain_text(
-        "# seen by the panel", timeout=SYNC_MS)
-    expect(co.locator("#session-editor .cm-content")).to_have_attribute(
-        "aria-readonly", "true")
+        "# seen by the panel", timeout=SYNC_MS
+    )
+    expect(co.locator("#session-editor .cm-content")).to_have_attribute("aria-readonly", "true")
     co.click("[data-tab-button=private]")
     shots(co, "co-interviewer-live")

@@ -48,7 +48,6 @@ def serialised(value: Any) -> set[str]:
     }
 
 
-
 def log_in(page: Page, platform: Platform) -> None:
     """Opens the problem, is sent to the login form, and comes back to the problem."""
     page.goto(PROBLEM_URL)
@@ -87,8 +86,10 @@ def test_run_shows_live_results_then_submit_shows_only_the_aggregate(
         f"passed {len(public)} of {len(public)}", timeout=GRADING_TIMEOUT_MS
     )
     # Recorded, never asserted: the README's click-to-verdict baseline for the slice.
-    print(f"\nclick-to-verdict (Run, {len(public)} public tests): "
-          f"{(time.monotonic() - clicked) * 1000:.0f} ms")
+    print(
+        f"\nclick-to-verdict (Run, {len(public)} public tests): "
+        f"{(time.monotonic() - clicked) * 1000:.0f} ms"
+    )
     rows = page.locator("tbody.test")
     expect(rows).to_have_count(len(public))
     expect(rows.locator(".verdict")).to_have_text(["AC"] * len(public))

@@ -31,8 +31,9 @@ ZONE = "Asia/Tokyo"
 
 @pytest.fixture
 def people(browser: Browser, platform: Platform) -> Iterator[People]:
-    with people_at(browser, platform, viewport={"width": 1440, "height": 1000},
-                   timezone_id=ZONE) as opened:
+    with people_at(
+        browser, platform, viewport={"width": 1440, "height": 1000}, timezone_id=ZONE
+    ) as opened:
         yield opened
 
 
@@ -90,7 +91,8 @@ def test_schedule_with_a_field_error_fix_reschedule_and_the_candidate_waits(
     expect(interviewer.locator("#schedule-starts")).to_contain_text("11:15")
     expect(interviewer.locator("#schedule-history li")).to_have_count(2)
     expect(interviewer.locator("#schedule-history li").first).to_have_attribute(
-        "data-action", "rescheduled")
+        "data-action", "rescheduled"
+    )
     interviewer.locator("#cancel-box summary").click()  # opened, not confirmed
     shots(interviewer, "actions")
     invite = interviewer.input_value("#invite-url")

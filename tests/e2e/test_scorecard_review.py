@@ -88,7 +88,8 @@ def shots(page: Page, name: str, selector: str = "") -> None:
 
 
 def test_the_scorecard_informs_is_amended_until_release_and_the_candidate_waits(
-    browser: Browser, platform: Platform,
+    browser: Browser,
+    platform: Platform,
 ) -> None:
     session_id = seed(platform)
     review = f"/sessions/{session_id}/review/"
@@ -99,10 +100,12 @@ def test_the_scorecard_informs_is_amended_until_release_and_the_candidate_waits(
         correctness = interviewer.locator('fieldset.criterion[data-criterion="correctness"]')
         expect(correctness.locator("legend")).to_contain_text("Correctness")
         expect(correctness.locator(".suggestion")).to_contain_text(
-            "not on the first pass: the first run passed 0/4")
+            "not on the first pass: the first run passed 0/4"
+        )
         expect(correctness.locator(".suggestion-badge")).to_have_text("Suggested 3")
-        expect(interviewer.locator('fieldset.criterion[data-criterion="edge_cases"] legend')
-               ).to_contain_text("Edge cases")
+        expect(
+            interviewer.locator('fieldset.criterion[data-criterion="edge_cases"] legend')
+        ).to_contain_text("Edge cases")
         # The final run leads with its failures; all 21 tests are one click away.
         final = interviewer.locator(".review-run").last
         expect(final.locator(".run-failing tbody tr")).to_have_count(2)
@@ -124,8 +127,7 @@ def test_the_scorecard_informs_is_amended_until_release_and_the_candidate_waits(
         interviewer.click("#scorecard-submit")
         expect(interviewer.locator("#own-summary")).to_have_text("FIRST-SUMMARY of the card")
         expect(interviewer.locator("#own-recommendation")).to_have_text("Yes")
-        expect(interviewer.locator("#panel-recommendation .rec-step.chosen")).to_contain_text(
-            "Yes")
+        expect(interviewer.locator("#panel-recommendation .rec-step.chosen")).to_contain_text("Yes")
 
         # The candidate, in their own browser, reads nothing of it before release.
         candidate = people.log_in("candidate", f"/sessions/{session_id}/report/")

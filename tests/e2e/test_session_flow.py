@@ -82,8 +82,9 @@ def type_at_end(page: Page, text: str) -> None:
 
 
 def wait_ready(page: Page) -> None:
-    expect(page.locator("#session")).to_have_attribute("data-ready", "true",
-                                                       timeout=SYNC_TIMEOUT_MS)
+    expect(page.locator("#session")).to_have_attribute(
+        "data-ready", "true", timeout=SYNC_TIMEOUT_MS
+    )
 
 
 def start_solo(page: Page, minutes: str) -> int:
@@ -119,8 +120,9 @@ def test_live_session_typing_runs_questions_and_replay(pages: People) -> None:
     expect(candidate).to_have_url(session_url)
     wait_ready(candidate)
     expect(candidate.locator("#session")).to_have_attribute("data-status", "active")
-    expect(interviewer.locator("#session")).to_have_attribute("data-status", "active",
-                                                              timeout=SYNC_TIMEOUT_MS)
+    expect(interviewer.locator("#session")).to_have_attribute(
+        "data-status", "active", timeout=SYNC_TIMEOUT_MS
+    )
     expect(interviewer.locator("#session-timer")).to_have_text(re.compile(r"^\d\d:\d\d$"))
     starter = (PACKAGE / "starter.py").read_text()
     assert editor(candidate) == editor(interviewer) == starter
@@ -128,13 +130,16 @@ def test_live_session_typing_runs_questions_and_replay(pages: People) -> None:
     # Typing propagates both ways.
     type_at_end(candidate, "# typed by the candidate\n")
     expect(interviewer.locator("#session-editor .cm-content")).to_contain_text(
-        "# typed by the candidate", timeout=SYNC_TIMEOUT_MS)
+        "# typed by the candidate", timeout=SYNC_TIMEOUT_MS
+    )
     type_at_end(interviewer, "# typed by the interviewer\n")
     expect(candidate.locator("#session-editor .cm-content")).to_contain_text(
-        "# typed by the interviewer", timeout=SYNC_TIMEOUT_MS)
+        "# typed by the interviewer", timeout=SYNC_TIMEOUT_MS
+    )
     # The interviewer's cursor is shown to the candidate under the interviewer's name.
-    expect(candidate.locator(".cm-ySelectionInfo")).to_contain_text(["interviewer"],
-                                                                    timeout=SYNC_TIMEOUT_MS)
+    expect(candidate.locator(".cm-ySelectionInfo")).to_contain_text(
+        ["interviewer"], timeout=SYNC_TIMEOUT_MS
+    )
 
     # The candidate's connection drops; both keep typing; on reconnect nothing is lost.
     network.cut()
@@ -144,12 +149,14 @@ def test_live_session_typing_runs_questions_and_replay(pages: People) -> None:
     interviewer.keyboard.press("Control+Home")
     interviewer.keyboard.type("# meanwhile, the interviewer\n")
     network.restore()
-    expect(candidate.locator("#connection")).to_have_attribute("data-state", "synced",
-                                                               timeout=SYNC_TIMEOUT_MS)
+    expect(candidate.locator("#connection")).to_have_attribute(
+        "data-state", "synced", timeout=SYNC_TIMEOUT_MS
+    )
     for page in (candidate, interviewer):
         for line in ("# typed while offline", "# meanwhile, the interviewer"):
             expect(page.locator("#session-editor .cm-content")).to_contain_text(
-                line, timeout=SYNC_TIMEOUT_MS)
+                line, timeout=SYNC_TIMEOUT_MS
+            )
     assert editor(candidate) == editor(interviewer)
     merged = editor(candidate)
     assert merged.count("# typed while offline\n") == 1
@@ -160,12 +167,14 @@ def test_live_session_typing_runs_questions_and_replay(pages: People) -> None:
     candidate.evaluate("code => window.onsiteSession.setCode(code)", reference)
     candidate.evaluate("window.onsiteSession.flush(5000)")
     expect(interviewer.locator("#session-editor .cm-content")).to_contain_text(
-        "Reference solution", timeout=SYNC_TIMEOUT_MS)
+        "Reference solution", timeout=SYNC_TIMEOUT_MS
+    )
     candidate.click("#run-button")
     n = public_count()
     for page in (candidate, interviewer):
-        expect(page.locator("#result-summary")).to_contain_text(f"passed {n} of {n}",
-                                                                timeout=GRADING_TIMEOUT_MS)
+        expect(page.locator("#result-summary")).to_contain_text(
+            f"passed {n} of {n}", timeout=GRADING_TIMEOUT_MS
+        )
         expect(page.locator("#result-summary .verdict")).to_have_text("AC")
     # The paste is on the interviewer's activity feed.
     expect(interviewer.locator("#activity .activity-paste")).to_have_count(1)
@@ -179,8 +188,9 @@ def test_live_session_typing_runs_questions_and_replay(pages: People) -> None:
     expect(interviewer.locator("#questions .q-match")).to_contain_text("a key question")
     answer_box.fill("Yes: it starts full.")
     interviewer.click("#questions .answer-form button")
-    expect(candidate.locator("#questions .q-answer")).to_contain_text("Yes: it starts full.",
-                                                                     timeout=SYNC_TIMEOUT_MS)
+    expect(candidate.locator("#questions .q-answer")).to_contain_text(
+        "Yes: it starts full.", timeout=SYNC_TIMEOUT_MS
+    )
     candidate.screenshot(path="/tmp/onsite-e2e-session-candidate.png", full_page=True)
     interviewer.screenshot(path="/tmp/onsite-e2e-session-interviewer.png", full_page=True)
 
@@ -215,7 +225,8 @@ def test_solo_question_gets_the_canned_answer_or_the_advice_to_assume(pages: Peo
     candidate.click("#question-form button[type=submit]")
     first = candidate.locator("#questions .question").nth(0)
     expect(first.locator(".q-answer")).to_contain_text(
-        "Full: a new client may burst up to capacity", timeout=60_000)
+        "Full: a new client may burst up to capacity", timeout=60_000
+    )
     expect(first).to_have_attribute("data-source", "canned")
 
     candidate.fill("#question-form textarea", "Which keyboard layout do you prefer?")
@@ -223,12 +234,14 @@ def test_solo_question_gets_the_canned_answer_or_the_advice_to_assume(pages: Peo
     second = candidate.locator("#questions .question").nth(1)
     expect(second).to_have_attribute("data-source", "assumption", timeout=60_000)
     expect(second.locator(".q-answer")).to_contain_text(
-        "That is not specified here: state your assumption")
+        "That is not specified here: state your assumption"
+    )
 
     candidate.fill("#note-form textarea", "O(1) per call: two floats of state")
     candidate.click("#note-form button[type=submit]")
     expect(candidate.locator("#notes .note-text")).to_have_text(
-        ["O(1) per call: two floats of state"])
+        ["O(1) per call: two floats of state"]
+    )
 
 
 def test_the_deadline_submits_the_code_and_the_countdown_survives_a_reload(
@@ -250,12 +263,14 @@ def test_the_deadline_submits_the_code_and_the_countdown_survives_a_reload(
     assert editor(candidate) == reference
 
     # At the deadline the server submits the code: the page shows it and its grading.
-    expect(candidate.locator("#session")).to_have_attribute("data-status", "finished",
-                                                            timeout=90_000)
+    expect(candidate.locator("#session")).to_have_attribute(
+        "data-status", "finished", timeout=90_000
+    )
     expect(candidate.locator("#session-banner")).to_contain_text("Time is up")
     total = all_count()
     expect(candidate.locator("#result-summary")).to_contain_text(
-        f"passed {total} of {total}", timeout=GRADING_TIMEOUT_MS)
+        f"passed {total} of {total}", timeout=GRADING_TIMEOUT_MS
+    )
     expect(candidate.locator("#session")).to_have_attribute("data-can-edit", "false")
     candidate.screenshot(path="/tmp/onsite-e2e-session-deadline.png", full_page=True)
 
@@ -267,11 +282,16 @@ def test_an_edit_over_the_message_cap_stops_with_a_message_and_is_never_resent(
     says why and stops, instead of reconnecting and resending the same change forever."""
     candidate = pages.log_in("candidate")
     session_id = start_solo(candidate, "30")
-    cap = int(candidate.evaluate(f"fetch('/sessions/{session_id}/state')"
-                                 ".then(r => r.json()).then(s => s.doc_max_message_bytes)"))
+    cap = int(
+        candidate.evaluate(
+            f"fetch('/sessions/{session_id}/state')"
+            ".then(r => r.json()).then(s => s.doc_max_message_bytes)"
+        )
+    )
     sent: list[int] = []
-    candidate.on("websocket", lambda ws: ws.on(
-        "framesent", lambda payload: sent.append(len(payload))))
+    candidate.on(
+        "websocket", lambda ws: ws.on("framesent", lambda payload: sent.append(len(payload)))
+    )
     before = editor(candidate)
 
     candidate.evaluate("n => window.onsiteSession.setCode('#'.repeat(n))", cap + 1024)

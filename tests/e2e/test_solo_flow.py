@@ -41,7 +41,8 @@ def shoot(page: Page, name: str) -> None:
         page.wait_for_timeout(150)  # a frame for the layout to settle before the picture
         page.screenshot(path=str(SHOTS / f"{name}-{width}.png"), full_page=True)
         overflow = page.evaluate(
-            "document.documentElement.scrollWidth - document.documentElement.clientWidth")
+            "document.documentElement.scrollWidth - document.documentElement.clientWidth"
+        )
         assert overflow <= 1, f"{name} scrolls sideways at {width} px by {overflow} px"
     page.set_viewport_size({"width": 1440, "height": 900})
 
@@ -54,7 +55,8 @@ def ask(page: Page, text: str, index: int) -> None:
     page.fill("#question-form textarea", text)
     page.click("#question-form button[type=submit]")
     expect(page.locator("#questions .question").nth(index)).to_have_attribute(
-        "data-source", re.compile("canned|assumption"), timeout=60_000)
+        "data-source", re.compile("canned|assumption"), timeout=60_000
+    )
 
 
 def note(page: Page, text: str, count: int) -> None:
@@ -72,8 +74,9 @@ def test_a_solo_session_speaks_to_the_candidate_alone_and_its_record_reads_well(
     candidate.fill("#solo-form input[name=minutes]", "30")
     candidate.click("#solo-form button[type=submit]")
     expect(candidate).to_have_url(re.compile(r"/sessions/\d+/$"))
-    expect(candidate.locator("#session")).to_have_attribute("data-ready", "true",
-                                                            timeout=SYNC_TIMEOUT_MS)
+    expect(candidate.locator("#session")).to_have_attribute(
+        "data-ready", "true", timeout=SYNC_TIMEOUT_MS
+    )
     session_id = int(candidate.url.rstrip("/").rsplit("/", 1)[1])
     assert "interviewer" not in visible_text(candidate, "#session")
     expect(candidate.locator("#solo-mode")).to_be_visible()
@@ -87,22 +90,34 @@ def test_a_solo_session_speaks_to_the_candidate_alone_and_its_record_reads_well(
     expect(first.locator(".q-answer")).to_contain_text("Answering \u201cCan `now` go backwards")
     ask(candidate, "Which keyboard layout do you prefer?", 1)
     expect(candidate.locator("#questions .question").nth(1)).to_have_attribute(
-        "data-source", "assumption")
+        "data-source", "assumption"
+    )
     expect(candidate.locator("#questions .question").nth(1).locator(".q-answer")).to_contain_text(
-        "That is not specified here: state your assumption and go on")
-    for number, text in enumerate(["Is the bucket full when it is created?",
-                                   "Can a request cost more than the capacity?",
-                                   "Does a denied call consume tokens?"], start=2):
+        "That is not specified here: state your assumption and go on"
+    )
+    for number, text in enumerate(
+        [
+            "Is the bucket full when it is created?",
+            "Can a request cost more than the capacity?",
+            "Does a denied call consume tokens?",
+        ],
+        start=2,
+    ):
         ask(candidate, text, number)
     # A near miss of "Does the bucket start full or empty?": declined, not answered "Full".
     ask(candidate, "Can capacity be zero?", 5)
     near_miss = candidate.locator("#questions .question").nth(5)
     expect(near_miss).to_have_attribute("data-source", "assumption")
     expect(near_miss.locator(".q-answer")).not_to_contain_text("Full")
-    for count, text in enumerate(["O(1) per call: two floats of state",
-                                  "Assume costs are never negative",
-                                  "Clamp the refill at capacity",
-                                  "A denied call changes nothing"], start=1):
+    for count, text in enumerate(
+        [
+            "O(1) per call: two floats of state",
+            "Assume costs are never negative",
+            "Clamp the refill at capacity",
+            "A denied call changes nothing",
+        ],
+        start=1,
+    ):
         note(candidate, text, count)
     candidate.click("#hint-button")
     expect(candidate.locator("#session-hints li")).to_have_count(1)
@@ -112,7 +127,8 @@ def test_a_solo_session_speaks_to_the_candidate_alone_and_its_record_reads_well(
     candidate.once("dialog", lambda dialog: dialog.accept())
     candidate.click("#finish-button")
     expect(candidate.locator("#session-banner")).to_contain_text(
-        "You ended the session", timeout=60_000)
+        "You ended the session", timeout=60_000
+    )
     assert "interviewer" not in visible_text(candidate, "#session")
 
     # The report: the notes and the hint, with when; nothing about an interviewer.
@@ -125,7 +141,8 @@ def test_a_solo_session_speaks_to_the_candidate_alone_and_its_record_reads_well(
     expect(asked.nth(5)).to_contain_text("That is not specified here")
     expect(candidate.locator("#report-hints li")).to_have_count(1)
     expect(candidate.locator("#report-hints li .record-clock")).to_have_text(
-        re.compile(r"^\d\d:\d\d$"))
+        re.compile(r"^\d\d:\d\d$")
+    )
     assert "interviewer" not in visible_text(candidate, "#report")
     shoot(candidate, "report")
 
@@ -135,8 +152,9 @@ def test_a_solo_session_speaks_to_the_candidate_alone_and_its_record_reads_well(
 
     # The replay: ten marks and more, every number whole inside the list's scrolling box.
     candidate.goto(f"/sessions/{session_id}/replay/")
-    expect(candidate.locator("#replay")).to_have_attribute("data-ready", "true",
-                                                           timeout=SYNC_TIMEOUT_MS)
+    expect(candidate.locator("#replay")).to_have_attribute(
+        "data-ready", "true", timeout=SYNC_TIMEOUT_MS
+    )
     items = candidate.locator("#replay-marks li")
     assert items.count() >= 10
     clipped = candidate.evaluate("""() => {

@@ -25,7 +25,6 @@ SHOTS.mkdir(parents=True, exist_ok=True)
 VALIDATION_TIMEOUT_MS = 240_000  # seven sandbox runs on a busy two-core machine
 
 
-
 def test_author_previews_the_statement_and_validates_the_live_version(
     page: Page, platform: Platform
 ) -> None:
@@ -86,8 +85,14 @@ WRONG = {
 CLARIFICATIONS = [
     {"question": f"Question {i}?", "answer": f"Answer {i}.", "key": i == 0} for i in range(4)
 ]
-RUBRIC = [{"criterion": "edge_cases", "weight": 1, "strong": "names zero and negatives",
-           "levels": ["none", "zero", "zero and negatives", "all, unprompted"]}]
+RUBRIC = [
+    {
+        "criterion": "edge_cases",
+        "weight": 1,
+        "strong": "names zero and negatives",
+        "levels": ["none", "zero", "zero and negatives", "all, unprompted"],
+    }
+]
 
 
 def _test(name: str, x: int, tag: str = "correctness") -> dict[str, object]:
@@ -132,8 +137,9 @@ def make_second_author(platform: Platform) -> None:
 def test_an_author_creates_validates_and_publishes_a_problem_a_candidate_solves(
     browser: Browser, platform: Platform
 ) -> None:
-    context = browser.new_context(base_url=platform.base_url,
-                                  viewport={"width": 1440, "height": 1000})
+    context = browser.new_context(
+        base_url=platform.base_url, viewport={"width": 1440, "height": 1000}
+    )
     page = context.new_page()
     log_in(page, platform, "author", "/studio/new/")
 
@@ -183,8 +189,10 @@ def test_an_author_creates_validates_and_publishes_a_problem_a_candidate_solves(
 
     # Tests: most at once as JSON, then one through the table's form.
     public = [_test(f"public {i}", i) for i in range(1, 4)]
-    hidden = [_test(f"hidden {i}", 10 + i, "edge_cases" if i % 3 == 0 else "correctness")
-              for i in range(11)]
+    hidden = [
+        _test(f"hidden {i}", 10 + i, "edge_cases" if i % 3 == 0 else "correctness")
+        for i in range(11)
+    ]
     page.fill("textarea[name=public_tests]", json.dumps(public))
     page.fill("textarea[name=hidden_tests]", json.dumps(hidden))
     page.click("form.tests-editor button[type=submit]")
@@ -241,8 +249,9 @@ def test_an_author_creates_validates_and_publishes_a_problem_a_candidate_solves(
     context.close()
 
     # A candidate sees it and solves it.
-    context = browser.new_context(base_url=platform.base_url,
-                                  viewport={"width": 1440, "height": 1000})
+    context = browser.new_context(
+        base_url=platform.base_url, viewport={"width": 1440, "height": 1000}
+    )
     page = context.new_page()
     log_in(page, platform, "candidate", f"/problems/{SLUG}/")
     expect(page.locator("#problem")).to_have_attribute("data-ready", "true")
@@ -257,8 +266,9 @@ def test_an_author_creates_validates_and_publishes_a_problem_a_candidate_solves(
 
     # A second author reads it but cannot edit it.
     make_second_author(platform)
-    context = browser.new_context(base_url=platform.base_url,
-                                  viewport={"width": 1440, "height": 1000})
+    context = browser.new_context(
+        base_url=platform.base_url, viewport={"width": 1440, "height": 1000}
+    )
     page = context.new_page()
     log_in(page, platform, "author2", f"/studio/{SLUG}/")
     expect(page.locator("#read-only")).to_be_visible()

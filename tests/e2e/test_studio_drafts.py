@@ -54,8 +54,7 @@ def test_two_tabs_a_merged_save_and_the_draft_tried_as_a_candidate(
     browser: Browser, platform: Platform
 ) -> None:
     errors: list[str] = []
-    first = browser.new_context(base_url=platform.base_url,
-                                viewport={"width": 1440, "height": 900})
+    first = browser.new_context(base_url=platform.base_url, viewport={"width": 1440, "height": 900})
     page_a = tab(first, errors)
     log_in(page_a, platform, "author", "/studio/new/")
     page_a.fill("input[name=slug]", SLUG)
@@ -64,8 +63,9 @@ def test_two_tabs_a_merged_save_and_the_draft_tried_as_a_candidate(
     expect(page_a).to_have_url(f"{platform.base_url}/studio/{SLUG}/")
 
     # the same author's second tab (a context of its own), opened on v1
-    second = browser.new_context(base_url=platform.base_url,
-                                 viewport={"width": 1440, "height": 900})
+    second = browser.new_context(
+        base_url=platform.base_url, viewport={"width": 1440, "height": 900}
+    )
     page_b = tab(second, errors)
     log_in(page_b, platform, "author", f"/studio/{SLUG}/")
 
@@ -76,7 +76,8 @@ def test_two_tabs_a_merged_save_and_the_draft_tried_as_a_candidate(
 
     # then B's save is merged with A's (they touched different rows): both land, B is told
     expect(page_b.locator(".studio-message-info")).to_contain_text(
-        "Merged with what you saved in another tab")
+        "Merged with what you saved in another tab"
+    )
     for name in ("sample", "from tab A", "from tab B"):
         expect(page_b.locator(f"tr[data-test='{name}']")).to_have_count(1)
     page_a.reload()
@@ -113,7 +114,8 @@ def test_two_tabs_a_merged_save_and_the_draft_tried_as_a_candidate(
     page_a.select_option("#against", "1")
     page_a.click("#compare-button")
     expect(page_a.locator("#compare .file-diff[data-path='tests/public.json']")).to_contain_text(
-        "from tab B")
+        "from tab B"
+    )
     expect(page_a.locator("#contents .version-file[data-path='statement.md']")).to_be_visible()
     shoot(page_a, "version-diff", page_a.locator("#compare"))
     shoot(page_a, "version-contents", page_a.locator("#contents"))

@@ -18,7 +18,7 @@ pytestmark = [pytest.mark.e2e, pytest.mark.docker]
 SLUG = "checked-input"
 SHOTS = SCREENSHOTS / "inputcheck"
 SHOTS.mkdir(parents=True, exist_ok=True)
-DRIVER = '''def run(solution, inp):
+DRIVER = """def run(solution, inp):
     return solution.solve(*inp["args"])
 
 
@@ -28,7 +28,7 @@ def check_input(inp):
     if len(inp["args"]) != 1 or not isinstance(inp["args"][0], int):
         return "x must be one integer, e.g. {\\"args\\": [3]}"
     return None
-'''
+"""
 
 
 def shoot(page: Page, name: str, selector: str) -> None:

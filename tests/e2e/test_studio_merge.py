@@ -46,8 +46,7 @@ def test_co_authors_stale_statement_saves_are_merged_or_shown_side_by_side(
         "u.groups.add(Group.objects.get(name='author'))\n"
     )
     errors: list[str] = []
-    first = browser.new_context(base_url=platform.base_url,
-                                viewport={"width": 1440, "height": 900})
+    first = browser.new_context(base_url=platform.base_url, viewport={"width": 1440, "height": 900})
     page_a = first.new_page()
     page_a.on("pageerror", lambda error: errors.append(str(error)))
     log_in(page_a, platform, "author", "/studio/new/")
@@ -61,8 +60,9 @@ def test_co_authors_stale_statement_saves_are_merged_or_shown_side_by_side(
     statement_save(page_a, STATEMENT)
     expect(page_a.locator(".studio-message-success")).to_contain_text("Saved as draft")
 
-    second = browser.new_context(base_url=platform.base_url,
-                                 viewport={"width": 1440, "height": 900})
+    second = browser.new_context(
+        base_url=platform.base_url, viewport={"width": 1440, "height": 900}
+    )
     page_b = second.new_page()
     page_b.on("pageerror", lambda error: errors.append(str(error)))
     log_in(page_b, platform, COAUTHOR, f"/studio/{SLUG}/")
@@ -78,7 +78,8 @@ def test_co_authors_stale_statement_saves_are_merged_or_shown_side_by_side(
     conflict = page_b.locator("#statement #conflict")
     expect(conflict).to_be_visible()
     expect(conflict.locator(".conflict-title")).to_contain_text(
-        "you and author changed the same place")
+        "you and author changed the same place"
+    )
     expect(conflict.locator(".hunk")).to_have_count(1)
     expect(conflict.locator(".hunk-mine pre")).to_have_text("Return x plus 1.\n")
     expect(conflict.locator(".hunk-theirs pre")).to_have_text("Return x+1.\n")
@@ -108,7 +109,8 @@ def test_co_authors_stale_statement_saves_are_merged_or_shown_side_by_side(
 
     # a form over the upload limit is told why, never a bare 400
     page_b.locator("#tests-form textarea[name=hidden_tests]").evaluate(
-        "(area) => { area.value = '[' + ' '.repeat(3 * 1024 * 1024) + ']'; }")
+        "(area) => { area.value = '[' + ' '.repeat(3 * 1024 * 1024) + ']'; }"
+    )
     page_b.click("#tests-form button[type=submit]")
     expect(page_b.locator("#too-large-reason")).to_contain_text("over the 2.5")
     shoot(page_b, "too-large", page_b.locator("#error-page"))

@@ -27,8 +27,13 @@ SCRIPT = Path(__file__).resolve().parent / "js" / "board_schema.mjs"
 def node(mode: str, path: Path) -> Any:
     if shutil.which("node") is None:
         pytest.skip("node is needed")
-    done = subprocess.run(["node", str(SCRIPT), str(FRONTEND), mode, str(path)],
-                          capture_output=True, text=True, timeout=120, check=False)
+    done = subprocess.run(
+        ["node", str(SCRIPT), str(FRONTEND), mode, str(path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout.strip().splitlines()[-1])
 
@@ -37,16 +42,20 @@ def test_the_js_schema_gives_every_shared_vector_its_recorded_answer() -> None:
     data = boardvectors.load()
     answers = node("cases", boardvectors.FIXTURE)
     expected = [case["problem"] for case in data["cases"]]
-    wrong = [(case["name"], got) for case, got in zip(data["cases"], answers, strict=True)
-             if got != case["problem"]]
+    wrong = [
+        (case["name"], got)
+        for case, got in zip(data["cases"], answers, strict=True)
+        if got != case["problem"]
+    ]
     assert wrong == [] and answers == expected
 
 
 def test_the_js_and_python_schemas_agree_on_random_values(tmp_path: Path) -> None:
     values: list[tuple[str, Any]] = []
 
-    @settings(max_examples=300, deadline=None, database=None,
-              suppress_health_check=[HealthCheck.too_slow])
+    @settings(
+        max_examples=300, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow]
+    )
     @given(boardvectors.board_values())
     def collect(item: tuple[str, Any]) -> None:
         values.append(item)
@@ -58,8 +67,9 @@ def test_the_js_and_python_schemas_agree_on_random_values(tmp_path: Path) -> Non
     found = node("values", path)
     answers = found["problems"]
     python = [boardschema.element_problem(value, key) for key, value in values]
-    disagree = [(values[i], python[i], answers[i]) for i in range(len(values))
-                if python[i] != answers[i]]
+    disagree = [
+        (values[i], python[i], answers[i]) for i in range(len(values)) if python[i] != answers[i]
+    ]
     assert disagree == [], disagree[:3]
     assert any(a is None for a in answers) and any(a is not None for a in answers)
     # Written into a board one update each, with the real binding on a stand-in that throws

@@ -65,8 +65,9 @@ class FakeGrader:
             fragment = f'<div class="hint" data-hint="{number}">Hint number {number}</div>'
             route.fulfill(status=200, body=fragment, content_type="text/html")
         else:  # the page, under the site's real Content-Security-Policy
-            route.fulfill(status=200, body=self.page_html, content_type="text/html",
-                          headers=csp_headers())
+            route.fulfill(
+                status=200, body=self.page_html, content_type="text/html", headers=csp_headers()
+            )
 
     def socket(self, ws: WebSocketRoute) -> None:
         self.sockets.append(ws)
@@ -320,8 +321,12 @@ def test_hints_are_revealed_one_at_a_time_with_htmx(page: Page) -> None:
 def test_checker_evidence_is_plotted_as_occupancy_per_step(page: Page, grader: FakeGrader) -> None:
     page.click("#run-button")
     ws = wait_for_sockets(page, grader, 1)
-    evidence = {"group": "throughput", "capacity": 4, "occupancy": [4, 4, 3, 4, 2],
-                "baseline_occupancy": [4, 3, 2, 1, 4, 2, 1]}
+    evidence = {
+        "group": "throughput",
+        "capacity": 4,
+        "occupancy": [4, 4, 3, 4, 2],
+        "baseline_occupancy": [4, 3, 2, 1, 4, 2, 1],
+    }
     message = "throughput ratio 1.10 is below 0.7 x ideal"
     ws.send(json.dumps(public_test(0, "static", "WA", evidence=evidence, message=message)))
     plot = page.locator("tbody.test[data-index='0'] .occupancy-plot")

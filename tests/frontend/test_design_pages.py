@@ -37,8 +37,15 @@ def test_a_design_page_has_no_desk_and_starts_a_solo_design_round(design: Proble
     client = client_for(candidate)
     page = client.get(f"/problems/{SLUG}/").content.decode()
     assert "Design a KV-cache-aware request router" in page and "256 servers" in page
-    for absent in ('id="desk"', 'id="editor"', 'id="run-button"', ">Run<", ">Submit<",
-                   'id="starter-code"', 'id="time-limits"'):
+    for absent in (
+        'id="desk"',
+        'id="editor"',
+        'id="run-button"',
+        ">Run<",
+        ">Submit<",
+        'id="starter-code"',
+        'id="time-limits"',
+    ):
         assert absent not in page, absent
     assert 'id="design-start"' in page and 'action="/sessions/solo/"' in page
     assert f'name="problem" value="{SLUG}"' in page
@@ -50,7 +57,10 @@ def test_a_design_page_has_no_desk_and_starts_a_solo_design_round(design: Proble
     session = InterviewSession.objects.get()
     assert response.status_code == 302 and response["Location"] == f"/sessions/{session.pk}/"
     assert (session.problem_id, session.kind, session.candidate_id) == (
-        design.pk, "solo", candidate.pk)
+        design.pk,
+        "solo",
+        candidate.pk,
+    )
     assert session.duration.total_seconds() == 45 * 60
 
 

@@ -172,9 +172,18 @@ def test_the_shortcuts_are_listed(page: Page) -> None:
     page.click(".editor-shortcuts summary")
     table = page.locator(".shortcut-table")
     expect(table).to_be_visible()
-    for text in ("Run the public tests", "Submit", "Run custom input", "Leave the editor",
-                 "Run the file in the console", "Back to the editor", "Close a menu",
-                 "Open this list", "Emacs keys", "Vim keys"):
+    for text in (
+        "Run the public tests",
+        "Submit",
+        "Run custom input",
+        "Leave the editor",
+        "Run the file in the console",
+        "Back to the editor",
+        "Close a menu",
+        "Open this list",
+        "Emacs keys",
+        "Vim keys",
+    ):
         expect(table).to_contain_text(text)
 
 
@@ -290,8 +299,11 @@ def test_enter_before_a_docstring_starts_a_new_line(page: Page) -> None:
 
 def many_tests(ws: WebSocketRoute, _: int) -> None:
     for index in range(40):
-        ws.send(json.dumps(public_test(index, f"test {index}", "WA", input="[1]", output="[2]",
-                                       expected="[3]")))
+        ws.send(
+            json.dumps(
+                public_test(index, f"test {index}", "WA", input="[1]", output="[2]", expected="[3]")
+            )
+        )
     send(ws, type="done", verdict="WA", passed=0, total=40, score=0.0, by_tag={})
 
 
@@ -306,11 +318,14 @@ def test_after_a_run_the_other_tabs_panels_are_not_covered_by_the_tests(
     expect(page.locator("#results")).to_be_hidden()
     expect(page.locator("#custom-panel")).to_be_visible()
     # What is under the custom input's middle is the custom input itself.
-    assert page.evaluate("""(() => {
+    assert (
+        page.evaluate("""(() => {
         const box = document.getElementById('custom-input').getBoundingClientRect();
         const x = box.left + box.width / 2, y = box.top + box.height / 2;
         return document.elementFromPoint(x, y).id;
-    })()""") == "custom-input"
+    })()""")
+        == "custom-input"
+    )
     page.click("#tab-console")
     expect(page.locator("#custom-panel")).to_be_hidden()
     expect(page.locator("#script-run-button")).to_be_visible()

@@ -44,8 +44,9 @@ def session_html(role: str, user_pk: int) -> str:
         statement_md="Implement `TokenBucket`.\n\n" + "More text.\n\n" * 20,
         starter_code=STARTER, published=True,
     )  # fmt: skip
-    session = InterviewSession(pk=SESSION_ID, problem=problem, kind="live", status="active",
-                               duration=timedelta(minutes=45))
+    session = InterviewSession(
+        pk=SESSION_ID, problem=problem, kind="live", status="active", duration=timedelta(minutes=45)
+    )
     state = {
         "id": SESSION_ID, "kind": "live", "status": "active", "role": role,
         "can_edit": True, "interviewer_can_edit": role == "interviewer",
@@ -88,14 +89,18 @@ class FakeSession:
         elif path == f"/sessions/{SESSION_ID}/run" and request.method == "POST":
             body = json.loads(request.post_data or "{}")
             self.runs.append(body)
-            answer = {"id": SUBMISSION_ID + len(self.runs), "mode": body.get("mode"),
-                      "status": "queued"}
+            answer = {
+                "id": SUBMISSION_ID + len(self.runs),
+                "mode": body.get("mode"),
+                "status": "queued",
+            }
             route.fulfill(status=201, body=json.dumps(answer), content_type="application/json")
         elif path.startswith(f"/sessions/{SESSION_ID}/") and path != f"/sessions/{SESSION_ID}/":
             route.fulfill(status=200, body="{}", content_type="application/json")
         else:  # the page, under the site's real Content-Security-Policy
-            route.fulfill(status=200, body=self.page_html, content_type="text/html",
-                          headers=csp_headers())
+            route.fulfill(
+                status=200, body=self.page_html, content_type="text/html", headers=csp_headers()
+            )
 
     def doc_socket(self, ws: WebSocketRoute) -> None:
         self.doc_sockets.append(ws)
@@ -115,8 +120,14 @@ class FakeSession:
             self.on_submission(ws)
 
 
-def open_session(browser: Browser, fake: FakeSession, *, user_pk: int, prefs: dict[str, Any]
-                 | None = None, **viewport: int) -> tuple[Page, list[str]]:
+def open_session(
+    browser: Browser,
+    fake: FakeSession,
+    *,
+    user_pk: int,
+    prefs: dict[str, Any] | None = None,
+    **viewport: int,
+) -> tuple[Page, list[str]]:
     size = {"width": 1440, "height": 900} | viewport
     context = browser.new_context(base_url=ORIGIN, viewport=size)  # type: ignore[arg-type]
     context.add_cookies([{"name": "csrftoken", "value": "csrf-abc", "url": ORIGIN}])
@@ -165,8 +176,18 @@ def test_the_session_desk_keeps_the_practice_settings_and_runs_custom_input_and_
     page.evaluate(f"window.onsiteSession.setCode({json.dumps(STARTER)})")
 
     def custom_answer(ws: WebSocketRoute) -> None:
-        ws.send(json.dumps(public_test(0, "custom input vs reference", "AC",
-                                       output="[true]", expected="[true]", stdout="hi\n")))
+        ws.send(
+            json.dumps(
+                public_test(
+                    0,
+                    "custom input vs reference",
+                    "AC",
+                    output="[true]",
+                    expected="[true]",
+                    stdout="hi\n",
+                )
+            )
+        )
         send(ws, type="done", verdict="AC", passed=1, total=1, score=1.0, by_tag={})
 
     fake.on_submission = custom_answer
@@ -206,10 +227,22 @@ def test_a_custom_run_the_candidate_started_shows_on_the_interviewers_desk(
             send(ws, type="done", verdict="AC", passed=1, total=1, score=1.0, by_tag={})
 
         fake.on_submission = answer
-        send(fake.doc_sockets[-1], type="submission", id=SUBMISSION_ID, mode="custom",
-             input=ran_on, by="cand", role="candidate")
-        send(fake.doc_sockets[-1], type="event", kind="custom_run", by="cand",
-             at="2999-01-01T00:00:00+00:00")
+        send(
+            fake.doc_sockets[-1],
+            type="submission",
+            id=SUBMISSION_ID,
+            mode="custom",
+            input=ran_on,
+            by="cand",
+            role="candidate",
+        )
+        send(
+            fake.doc_sockets[-1],
+            type="event",
+            kind="custom_run",
+            by="cand",
+            at="2999-01-01T00:00:00+00:00",
+        )
 
         expect(page.locator("#custom-panel")).to_be_visible()
         expect(page.locator("#custom-output")).to_contain_text("Returned")
@@ -241,8 +274,18 @@ def test_a_slow_answer_never_wipes_the_next_question_being_typed(
         page.wait_for_timeout(50)
     assert held, "the question was never posted"
     box.fill("Can a request cost more than the capacity?")  # typed while the first is out
-    held[0].fulfill(status=201, content_type="application/json", body=json.dumps({
-        "id": 1, "text": "Is the bucket full when it is created?", "asked_at":
-        "2998-12-31T23:31:00+00:00", "answer": "Full.", "source": "canned"}))
+    held[0].fulfill(
+        status=201,
+        content_type="application/json",
+        body=json.dumps(
+            {
+                "id": 1,
+                "text": "Is the bucket full when it is created?",
+                "asked_at": "2998-12-31T23:31:00+00:00",
+                "answer": "Full.",
+                "source": "canned",
+            }
+        ),
+    )
     expect(page.locator("#questions .question")).to_have_count(1)
     expect(box).to_have_value("Can a request cost more than the capacity?")

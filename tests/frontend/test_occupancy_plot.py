@@ -37,8 +37,10 @@ def test_engine_oracle_and_static_schedules_are_plotted_with_axes_and_a_legend(
                 "first_violation_step": 1,
                 "latency": {"queue_wait": {"p50": 0, "p99": 2},
                             "completion_step": {"p50": 1, "p99": 3}}}  # fmt: skip
-    message = ("work conservation broken at step 1: 1 of 2 slots were used, and the "
-               "statement's schedule admits 'c' at this step")
+    message = (
+        "work conservation broken at step 1: 1 of 2 slots were used, and the "
+        "statement's schedule admits 'c' at this step"
+    )
     ws.send(json.dumps(public_test(0, "idle slot", "WA", evidence=evidence, message=message)))
 
     plot = page.locator("tbody.test[data-index='0'] .occupancy-plot")
@@ -57,28 +59,36 @@ def test_engine_oracle_and_static_schedules_are_plotted_with_axes_and_a_legend(
 RULES = ("tokens", "stops", "callbacks", "capacity", "schedule", "step results")
 
 
-def ruled(index: int, group: str, prop: str, broken: dict[str, str],
-          named: str | None = None) -> TestVerdict:
+def ruled(
+    index: int, group: str, prop: str, broken: dict[str, str], named: str | None = None
+) -> TestVerdict:
     """A test its checker judged rule by rule (evidence as the batching checkers give it)."""
     said = named or next(iter(broken), None)
     evidence: dict[str, Any] = {"rules": {r: broken.get(r) for r in RULES}, "property": prop}
     if said:
         evidence["rule"] = said
     detail = {"message": broken[said] if said else "ok", "evidence": evidence}
-    return TestVerdict(index, f"t{index}", "WA" if broken else "AC", 1.0, "correctness", True,
-                       detail, group)
+    return TestVerdict(
+        index, f"t{index}", "WA" if broken else "AC", 1.0, "correctness", True, detail, group
+    )
 
 
 def done_event(verdicts: list[TestVerdict]) -> dict[str, Any]:
     """The done event the server sends for these tests (grading.services.verdict_summary)."""
     judgement = judgement_from(verdicts)
-    return {"type": "done", "verdict": judgement.verdict, "passed": judgement.passed,
-            "total": judgement.total, "score": judgement.score,
-            "by_tag": {k: list(v) for k, v in judgement.by_tag.items()},
-            "by_group": {k: list(v) for k, v in judgement.by_group.items()},
-            "worst_by_group": dict(judgement.worst_by_group),
-            "group_rules": dict(judgement.group_rules), "rules_line": judgement.rules_line,
-            "verdict_text": verdict_text(verdicts)}
+    return {
+        "type": "done",
+        "verdict": judgement.verdict,
+        "passed": judgement.passed,
+        "total": judgement.total,
+        "score": judgement.score,
+        "by_tag": {k: list(v) for k, v in judgement.by_tag.items()},
+        "by_group": {k: list(v) for k, v in judgement.by_group.items()},
+        "worst_by_group": dict(judgement.worst_by_group),
+        "group_rules": dict(judgement.group_rules),
+        "rules_line": judgement.rules_line,
+        "verdict_text": verdict_text(verdicts),
+    }
 
 
 def test_groups_give_the_only_summary_and_the_verdict_names_the_failing_group(
@@ -87,10 +97,13 @@ def test_groups_give_the_only_summary_and_the_verdict_names_the_failing_group(
 ) -> None:
     page.click("#submit-button")
     ws = wait_for_sockets(page, grader, 1)
-    verdicts = [ruled(0, "capacity", "capacity", {}), ruled(1, "capacity", "capacity", {}),
-                ruled(2, "random schedules", "schedule", {"schedule": "step 1: late"}),
-                ruled(3, "work conservation", "schedule", {"stops": "step 2: early"}),
-                ruled(4, "work conservation", "schedule", {})]
+    verdicts = [
+        ruled(0, "capacity", "capacity", {}),
+        ruled(1, "capacity", "capacity", {}),
+        ruled(2, "random schedules", "schedule", {"schedule": "step 1: late"}),
+        ruled(3, "work conservation", "schedule", {"stops": "step 2: early"}),
+        ruled(4, "work conservation", "schedule", {}),
+    ]
     ws.send(json.dumps(done_event(verdicts)))
 
     summary = page.locator("#result-summary")
@@ -112,8 +125,13 @@ def test_the_verdict_line_says_one_thing_from_one_set_of_facts(
     ws = wait_for_sockets(page, grader, 1)
     capacity = "step 2: a batch of 3 sequences exceeds capacity 2"
     verdicts = [
-        ruled(0, "work conservation", "schedule",
-              {"capacity": capacity, "schedule": "FIFO violated at step 4"}, named="capacity"),
+        ruled(
+            0,
+            "work conservation",
+            "schedule",
+            {"capacity": capacity, "schedule": "FIFO violated at step 4"},
+            named="capacity",
+        ),
         ruled(1, "correctness", "tokens", {"schedule": "step 3: left out"}),
         ruled(2, "correctness", "tokens", {"step results": "step() result wrong at step 5"}),
         ruled(3, "edge", "stops", {"stops": "step 1: ended early"}),
@@ -149,8 +167,14 @@ def test_a_rule_judged_row_shows_the_schedule_and_the_rules_not_the_record(
 ) -> None:
     page.click("#run-button")
     ws = wait_for_sockets(page, grader, 1)
-    crashed = public_test(1, "engine raised", "RE", expected='{"requests": 3}',
-                          message="raised ValueError", error="ValueError: boom")
+    crashed = public_test(
+        1,
+        "engine raised",
+        "RE",
+        expected='{"requests": 3}',
+        message="raised ValueError",
+        error="ValueError: boom",
+    )
     ws.send(json.dumps(crashed))
     expect(page.locator("tbody.test[data-index='1'] dt")).to_have_text(
         ["Expected", "Error", "Message"]  # nothing says yet that this run is judged by rules
@@ -159,10 +183,20 @@ def test_a_rule_judged_row_shows_the_schedule_and_the_rules_not_the_record(
     evidence = {"capacity": 2, "occupancy": [2, 2, 3], "oracle_occupancy": [2, 2, 2],
                 "rules": {"tokens": None, "capacity": message}, "property": "schedule",
                 "rule": "capacity", "first_violation_step": 2}  # fmt: skip
-    ws.send(json.dumps(public_test(0, "three requests", "WA", evidence=evidence,
-                                   message=message, expected='{"requests": 3}',
-                                   input='{"capacity": 2}',
-                                   output='{"steps": 3, "calls": [[0, [0, 1]]]}')))
+    ws.send(
+        json.dumps(
+            public_test(
+                0,
+                "three requests",
+                "WA",
+                evidence=evidence,
+                message=message,
+                expected='{"requests": 3}',
+                input='{"capacity": 2}',
+                output='{"steps": 3, "calls": [[0, [0, 1]]]}',
+            )
+        )
+    )
 
     details = page.locator("tbody.test[data-index='0'] .test-detail-list")
     expect(details.locator("dt")).to_have_text(["Schedule", "Rules", "Input", "Message"])
@@ -206,8 +240,10 @@ def test_a_custom_input_on_a_rule_judging_problem_shows_findings_not_the_record(
     page: Page,  # noqa: F811 - the fixture imported above
     grader: FakeGrader,  # noqa: F811
 ) -> None:
-    message = ("work conservation broken at step 2: 1 of 2 slots were used, and the "
-               "statement's schedule admits 'c' at this step")
+    message = (
+        "work conservation broken at step 2: 1 of 2 slots were used, and the "
+        "statement's schedule admits 'c' at this step"
+    )
     evidence = {"capacity": 2, "occupancy": [1, 1, 2], "oracle_occupancy": [2, 2],
                 "rules": {"tokens": None, "schedule": message}, "property": "schedule",
                 "rule": "schedule"}  # fmt: skip
@@ -264,20 +300,24 @@ def test_the_capacity_line_is_at_the_capacity_and_a_breach_is_drawn_in_the_warni
     assert abs((zero_y - line_y) / (zero_y - top_y) - 2 / 3) < 0.01
     # Each run of steps above the capacity drawn again in the warning colour.
     expect(engine.locator("polyline.plot-over")).to_have_count(2)
-    assert [engine.locator("polyline.plot-over").nth(i).get_attribute("data-steps")
-            for i in range(2)] == ["1-2", "4-4"]
+    assert [
+        engine.locator("polyline.plot-over").nth(i).get_attribute("data-steps") for i in range(2)
+    ] == ["1-2", "4-4"]
     expect(plot.locator(".occupancy-panel").nth(1).locator("polyline.plot-over")).to_have_count(0)
     red = "rgb(220, 38, 38)"
-    assert engine.locator("polyline.plot-over").first.evaluate(
-        "n => getComputedStyle(n).stroke") == red
+    assert (
+        engine.locator("polyline.plot-over").first.evaluate("n => getComputedStyle(n).stroke")
+        == red
+    )
     expect(plot.locator(".plot-legend li")).to_have_text(
         ["engine", "statement's schedule", "above capacity 2", "first violation (step 1)"]
     )
     expect(plot.locator("figcaption")).to_contain_text("above capacity at steps 1–2, step 4")
     # The legend's colours come from the stylesheet (the policy refuses style attributes).
     swatches = plot.locator(".plot-legend .plot-swatch")
-    colours = [swatches.nth(i).evaluate("n => getComputedStyle(n).backgroundColor")
-               for i in range(4)]
+    colours = [
+        swatches.nth(i).evaluate("n => getComputedStyle(n).backgroundColor") for i in range(4)
+    ]
     assert colours == ["rgb(37, 99, 235)", "rgb(5, 150, 105)", red, red]
     assert plot.locator("[style]").count() == 0
     for width in (1440, 390):
@@ -312,6 +352,5 @@ def test_the_policy_guard_fails_an_inline_style_on_a_batching_result(
         page.wait_for_timeout(50)
     refused = csp_guard.take()
     assert refused and "style-src-attr" in refused[0]
-    colour = plot.locator(".plot-swatch").first.evaluate(
-        "n => getComputedStyle(n).backgroundColor")
+    colour = plot.locator(".plot-swatch").first.evaluate("n => getComputedStyle(n).backgroundColor")
     assert colour != "rgb(1, 2, 3)"

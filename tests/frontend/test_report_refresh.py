@@ -45,8 +45,7 @@ def test_a_report_opened_while_grading_says_so_and_refreshes_itself(
 ) -> None:
     world = build_world()
     final = world.final
-    Submission.objects.filter(pk=final.pk).update(status="running", verdict="", passed=0,
-                                                  total=0)
+    Submission.objects.filter(pk=final.pk).update(status="running", verdict="", passed=0, total=0)
     client = client_for(world.owner)
     asked: list[str] = []
 
@@ -61,11 +60,19 @@ def test_a_report_opened_while_grading_says_so_and_refreshes_itself(
         asked.append(path)
         response = client.get(path)
         headers = {HEADER: response[HEADER]} if response.has_header(HEADER) else {}
-        route.fulfill(status=response.status_code, body=response.content,
-                      content_type=response["Content-Type"], headers=headers)
+        route.fulfill(
+            status=response.status_code,
+            body=response.content,
+            content_type=response["Content-Type"],
+            headers=headers,
+        )
 
-    context = browser.new_context(base_url=ORIGIN, timezone_id="America/New_York",
-                                  locale="en-US", viewport={"width": 1440, "height": 900})
+    context = browser.new_context(
+        base_url=ORIGIN,
+        timezone_id="America/New_York",
+        locale="en-US",
+        viewport={"width": 1440, "height": 900},
+    )
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
@@ -84,8 +91,7 @@ def test_a_report_opened_while_grading_says_so_and_refreshes_itself(
     page.screenshot(path=str(SCREENSHOTS / "report-grading-1440.png"), full_page=True)
 
     # Grading ends: the open page shows the results without anyone reloading it.
-    Submission.objects.filter(pk=final.pk).update(status="done", verdict="WA", passed=4,
-                                                  total=5)
+    Submission.objects.filter(pk=final.pk).update(status="done", verdict="WA", passed=4, total=5)
     expect(page.locator("#report-tests")).to_contain_text("4/5 tests passed", timeout=20_000)
     expect(page.locator("#report")).not_to_have_attribute("data-grading", "true")
     assert asked.count(report) >= 2  # it asked again by itself

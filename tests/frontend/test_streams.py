@@ -30,8 +30,13 @@ def test_a_tests_rows_follow_the_order_the_streams_were_written_in(
 ) -> None:
     page.click("#run-button")
     ws = wait_for_sockets(page, grader, 1)
-    ws.send(json.dumps(public_test(0, "ordered", "AC", stdout="out1\nout3\n",
-                                   stderr="err2\nerr4\n", streams=STREAMS)))
+    ws.send(
+        json.dumps(
+            public_test(
+                0, "ordered", "AC", stdout="out1\nout3\n", stderr="err2\nerr4\n", streams=STREAMS
+            )
+        )
+    )
     ws.send(json.dumps(public_test(1, "apart", "AC", stdout="a\n", stderr="b\n")))
     ordered = page.locator("tbody.test[data-index='0'] .test-stream")
     expect(ordered.locator(".stream-label")).to_have_text(["stdout", "stderr", "stdout", "stderr"])
@@ -40,8 +45,9 @@ def test_a_tests_rows_follow_the_order_the_streams_were_written_in(
     apart = page.locator("tbody.test[data-index='1'] .test-stream")
     expect(apart.locator(".stream-label")).to_have_text(["stdout", "stderr"])
     # The ordered pieces are not repeated among the test's other details.
-    expect(page.locator("tbody.test[data-index='0'] .test-detail-list dt",
-                        has_text="streams")).to_have_count(0)
+    expect(
+        page.locator("tbody.test[data-index='0'] .test-detail-list dt", has_text="streams")
+    ).to_have_count(0)
 
 
 def test_a_custom_run_that_wrote_to_both_streams_shows_them_in_one_box_in_order(
@@ -49,9 +55,19 @@ def test_a_custom_run_that_wrote_to_both_streams_shows_them_in_one_box_in_order(
     grader: FakeGrader,  # noqa: F811
 ) -> None:
     def script(ws: WebSocketRoute, _: int) -> None:
-        ws.send(json.dumps(public_test(0, "custom input", "AC", output="3",
-                                       stdout="out1\nout3\n", stderr="err2\nerr4\n",
-                                       streams=STREAMS)))
+        ws.send(
+            json.dumps(
+                public_test(
+                    0,
+                    "custom input",
+                    "AC",
+                    output="3",
+                    stdout="out1\nout3\n",
+                    stderr="err2\nerr4\n",
+                    streams=STREAMS,
+                )
+            )
+        )
         send(ws, type="done", verdict="AC", passed=1, total=1, score=1.0, by_tag={})
 
     grader.on_connect = script

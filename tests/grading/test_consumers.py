@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from asgiref.sync import async_to_sync
 from channels.routing import URLRouter
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import AnonymousUser
@@ -16,6 +15,7 @@ from grading.consumers import CLOSE_NOT_FOUND, CLOSE_UNAUTHENTICATED
 from grading.models import Submission
 from tests.factories import ADD_ONE, tiny_problem, user_with_role
 from tests.grading.test_pipeline import WithUser
+from tests.sockets import run_scenario
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -34,7 +34,7 @@ async def _close_code(
 
 
 def close_code(app: Any, path: str) -> int | None:
-    return async_to_sync(_close_code)(app, path)
+    return run_scenario(_close_code, app, path)
 
 
 def _submission() -> Submission:
@@ -89,4 +89,4 @@ def test_garbage_and_binary_frames_are_ignored_and_the_socket_stays_open() -> No
         await communicator.disconnect()
         return [first["type"]]
 
-    assert async_to_sync(scenario)() == ["status"]
+    assert run_scenario(scenario) == ["status"]

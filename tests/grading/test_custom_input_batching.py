@@ -19,6 +19,8 @@ from sandbox import Limits
 pytestmark = pytest.mark.docker
 
 PACKAGE = Path(__file__).resolve().parents[2] / "problems" / "bank" / "continuous-batching-engine"
+
+
 @pytest.fixture
 def sandbox_image(sandbox_images: dict[str, str]) -> str:
     return sandbox_images["cpu"]

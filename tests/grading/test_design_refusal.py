@@ -37,8 +37,13 @@ def test_the_grading_service_refuses_a_design_problem(design: Problem) -> None:
     user = user_with_role("cand", "candidate")
     for mode in ("run", "submit", "custom", "script"):
         with pytest.raises(GradingError) as error:
-            submission_create(user=user, problem_slug=design.slug, code="x = 1", mode=mode,
-                              custom_input={"args": []} if mode == "custom" else None)
+            submission_create(
+                user=user,
+                problem_slug=design.slug,
+                code="x = 1",
+                mode=mode,
+                custom_input={"args": []} if mode == "custom" else None,
+            )
         assert error.value.code == "design_problem"
     assert not Submission.objects.exists()
 
@@ -46,16 +51,20 @@ def test_the_grading_service_refuses_a_design_problem(design: Problem) -> None:
 def test_the_api_answers_a_clear_409_and_stores_nothing(design: Problem) -> None:
     client = client_for(user_with_role("cand", "candidate"))
     for mode in ("run", "submit"):
-        response = client.post("/api/submissions",
-                               {"problem": design.slug, "code": "x = 1", "mode": mode},
-                               content_type="application/json")
+        response = client.post(
+            "/api/submissions",
+            {"problem": design.slug, "code": "x = 1", "mode": mode},
+            content_type="application/json",
+        )
         assert response.status_code == 409
         assert response.json() == {"detail": DESIGN_REFUSED, "code": "design_problem"}
     # An author's try-out of a version is refused the same way.
     admin = client_for(user_with_role("root", admin=True))
-    response = admin.post("/api/submissions", {"problem": design.slug, "code": "x = 1",
-                                               "mode": "run", "version": 1},
-                          content_type="application/json")
+    response = admin.post(
+        "/api/submissions",
+        {"problem": design.slug, "code": "x = 1", "mode": "run", "version": 1},
+        content_type="application/json",
+    )
     assert response.status_code == 409 and response.json()["code"] == "design_problem"
     assert not Submission.objects.exists()
 
@@ -64,18 +73,22 @@ def test_a_design_sessions_run_is_refused_and_it_finishes_without_a_submission(
     design: Problem,
 ) -> None:
     candidate = user_with_role("cand", "candidate")
-    session = sessions.session_start_solo(candidate=candidate, problem_slug=design.slug,
-                                          duration=timedelta(minutes=45))
+    session = sessions.session_start_solo(
+        candidate=candidate, problem_slug=design.slug, duration=timedelta(minutes=45)
+    )
     with pytest.raises(SessionError) as error:
         sessions.session_run(session_id=session.pk, user=candidate, mode="submit")
     assert error.value.code == "design_problem"
     client = client_for(candidate)
-    response = client.post(f"/sessions/{session.pk}/run", {"mode": "run"},
-                           content_type="application/json")
+    response = client.post(
+        f"/sessions/{session.pk}/run", {"mode": "run"}, content_type="application/json"
+    )
     assert response.status_code == 409 and response.json()["detail"] == DESIGN_REFUSED
     finished = client.post(f"/sessions/{session.pk}/finish")
-    assert finished.status_code == 200 and finished.json() == {"status": "finished",
-                                                               "submission": None}
+    assert finished.status_code == 200 and finished.json() == {
+        "status": "finished",
+        "submission": None,
+    }
     # nothing is submitted at the end either: no final-submit event, the board is kept instead
     assert not SessionEvent.objects.filter(session=session, kind="final_submit").exists()
     assert not Submission.objects.exists()

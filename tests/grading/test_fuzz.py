@@ -40,8 +40,12 @@ pytestmark = pytest.mark.slow
 EXAMPLES_PER_OPERATION = 20  # per generation mode (valid, invalid)
 SEED = 1313
 VENV_BIN = os.path.dirname(sys.executable)
-CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance,
-          response_schema_conformance]
+CHECKS = [
+    not_a_server_error,
+    status_code_conformance,
+    content_type_conformance,
+    response_schema_conformance,
+]
 
 
 @pytest.fixture(scope="module")
@@ -66,13 +70,27 @@ def api_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, A
     procs = Processes(logs=work, env=env)
     python = os.path.join(VENV_BIN, "python")
     try:
-        _, redis_log = procs.start("redis", [
-            "redis-server", "--port", str(redis_port), "--bind", "127.0.0.1", "--save", "",
-            "--appendonly", "no", "--dir", str(work)])
+        _, redis_log = procs.start(
+            "redis",
+            [
+                "redis-server",
+                "--port",
+                str(redis_port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                str(work),
+            ],
+        )
         wait_until(lambda: redis_ready(redis_port), seconds=20, what="redis", log=redis_log)
         procs.run("migrate", [python, "manage.py", "migrate", "--noinput"])
-        procs.run("loadproblems", [python, "manage.py", "loadproblems",
-                                   "problems/bank/token-bucket"])
+        procs.run(
+            "loadproblems", [python, "manage.py", "loadproblems", "problems/bank/token-bucket"]
+        )
         procs.run("seeddemo", [python, "manage.py", "seeddemo", "--password", "fuzz-pw-1"])
         tokens = {}
         for who in ("candidate", "admin"):
@@ -81,12 +99,24 @@ def api_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, A
             match = re.search(r"(onsite_\S+)", text)
             assert match, text
             tokens[who] = match.group(1)
-        _, web_log = procs.start("daphne", [
-            os.path.join(VENV_BIN, "daphne"), "-b", "127.0.0.1", "-p", str(web_port),
-            "config.asgi:application"])
+        _, web_log = procs.start(
+            "daphne",
+            [
+                os.path.join(VENV_BIN, "daphne"),
+                "-b",
+                "127.0.0.1",
+                "-p",
+                str(web_port),
+                "config.asgi:application",
+            ],
+        )
         base_url = f"http://127.0.0.1:{web_port}"
-        wait_until(lambda: http_ready(f"{base_url}/accounts/login/"), seconds=90,
-                   what="daphne", log=web_log)
+        wait_until(
+            lambda: http_ready(f"{base_url}/accounts/login/"),
+            seconds=90,
+            what="daphne",
+            log=web_log,
+        )
         yield {"base_url": base_url, "tokens": tokens, "log": web_log}
     finally:
         procs.stop_all()
@@ -103,8 +133,13 @@ def _fuzz(api_server: dict[str, Any], who: str) -> list[str]:
     for operation, mode in itertools.product(operations, GenerationMode):
 
         @seed(SEED)
-        @settings(max_examples=EXAMPLES_PER_OPERATION, deadline=None, derandomize=True,
-                  suppress_health_check=list(HealthCheck), database=None)
+        @settings(
+            max_examples=EXAMPLES_PER_OPERATION,
+            deadline=None,
+            derandomize=True,
+            suppress_health_check=list(HealthCheck),
+            database=None,
+        )
         @given(case=operation.as_strategy(generation_mode=mode))
         def run(case: Any) -> None:
             response = case.call_and_validate(headers=headers, checks=CHECKS)
@@ -126,10 +161,12 @@ def _fuzz(api_server: dict[str, Any], who: str) -> list[str]:
 # pytest's own plugin of schemathesis does not support pytest 9 yet: the test drives
 # hypothesis itself, one operation at a time.
 def test_as_a_candidate_the_api_never_fails_and_answers_as_its_schema_says(
-        api_server: dict[str, Any]) -> None:
+    api_server: dict[str, Any],
+) -> None:
     assert _fuzz(api_server, "candidate") == []
 
 
 def test_as_an_admin_the_api_never_fails_and_answers_as_its_schema_says(
-        api_server: dict[str, Any]) -> None:
+    api_server: dict[str, Any],
+) -> None:
     assert _fuzz(api_server, "admin") == []

@@ -49,8 +49,18 @@ def test_reference_gets_ac_as_one_json_object(loaded_token_bucket: Path) -> None
     )
     assert result.returncode == 0, result.stderr
     body = json.loads(result.stdout)
-    assert set(body) == {"verdict", "passed", "total", "score", "by_tag", "by_group", "by_rule",
-                         "rules_line", "verdict_text", "tests"}
+    assert set(body) == {
+        "verdict",
+        "passed",
+        "total",
+        "score",
+        "by_tag",
+        "by_group",
+        "by_rule",
+        "rules_line",
+        "verdict_text",
+        "tests",
+    }
     assert body["verdict"] == "AC" and body["passed"] == body["total"] >= 15
     assert set(body["tests"][0]) == {"name", "verdict", "time_ms", "cpu_ms"}
     # Per-category counts add up to the total; every category's worst verdict is AC.

@@ -388,8 +388,11 @@ def test_one_broken_rule_costs_its_own_rule_not_every_test() -> None:
 
 
 def test_rule_line_lists_every_broken_rule_with_its_count() -> None:
-    outcomes = [outcome(0, output=["schedule", "step results"]), outcome(1, output=["schedule"]),
-                outcome(2, output=[])]
+    outcomes = [
+        outcome(0, output=["schedule", "step results"]),
+        outcome(1, output=["schedule"]),
+        outcome(2, output=[]),
+    ]
 
     result = judge(_rules_spec(["schedule"] * 3), run_fn=fake_run(outcomes))
 
@@ -509,8 +512,15 @@ def test_stderr_is_kept_apart_in_the_detail() -> None:
 VERDICT_RULES = ("tokens", "stops", "callbacks", "capacity", "schedule", "step results")
 
 
-def _ruled(index: int, group: str, prop: str, broken: dict[str, str], *,
-           named: str | None = None, verdict: str | None = None) -> TestVerdict:
+def _ruled(
+    index: int,
+    group: str,
+    prop: str,
+    broken: dict[str, str],
+    *,
+    named: str | None = None,
+    verdict: str | None = None,
+) -> TestVerdict:
     """A test judged rule by rule: `broken` maps a rule to its first violation; the message is
     the violation of `named` (the checker's "rule"), else of the first broken rule."""
     rules = {rule: broken.get(rule) for rule in VERDICT_RULES}
@@ -518,20 +528,36 @@ def _ruled(index: int, group: str, prop: str, broken: dict[str, str], *,
     evidence: dict[str, Any] = {"rules": rules, "property": prop}
     if said:
         evidence["rule"] = said
-    detail = {"message": broken[said] + " (+1 more violation)" if said else "ok",
-              "evidence": evidence}
-    return TestVerdict(index, f"t{index}", verdict or ("WA" if broken else "AC"), 1.0,
-                       "correctness", False, detail, group)
+    detail = {
+        "message": broken[said] + " (+1 more violation)" if said else "ok",
+        "evidence": evidence,
+    }
+    return TestVerdict(
+        index,
+        f"t{index}",
+        verdict or ("WA" if broken else "AC"),
+        1.0,
+        "correctness",
+        False,
+        detail,
+        group,
+    )
 
 
 def test_the_headline_names_the_rule_the_first_failing_tests_message_names() -> None:
     # Given a group about 'schedule' whose first failing test's message is a capacity breach
     verdicts = [
         _ruled(0, "correctness", "tokens", {}),
-        _ruled(1, "work conservation", "schedule",
-               {"capacity": "step 2: a batch of 3 sequences exceeds capacity 2",
-                "schedule": "FIFO violated at step 4: admitted 'r9', expected 'r3'"},
-               named="capacity"),
+        _ruled(
+            1,
+            "work conservation",
+            "schedule",
+            {
+                "capacity": "step 2: a batch of 3 sequences exceeds capacity 2",
+                "schedule": "FIFO violated at step 4: admitted 'r9', expected 'r3'",
+            },
+            named="capacity",
+        ),
         _ruled(2, "random schedules", "schedule", {"schedule": "step 1: left out"}),
     ]
 
@@ -542,31 +568,48 @@ def test_the_headline_names_the_rule_the_first_failing_tests_message_names() -> 
 
 
 def test_without_a_named_rule_the_headline_takes_the_rule_the_message_states() -> None:
-    test = _ruled(0, "edge", "stops", {"schedule": "late at step 1", "capacity": "over at step 0"},
-                  named="capacity")
-    plain = replace(test, detail={**test.detail, "evidence": {
-        k: v for k, v in test.detail["evidence"].items() if k != "rule"}})
+    test = _ruled(
+        0,
+        "edge",
+        "stops",
+        {"schedule": "late at step 1", "capacity": "over at step 0"},
+        named="capacity",
+    )
+    plain = replace(
+        test,
+        detail={
+            **test.detail,
+            "evidence": {k: v for k, v in test.detail["evidence"].items() if k != "rule"},
+        },
+    )
 
     assert message_rule(plain) == "capacity"  # its message is the capacity violation's
 
 
 def test_a_failing_groups_line_never_says_held() -> None:
     # Given two wrong answers in a group about 'tokens' where 'tokens' held (another rule broke)
-    verdicts = [_ruled(i, "correctness", "tokens", {"schedule": f"step {i}: late"})
-                for i in range(2)]
+    verdicts = [
+        _ruled(i, "correctness", "tokens", {"schedule": f"step {i}: late"}) for i in range(2)
+    ]
 
     text = verdict_text(verdicts)
 
     line = text["groups"]["correctness"]
     assert "held" not in line, line
-    assert line == ("passed 0 of 2 — wrong answer: rule 'schedule' broken in 2 of 2; 2 of 2 "
-                    "count toward the score for rule 'tokens'")
+    assert line == (
+        "passed 0 of 2 — wrong answer: rule 'schedule' broken in 2 of 2; 2 of 2 "
+        "count toward the score for rule 'tokens'"
+    )
     assert text["failing"] == "rule 'schedule' broken in group 'correctness'"
 
 
 def test_the_score_says_what_it_counts_when_it_is_not_the_share_passed() -> None:
-    verdicts = [_ruled(i, "correctness", "tokens", {"schedule": "late"} if i < 3 else
-                       {"tokens": "wrong token"}) for i in range(4)]
+    verdicts = [
+        _ruled(
+            i, "correctness", "tokens", {"schedule": "late"} if i < 3 else {"tokens": "wrong token"}
+        )
+        for i in range(4)
+    ]
 
     judgement = judgement_from(verdicts)
     text = verdict_text(verdicts)
@@ -576,8 +619,9 @@ def test_the_score_says_what_it_counts_when_it_is_not_the_share_passed() -> None
     assert text["score"] == (
         "score 0.75: the share of tests in which the rule their group is about held"
     )
-    plain = verdict_text([_ruled(0, "g", "tokens", {}), _ruled(1, "g", "tokens",
-                                                               {"tokens": "bad"})])
+    plain = verdict_text(
+        [_ruled(0, "g", "tokens", {}), _ruled(1, "g", "tokens", {"tokens": "bad"})]
+    )
     assert (plain["summary"], plain["score"]) == ("passed 1 of 2", "score 0.50")
 
 
@@ -596,11 +640,23 @@ def test_every_sentence_of_the_verdict_line_agrees_with_the_facts() -> None:
             prop = rng.choice(VERDICT_RULES)
             kind = rng.random()
             if kind < 0.1:
-                verdicts.append(TestVerdict(index, f"t{index}", rng.choice(["TLE", "RE"]), 1.0,
-                                            "correctness", False, {"message": "x"}, group))
+                verdicts.append(
+                    TestVerdict(
+                        index,
+                        f"t{index}",
+                        rng.choice(["TLE", "RE"]),
+                        1.0,
+                        "correctness",
+                        False,
+                        {"message": "x"},
+                        group,
+                    )
+                )
                 continue
-            broken = {rule: f"step {rng.randint(0, 9)}: {rule} slip"
-                      for rule in rng.sample(VERDICT_RULES, rng.choice([0, 0, 1, 2]))}
+            broken = {
+                rule: f"step {rng.randint(0, 9)}: {rule} slip"
+                for rule in rng.sample(VERDICT_RULES, rng.choice([0, 0, 1, 2]))
+            }
             named = rng.choice(list(broken)) if broken else None
             verdicts.append(_ruled(index, group, prop, broken, named=named))
         judgement = judgement_from(verdicts)
@@ -609,8 +665,11 @@ def test_every_sentence_of_the_verdict_line_agrees_with_the_facts() -> None:
         if failing:
             first = failing[0]
             rule = message_rule(first)
-            expected_head = (f"rule '{rule}' broken in group '{first.group}'" if rule
-                             else f"{first.verdict} in group '{first.group}'")
+            expected_head = (
+                f"rule '{rule}' broken in group '{first.group}'"
+                if rule
+                else f"{first.verdict} in group '{first.group}'"
+            )
             assert text["failing"].startswith(expected_head), (text, first)
             if rule:
                 assert first.detail["message"].startswith(first.detail["evidence"]["rules"][rule])
@@ -631,12 +690,15 @@ def test_every_sentence_of_the_verdict_line_agrees_with_the_facts() -> None:
 def test_the_judge_decides_once_which_rule_a_message_names() -> None:
     # Given a checker that names no rule, and one that names a rule which held
     outcomes = [outcome(0, output=["step results"]), outcome(1, output=[])]
-    naming = RULES_CHECKER.replace("'property': input['property']}",
-                                   "'property': input['property'], 'rule': 'schedule'}")
+    naming = RULES_CHECKER.replace(
+        "'property': input['property']}", "'property': input['property'], 'rule': 'schedule'}"
+    )
 
     plain = judge(_rules_spec(["schedule", "schedule"]), run_fn=fake_run(outcomes))
-    named = judge(replace(_rules_spec(["schedule", "schedule"]), checker_code=naming),
-                  run_fn=fake_run(outcomes))
+    named = judge(
+        replace(_rules_spec(["schedule", "schedule"]), checker_code=naming),
+        run_fn=fake_run(outcomes),
+    )
 
     # Then each wrong answer's evidence carries the rule its message names, a pass none
     for result in (plain, named):
@@ -662,6 +724,8 @@ def test_a_group_stopped_by_another_groups_time_limit_says_so() -> None:
 
     text = verdict_text([tle, ok, stopped])
 
-    assert text["groups"] == {"a": "passed 0 of 1 — time limit exceeded",
-                              "b": "passed 1 of 2 — 1 not run (stopped after a time limit)"}
+    assert text["groups"] == {
+        "a": "passed 0 of 1 — time limit exceeded",
+        "b": "passed 1 of 2 — 1 not run (stopped after a time limit)",
+    }
     assert text["failing"] == "TLE in group 'a'"

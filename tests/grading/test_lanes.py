@@ -54,8 +54,7 @@ def test_every_job_kind_declares_its_lane_and_the_sweep_covers_all_three() -> No
         queue_name("tpu", Lane.SUBMIT)
 
 
-def test_a_submit_waits_in_the_submit_lane_and_everything_a_person_watches_is_interactive(
-) -> None:
+def test_a_submit_waits_in_the_submit_lane_and_everything_a_person_watches_is_interactive() -> None:
     problem = tiny_problem()
     user = user_with_role("cand", "candidate")
     broker_purge()
@@ -125,7 +124,9 @@ def test_a_foreground_worker_never_takes_background_work(tmp_path: Path) -> None
     broker_purge()
     assert version_validation_request(version=version)
     run = submission_create(
-        user=user_with_role("cand", "candidate"), problem_slug=problem.slug, code=ADD_ONE,
+        user=user_with_role("cand", "candidate"),
+        problem_slug=problem.slug,
+        code=ADD_ONE,
         mode="submit",
     )
     with worker(tmp_path / "fg.log", queues=worker_queues("cpu", FOREGROUND), concurrency=1):
@@ -213,8 +214,9 @@ def test_make_run_starts_a_worker_per_lane_group_and_the_io_worker_with_the_beat
     assert slots["worker-cpu-interactive"] + slots["worker-cpu"] == 2  # ONSITE_CPU_WORKERS
     # Background work is niced below foreground work, and its sandboxes weigh less.
     assert children["worker-cpu-background"].nice > children["worker-cpu"].nice > 0
-    shares = {name: int((c.env or {}).get("ONSITE_SANDBOX_CPU_SHARES", 0)) for name, c in
-              children.items()}
+    shares = {
+        name: int((c.env or {}).get("ONSITE_SANDBOX_CPU_SHARES", 0)) for name, c in children.items()
+    }
     assert shares["worker-cpu-interactive"] > shares["worker-cpu"] > shares["worker-cpu-background"]
     fg = children["worker-cpu"].env
     assert fg is not None and fg["ONSITE_SANDBOX_CGROUP_PARENT"] == "/onsite-sandboxes"

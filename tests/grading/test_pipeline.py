@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from asgiref.sync import async_to_sync
 from channels.routing import URLRouter
 from channels.testing import WebsocketCommunicator
 
@@ -18,6 +17,7 @@ from grading.models import Submission
 from grading.services import submission_create
 from tests.factories import ADD_ONE, tiny_problem, user_with_role
 from tests.processes import wait_for, worker
+from tests.sockets import run_scenario
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.docker]
 
@@ -51,7 +51,7 @@ async def _collect(user: Any, submission_id: int, timeout: float) -> list[dict[s
 
 
 def collect(user: Any, submission_id: int, timeout: float = 90) -> list[dict[str, Any]]:
-    return async_to_sync(_collect)(user, submission_id, timeout)
+    return run_scenario(_collect, user, submission_id, timeout)
 
 
 def results_by_index(events: list[dict[str, Any]]) -> dict[int, dict[str, Any]]:

@@ -39,10 +39,12 @@ def test_more_running_than_slots_queue_too() -> None:
 
 
 def test_a_range_is_shown_only_when_the_spread_is_wide() -> None:
-    narrow = queueing.Position(ahead=1, running=0, slots=1, wait_seconds=4.0,
-                               wait_low_seconds=3.8, wait_high_seconds=4.2)
-    wide = queueing.Position(ahead=1, running=0, slots=1, wait_seconds=6.0,
-                             wait_low_seconds=2.0, wait_high_seconds=12.0)
+    narrow = queueing.Position(
+        ahead=1, running=0, slots=1, wait_seconds=4.0, wait_low_seconds=3.8, wait_high_seconds=4.2
+    )
+    wide = queueing.Position(
+        ahead=1, running=0, slots=1, wait_seconds=6.0, wait_low_seconds=2.0, wait_high_seconds=12.0
+    )
     assert "wait_range" not in narrow.as_event()
     assert wide.as_event()["wait_range"] == [2.0, 12.0]
 
@@ -79,8 +81,10 @@ def test_runs_ahead_count_for_their_own_problem_and_mode() -> None:
     _graded(problem_slug=slow.slug, mode="submit", seconds=8.0, count=4)
     _graded(problem_slug=quick.slug, mode="run", seconds=0.5, count=12)
     user = user_with_role("waiting", "candidate")
-    ahead = [submission_create(user=user, problem_slug=slow.slug, code=ADD_ONE, mode="submit")
-             for _ in range(2)]
+    ahead = [
+        submission_create(user=user, problem_slug=slow.slug, code=ADD_ONE, mode="submit")
+        for _ in range(2)
+    ]
     mine = submission_create(user=user, problem_slug=slow.slug, code=ADD_ONE, mode="submit")
     position = queueing.queue_position(mine)
     assert position is not None and position.ahead == 2 and position.slots == 1

@@ -14,7 +14,6 @@ import json
 from typing import Any
 
 import pytest
-from asgiref.sync import async_to_sync
 from channels.routing import URLRouter
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import User
@@ -26,6 +25,7 @@ from tests.factories import client_for
 from tests.grading.test_pipeline import WithUser
 from tests.interviews.test_review import SECRET_INPUT, World, build_world
 from tests.privacy.test_matrix import pdf_text
+from tests.sockets import run_scenario
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -33,19 +33,23 @@ NAMES = ("public 0", "public 1", "secret 0", "secret 1", "secret 2")  # the fina
 
 
 def _roles(world: World) -> dict[str, tuple[User, Viewer]]:
-    return {"candidate": (world.owner, Viewer.CANDIDATE),
-            "assigned": (world.assigned, Viewer.ASSIGNED),
-            "admin": (world.admin, Viewer.ADMIN)}
+    return {
+        "candidate": (world.owner, Viewer.CANDIDATE),
+        "assigned": (world.assigned, Viewer.ASSIGNED),
+        "admin": (world.admin, Viewer.ADMIN),
+    }
 
 
 def _expected(world: World, viewer: Viewer, channel: Channel) -> list[dict[str, Any]]:
-    return visible.graded_tests_view(world.final.results.order_by("index"),
-                                     audience=visible.Audience.of(viewer, channel))
+    return visible.graded_tests_view(
+        world.final.results.order_by("index"), audience=visible.Audience.of(viewer, channel)
+    )
 
 
 async def _socket_tests(user: User, submission_id: int) -> list[dict[str, Any]]:
-    communicator = WebsocketCommunicator(WithUser(URLRouter(websocket_urlpatterns), user),
-                                         f"/ws/submissions/{submission_id}/")
+    communicator = WebsocketCommunicator(
+        WithUser(URLRouter(websocket_urlpatterns), user), f"/ws/submissions/{submission_id}/"
+    )
     connected, _ = await communicator.connect()
     assert connected
     events: list[dict[str, Any]] = []
@@ -64,7 +68,7 @@ def test_the_api_and_the_websocket_carry_the_builders_view_for_every_role() -> N
     for role, (user, viewer) in _roles(world).items():
         api = client_for(user).get(f"/api/submissions/{world.final.pk}").json()["tests"]
         assert api == _expected(world, viewer, Channel.API), role
-        socket = async_to_sync(_socket_tests)(user, world.final.pk)
+        socket = run_scenario(_socket_tests, user, world.final.pk)
         assert socket == _expected(world, viewer, Channel.WEBSOCKET) == api, role
         review = client_for(user).get(f"/api/review/sessions/{world.session.pk}").json()
         final_run = next(run for run in review["runs"] if run["id"] == world.final.pk)
@@ -91,7 +95,10 @@ def test_the_review_page_and_the_report_with_its_pdf_redact_as_the_builder_does(
         report = client.get(f"/sessions/{world.session.pk}/report/").content.decode()
         pdf = pdf_text(client.get(f"/sessions/{world.session.pk}/report.pdf").content)
         api = client.get(f"/api/review/sessions/{world.session.pk}/report").json()
-        for channel, text in (("report", report), ("pdf", pdf),
-                              ("report api", json.dumps(api["public_tests"]))):
+        for channel, text in (
+            ("report", report),
+            ("pdf", pdf),
+            ("report api", json.dumps(api["public_tests"])),
+        ):
             assert _shown(text) == public, f"{role} on {channel}"
             assert SECRET_INPUT not in text, f"{role} on {channel}"

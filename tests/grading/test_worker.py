@@ -24,8 +24,9 @@ class RecordingPool:
         self.shapes: set[ContainerSpec] = set()
 
     def prewarm(self, image: str, limits: Any, gpu: bool = False, **problem: Any) -> None:
-        self.shapes.add(ContainerSpec.for_job(image, limits, gpu, problem["driver"],
-                                              problem["modules"]))
+        self.shapes.add(
+            ContainerSpec.for_job(image, limits, gpu, problem["driver"], problem["modules"])
+        )
 
 
 def test_a_gpu_worker_keeps_the_pytorch_problems_shape_warm_with_torch_preloaded() -> None:

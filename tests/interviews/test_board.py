@@ -29,17 +29,45 @@ def view_box(root: ET.Element) -> list[float]:
 
 def sample() -> list[dict[str, Any]]:
     return [
-        {"id": "api", "type": "rectangle", "x": 0, "y": 0, "width": 200, "height": 80,
-         "strokeColor": "#1971c2", "backgroundColor": "#a5d8ff"},
-        {"id": "label", "type": "text", "x": 10, "y": 28, "width": 180, "height": 25,
-         "text": "API gateway", "containerId": "api", "fontSize": 20},
+        {
+            "id": "api",
+            "type": "rectangle",
+            "x": 0,
+            "y": 0,
+            "width": 200,
+            "height": 80,
+            "strokeColor": "#1971c2",
+            "backgroundColor": "#a5d8ff",
+        },
+        {
+            "id": "label",
+            "type": "text",
+            "x": 10,
+            "y": 28,
+            "width": 180,
+            "height": 25,
+            "text": "API gateway",
+            "containerId": "api",
+            "fontSize": 20,
+        },
         {"id": "db", "type": "ellipse", "x": 300, "y": 0, "width": 120, "height": 80},
         {"id": "q", "type": "diamond", "x": 300, "y": 150, "width": 120, "height": 80},
-        {"id": "a", "type": "arrow", "x": 200, "y": 40, "points": [[0, 0], [100, 0]],
-         "endArrowhead": "arrow"},
+        {
+            "id": "a",
+            "type": "arrow",
+            "x": 200,
+            "y": 40,
+            "points": [[0, 0], [100, 0]],
+            "endArrowhead": "arrow",
+        },
         {"id": "l", "type": "line", "x": 0, "y": 120, "points": [[0, 0], [50, 10]]},
-        {"id": "f", "type": "freedraw", "x": 0, "y": 150,
-         "points": [[i, i % 5] for i in range(50)]},
+        {
+            "id": "f",
+            "type": "freedraw",
+            "x": 0,
+            "y": 150,
+            "points": [[i, i % 5] for i in range(50)],
+        },
     ]
 
 
@@ -67,18 +95,32 @@ def test_the_view_box_fits_the_content_with_padding() -> None:
 
 
 def test_a_label_without_a_box_is_centred_in_its_container() -> None:
-    elements = [{"id": "box", "type": "rectangle", "x": 100, "y": 100, "width": 200,
-                 "height": 100},
-                {"id": "t", "type": "text", "text": "cache", "containerId": "box",
-                 "width": 0, "height": 0, "x": 0, "y": 0}]
+    elements = [
+        {"id": "box", "type": "rectangle", "x": 100, "y": 100, "width": 200, "height": 100},
+        {
+            "id": "t",
+            "type": "text",
+            "text": "cache",
+            "containerId": "box",
+            "width": 0,
+            "height": 0,
+            "x": 0,
+            "y": 0,
+        },
+    ]
     text = next(parse(board.board_svg(elements)).iter(f"{SVG}text"))
     assert text.attrib["x"] == "200" and text.attrib["text-anchor"] == "middle"
     assert 100 < float(text.attrib["y"]) < 200
 
 
 def test_an_empty_board_is_a_small_nothing_drawn_picture() -> None:
-    for empty in ([], [{"type": "rectangle", "isDeleted": True}], [{"type": "text", "text": " "}],
-                  "not a list", None):
+    for empty in (
+        [],
+        [{"type": "rectangle", "isDeleted": True}],
+        [{"type": "text", "text": " "}],
+        "not a list",
+        None,
+    ):
         svg = board.board_svg(empty)  # type: ignore[arg-type]
         assert board.EMPTY_TEXT in svg
         assert view_box(parse(svg)) == [0, 0, 320, 120]
@@ -86,11 +128,26 @@ def test_an_empty_board_is_a_small_nothing_drawn_picture() -> None:
 
 def test_text_is_escaped_and_no_input_markup_survives() -> None:
     hostile = [
-        {"type": "text", "x": 0, "y": 0, "width": 100, "height": 20,
-         "text": '<script>alert(1)</script>"><img src=x onerror=alert(2)>&amp;'},
-        {"type": "rectangle", "x": 0, "y": 40, "width": 10, "height": 10,
-         "strokeColor": 'red" onload="alert(3)', "backgroundColor": "url(javascript:alert(4))",
-         "onclick": "alert(5)", "href": "javascript:alert(6)", "style": "fill:red"},
+        {
+            "type": "text",
+            "x": 0,
+            "y": 0,
+            "width": 100,
+            "height": 20,
+            "text": '<script>alert(1)</script>"><img src=x onerror=alert(2)>&amp;',
+        },
+        {
+            "type": "rectangle",
+            "x": 0,
+            "y": 40,
+            "width": 10,
+            "height": 10,
+            "strokeColor": 'red" onload="alert(3)',
+            "backgroundColor": "url(javascript:alert(4))",
+            "onclick": "alert(5)",
+            "href": "javascript:alert(6)",
+            "style": "fill:red",
+        },
         {"type": "<foreignObject>", "x": 1, "y": 1, "width": 5, "height": 5},
         {"type": "text", "x": 0, "y": 60, "text": "javascript:alert(7)", "link": "javascript:x"},
     ]
@@ -119,34 +176,53 @@ def test_colours_are_hex_or_a_small_set_of_names() -> None:
 
 def test_huge_numbers_nan_and_junk_are_coerced_and_bounded() -> None:
     elements: list[Any] = [
-        {"type": "rectangle", "x": 1e300, "y": float("nan"), "width": float("inf"),
-         "height": "12", "angle": 1e9, "strokeWidth": 1e6, "opacity": -5},
+        {
+            "type": "rectangle",
+            "x": 1e300,
+            "y": float("nan"),
+            "width": float("inf"),
+            "height": "12",
+            "angle": 1e9,
+            "strokeWidth": 1e6,
+            "opacity": -5,
+        },
         {"type": "ellipse", "x": "abc", "y": True, "width": [1], "height": {"a": 1}},
         {"type": "arrow", "x": 0, "y": 0, "points": [[0, 0], ["x", None], [1e308, -1e308], 7]},
         {"type": "text", "x": 0, "y": 0, "text": 12345, "fontSize": float("nan")},
-        "not a dict", 42, None, ["list"],
+        "not a dict",
+        42,
+        None,
+        ["list"],
     ]
     svg = board.board_svg(elements)
     root = parse(svg)
     assert "nan" not in svg.lower() and "inf" not in svg.lower() and "e+" not in svg
-    numbers = [float(n) for n in re.findall(r"-?\d+(?:\.\d+)?", " ".join(
-        v for el in root.iter() for v in el.attrib.values()))]
+    numbers = [
+        float(n)
+        for n in re.findall(
+            r"-?\d+(?:\.\d+)?", " ".join(v for el in root.iter() for v in el.attrib.values())
+        )
+    ]
     assert max(abs(n) for n in numbers) <= 4 * board.COORD_LIMIT
     widths = [float(el.attrib["stroke-width"]) for el in root.iter() if "stroke-width" in el.attrib]
     assert max(widths) <= 16
 
 
 def test_ten_thousand_elements_are_bounded_in_count_and_size() -> None:
-    many = [{"type": "freedraw", "x": i, "y": i, "points": [[j, j] for j in range(2000)]}
-            for i in range(10_000)]
+    many = [
+        {"type": "freedraw", "x": i, "y": i, "points": [[j, j] for j in range(2000)]}
+        for i in range(10_000)
+    ]
     svg = board.board_svg(many)
     root = parse(svg)
     assert len(list(root.iter(f"{SVG}polyline"))) <= board.MAX_ELEMENTS
     points = sum(len(el.attrib["points"].split()) for el in root.iter(f"{SVG}polyline"))
     assert points <= board.MAX_TOTAL_POINTS
     assert len(svg) < 2_000_000
-    texts = [{"type": "text", "x": 0, "y": i * 30, "text": "x" * 50_000 + "\n" * 1000}
-             for i in range(10_000)]
+    texts = [
+        {"type": "text", "x": 0, "y": i * 30, "text": "x" * 50_000 + "\n" * 1000}
+        for i in range(10_000)
+    ]
     svg = board.board_svg(texts)
     assert len(list(parse(svg).iter(f"{SVG}text"))) <= board.MAX_ELEMENTS
     assert len(svg) < 3_000_000
@@ -174,8 +250,9 @@ def test_a_shapes_label_is_part_of_the_shape_in_the_count() -> None:
 
 
 def test_a_frame_is_an_outline_with_its_escaped_name() -> None:
-    svg = board.board_svg([{"type": "frame", "x": 0, "y": 0, "width": 300, "height": 200,
-                            "name": "Region <us-east>"}])
+    svg = board.board_svg(
+        [{"type": "frame", "x": 0, "y": 0, "width": 300, "height": 200, "name": "Region <us-east>"}]
+    )
     root = parse(svg)
     assert [el.text for el in root.iter(f"{SVG}text")] == ["Region <us-east>"]
     assert "&lt;us-east&gt;" in svg

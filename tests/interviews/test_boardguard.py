@@ -6,13 +6,11 @@ load with their bad elements skipped and logged."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
 from datetime import timedelta
 from typing import Any
 
 import pycrdt
 import pytest
-from asgiref.sync import async_to_sync
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -23,18 +21,17 @@ from interviews.services.boards import board_snapshot_store
 from tests import boardvectors
 from tests.factories import board_update, design_problem, user_with_role
 from tests.interviews.ydoc_client import YClient
+from tests.sockets import run_scenario
 
 DATA = boardvectors.load()
 ARROW: dict[str, Any] = DATA["bases"]["arrow"] | {"id": "flow"}
 BOX: dict[str, Any] = DATA["bases"]["rectangle"] | {"id": "box"}
 # The element of the issue: a well-formed y-update setting an arrow whose points are a string.
 BAD_ARROW: dict[str, Any] = ARROW | {"version": ARROW["version"] + 1, "points": "0,0 120,40"}
-PROBLEM = ('The board element "flow" (arrow) cannot be drawn: points must be a list of at most '
-           '20000 [x, y] pairs of finite numbers.')
-
-
-def run(coro: Callable[[], Awaitable[Any]]) -> Any:
-    return async_to_sync(coro)()
+PROBLEM = (
+    'The board element "flow" (arrow) cannot be drawn: points must be a list of at most '
+    "20000 [x, y] pairs of finite numbers."
+)
 
 
 class Client:
@@ -85,7 +82,8 @@ def test_an_element_under_another_key_a_nested_type_and_code_edits() -> None:
     client = Client(room)
     assert boardguard.board_problem(room, client.set("box", pycrdt.Map({"id": "box"}))) == (
         'The board element "box" cannot be drawn: the value must be an object (an Excalidraw '
-        "element).")
+        "element)."
+    )
     client = Client(room)
     text = client.doc.get(collab.TEXT_NAME, type=pycrdt.Text)
     before = client.doc.get_state()
@@ -106,7 +104,8 @@ def test_content_waiting_for_a_dependency_is_judged_when_it_lands() -> None:
     assert room_board(room) == {}
     # The update that supplies the dependency lands both: it is refused for the bad one.
     assert boardguard.board_problem(room, first) == (
-        'The board element "box" (rectangle) cannot be drawn: x must be a finite number.')
+        'The board element "box" (rectangle) cannot be drawn: x must be a finite number.'
+    )
     # Never supplied, the waiting content never reaches any board.
     assert room_board(room) == {}
     assert collab.board_from_updates([second]) == []
@@ -128,11 +127,16 @@ def _settable(value: Any) -> bool:
     return False
 
 
-@settings(max_examples=60, deadline=None, database=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(
+    max_examples=60,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 @given(st.lists(st.tuples(boardvectors.board_values(), st.booleans()), min_size=1, max_size=6))
 def test_random_updates_never_leave_an_invalid_element_on_the_board(
-        steps: list[tuple[tuple[str, Any], bool]]) -> None:
+    steps: list[tuple[tuple[str, Any], bool]],
+) -> None:
     """Random values (valid elements with fields replaced by junk, and junk) set on the board
     through a client document, some as one update each, some batched with the next: whatever
     the check admits is applied, and the board never holds an element the schema refuses."""
@@ -164,12 +168,14 @@ def live_design() -> tuple[InterviewSession, Any, Any]:
     problem = design_problem()
     interviewer = user_with_role("int", "interviewer")
     candidate = user_with_role("cand", "candidate")
-    session = services.session_schedule_live(interviewer=interviewer, problem_slug=problem.slug,
-                                             duration=timedelta(minutes=30),
-                                             interviewer_can_edit=True)
+    session = services.session_schedule_live(
+        interviewer=interviewer,
+        problem_slug=problem.slug,
+        duration=timedelta(minutes=30),
+        interviewer_can_edit=True,
+    )
     assert session.invite_token
-    return services.session_join(token=session.invite_token, user=candidate), candidate, \
-        interviewer
+    return services.session_join(token=session.invite_token, user=candidate), candidate, interviewer
 
 
 async def refused_close(client: YClient) -> int | None:
@@ -210,13 +216,12 @@ def test_the_consumer_refuses_a_bad_element_with_4422_and_the_other_side_never_g
         await inter.disconnect()
         return code, cand.events, seen
 
-    code, events, seen = run(scenario)
+    code, events, seen = run_scenario(scenario)
     assert code == CLOSE_INVALID
     assert {"type": "refused", "reason": "invalid_board", "message": PROBLEM} in events
     assert {"type": "ack"} in events  # the good one was acknowledged, the bad one not
     assert seen["flow"]["points"] == ARROW["points"]
-    stored = collab.board_from_updates(
-        data for _, data in services.doc_updates(session.pk))
+    stored = collab.board_from_updates(data for _, data in services.doc_updates(session.pk))
     assert [e["points"] for e in stored] == [ARROW["points"]]
     # And no stored update holds it, waiting or not: applied alone, each keeps the arrow good.
     for _, data in services.doc_updates(session.pk):
@@ -225,7 +230,8 @@ def test_the_consumer_refuses_a_bad_element_with_4422_and_the_other_side_never_g
 
 @pytest.mark.django_db(transaction=True)
 def test_a_board_stored_before_the_check_loads_with_its_bad_elements_skipped_and_logged(
-        caplog: pytest.LogCaptureFixture) -> None:
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     session, candidate, _ = live_design()
     board_update(session.pk, [BOX, BAD_ARROW])  # stored directly, as before the check
     with caplog.at_level(logging.WARNING, logger="interviews.collab"):
@@ -246,7 +252,7 @@ def test_a_board_stored_before_the_check_loads_with_its_bad_elements_skipped_and
         await cand.disconnect()
         return sorted(board_of(cand).keys())
 
-    assert run(scenario) == ["box", "flow"]
+    assert run_scenario(scenario) == ["box", "flow"]
     elements = collab.board_from_updates(data for _, data in services.doc_updates(session.pk))
     assert [(e["id"], e["x"]) for e in elements] == [("box", 50)]
     # The report's picture (the snapshot kept when the session finishes) draws the rest.
@@ -287,4 +293,5 @@ def test_waiting_content_survives_a_refusal_and_is_still_judged_when_it_lands() 
     # waiting content out: the shadow keeps it anyway.
     assert boardguard.board_problem(room, Client(room).set("flow", BAD_ARROW)) == PROBLEM
     assert boardguard.board_problem(room, first) == (
-        'The board element "box" (rectangle) cannot be drawn: x must be a finite number.')
+        'The board element "box" (rectangle) cannot be drawn: x must be a finite number.'
+    )

@@ -16,26 +16,45 @@ from tests.factories import board_update, design_problem, tiny_problem, user_wit
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-BOX: dict[str, Any] = {"id": "gw", "type": "rectangle", "index": "a1", "version": 1, "x": 0,
-                       "y": 0, "width": 160, "height": 60}
-LABEL: dict[str, Any] = {"id": "gw-label", "type": "text", "index": "a2", "version": 1,
-                         "x": 10, "y": 20, "width": 140, "height": 25, "text": "Gateway <1>",
-                         "containerId": "gw"}
+BOX: dict[str, Any] = {
+    "id": "gw",
+    "type": "rectangle",
+    "index": "a1",
+    "version": 1,
+    "x": 0,
+    "y": 0,
+    "width": 160,
+    "height": 60,
+}
+LABEL: dict[str, Any] = {
+    "id": "gw-label",
+    "type": "text",
+    "index": "a2",
+    "version": 1,
+    "x": 10,
+    "y": 20,
+    "width": 140,
+    "height": 25,
+    "text": "Gateway <1>",
+    "containerId": "gw",
+}
 
 
 def solo_design() -> InterviewSession:
     problem = design_problem()
     candidate = user_with_role("cand", "candidate")
-    return services.session_start_solo(candidate=candidate, problem_slug=problem.slug,
-                                       duration=timedelta(minutes=30))
+    return services.session_start_solo(
+        candidate=candidate, problem_slug=problem.slug, duration=timedelta(minutes=30)
+    )
 
 
 def live_design() -> tuple[InterviewSession, Any]:
     problem = design_problem()
     interviewer = user_with_role("int", "interviewer")
     candidate = user_with_role("cand", "candidate")
-    session = services.session_schedule_live(interviewer=interviewer, problem_slug=problem.slug,
-                                             duration=timedelta(minutes=45))
+    session = services.session_schedule_live(
+        interviewer=interviewer, problem_slug=problem.slug, duration=timedelta(minutes=45)
+    )
     assert session.invite_token
     services.session_join(token=session.invite_token, user=candidate)
     return session, interviewer
@@ -83,7 +102,8 @@ def test_the_deadline_sweep_stores_the_snapshot_of_an_expired_design_round() -> 
     session = solo_design()
     board_update(session.pk, [BOX])
     InterviewSession.objects.filter(pk=session.pk).update(
-        deadline=timezone.now() - timedelta(seconds=1))
+        deadline=timezone.now() - timedelta(seconds=1)
+    )
     assert services.sessions_expire_overdue() == 1
     assert BoardSnapshot.objects.get(session=session).elements[0]["id"] == "gw"
 
@@ -100,7 +120,8 @@ def test_storing_the_snapshot_again_keeps_one_and_a_second_finish_changes_nothin
 
 
 def test_a_board_that_cannot_be_drawn_never_blocks_finishing(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """A fault while drawing (here: injected into the renderer) is logged and the report
     reads "diagram unavailable"; the session still finishes and the notes are kept."""
     from interviews.services import boards
@@ -121,8 +142,9 @@ def test_a_board_that_cannot_be_drawn_never_blocks_finishing(
 
 def test_a_document_that_does_not_decode_gives_an_empty_snapshot_not_an_error() -> None:
     session = solo_design()
-    DocUpdate.objects.create(session=session, author=None, created_at=timezone.now(),
-                             data=b"\xff\xfe not yjs")
+    DocUpdate.objects.create(
+        session=session, author=None, created_at=timezone.now(), data=b"\xff\xfe not yjs"
+    )
     snapshot = services.board_snapshot_store(session_id=session.pk)
     assert snapshot is not None and snapshot.svg == "" and snapshot.error
 
@@ -130,8 +152,9 @@ def test_a_document_that_does_not_decode_gives_an_empty_snapshot_not_an_error() 
 def test_a_coding_session_stores_no_board() -> None:
     problem = tiny_problem()
     candidate = user_with_role("cand", "candidate")
-    session = services.session_start_solo(candidate=candidate, problem_slug=problem.slug,
-                                          duration=timedelta(minutes=30))
+    session = services.session_start_solo(
+        candidate=candidate, problem_slug=problem.slug, duration=timedelta(minutes=30)
+    )
     services.session_finish(session_id=session.pk, reason="deadline")
     assert not BoardSnapshot.objects.filter(session=session).exists()
     assert services.board_snapshot_store(session_id=session.pk) is None
@@ -144,9 +167,11 @@ def test_the_board_at_a_moment_has_what_was_drawn_by_then() -> None:
     board_update(session.pk, [LABEL])
     first, second = DocUpdate.objects.filter(session=session).order_by("id")[1:3]
     DocUpdate.objects.filter(pk=first.pk).update(
-        created_at=session.started_at + timedelta(minutes=2))
+        created_at=session.started_at + timedelta(minutes=2)
+    )
     DocUpdate.objects.filter(pk=second.pk).update(
-        created_at=session.started_at + timedelta(minutes=5))
+        created_at=session.started_at + timedelta(minutes=5)
+    )
     assert [e["id"] for e in services.board_elements_at_ms(session, 180_000)] == ["gw"]
     assert len(services.board_elements_at_ms(session, 300_000)) == 2
     assert services.board_elements_at_ms(session, 1000) == []

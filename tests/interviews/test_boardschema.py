@@ -26,12 +26,15 @@ def test_the_vectors_cover_both_answers_and_the_issue_34_arrow() -> None:
     valid = [c for c in DATA["cases"] if c["valid"]]
     assert len(valid) >= 10 and len(DATA["cases"]) - len(valid) >= 40
     issue = next(c for c in DATA["cases"] if "issue 34" in c["name"])
-    assert issue["problem"] == ('The board element "el" (arrow) cannot be drawn: points must '
-                                'be a list of at most 20000 [x, y] pairs of finite numbers.')
+    assert issue["problem"] == (
+        'The board element "el" (arrow) cannot be drawn: points must '
+        "be a list of at most 20000 [x, y] pairs of finite numbers."
+    )
 
 
-@settings(max_examples=150, deadline=None, database=None,
-          suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=150, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow]
+)
 @given(boardvectors.board_values())
 def test_any_value_gets_an_answer_never_an_exception(item: tuple[str, Any]) -> None:
     key, value = item

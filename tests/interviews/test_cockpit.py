@@ -14,7 +14,6 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
-from asgiref.sync import async_to_sync
 
 from interviews import services
 from interviews.models import ChatMessage, InterviewSession, Question, ReviewNote
@@ -23,6 +22,7 @@ from problems.models import Problem
 from tests.factories import client_for, tiny_problem, user_with_role
 from tests.interviews.ydoc_client import YClient
 from tests.privacy.test_matrix import pdf_text
+from tests.sockets import run_scenario
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -38,13 +38,16 @@ REVEALED_HINT = "HINT1-REVEALED-0aa"
 SENT_CANNED = "CANNED-SENT-3c2"
 
 
-
 def marked_problem() -> Problem:
     problem = tiny_problem()
     problem.reference_code = f"def solve(x):\n    return x + 1  # {PRIVATE['reference']}\n"
     problem.rubric = [
-        {"criterion": "correctness", "weight": 2, "strong": "Right on every input.",
-         "levels": ["1: wrong", f"2: {PRIVATE['anchor']}", "3: solid", "4: flawless"]},
+        {
+            "criterion": "correctness",
+            "weight": 2,
+            "strong": "Right on every input.",
+            "levels": ["1: wrong", f"2: {PRIVATE['anchor']}", "3: solid", "4: flawless"],
+        },
     ]
     problem.follow_ups = [f"What about floats? {PRIVATE['follow_up']}"]
     problem.clarifications = [
@@ -60,8 +63,12 @@ def live_session(**schedule: Any) -> tuple[InterviewSession, Any, Any]:
     problem = marked_problem()
     interviewer = user_with_role("int", "interviewer")
     candidate = user_with_role("cand", "candidate")
-    session = services.session_schedule_live(interviewer=interviewer, problem_slug=problem.slug,
-                                             duration=timedelta(minutes=30), **schedule)
+    session = services.session_schedule_live(
+        interviewer=interviewer,
+        problem_slug=problem.slug,
+        duration=timedelta(minutes=30),
+        **schedule,
+    )
     assert session.invite_token
     session = services.session_join(token=session.invite_token, user=candidate)
     return session, candidate, interviewer
@@ -102,16 +109,20 @@ def test_the_interviewer_page_has_the_whole_private_panel_and_the_candidate_page
 
 def test_private_notes_are_the_interviewers_alone() -> None:
     session, candidate, interviewer = live_session()
-    response = client_for(interviewer).post(f"/sessions/{session.pk}/private-notes",
-                                            {"text": PRIVATE["note"]},
-                                            content_type="application/json")
+    response = client_for(interviewer).post(
+        f"/sessions/{session.pk}/private-notes",
+        {"text": PRIVATE["note"]},
+        content_type="application/json",
+    )
     assert response.status_code == 201 and response.json()["text"] == PRIVATE["note"]
     assert ReviewNote.objects.get().author == interviewer
-    refused = client_for(candidate).post(f"/sessions/{session.pk}/private-notes",
-                                         {"text": "mine"}, content_type="application/json")
+    refused = client_for(candidate).post(
+        f"/sessions/{session.pk}/private-notes", {"text": "mine"}, content_type="application/json"
+    )
     assert refused.status_code == 403
-    empty = client_for(interviewer).post(f"/sessions/{session.pk}/private-notes", {"text": " "},
-                                         content_type="application/json")
+    empty = client_for(interviewer).post(
+        f"/sessions/{session.pk}/private-notes", {"text": " "}, content_type="application/json"
+    )
     assert empty.status_code == 400 and "1 to" in empty.json()["detail"]
 
 
@@ -140,14 +151,14 @@ def test_nothing_private_reaches_the_candidates_socket_or_replay_or_report() -> 
         await watcher.drain()
 
         def act() -> None:
-            services.private_note_add(session_id=session.pk, user=interviewer,
-                                      text=PRIVATE["note"])
+            services.private_note_add(session_id=session.pk, user=interviewer, text=PRIVATE["note"])
             services.question_ask(session_id=session.pk, user=candidate, text="Is x an int?")
             services.canned_answer_send(session_id=session.pk, user=interviewer, index=0)
             services.session_hint_reveal_by_interviewer(session_id=session.pk, user=interviewer)
             services.chat_send(session_id=session.pk, user=interviewer, text="hello there")
-            services.session_set_call_link(session_id=session.pk, user=interviewer,
-                                           link="https://meet.example.com/abc")
+            services.session_set_call_link(
+                session_id=session.pk, user=interviewer, link="https://meet.example.com/abc"
+            )
             services.session_finish_by(session_id=session.pk, user=interviewer)
 
         from channels.db import database_sync_to_async
@@ -157,7 +168,7 @@ def test_nothing_private_reaches_the_candidates_socket_or_replay_or_report() -> 
         await watcher.disconnect()
         return [json.dumps(event) for event in watcher.events]
 
-    frames = async_to_sync(scenario)()
+    frames = run_scenario(scenario)
     joined = "\n".join(frames)
     assert_no_private(joined, "the candidate's websocket frames")
     # What the interviewer chose to share did arrive: the canned answer, the hint, the chat.
@@ -210,15 +221,16 @@ def test_a_live_candidate_waits_for_the_interviewer_to_release_each_hint() -> No
         from channels.db import database_sync_to_async
 
         await database_sync_to_async(services.session_hint_reveal_by_interviewer)(
-            session_id=session.pk, user=interviewer)
+            session_id=session.pk, user=interviewer
+        )
         await watcher.drain(timeout=1.0)
         await watcher.disconnect()
         return list(watcher.events)
 
-    hints = [e for e in async_to_sync(scenario)() if e.get("type") == "hint"]
+    hints = [e for e in run_scenario(scenario) if e.get("type") == "hint"]
     assert [(e["number"], e["text"]) for e in hints] == [(1, f"Add one. {REVEALED_HINT}")]
     reloaded = cand.get(f"/sessions/{session.pk}/").content.decode()
-    banner = reloaded[reloaded.index('id="hint-banner"'):].split("</div>", 1)[0]
+    banner = reloaded[reloaded.index('id="hint-banner"') :].split("</div>", 1)[0]
     assert "hidden" not in banner.split(">", 1)[0]
     assert "Hint 1 from your interviewer" in banner and REVEALED_HINT in banner
     assert PRIVATE["hint"] not in reloaded
@@ -231,8 +243,9 @@ def test_the_interviewer_may_let_the_candidate_open_hints_and_solo_keeps_the_but
     assert 'id="hint-button"' in cand.get(f"/sessions/{session.pk}/").content.decode()
     opened = cand.post(f"/sessions/{session.pk}/hints")
     assert opened.status_code == 200 and REVEALED_HINT in opened.content.decode()
-    solo = services.session_start_solo(candidate=candidate, problem_slug=session.problem.slug,
-                                       duration=timedelta(minutes=10))
+    solo = services.session_start_solo(
+        candidate=candidate, problem_slug=session.problem.slug, duration=timedelta(minutes=10)
+    )
     assert solo.candidate_opens_hints is True
     assert cand.post(f"/sessions/{solo.pk}/hints").status_code == 200
 
@@ -242,8 +255,9 @@ def test_the_schedule_forms_checkbox_is_the_sessions_hint_setting() -> None:
     problem = tiny_problem()
     interviewer = client_for(user_with_role("hinter", "interviewer"))
     for extra, opens in (({}, False), ({"candidate_opens_hints": "on"}, True)):
-        response = interviewer.post("/sessions/live/",
-                                    {"problem": problem.slug, "minutes": "45", **extra})
+        response = interviewer.post(
+            "/sessions/live/", {"problem": problem.slug, "minutes": "45", **extra}
+        )
         assert response.status_code == 302, response
         session = InterviewSession.objects.order_by("-id").first()
         assert session is not None and session.candidate_opens_hints is opens
@@ -255,33 +269,44 @@ def test_the_schedule_forms_checkbox_is_the_sessions_hint_setting() -> None:
 def test_the_chat_is_shared_persisted_on_the_replay_and_closes_with_the_session() -> None:
     session, candidate, interviewer = live_session()
     cand, inter = client_for(candidate), client_for(interviewer)
-    sent = cand.post(f"/sessions/{session.pk}/chat", {"text": "Can you hear me?"},
-                     content_type="application/json")
+    sent = cand.post(
+        f"/sessions/{session.pk}/chat",
+        {"text": "Can you hear me?"},
+        content_type="application/json",
+    )
     assert sent.status_code == 201 and sent.json()["role"] == "candidate"
-    inter.post(f"/sessions/{session.pk}/chat", {"text": "Loud and clear"},
-               content_type="application/json")
+    inter.post(
+        f"/sessions/{session.pk}/chat", {"text": "Loud and clear"}, content_type="application/json"
+    )
     state = inter.get(f"/sessions/{session.pk}/state").json()
     assert [m["text"] for m in state["chat"]] == ["Can you hear me?", "Loud and clear"]
     assert [m["text"] for m in cand.get(f"/sessions/{session.pk}/state").json()["chat"]] == [
-        "Can you hear me?", "Loud and clear"]
-    long = cand.post(f"/sessions/{session.pk}/chat", {"text": "x" * 5000},
-                     content_type="application/json")
+        "Can you hear me?",
+        "Loud and clear",
+    ]
+    long = cand.post(
+        f"/sessions/{session.pk}/chat", {"text": "x" * 5000}, content_type="application/json"
+    )
     assert long.status_code == 400 and "characters" in long.json()["detail"]
 
     services.session_finish_by(session_id=session.pk, user=interviewer)
     marks = inter.get(f"/sessions/{session.pk}/replay/data").json()["marks"]
     assert [m["label"] for m in marks if m["kind"] == "chat"] == [
-        "Chat: Can you hear me?", "Chat: Loud and clear"]
-    late = cand.post(f"/sessions/{session.pk}/chat", {"text": "one more"},
-                     content_type="application/json")
+        "Chat: Can you hear me?",
+        "Chat: Loud and clear",
+    ]
+    late = cand.post(
+        f"/sessions/{session.pk}/chat", {"text": "one more"}, content_type="application/json"
+    )
     assert late.status_code == 409 and ChatMessage.objects.count() == 2
 
 
 def test_a_solo_session_has_no_chat() -> None:
     problem = tiny_problem()
     candidate = user_with_role("cand", "candidate")
-    session = services.session_start_solo(candidate=candidate, problem_slug=problem.slug,
-                                          duration=timedelta(minutes=5))
+    session = services.session_start_solo(
+        candidate=candidate, problem_slug=problem.slug, duration=timedelta(minutes=5)
+    )
     with pytest.raises(SessionError):
         services.chat_send(session_id=session.pk, user=candidate, text="hi")
     page = client_for(candidate).get(f"/sessions/{session.pk}/").content.decode()
@@ -291,21 +316,38 @@ def test_a_solo_session_has_no_chat() -> None:
 def test_the_call_link_is_set_by_the_interviewer_and_shown_to_both() -> None:
     session, candidate, interviewer = live_session(call_link="https://meet.example.com/first")
     cand, inter = client_for(candidate), client_for(interviewer)
-    assert 'href="https://meet.example.com/first"' in cand.get(
-        f"/sessions/{session.pk}/").content.decode()
-    bad = inter.post(f"/sessions/{session.pk}/call-link", {"call_link": "javascript:alert(1)"},
-                     content_type="application/json")
+    assert (
+        'href="https://meet.example.com/first"'
+        in cand.get(f"/sessions/{session.pk}/").content.decode()
+    )
+    bad = inter.post(
+        f"/sessions/{session.pk}/call-link",
+        {"call_link": "javascript:alert(1)"},
+        content_type="application/json",
+    )
     assert bad.status_code == 400 and "http" in bad.json()["detail"]
-    assert cand.post(f"/sessions/{session.pk}/call-link", {"call_link": "https://x.example"},
-                     content_type="application/json").status_code == 403
-    ok = inter.post(f"/sessions/{session.pk}/call-link",
-                    {"call_link": "https://meet.example.com/second"},
-                    content_type="application/json")
+    assert (
+        cand.post(
+            f"/sessions/{session.pk}/call-link",
+            {"call_link": "https://x.example"},
+            content_type="application/json",
+        ).status_code
+        == 403
+    )
+    ok = inter.post(
+        f"/sessions/{session.pk}/call-link",
+        {"call_link": "https://meet.example.com/second"},
+        content_type="application/json",
+    )
     assert ok.json() == {"call_link": "https://meet.example.com/second"}
     assert cand.get(f"/sessions/{session.pk}/state").json()["call_link"].endswith("/second")
     with pytest.raises(SessionError):
-        services.session_schedule_live(interviewer=interviewer, problem_slug=session.problem.slug,
-                                       duration=timedelta(minutes=30), call_link="ftp://nope")
+        services.session_schedule_live(
+            interviewer=interviewer,
+            problem_slug=session.problem.slug,
+            duration=timedelta(minutes=30),
+            call_link="ftp://nope",
+        )
 
 
 # ---------------------------------------------------------------- the candidate's report
@@ -322,9 +364,14 @@ def test_the_report_has_the_final_code_and_the_released_comments_in_html_and_pdf
     assert 'id="report-code"' in page and "def solve(x):" in page
     assert "CHAT-IN-REPORT" in page and 'id="report-unreleased"' in page
 
-    review.scorecard_save(session=session, user=interviewer, recommendation="yes",
-                          summary="SUMMARY-FOR-CANDIDATE", submit=True,
-                          scores={"correctness": {"level": 3, "comment": "COMMENT-FOR-CANDIDATE"}})
+    review.scorecard_save(
+        session=session,
+        user=interviewer,
+        recommendation="yes",
+        summary="SUMMARY-FOR-CANDIDATE",
+        submit=True,
+        scores={"correctness": {"level": 3, "comment": "COMMENT-FOR-CANDIDATE"}},
+    )
     review.scores_release(session=session, user=interviewer)
     page = cand.get(f"/sessions/{session.pk}/report/").content.decode()
     assert "SUMMARY-FOR-CANDIDATE" in page and "COMMENT-FOR-CANDIDATE" in page
@@ -346,7 +393,10 @@ def test_the_report_names_the_rules_the_final_submission_broke() -> None:
     session.refresh_from_db()
     assert session.final_submission is not None
     Submission.objects.filter(pk=session.final_submission.pk).update(
-        status="done", verdict="WA", passed=0, total=31,
+        status="done",
+        verdict="WA",
+        passed=0,
+        total=31,
         by_rule={"step results": [31, 31], "tokens": [0, 31]},
     )
     line = "rule 'step results' broken in 31 of 31 tests; every other rule held"
@@ -364,12 +414,13 @@ def test_the_report_names_the_rules_the_final_submission_broke() -> None:
 def test_a_solo_report_never_mentions_interviewers() -> None:
     problem = tiny_problem()
     candidate = user_with_role("cand", "candidate")
-    session = services.session_start_solo(candidate=candidate, problem_slug=problem.slug,
-                                          duration=timedelta(minutes=5))
+    session = services.session_start_solo(
+        candidate=candidate, problem_slug=problem.slug, duration=timedelta(minutes=5)
+    )
     services.session_finish_by(session_id=session.pk, user=candidate)
     cand = client_for(candidate)
     page = cand.get(f"/sessions/{session.pk}/report/").content.decode()
-    body = page[page.index('id="report"'):]
+    body = page[page.index('id="report"') :]
     assert "nterviewer" not in body and 'id="report-solo"' in body
     assert "nterviewer" not in pdf_text(cand.get(f"/sessions/{session.pk}/report.pdf").content)
     session_page = cand.get(f"/sessions/{session.pk}/").content.decode()

@@ -27,24 +27,40 @@ def test_frames_round_trip_through_the_strict_parser() -> None:
     assert collab.parse_message(collab.query_awareness_frame()).kind == "query_awareness"
 
 
-@pytest.mark.parametrize("frame", [
-    b"", b"\x00", b"\x00\x00", b"\x00\x00\x05\x01", b"\x02\x00", b"\x03\x00",
-    b"\x00\x01\x03\xff\xff\xff", b"\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff",
-])
+@pytest.mark.parametrize(
+    "frame",
+    [
+        b"",
+        b"\x00",
+        b"\x00\x00",
+        b"\x00\x00\x05\x01",
+        b"\x02\x00",
+        b"\x03\x00",
+        b"\x00\x01\x03\xff\xff\xff",
+        b"\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff",
+    ],
+)
 def test_malformed_frames_are_refused(frame: bytes) -> None:
     with pytest.raises(collab.MalformedMessage):
         collab.parse_message(frame)
 
 
 def test_awareness_states_are_relabelled_with_the_servers_name_for_the_socket() -> None:
-    update = collab.awareness_encode([
-        collab.AwarenessEntry(7, 3, {"user": {"name": "boss", "color": "#123"}, "cursor": None}),
-        collab.AwarenessEntry(8, 1, None),
-    ])
-    stamped = collab.awareness_decode(collab.awareness_with_name(update, name="ann",
-                                                                 role="candidate"))
-    assert stamped[0].state == {"user": {"name": "ann", "color": "#123", "role": "candidate"},
-                                "cursor": None}
+    update = collab.awareness_encode(
+        [
+            collab.AwarenessEntry(
+                7, 3, {"user": {"name": "boss", "color": "#123"}, "cursor": None}
+            ),
+            collab.AwarenessEntry(8, 1, None),
+        ]
+    )
+    stamped = collab.awareness_decode(
+        collab.awareness_with_name(update, name="ann", role="candidate")
+    )
+    assert stamped[0].state == {
+        "user": {"name": "ann", "color": "#123", "role": "candidate"},
+        "cursor": None,
+    }
     assert stamped[1] == collab.AwarenessEntry(8, 1, None)
     removal = collab.awareness_decode(collab.awareness_removal({7: 3}))
     assert removal == [collab.AwarenessEntry(7, 4, None)]
@@ -81,19 +97,29 @@ def test_text_from_updates_replays_in_order() -> None:
         before = source.get_state()
         ytext += ch
         updates.append(source.get_update(before))
-    assert [collab.text_from_updates(updates[:n]) for n in range(5)] == ["", "a", "ab", "abc",
-                                                                          "abcd"]
+    assert [collab.text_from_updates(updates[:n]) for n in range(5)] == [
+        "",
+        "a",
+        "ab",
+        "abc",
+        "abcd",
+    ]
 
 
 def test_a_design_sessions_board_and_notes_are_read_from_the_same_document() -> None:
     doc: pycrdt.Doc[Any] = pycrdt.Doc()
     board = doc.get(collab.BOARD_NAME, type=pycrdt.Map)
     notes = doc.get(collab.NOTES_NAME, type=pycrdt.Text)
-    board["late"] = {"id": "late", "type": "text", "index": "a2", "text": "GPU pool",
-                     "version": 1}
+    board["late"] = {"id": "late", "type": "text", "index": "a2", "text": "GPU pool", "version": 1}
     board["early"] = {"id": "early", "type": "rectangle", "index": "a1", "version": 1}
-    board["gone"] = {"id": "gone", "type": "arrow", "index": "a3", "isDeleted": True,
-                     "version": 2, "points": [[0, 0], [10, 0]]}
+    board["gone"] = {
+        "id": "gone",
+        "type": "arrow",
+        "index": "a3",
+        "isDeleted": True,
+        "version": 2,
+        "points": [[0, 0], [10, 0]],
+    }
     notes += "10k QPS x 500 tokens"
     update = doc.get_update()
     assert [e["id"] for e in collab.board_from_updates([update])] == ["early", "late"]

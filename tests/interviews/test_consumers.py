@@ -3,13 +3,13 @@ and the real database: who may join, sync both ways, persistence before broadcas
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from datetime import timedelta
+from functools import partial
 from typing import Any
 
 import pycrdt
 import pytest
-from asgiref.sync import async_to_sync
 from channels.routing import URLRouter
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import AnonymousUser
@@ -28,23 +28,23 @@ from interviews.consumers import (
 from interviews.models import DocUpdate, InterviewSession, SessionEvent
 from tests.factories import tiny_problem, user_with_role
 from tests.interviews.ydoc_client import WithUser, YClient, doc_path
+from tests.sockets import run_scenario
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 STARTER = "def solve(x):\n    pass\n"
 
 
-def run(coro: Callable[[], Awaitable[Any]]) -> Any:
-    return async_to_sync(coro)()
-
-
 def live(*, interviewer_can_edit: bool = False) -> tuple[InterviewSession, Any, Any]:
     problem = tiny_problem()
     interviewer = user_with_role("int", "interviewer")
     candidate = user_with_role("cand", "candidate")
-    session = services.session_schedule_live(interviewer=interviewer, problem_slug=problem.slug,
-                                             duration=timedelta(minutes=30),
-                                             interviewer_can_edit=interviewer_can_edit)
+    session = services.session_schedule_live(
+        interviewer=interviewer,
+        problem_slug=problem.slug,
+        duration=timedelta(minutes=30),
+        interviewer_can_edit=interviewer_can_edit,
+    )
     assert session.invite_token
     session = services.session_join(token=session.invite_token, user=candidate)
     return session, candidate, interviewer
@@ -67,6 +67,7 @@ async def close_code_for(user: Any, session_id: int) -> int | None:
 def append(text: str) -> Callable[[pycrdt.Text], None]:
     def edit(ytext: pycrdt.Text) -> None:
         ytext += text
+
     return edit
 
 
@@ -77,7 +78,7 @@ def test_only_participants_join_and_the_close_code_does_not_tell_whether_the_id_
     session, _, _ = live()
     outsider = user_with_role("other", "candidate")
     admin = user_with_role("root", None, admin=True)
-    close_code = async_to_sync(close_code_for)
+    close_code = partial(run_scenario, close_code_for)
     assert close_code(AnonymousUser(), session.pk) == CLOSE_UNAUTHENTICATED
     assert close_code(outsider, session.pk) == CLOSE_NOT_FOUND
     assert close_code(admin, session.pk) == CLOSE_NOT_FOUND
@@ -90,15 +91,16 @@ def test_without_the_auth_middleware_user_the_real_stack_closes_4401() -> None:
     session, _, _ = live()
 
     async def scenario() -> int | None:
-        communicator = WebsocketCommunicator(application, doc_path(session.pk),
-                                             headers=[(b"origin", b"http://localhost")])
+        communicator = WebsocketCommunicator(
+            application, doc_path(session.pk), headers=[(b"origin", b"http://localhost")]
+        )
         connected, _ = await communicator.connect()
         assert connected
         output = await communicator.receive_output(timeout=5)
         await communicator.wait()
         return output.get("code")
 
-    assert run(scenario) == CLOSE_UNAUTHENTICATED
+    assert run_scenario(scenario) == CLOSE_UNAUTHENTICATED
 
 
 # ---------------------------------------------------------------- sync
@@ -120,12 +122,15 @@ def test_edits_propagate_both_ways_when_the_interviewer_may_edit() -> None:
         await inter.disconnect()
         return cand.code, inter.code
 
-    cand_code, inter_code = run(scenario)
+    cand_code, inter_code = run_scenario(scenario)
     expected = "# from the interviewer\n" + STARTER + "# from the candidate\n"
     assert cand_code == inter_code == expected
     assert services.session_code(session.pk) == cand_code
-    authors = list(DocUpdate.objects.filter(session=session).order_by("id")
-                   .values_list("author__username", flat=True))
+    authors = list(
+        DocUpdate.objects.filter(session=session)
+        .order_by("id")
+        .values_list("author__username", flat=True)
+    )
     assert authors == [None, "cand", "int"]
 
 
@@ -145,7 +150,7 @@ def test_a_read_only_interviewer_watches_and_cannot_change_anything() -> None:
         await cand.disconnect()
         return code
 
-    assert run(scenario) == CLOSE_FORBIDDEN
+    assert run_scenario(scenario) == CLOSE_FORBIDDEN
     assert "sneaky" not in services.session_code(session.pk)
     assert stored_updates(session) == 2  # the starter and the candidate's edit
 
@@ -164,7 +169,7 @@ def test_a_second_tab_of_the_candidate_joins_the_same_document() -> None:
         await second.disconnect()
         return first.code, second.code
 
-    first_code, second_code = run(scenario)
+    first_code, second_code = run_scenario(scenario)
     assert first_code == second_code == STARTER + "a = 1\nb = 2\n"
 
 
@@ -192,7 +197,7 @@ def test_a_client_that_typed_while_disconnected_merges_without_losing_a_characte
         await inter.disconnect()
         return cand.code, inter.code
 
-    cand_code, inter_code = run(scenario)
+    cand_code, inter_code = run_scenario(scenario)
     stored = services.session_code(session.pk)
     assert cand_code == inter_code == stored
     for piece in ("online = 1\n", "offline = 2\n", "# meanwhile\n"):
@@ -213,7 +218,7 @@ def test_acknowledged_edits_survive_a_server_restart() -> None:
             await client.edit(append(line))  # returns once the server acknowledged it
         await client.disconnect()
 
-    run(before_restart)
+    run_scenario(before_restart)
     ROOMS.clear()  # what a process restart does to the in-memory documents
 
     async def after_restart() -> str:
@@ -222,7 +227,7 @@ def test_acknowledged_edits_survive_a_server_restart() -> None:
         await fresh.disconnect()
         return fresh.code
 
-    assert run(after_restart) == STARTER + "def solve(x):\n    return x + 1\n"
+    assert run_scenario(after_restart) == STARTER + "def solve(x):\n    return x + 1\n"
     rows = list(DocUpdate.objects.filter(session=session).order_by("id"))
     assert len(rows) == 3 and all(r.created_at is not None for r in rows)
     assert [r.author_id for r in rows[1:]] == [candidate.pk, candidate.pk]
@@ -244,11 +249,20 @@ def test_acknowledged_edits_survive_a_server_restart() -> None:
         # Over the app's limit, under Daphne's: the app's 4413 is what the browser gets.
         (b"\x00\x02" + collab.var_bytes(b"\x00" * (600 * 1024)), CLOSE_TOO_LARGE),
     ],
-    ids=["type", "truncated", "garbage", "step", "awareness", "trailing", "oversized",
-         "over-app-limit"],
+    ids=[
+        "type",
+        "truncated",
+        "garbage",
+        "step",
+        "awareness",
+        "trailing",
+        "oversized",
+        "over-app-limit",
+    ],
 )
-def test_malformed_or_oversized_messages_close_and_change_nothing(frame: bytes,
-                                                                  expected: int) -> None:
+def test_malformed_or_oversized_messages_close_and_change_nothing(
+    frame: bytes, expected: int
+) -> None:
     session, candidate, _ = live()
     before = stored_updates(session)
 
@@ -258,7 +272,7 @@ def test_malformed_or_oversized_messages_close_and_change_nothing(frame: bytes,
         await client.send(frame)
         return await client.expect_close()
 
-    assert run(scenario) == expected
+    assert run_scenario(scenario) == expected
     assert stored_updates(session) == before
     assert services.session_code(session.pk) == STARTER
 
@@ -273,7 +287,7 @@ def test_a_text_frame_is_not_part_of_the_protocol() -> None:
         await client.communicator.send_to(text_data='{"type": "update"}')
         return await client.expect_close()
 
-    assert run(scenario) == CLOSE_MALFORMED
+    assert run_scenario(scenario) == CLOSE_MALFORMED
 
 
 # ---------------------------------------------------------------- the deadline
@@ -292,7 +306,7 @@ def test_edits_after_the_deadline_are_refused_and_the_last_code_is_submitted() -
         await client.disconnect()
         return client.events
 
-    events = run(scenario)
+    events = run_scenario(scenario)
     assert {"type": "refused", "reason": "time is up", "status": "finished"} in events
     assert any(e["type"] == "finished" and e["submission"] for e in events)
     session.refresh_from_db()
@@ -306,7 +320,9 @@ async def sync_overdue(session: InterviewSession) -> None:
 
     await database_sync_to_async(
         lambda: InterviewSession.objects.filter(pk=session.pk).update(
-            deadline=timezone.now() - timedelta(seconds=1)))()
+            deadline=timezone.now() - timedelta(seconds=1)
+        )
+    )()
 
 
 # ---------------------------------------------------------------- awareness and events
@@ -319,9 +335,15 @@ def test_cursors_carry_the_name_the_server_knows_and_vanish_when_the_tab_closes(
         cand, inter = YClient(candidate, session.pk), YClient(interviewer, session.pk)
         await inter.connect()
         await cand.connect()
-        spoofed = collab.awareness_encode([collab.AwarenessEntry(
-            cand.doc.client_id, 1, {"user": {"name": "int", "color": "#f00"},
-                                    "cursor": {"anchor": 1, "head": 1}})])
+        spoofed = collab.awareness_encode(
+            [
+                collab.AwarenessEntry(
+                    cand.doc.client_id,
+                    1,
+                    {"user": {"name": "int", "color": "#f00"}, "cursor": {"anchor": 1, "head": 1}},
+                )
+            ]
+        )
         await cand.send(collab.awareness_frame(spoofed))
         await inter.pump(until=lambda c: len(c.awareness) >= 1)
         await cand.disconnect()
@@ -329,7 +351,7 @@ def test_cursors_carry_the_name_the_server_knows_and_vanish_when_the_tab_closes(
         await inter.disconnect()
         return inter.awareness
 
-    announced, removed = run(scenario)[:2]
+    announced, removed = run_scenario(scenario)[:2]
     assert announced.state is not None
     assert announced.state["user"] == {"name": "cand", "color": "#f00", "role": "candidate"}
     assert removed.client_id == announced.client_id and removed.state is None
@@ -349,7 +371,7 @@ def test_a_large_paste_is_recorded_and_shown_to_the_interviewer() -> None:
         await inter.disconnect()
         return inter.events
 
-    events = run(scenario)
+    events = run_scenario(scenario)
     paste = next(e for e in events if e.get("kind") == "paste")
     assert paste["chars"] == len("# pasted\n" * 20) and paste["by"] == "cand"
     recorded = SessionEvent.objects.get(session=session, kind="paste")
@@ -371,18 +393,21 @@ def test_the_activity_signals_never_reach_the_candidates_own_socket() -> None:
         await inter.connect()
         await cand.edit(append("# pasted\n" * 20))
         await database_sync_to_async(page_event_report)(
-            session_id=session.pk, user=candidate, kind="tab_hidden")
-        await inter.pump(until=lambda c: {"paste", "tab_hidden"} <= {
-            e.get("kind") for e in c.events})
+            session_id=session.pk, user=candidate, kind="tab_hidden"
+        )
+        await inter.pump(
+            until=lambda c: {"paste", "tab_hidden"} <= {e.get("kind") for e in c.events}
+        )
         await cand.drain(timeout=1.0)
         await cand.disconnect()
         await inter.disconnect()
         return cand.events, inter.events
 
-    seen_by_candidate, seen_by_interviewer = run(scenario)
+    seen_by_candidate, seen_by_interviewer = run_scenario(scenario)
     assert {"paste", "tab_hidden"} <= {e.get("kind") for e in seen_by_interviewer}
     assert not {"paste", "tab_hidden"} & {e.get("kind") for e in seen_by_candidate}, (
-        seen_by_candidate)
+        seen_by_candidate
+    )
 
 
 def test_an_update_stored_by_another_server_process_reaches_this_ones_sockets() -> None:
@@ -405,16 +430,19 @@ def test_an_update_stored_by_another_server_process_reaches_this_ones_sockets() 
         other_text += "# from another process\n"
         update = other.get_update(before)
         seq = await database_sync_to_async(services.doc_update_store)(
-            session_id=session.pk, author_id=candidate.pk, data=update)
+            session_id=session.pk, author_id=candidate.pk, data=update
+        )
         layer = get_channel_layer()
         assert layer is not None
-        await layer.group_send(realtime.doc_group(session.pk), {
-            "type": realtime.UPDATE_TYPE, "seq": seq, "data": update, "origin": "elsewhere"})
+        await layer.group_send(
+            realtime.doc_group(session.pk),
+            {"type": realtime.UPDATE_TYPE, "seq": seq, "data": update, "origin": "elsewhere"},
+        )
         await watcher.pump(until=lambda c: "another process" in c.code)
         await watcher.disconnect()
         return watcher.code
 
-    assert run(scenario) == STARTER + "# from another process\n"
+    assert run_scenario(scenario) == STARTER + "# from another process\n"
 
 
 def test_the_apps_message_limit_stays_below_daphnes_so_4413_arrives() -> None:
@@ -423,7 +451,8 @@ def test_the_apps_message_limit_stays_below_daphnes_so_4413_arrives() -> None:
     from daphne.server import Server
     from django.conf import settings
 
-    daphne_default = inspect.signature(Server.__init__).parameters[
-        "websocket_max_message_size"].default
+    daphne_default = (
+        inspect.signature(Server.__init__).parameters["websocket_max_message_size"].default
+    )
     assert daphne_default == settings.DAPHNE_WEBSOCKET_MAX_MESSAGE_BYTES
     assert daphne_default > settings.ONSITE_DOC_MAX_MESSAGE_BYTES

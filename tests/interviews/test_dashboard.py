@@ -19,37 +19,59 @@ pytestmark = pytest.mark.django_db
 
 
 def _session(world: World, **fields: Any) -> InterviewSession:
-    defaults: dict[str, Any] = {"problem": world.session.problem, "candidate": world.other,
-                                "interviewer": world.assigned, "kind": "live",
-                                "status": "finished", "duration": timedelta(minutes=30)}
+    defaults: dict[str, Any] = {
+        "problem": world.session.problem,
+        "candidate": world.other,
+        "interviewer": world.assigned,
+        "kind": "live",
+        "status": "finished",
+        "duration": timedelta(minutes=30),
+    }
     return InterviewSession.objects.create(**(defaults | fields))
 
 
 def _ids(world: World, user: Any = None, **filters: Any) -> list[int]:
-    page = dashboard.dashboard_page(user=user or world.assigned,
-                                    filters=DashboardFilters(**filters))
+    page = dashboard.dashboard_page(
+        user=user or world.assigned, filters=DashboardFilters(**filters)
+    )
     return [row["session"].pk for row in page.object_list]
 
 
 def _scored(world: World, session: InterviewSession, level: int, recommendation: str) -> None:
-    services.scorecard_save(session=session, user=world.assigned, recommendation=recommendation,
-                            summary="", scores=full_scores(level), submit=True)
+    services.scorecard_save(
+        session=session,
+        user=world.assigned,
+        recommendation=recommendation,
+        summary="",
+        scores=full_scores(level),
+        submit=True,
+    )
 
 
 # ---------------------------------------------------------------- parsing
 
 
 def test_parsing_keeps_known_values_and_drops_the_rest() -> None:
-    params = QueryDict("status=finished&recommendation=yes&problem=p&interviewer=me"
-                       "&candidate=%20ada%20&from=2026-01-02&to=2026-13-40&sort=-score&page=3")
+    params = QueryDict(
+        "status=finished&recommendation=yes&problem=p&interviewer=me"
+        "&candidate=%20ada%20&from=2026-01-02&to=2026-13-40&sort=-score&page=3"
+    )
     filters = dashboard.dashboard_filters_parse(params=params)
-    assert filters == DashboardFilters(status="finished", recommendation="yes", problem="p",
-                                       interviewer="me", candidate="ada",
-                                       date_from=filters.date_from, date_to=None,
-                                       sort="-score", page=3)
+    assert filters == DashboardFilters(
+        status="finished",
+        recommendation="yes",
+        problem="p",
+        interviewer="me",
+        candidate="ada",
+        date_from=filters.date_from,
+        date_to=None,
+        sort="-score",
+        page=3,
+    )
     assert str(filters.date_from) == "2026-01-02" and filters.active
-    bad = dashboard.dashboard_filters_parse(params=QueryDict(
-        "status=evil&recommendation=maybe&sort=password&page=-1&from=yesterday"))
+    bad = dashboard.dashboard_filters_parse(
+        params=QueryDict("status=evil&recommendation=maybe&sort=password&page=-1&from=yesterday")
+    )
     assert bad == DashboardFilters() and not bad.active
     assert not DashboardFilters(sort="score", page=4).active  # sorting is not filtering
 
@@ -60,10 +82,13 @@ def test_parsing_keeps_known_values_and_drops_the_rest() -> None:
 def test_status_filters_read_the_clock_like_the_status_column() -> None:
     world = build_world()
     now = timezone.now()
-    overdue = _session(world, status="active", started_at=now - timedelta(hours=1),
-                       deadline=now - timedelta(minutes=1))
-    running = _session(world, status="active", started_at=now,
-                       deadline=now + timedelta(minutes=30))
+    overdue = _session(
+        world,
+        status="active",
+        started_at=now - timedelta(hours=1),
+        deadline=now - timedelta(minutes=1),
+    )
+    running = _session(world, status="active", started_at=now, deadline=now + timedelta(minutes=30))
     scheduled = _session(world, status="scheduled")
     assert set(_ids(world, status="finished")) == {world.session.pk, overdue.pk}
     assert _ids(world, status="active") == [running.pk]
@@ -81,7 +106,7 @@ def test_recommendation_filter_uses_the_consensus_and_none_means_not_scored() ->
     assert _ids(world, recommendation="none") == [unscored.pk]
     assert _ids(world, recommendation="strong_yes") == []
     page = client_for(world.assigned).get("/sessions/review/").content.decode()
-    row = page[page.index(f'data-session="{unscored.pk}"'):]
+    row = page[page.index(f'data-session="{unscored.pk}"') :]
     assert '<td class="rec-cell" data-label="Recommendation"><span class="muted">—</span>' in row
 
 
@@ -105,8 +130,9 @@ def test_candidate_search_reads_name_username_and_email() -> None:
     world = build_world()
     world.other.first_name, world.other.email = "Grace", "grace@example.com"
     world.other.save()
-    invited = _session(world, candidate=None, status="scheduled",
-                       candidate_email="linus@example.org")
+    invited = _session(
+        world, candidate=None, status="scheduled", candidate_email="linus@example.org"
+    )
     grace = _session(world)
     assert _ids(world, candidate="GRAC") == [grace.pk]
     assert _ids(world, candidate="example.org") == [invited.pk]
@@ -118,7 +144,8 @@ def test_date_range_is_inclusive() -> None:
     world = build_world()
     old = _session(world)
     InterviewSession.objects.filter(pk=old.pk).update(
-        created_at=timezone.now() - timedelta(days=10))
+        created_at=timezone.now() - timedelta(days=10)
+    )
     # The days the two interviews fell on (UTC, the filters' default zone): the world's began
     # half an hour ago, which is yesterday in the first half hour of a day.
     assert world.session.started_at is not None
@@ -159,10 +186,15 @@ def test_the_interview_time_is_the_start_else_the_schedule_never_the_creation() 
     assert _ids(world, sort="when") == [earlier.pk, world.session.pk, later.pk]
     assert _ids(world, date_from=today + timedelta(days=7)) == [later.pk]
     assert _ids(world, date_to=today - timedelta(days=14)) == [earlier.pk]
-    assert _ids(world, date_from=today - timedelta(days=30),
-                date_to=today - timedelta(days=20)) == []  # later's creation is no match
-    rows = {r["session"].pk: r for r in dashboard.dashboard_page(
-        user=world.assigned, filters=DashboardFilters()).object_list}
+    assert (
+        _ids(world, date_from=today - timedelta(days=30), date_to=today - timedelta(days=20)) == []
+    )  # later's creation is no match
+    rows = {
+        r["session"].pk: r
+        for r in dashboard.dashboard_page(
+            user=world.assigned, filters=DashboardFilters()
+        ).object_list
+    }
     assert rows[later.pk]["when_kind"] == "scheduled" and rows[earlier.pk]["when_kind"] == "started"
 
 
@@ -186,8 +218,14 @@ def test_a_split_panel_shows_each_choice_not_one_word() -> None:
     second = user_with_role("second", "interviewer")
     services.reviewer_assign(session=world.session, user=world.admin, username="second")
     _scored(world, world.session, 3, "yes")
-    services.scorecard_save(session=world.session, user=second, recommendation="no",
-                            summary="", scores=full_scores(2), submit=True)
+    services.scorecard_save(
+        session=world.session,
+        user=second,
+        recommendation="no",
+        summary="",
+        scores=full_scores(2),
+        submit=True,
+    )
     row = dashboard.dashboard_page(user=world.assigned, filters=DashboardFilters()).object_list[0]
     assert [(r["label"], r["count"]) for r in row["split"]] == [("Yes", 1), ("No", 1)]
     page = client_for(world.assigned).get("/sessions/review/").content.decode()
@@ -203,9 +241,11 @@ def test_pages_of_25_and_a_page_past_the_end_is_the_last() -> None:
     second = dashboard.dashboard_page(user=world.assigned, filters=DashboardFilters(page=2))
     assert len(second.object_list) == 6
     assert {r["session"].pk for r in first.object_list}.isdisjoint(
-        r["session"].pk for r in second.object_list)
-    assert dashboard.dashboard_page(user=world.assigned,
-                                    filters=DashboardFilters(page=99)).number == 2
+        r["session"].pk for r in second.object_list
+    )
+    assert (
+        dashboard.dashboard_page(user=world.assigned, filters=DashboardFilters(page=99)).number == 2
+    )
 
 
 # ---------------------------------------------------------------- the page
@@ -242,11 +282,20 @@ def test_the_problem_filter_lists_only_problems_the_viewer_may_see() -> None:
     from problems.models import Problem
 
     world = build_world()
-    theirs = Problem.objects.create(slug="their-draft", title="THEIR-DRAFT", statement_md="x",
-                                    reference_code="pass",
-                                    owner=user_with_role("writer", "author"))
-    mine = Problem.objects.create(slug="my-draft", title="MY-DRAFT", statement_md="x",
-                                  reference_code="pass", owner=world.assigned)
+    theirs = Problem.objects.create(
+        slug="their-draft",
+        title="THEIR-DRAFT",
+        statement_md="x",
+        reference_code="pass",
+        owner=user_with_role("writer", "author"),
+    )
+    mine = Problem.objects.create(
+        slug="my-draft",
+        title="MY-DRAFT",
+        statement_md="x",
+        reference_code="pass",
+        owner=world.assigned,
+    )
     withdrawn = world.session.problem
     Problem.objects.filter(pk=withdrawn.pk).update(published=False)  # reviewed, unpublished
     listed = set(dashboard.dashboard_problems(user=world.assigned))

@@ -36,16 +36,50 @@ REF_BOARD = "MARK-REFERENCE-BOARD-4669"
 DRAWN = "Gateway-drawn-by-candidate"
 NOTES = "10k rps x 2 KB = 20 MB/s"
 
-GATEWAY = {"id": "gw", "type": "rectangle", "index": "a1", "version": 1, "x": 0, "y": 0,
-           "width": 200, "height": 80}
-GATEWAY_LABEL = {"id": "gw-t", "type": "text", "index": "a2", "version": 1, "x": 10, "y": 25,
-                 "width": 180, "height": 25, "text": DRAWN, "containerId": "gw"}
-QUEUE = {"id": "q", "type": "ellipse", "index": "a3", "version": 1, "x": 300, "y": 0,
-         "width": 120, "height": 80}
+GATEWAY = {
+    "id": "gw",
+    "type": "rectangle",
+    "index": "a1",
+    "version": 1,
+    "x": 0,
+    "y": 0,
+    "width": 200,
+    "height": 80,
+}
+GATEWAY_LABEL = {
+    "id": "gw-t",
+    "type": "text",
+    "index": "a2",
+    "version": 1,
+    "x": 10,
+    "y": 25,
+    "width": 180,
+    "height": 25,
+    "text": DRAWN,
+    "containerId": "gw",
+}
+QUEUE = {
+    "id": "q",
+    "type": "ellipse",
+    "index": "a3",
+    "version": 1,
+    "x": 300,
+    "y": 0,
+    "width": 120,
+    "height": 80,
+}
 REFERENCE_BOARD = [
     {"id": "r1", "type": "rectangle", "x": 0, "y": 0, "width": 220, "height": 80},
-    {"id": "r1-t", "type": "text", "x": 10, "y": 25, "width": 200, "height": 25,
-     "text": f"Batcher {REF_BOARD}", "containerId": "r1"},
+    {
+        "id": "r1-t",
+        "type": "text",
+        "x": 10,
+        "y": 25,
+        "width": 200,
+        "height": 25,
+        "text": f"Batcher {REF_BOARD}",
+        "containerId": "r1",
+    },
 ]
 
 
@@ -63,35 +97,37 @@ class DesignWorld:
 def design_world(*, finish: bool = True) -> DesignWorld:
     """A live design round: the candidate drew a gateway at 02:00, its label and a queue at
     05:00, wrote notes; the interviewer ended it (the snapshot is stored then)."""
-    problem = design_problem(reference_text=f"Use a **queue** in front. {REF_TEXT}",
-                             reference_board=REFERENCE_BOARD)
+    problem = design_problem(
+        reference_text=f"Use a **queue** in front. {REF_TEXT}", reference_board=REFERENCE_BOARD
+    )
     interviewer = user_with_role("int", "interviewer")
     candidate = user_with_role("cand", "candidate")
     other = user_with_role("other", "candidate")
     unassigned = user_with_role("unassigned", "interviewer")
     admin = user_with_role("admin", admin=True)
-    session = services.session_schedule_live(interviewer=interviewer, problem_slug=problem.slug,
-                                             duration=timedelta(minutes=45))
+    session = services.session_schedule_live(
+        interviewer=interviewer, problem_slug=problem.slug, duration=timedelta(minutes=45)
+    )
     assert session.invite_token
     services.session_join(token=session.invite_token, user=candidate)
     start = timezone.now() - timedelta(minutes=10)
     InterviewSession.objects.filter(pk=session.pk).update(started_at=start)
     first = board_update(session.pk, [GATEWAY], author_id=candidate.pk)
-    second = board_update(session.pk, [GATEWAY_LABEL, QUEUE], notes=NOTES,
-                          author_id=candidate.pk)
+    second = board_update(session.pk, [GATEWAY_LABEL, QUEUE], notes=NOTES, author_id=candidate.pk)
     DocUpdate.objects.filter(pk=first).update(created_at=start + timedelta(minutes=2))
     DocUpdate.objects.filter(pk=second).update(created_at=start + timedelta(minutes=5))
     if finish:
         services.session_finish_by(session_id=session.pk, user=interviewer)
     session.refresh_from_db()
     share = review_services.share_create(session=session, user=candidate) if finish else None
-    return DesignWorld(session, candidate, interviewer, other, unassigned, admin,
-                       share)  # type: ignore[arg-type]
+    return DesignWorld(session, candidate, interviewer, other, unassigned, admin, share)  # type: ignore[arg-type]
 
 
 def scores(evidence: list[str]) -> dict[str, dict[str, Any]]:
-    return {"requirements": {"level": 3, "comment": "Asked for the scale.", "evidence": []},
-            "architecture": {"level": 3, "comment": "A sound pipeline.", "evidence": evidence}}
+    return {
+        "requirements": {"level": 3, "comment": "Asked for the scale.", "evidence": []},
+        "architecture": {"level": 3, "comment": "A sound pipeline.", "evidence": evidence},
+    }
 
 
 # ---------------------------------------------------------------- the report
@@ -125,9 +161,14 @@ def test_the_report_pdf_draws_the_diagram_and_lists_the_notes() -> None:
 
 def test_the_scores_sit_beside_the_diagram_once_released() -> None:
     world = design_world()
-    review_services.scorecard_save(session=world.session, user=world.interviewer,
-                                   recommendation="yes", summary="Good design.",
-                                   scores=scores([]), submit=True)
+    review_services.scorecard_save(
+        session=world.session,
+        user=world.interviewer,
+        recommendation="yes",
+        summary="Good design.",
+        scores=scores([]),
+        submit=True,
+    )
     reader = client_for(world.candidate)
     before = reader.get(f"/sessions/{world.session.pk}/report/").content.decode()
     assert 'id="report-unreleased"' in before and 'id="report-board"' in before
@@ -144,7 +185,8 @@ def test_a_missing_or_broken_snapshot_reads_diagram_unavailable_and_never_fails(
     assert "Diagram unavailable." in html
     assert reader.get(f"/sessions/{world.session.pk}/report/board.svg").status_code == 404
     assert "Diagram unavailable." in pdf_text(
-        reader.get(f"/sessions/{world.session.pk}/report.pdf").content)
+        reader.get(f"/sessions/{world.session.pk}/report.pdf").content
+    )
     # A round finished before snapshots existed is drawn from its document, nothing stored.
     BoardSnapshot.objects.filter(session=world.session).delete()
     image = reader.get(f"/sessions/{world.session.pk}/report/board.svg")
@@ -163,11 +205,13 @@ def test_the_diagram_url_follows_the_reports_access_rules() -> None:
     for bad in ("?t=abc", "?t=-5", "?t=" + "9" * 40):
         assert client_for(world.candidate).get(url + bad).status_code == 404
     coding = tiny_problem("coding")
-    solo = services.session_start_solo(candidate=world.candidate, problem_slug=coding.slug,
-                                       duration=timedelta(minutes=5))
+    solo = services.session_start_solo(
+        candidate=world.candidate, problem_slug=coding.slug, duration=timedelta(minutes=5)
+    )
     services.session_finish(session_id=solo.pk, reason="deadline")
-    assert client_for(world.candidate).get(
-        f"/sessions/{solo.pk}/report/board.svg").status_code == 404
+    assert (
+        client_for(world.candidate).get(f"/sessions/{solo.pk}/report/board.svg").status_code == 404
+    )
 
 
 def test_the_candidate_sees_no_diagram_url_while_the_round_runs() -> None:
@@ -190,8 +234,9 @@ def test_a_share_link_shows_the_diagram_but_not_the_notes() -> None:
     assert client_for(None).get(f"/sessions/shared/{token}/board.svg?t=180000").status_code == 404
     text = pdf_text(client_for(None).get(f"/sessions/shared/{token}/pdf").content)
     assert DRAWN in text and NOTES not in text
-    review_services.share_revoke(session=world.session, user=world.candidate,
-                                 share_id=world.share.pk)
+    review_services.share_revoke(
+        session=world.session, user=world.candidate, share_id=world.share.pk
+    )
     assert client_for(None).get(f"/sessions/shared/{token}/board.svg").status_code == 404
 
 
@@ -201,16 +246,20 @@ def test_a_share_link_shows_the_diagram_but_not_the_notes() -> None:
 def test_citing_a_moment_of_a_design_round_labels_it_a_board_moment() -> None:
     world = design_world()
     inter = client_for(world.interviewer)
-    answer = inter.post(f"/sessions/{world.session.pk}/review/cite",
-                        data={"criterion": "architecture", "evidence": "moment:180000"},
-                        content_type="application/json")
+    answer = inter.post(
+        f"/sessions/{world.session.pk}/review/cite",
+        data={"criterion": "architecture", "evidence": "moment:180000"},
+        content_type="application/json",
+    )
     assert answer.status_code == 200, answer.content
     body = answer.json()
     assert body["label"] == "Board at 03:00 · 1 element"
     assert body["board"] == f"/sessions/{world.session.pk}/report/board.svg?t=180000"
-    later = inter.post(f"/sessions/{world.session.pk}/review/cite",
-                       data={"criterion": "architecture", "evidence": "moment:360000"},
-                       content_type="application/json").json()
+    later = inter.post(
+        f"/sessions/{world.session.pk}/review/cite",
+        data={"criterion": "architecture", "evidence": "moment:360000"},
+        content_type="application/json",
+    ).json()
     assert later["label"] == "Board at 06:00 · 2 elements"
     review = inter.get(f"/sessions/{world.session.pk}/review/").content.decode()
     assert "Board at 03:00 · 1 element" in review
@@ -218,15 +267,22 @@ def test_citing_a_moment_of_a_design_round_labels_it_a_board_moment() -> None:
     # The board as it was then: the gateway alone, not yet its label.
     then = inter.get(body["board"]).content.decode()
     assert "<rect" in then and DRAWN not in then
-    assert DRAWN in inter.get(f"/sessions/{world.session.pk}/report/board.svg?t=360000"
-                              ).content.decode()
+    assert (
+        DRAWN
+        in inter.get(f"/sessions/{world.session.pk}/report/board.svg?t=360000").content.decode()
+    )
 
 
 def test_the_released_report_shows_each_cited_board_moment() -> None:
     world = design_world()
-    review_services.scorecard_save(session=world.session, user=world.interviewer,
-                                   recommendation="yes", summary="Solid.",
-                                   scores=scores(["moment:180000"]), submit=True)
+    review_services.scorecard_save(
+        session=world.session,
+        user=world.interviewer,
+        recommendation="yes",
+        summary="Solid.",
+        scores=scores(["moment:180000"]),
+        submit=True,
+    )
     review_services.scores_release(session=world.session, user=world.interviewer)
     reader = client_for(world.candidate)
     html = reader.get(f"/sessions/{world.session.pk}/report/").content.decode()
@@ -243,10 +299,12 @@ def test_the_released_report_shows_each_cited_board_moment() -> None:
 def test_a_coding_sessions_moment_keeps_its_usual_label() -> None:
     problem = tiny_problem()
     candidate = user_with_role("c2", "candidate")
-    session = services.session_start_solo(candidate=candidate, problem_slug=problem.slug,
-                                          duration=timedelta(minutes=5))
-    SessionEvent.objects.create(session=session, kind="finished",
-                                at=session.started_at + timedelta(seconds=3))
+    session = services.session_start_solo(
+        candidate=candidate, problem_slug=problem.slug, duration=timedelta(minutes=5)
+    )
+    SessionEvent.objects.create(
+        session=session, kind="finished", at=session.started_at + timedelta(seconds=3)
+    )
     from interviews.review.evidence import Evidence, evidence_labels
 
     chip = evidence_labels(session=session, reviewer=True).chip(Evidence("moment", 3000))
@@ -263,8 +321,9 @@ def test_the_interviewer_sees_the_reference_design_and_the_candidate_never() -> 
     assert "<strong>queue</strong>" in page and REF_TEXT in page  # Markdown, rendered
     assert REF_BOARD in page and 'id="reference-board"' in page and "<svg" in page
     assert "Reference solution" not in page
-    candidate_page = client_for(world.candidate).get(
-        f"/sessions/{world.session.pk}/").content.decode()
+    candidate_page = (
+        client_for(world.candidate).get(f"/sessions/{world.session.pk}/").content.decode()
+    )
     assert REF_TEXT not in candidate_page and REF_BOARD not in candidate_page
     assert 'id="reference-panel"' not in candidate_page
 
@@ -272,8 +331,9 @@ def test_the_interviewer_sees_the_reference_design_and_the_candidate_never() -> 
 def test_a_coding_sessions_cockpit_keeps_its_reference_solution() -> None:
     problem = tiny_problem()
     interviewer = user_with_role("i2", "interviewer")
-    session = services.session_schedule_live(interviewer=interviewer, problem_slug=problem.slug,
-                                             duration=timedelta(minutes=45))
+    session = services.session_schedule_live(
+        interviewer=interviewer, problem_slug=problem.slug, duration=timedelta(minutes=45)
+    )
     page = client_for(interviewer).get(f"/sessions/{session.pk}/").content.decode()
     assert "Reference solution" in page and "return x + 1" in page
     assert 'id="reference-design"' not in page

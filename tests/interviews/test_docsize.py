@@ -5,13 +5,11 @@ would take the document past its byte or element bound is refused ("the board is
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from datetime import timedelta
 from typing import Any
 
 import pycrdt
 import pytest
-from asgiref.sync import async_to_sync
 from channels.db import database_sync_to_async
 
 from core.realtime import CLOSE_DOC_FULL
@@ -22,29 +20,38 @@ from problems.package import package_read
 from problems.services import BANK_DIR, problem_load
 from tests.factories import client_for, tiny_problem, user_with_role
 from tests.interviews.ydoc_client import YClient
+from tests.sockets import run_scenario
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 LIMIT = 20_000  # the message limit in these tests: small, so a few hundred elements cross it
 
 
-def run(coro: Callable[[], Awaitable[Any]]) -> Any:
-    return async_to_sync(coro)()
-
-
 def live() -> tuple[InterviewSession, Any]:
     problem = tiny_problem()
     interviewer = user_with_role("int", "interviewer")
     candidate = user_with_role("cand", "candidate")
-    session = services.session_schedule_live(interviewer=interviewer, problem_slug=problem.slug,
-                                             duration=timedelta(minutes=30))
+    session = services.session_schedule_live(
+        interviewer=interviewer, problem_slug=problem.slug, duration=timedelta(minutes=30)
+    )
     assert session.invite_token
     return services.session_join(token=session.invite_token, user=candidate), candidate
 
 
 def element(key: str, **extra: Any) -> dict[str, Any]:
-    return {"id": key, "type": "rectangle", "version": 1, "versionNonce": 7, "x": 10, "y": 20,
-            "width": 100, "height": 50, "strokeColor": "#1e1e1e", "index": f"a{key}", **extra}
+    return {
+        "id": key,
+        "type": "rectangle",
+        "version": 1,
+        "versionNonce": 7,
+        "x": 10,
+        "y": 20,
+        "width": 100,
+        "height": 50,
+        "strokeColor": "#1e1e1e",
+        "index": f"a{key}",
+        **extra,
+    }
 
 
 def board(client: YClient) -> pycrdt.Map[Any]:
@@ -86,8 +93,10 @@ def test_a_document_larger_than_one_message_loads_in_frames_under_the_limit(sett
         writer = YClient(candidate, session.pk)
         await writer.connect()
         for batch in range(12):  # each batch ~9 kB, the whole ~110 kB: five messages' worth
-            await put(writer, {f"e{batch}-{i}": element(f"e{batch}-{i}", text="x" * 100)
-                               for i in range(60)})
+            await put(
+                writer,
+                {f"e{batch}-{i}": element(f"e{batch}-{i}", text="x" * 100) for i in range(60)},
+            )
         written = live_ids(writer)
         ROOMS.clear()  # a fresh process: the room is rebuilt from the stored log
         fresh = YClient(candidate, session.pk)
@@ -103,7 +112,7 @@ def test_a_document_larger_than_one_message_loads_in_frames_under_the_limit(sett
         await writer.disconnect()
         return fresh, half, written
 
-    fresh, half, written = run(scenario)
+    fresh, half, written = run_scenario(scenario)
     assert len(written) == 720
     stored = services.doc_updates(session.pk)
     assert sum(len(data) for _, data in stored) > 5 * LIMIT
@@ -136,14 +145,16 @@ def test_past_the_element_bound_an_update_is_refused_and_not_stored(settings: An
         await again.disconnect()
         return code, events, ids
 
-    code, events, ids = run(scenario)
+    code, events, ids = run_scenario(scenario)
     assert code == CLOSE_DOC_FULL
     refused = [e for e in events if e.get("type") == "refused"]
-    assert refused == [{"type": "refused", "reason": "board_full",
-                        "message": docsize.full_message()}]
+    assert refused == [
+        {"type": "refused", "reason": "board_full", "message": docsize.full_message()}
+    ]
     assert "The board is full" in refused[0]["message"] and "10 elements" in refused[0]["message"]
-    stored = {e["id"] for e in collab.board_from_updates(d for _, d in
-                                                        services.doc_updates(session.pk))}
+    stored = {
+        e["id"] for e in collab.board_from_updates(d for _, d in services.doc_updates(session.pk))
+    }
     assert "k11" not in stored and "k11" not in ids
     assert stored == ids == {f"k{i}" for i in range(1, 10)} | {"k12"}
 
@@ -162,12 +173,13 @@ def test_past_the_byte_bound_an_update_is_refused_and_small_edits_still_go(setti
         count = await database_sync_to_async(DocUpdate.objects.filter(session=session).count)()
         return code, client.events[-1]["reason"], count
 
-    code, reason, count = run(scenario)
+    code, reason, count = run_scenario(scenario)
     assert code == CLOSE_DOC_FULL and reason == "board_full"
     assert count == 3  # the starter code, the big element, the typing: not the last
     assert "# still typing" in services.session_code(session.pk)
-    ids = {e["id"] for e in collab.board_from_updates(d for _, d in
-                                                     services.doc_updates(session.pk))}
+    ids = {
+        e["id"] for e in collab.board_from_updates(d for _, d in services.doc_updates(session.pk))
+    }
     assert ids == {"big"}
 
 

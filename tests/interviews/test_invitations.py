@@ -59,7 +59,6 @@ def inbox(settings: Any) -> Iterator[Inbox]:
         controller.stop()
 
 
-
 def ics_fields(text: str) -> dict[str, str]:
     """Unfolded `NAME[;params]:value` lines of a calendar object, by name."""
     unfolded = text.replace("\r\n ", "")
@@ -83,9 +82,15 @@ def sent_by_the_io_worker(tmp_path: Path, session: InterviewSession, **env: str)
     """The request only queued the e-mail; a real worker on the io queue sends it. Wait until
     it has tried."""
     with worker(tmp_path / "io.log", queues=IO_QUEUE, **env):
-        wait_for(lambda: InterviewSession.objects.filter(pk=session.pk).filter(
-            Q(invitation_sent_at__isnull=False) | ~Q(invitation_error="")).exists(),
-            timeout=60, what="the invitation e-mail")
+        wait_for(
+            lambda: (
+                InterviewSession.objects.filter(pk=session.pk)
+                .filter(Q(invitation_sent_at__isnull=False) | ~Q(invitation_error=""))
+                .exists()
+            ),
+            timeout=60,
+            what="the invitation e-mail",
+        )
     session.refresh_from_db()
 
 
@@ -96,15 +101,26 @@ def test_the_invitation_mail_carries_the_link_and_a_calendar_entry(
     interviewer = user_with_role("int", "interviewer")
     day = (timezone.now() + timedelta(days=3)).astimezone(UTC).date().isoformat()
     broker_purge((IO_QUEUE,))
-    session = schedule(client_for(interviewer), problem.slug, starts_date=day,
-                       starts_time="14:30", tz="Europe/Paris", email="ada@example.com",
-                       call_link="https://meet.example.com/room-1")
+    session = schedule(
+        client_for(interviewer),
+        problem.slug,
+        starts_date=day,
+        starts_time="14:30",
+        tz="Europe/Paris",
+        email="ada@example.com",
+        call_link="https://meet.example.com/room-1",
+    )
     # Scheduling answered before anything was sent: the e-mail is the io worker's.
     assert session.invitation_sent_at is None and len(inbox.messages) == 0
     pending = client_for(interviewer).get(f"/sessions/{session.pk}/").content.decode()
     assert 'data-state="pending"' in pending and "Sending the invitation" in pending
-    sent_by_the_io_worker(tmp_path, session, EMAIL_HOST="127.0.0.1",
-                          EMAIL_PORT=str(inbox.port), DEFAULT_FROM_EMAIL=inbox.sender)
+    sent_by_the_io_worker(
+        tmp_path,
+        session,
+        EMAIL_HOST="127.0.0.1",
+        EMAIL_PORT=str(inbox.port),
+        DEFAULT_FROM_EMAIL=inbox.sender,
+    )
 
     assert session.scheduled_for is not None and session.invitation_sent_at is not None
     paris = ZoneInfo("Europe/Paris")
@@ -142,8 +158,9 @@ def test_a_mail_server_that_is_down_leaves_the_session_and_says_so(tmp_path: Pat
     interviewer = user_with_role("int", "interviewer")
     broker_purge((IO_QUEUE,))
     session = schedule(client_for(interviewer), problem.slug, email="ada@example.com")
-    sent_by_the_io_worker(tmp_path, session, EMAIL_HOST="127.0.0.1",
-                          EMAIL_PORT=str(free_port()), EMAIL_TIMEOUT="2")
+    sent_by_the_io_worker(
+        tmp_path, session, EMAIL_HOST="127.0.0.1", EMAIL_PORT=str(free_port()), EMAIL_TIMEOUT="2"
+    )
     assert session.invitation_sent_at is None and session.invitation_error
     page = client_for(interviewer).get(f"/sessions/{session.pk}/").content.decode()
     assert "could not be sent" in page and 'id="invite-url"' in page
@@ -164,8 +181,9 @@ def test_a_mail_server_that_is_down_leaves_the_session_and_says_so(tmp_path: Pat
 def test_bad_schedules_come_back_with_the_reason(extra: dict[str, str], reason: str) -> None:
     problem = tiny_problem()
     client = client_for(user_with_role("int", "interviewer"))
-    response = client.post("/sessions/live/", {"problem": problem.slug, "minutes": "45", **extra},
-                           follow=True)
+    response = client.post(
+        "/sessions/live/", {"problem": problem.slug, "minutes": "45", **extra}, follow=True
+    )
     assert reason in response.content.decode()
     assert not InterviewSession.objects.exists()
 
@@ -176,9 +194,13 @@ def test_the_join_page_says_when_and_how_long_and_refuses_the_wrong_account_firs
     invited = user_with_role("ada", "candidate")
     other = user_with_role("eve", "candidate")
     start = timezone.now() + timedelta(minutes=5)  # the link is open (ONSITE_JOIN_EARLY_MINUTES)
-    session = services.session_schedule_live(interviewer=interviewer, problem_slug=problem.slug,
-                                             duration=timedelta(minutes=20), candidate=invited,
-                                             scheduled_for=start)
+    session = services.session_schedule_live(
+        interviewer=interviewer,
+        problem_slug=problem.slug,
+        duration=timedelta(minutes=20),
+        candidate=invited,
+        scheduled_for=start,
+    )
     url = f"/sessions/join/{session.invite_token}/"
     page = client_for(invited).get(url).content.decode()
     assert "20 minutes" in page and "0:20:00" not in page

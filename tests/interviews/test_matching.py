@@ -17,10 +17,10 @@ def _the_real_model(settings: pytest.FixtureRequest) -> None:
     """These tests are about the model itself: no lexical stand-in (config/test_settings.py)."""
     settings.ONSITE_CLARIFY_EMBEDDER = ""  # type: ignore[attr-defined]
 
+
 CANNED = [
     {"question": "Does the bucket start full or empty?", "answer": "Full.", "key": True},
-    {"question": "Can `now` go backwards?", "answer": "Treat it as no time passing.",
-     "key": True},
+    {"question": "Can `now` go backwards?", "answer": "Treat it as no time passing.", "key": True},
     {"question": "Is `cost` always 1?", "answer": "No, any non-negative float.", "key": False},
 ]
 
@@ -58,50 +58,78 @@ BANK = Path(__file__).resolve().parents[2] / "problems" / "bank"
 # wording nor one of its declared `also` phrasings (problem.toml), in the package's order.
 PARAPHRASES = {
     "token-bucket": [
-        ["Is the bucket already full when it is created?",
-         "How many tokens are there at the very start?",
-         "Does a new client start with a full bucket?"],
-        ["What if I get a timestamp earlier than the previous one?",
-         "What should happen when the clock goes back in time?",
-         "Could now be smaller than the last value I saw?"],
-        ["What if one request asks for more tokens than the bucket can ever hold?",
-         "Can a cost exceed the bucket's capacity?",
-         "Is a request bigger than the capacity allowed?"],
-        ["If a request is rejected, are its tokens still taken?",
-         "Does refusing a call use up any tokens?",
-         "Do failed attempts reduce the bucket?"],
-        ["Can a request cost a fractional number of tokens?",
-         "Does every call take exactly one token?",
-         "Can the cost be zero or a float?"],
-        ["Will several threads call allow at the same time?",
-         "Should this be thread-safe?",
-         "Do I have to worry about concurrent access?"],
-        ["Is there one bucket per user or one shared limiter?",
-         "Should I keep a separate bucket for each tenant?",
-         "Is the limit global across all clients?"],
+        [
+            "Is the bucket already full when it is created?",
+            "How many tokens are there at the very start?",
+            "Does a new client start with a full bucket?",
+        ],
+        [
+            "What if I get a timestamp earlier than the previous one?",
+            "What should happen when the clock goes back in time?",
+            "Could now be smaller than the last value I saw?",
+        ],
+        [
+            "What if one request asks for more tokens than the bucket can ever hold?",
+            "Can a cost exceed the bucket's capacity?",
+            "Is a request bigger than the capacity allowed?",
+        ],
+        [
+            "If a request is rejected, are its tokens still taken?",
+            "Does refusing a call use up any tokens?",
+            "Do failed attempts reduce the bucket?",
+        ],
+        [
+            "Can a request cost a fractional number of tokens?",
+            "Does every call take exactly one token?",
+            "Can the cost be zero or a float?",
+        ],
+        [
+            "Will several threads call allow at the same time?",
+            "Should this be thread-safe?",
+            "Do I have to worry about concurrent access?",
+        ],
+        [
+            "Is there one bucket per user or one shared limiter?",
+            "Should I keep a separate bucket for each tenant?",
+            "Is the limit global across all clients?",
+        ],
     ],
     "lru-cache": [
-        ["What does get return when the key is not there?",
-         "What value should a cache miss give?",
-         "If the key was never inserted, what do I return from get?"],
-        ["Does reading a key make it most recently used?",
-         "Does a get move the key to the front?",
-         "Should a lookup update the recency order?"],
-        ["When the cache is full and I update an existing key, do I evict something?",
-         "Does overwriting a present key trigger an eviction?",
-         "If put replaces a value for a key already stored at capacity, is anything removed?"],
-        ["Is a capacity of zero possible?",
-         "What if the cache size is 0?",
-         "Could the cache be created with no room at all?"],
-        ["What time complexity do get and put need?",
-         "Must both operations run in constant time?",
-         "Is O(n) per call acceptable?"],
-        ["May I use collections.OrderedDict?",
-         "Am I allowed to use a built-in ordered dictionary?",
-         "Do I have to implement the doubly linked list by hand?"],
-        ["Will the cache be accessed from several threads?",
-         "Should I add a lock?",
-         "Does it need to be safe for concurrent use?"],
+        [
+            "What does get return when the key is not there?",
+            "What value should a cache miss give?",
+            "If the key was never inserted, what do I return from get?",
+        ],
+        [
+            "Does reading a key make it most recently used?",
+            "Does a get move the key to the front?",
+            "Should a lookup update the recency order?",
+        ],
+        [
+            "When the cache is full and I update an existing key, do I evict something?",
+            "Does overwriting a present key trigger an eviction?",
+            "If put replaces a value for a key already stored at capacity, is anything removed?",
+        ],
+        [
+            "Is a capacity of zero possible?",
+            "What if the cache size is 0?",
+            "Could the cache be created with no room at all?",
+        ],
+        [
+            "What time complexity do get and put need?",
+            "Must both operations run in constant time?",
+            "Is O(n) per call acceptable?",
+        ],
+        [
+            "May I use collections.OrderedDict?",
+            "Am I allowed to use a built-in ordered dictionary?",
+            "Do I have to implement the doubly linked list by hand?",
+        ],
+        [
+            "Will the cache be accessed from several threads?",
+            "Should I add a lock?",
+            "Does it need to be safe for concurrent use?",
+        ],
     ],
 }
 
@@ -158,8 +186,9 @@ def test_off_topic_questions_get_no_canned_answer(slug: str) -> None:
 
 
 def test_the_reported_paraphrase_gets_the_backwards_time_answer() -> None:
-    match = matching.best_match("a timestamp earlier than the previous one",
-                                bank_clarifications("token-bucket"))
+    match = matching.best_match(
+        "a timestamp earlier than the previous one", bank_clarifications("token-bucket")
+    )
     assert match.index == 1 and "no time passing" in match.answer
 
 
@@ -167,8 +196,12 @@ def test_a_problem_without_alternative_phrasings_still_matches_on_its_question()
     """`also` and `keywords` are optional: the bank's other problems have none."""
     canned = bank_clarifications("sliding-window-p99")
     assert not any("also" in c or "keywords" in c for c in canned)
-    assert matching.best_match("What should I return if there are no samples in the window?",
-                               canned).index == 2
+    assert (
+        matching.best_match(
+            "What should I return if there are no samples in the window?", canned
+        ).index
+        == 2
+    )
     assert matching.best_match("Do you like pizza?", canned).index is None
 
 
@@ -184,8 +217,9 @@ def test_terms_stem_and_fold_synonyms() -> None:
 
 def test_a_declared_keyword_outweighs_a_shared_common_word() -> None:
     vocab = [frozenset({"cach", "capacity"}), frozenset({"cach", "concurrent"})]
-    scores = matching.lexical_scores("Is the cache used by threads?", vocab,
-                                     [frozenset(), frozenset({"concurrent"})])
+    scores = matching.lexical_scores(
+        "Is the cache used by threads?", vocab, [frozenset(), frozenset({"concurrent"})]
+    )
     assert scores[1] > scores[0]
 
 
@@ -201,7 +235,8 @@ def test_the_reported_near_misses_are_declined_not_answered_with_another_answer(
     assert zero.declined  # and the reason is kept for the interviewer's view
     oversized = matching.best_match(
         "If one request asks for more tokens than the bucket can ever hold, do we reject it?",
-        canned)
+        canned,
+    )
     assert oversized.index in (2, None) and "denied request changes nothing" not in oversized.answer
     negative = matching.best_match("Can capacity be negative?", bank_clarifications("lru-cache"))
     assert negative.index is None and "negative" in negative.declined
@@ -214,8 +249,10 @@ def test_a_match_names_the_canned_question_it_answers() -> None:
 
 
 def test_a_close_call_between_two_canned_answers_is_declined() -> None:
-    close = [{"question": "Can the cost be zero?", "answer": "Yes."},
-             {"question": "Can the cost be zero?", "answer": "No."}]
+    close = [
+        {"question": "Can the cost be zero?", "answer": "Yes."},
+        {"question": "Can the cost be zero?", "answer": "No."},
+    ]
     match = matching.best_match("Can the cost be zero?", close)
     assert match.index is None and match.declined.startswith("a close call")
 
@@ -233,9 +270,11 @@ def test_design_scale_questions_are_answered_from_the_figures_or_declined() -> N
     package = package_read(BANK / "kv-cache-aware-router")
     canned = [c.as_dict() for c in package.clarifications]
     figures = matching.statement_figures(package.statement_md)
-    servers = matching.best_match("What is the peak request rate?", canned,
-                                  figures=figures, title=package.title)
+    servers = matching.best_match(
+        "What is the peak request rate?", canned, figures=figures, title=package.title
+    )
     assert servers.figure and servers.index is None and "8,000 requests/s" in servers.answer
-    cost = matching.best_match("What is the cost of one GPU server per hour?", canned,
-                               figures=figures, title=package.title)
+    cost = matching.best_match(
+        "What is the cost of one GPU server per hour?", canned, figures=figures, title=package.title
+    )
     assert cost.answer == ""

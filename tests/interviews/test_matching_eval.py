@@ -22,8 +22,11 @@ def test_every_bank_problem_has_paraphrases_and_near_misses() -> None:
     assert sorted(eval_set) == bank
     for slug, spec in eval_set.items():
         package = package_read(matching_eval.BANK / slug)
-        own = {text for c in package.clarifications
-               for text in (c.as_dict()["question"], *c.as_dict().get("also", []))}
+        own = {
+            text
+            for c in package.clarifications
+            for text in (c.as_dict()["question"], *c.as_dict().get("also", []))
+        }
         answered, declined = spec["answered"], spec["declined"]
         assert len(answered) >= 5 and len(declined) >= 5, slug
         for item in answered:
@@ -42,8 +45,11 @@ def test_the_tuning_half_gets_no_false_answer() -> None:
     assert false == []
 
 
-@pytest.mark.xfail(reason="issue 36.1 not met yet: the check half has false answers and the "
-                   "recall is under 85 % (python -m bench matching)", strict=False)
+@pytest.mark.xfail(
+    reason="issue 36.1 not met yet: the check half has false answers and the "
+    "recall is under 85 % (python -m bench matching)",
+    strict=False,
+)
 def test_the_whole_set_meets_the_targets() -> None:
     total = matching_eval.Tally()
     for tally in matching_eval.evaluate().values():

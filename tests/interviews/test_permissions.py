@@ -23,8 +23,15 @@ from tests.interviews.test_review import (
 
 pytestmark = pytest.mark.django_db
 
-ROLES = ["anonymous", "other_candidate", "owner", "unassigned_interviewer",
-         "assigned_interviewer", "author", "admin"]
+ROLES = [
+    "anonymous",
+    "other_candidate",
+    "owner",
+    "unassigned_interviewer",
+    "assigned_interviewer",
+    "author",
+    "admin",
+]
 LOGIN = "login"
 DENIED = "denied"  # API: 401 or 403 for anonymous
 
@@ -33,13 +40,19 @@ def _expect(table: dict[str, object], role: str) -> object:
     return table[role]
 
 
-REVIEWERS = {"anonymous": LOGIN, "other_candidate": 404, "owner": 404,
-             "unassigned_interviewer": 404, "assigned_interviewer": 200, "author": 404,
-             "admin": 200}
+REVIEWERS = {
+    "anonymous": LOGIN,
+    "other_candidate": 404,
+    "owner": 404,
+    "unassigned_interviewer": 404,
+    "assigned_interviewer": 200,
+    "author": 404,
+    "admin": 200,
+}
 READERS = REVIEWERS | {"owner": 200}
 PAGES = {
-    "/sessions/review/": REVIEWERS | {"other_candidate": 403, "owner": 403,
-                                      "unassigned_interviewer": 200, "author": 403},
+    "/sessions/review/": REVIEWERS
+    | {"other_candidate": 403, "owner": 403, "unassigned_interviewer": 200, "author": 403},
     "/sessions/{id}/review/": REVIEWERS,
     "/sessions/{id}/report/": READERS,
     "/sessions/{id}/report.pdf": READERS,
@@ -77,14 +90,25 @@ def test_pages(url: str, role: str) -> None:
 @pytest.mark.parametrize("url", list(API))
 def test_api_reads(url: str, role: str) -> None:
     world = build_world()
-    services.scorecard_save(session=world.session, user=world.assigned, recommendation="yes",
-                            summary="UNRELEASED-SUMMARY", scores=full_scores(3), submit=True)
+    services.scorecard_save(
+        session=world.session,
+        user=world.assigned,
+        recommendation="yes",
+        summary="UNRELEASED-SUMMARY",
+        scores=full_scores(3),
+        submit=True,
+    )
     response = client_for(world.users()[role]).get(url.format(id=world.session.pk))
     _check(response.status_code, "", API[url][role])
     body = response.content.decode()
     if role in ("owner", "other_candidate"):
-        for secret in (SECRET_INPUT, PRIVATE_NOTE, "secret 1", "UNRELEASED-SUMMARY",
-                       "c-correctness"):
+        for secret in (
+            SECRET_INPUT,
+            PRIVATE_NOTE,
+            "secret 1",
+            "UNRELEASED-SUMMARY",
+            "c-correctness",
+        ):
             assert secret not in body, (url, secret)
     if url == "/api/review/sessions" and response.status_code == 200:
         ids = [s["id"] for s in response.json()["sessions"]]
@@ -94,17 +118,27 @@ def test_api_reads(url: str, role: str) -> None:
 def _post_expectations(world: World) -> dict[str, tuple[str, dict[str, object]]]:
     sid = world.session.pk
     return {
-        "note": (f"/sessions/{sid}/review/notes", REVIEWERS | {
-            "assigned_interviewer": 302, "admin": 302}),
-        "scorecard": (f"/sessions/{sid}/review/scorecard", REVIEWERS | {
-            "assigned_interviewer": 302, "admin": 302}),
-        "release": (f"/sessions/{sid}/review/release", REVIEWERS | {
-            "assigned_interviewer": 302, "admin": 302}),
+        "note": (
+            f"/sessions/{sid}/review/notes",
+            REVIEWERS | {"assigned_interviewer": 302, "admin": 302},
+        ),
+        "scorecard": (
+            f"/sessions/{sid}/review/scorecard",
+            REVIEWERS | {"assigned_interviewer": 302, "admin": 302},
+        ),
+        "release": (
+            f"/sessions/{sid}/review/release",
+            REVIEWERS | {"assigned_interviewer": 302, "admin": 302},
+        ),
         # The session's own interviewer adds co-interviewers, not only admins (issue 27).
-        "assign": (f"/sessions/{sid}/review/assign", REVIEWERS | {
-            "assigned_interviewer": 302, "admin": 302}),
-        "share": (f"/sessions/{sid}/report/share", READERS | {
-            "owner": 302, "assigned_interviewer": 302, "admin": 302}),
+        "assign": (
+            f"/sessions/{sid}/review/assign",
+            REVIEWERS | {"assigned_interviewer": 302, "admin": 302},
+        ),
+        "share": (
+            f"/sessions/{sid}/report/share",
+            READERS | {"owner": 302, "assigned_interviewer": 302, "admin": 302},
+        ),
     }
 
 
@@ -113,8 +147,7 @@ def _post_expectations(world: World) -> dict[str, tuple[str, dict[str, object]]]
 def test_page_actions(action: str, role: str) -> None:
     world = build_world()
     url, table = _post_expectations(world)[action]
-    data = {"text": "a note", "username": "unassigned", "recommendation": "yes",
-            "action": "save"}
+    data = {"text": "a note", "username": "unassigned", "recommendation": "yes", "action": "save"}
     response = client_for(world.users()[role]).post(url, data)
     _check(response.status_code, response.get("Location", ""), table[role])
 
@@ -123,10 +156,13 @@ def test_page_actions(action: str, role: str) -> None:
 def test_api_scorecard_post(role: str) -> None:
     world = build_world()
     expected = REVIEWERS | {"anonymous": DENIED, "owner": 404}
-    body = {"recommendation": "yes", "scores": {"correctness": {
-        "level": 3, "evidence": [{"kind": "moment", "value": 60_000}]}}}
+    body = {
+        "recommendation": "yes",
+        "scores": {"correctness": {"level": 3, "evidence": [{"kind": "moment", "value": 60_000}]}},
+    }
     response = client_for(world.users()[role]).post(
-        f"/api/review/sessions/{world.session.pk}/scores", body, content_type="application/json")
+        f"/api/review/sessions/{world.session.pk}/scores", body, content_type="application/json"
+    )
     _check(response.status_code, "", expected[role])
     if response.status_code == 200:
         own = response.json()["own"]
@@ -138,7 +174,8 @@ def test_share_revoke(role: str) -> None:
     world = build_world()
     share = services.share_create(session=world.session, user=world.owner)
     response = client_for(world.users()[role]).post(
-        f"/sessions/{world.session.pk}/report/share/{share.pk}/revoke")
+        f"/sessions/{world.session.pk}/report/share/{share.pk}/revoke"
+    )
     expected = READERS | {"owner": 302, "assigned_interviewer": 302, "admin": 302}
     _check(response.status_code, response.get("Location", ""), expected[role])
     share.refresh_from_db()

@@ -34,8 +34,12 @@ pytestmark = pytest.mark.django_db(transaction=True)
 SNAKE = re.compile(r"\b[a-z][a-z0-9]*_[a-z0-9_]*[a-z0-9]\b")
 # Code written by the candidate that the scan must not see (it is in a code block).
 CODE = "def solve(x):\n    big_value = x + 1\n    return big_value\n"
-TRADEOFFS = {"criterion": "tradeoffs", "weight": 1, "strong": "Names the costs.",
-             "levels": ["1: none", "2: some", "3: most", "4: all"]}
+TRADEOFFS = {
+    "criterion": "tradeoffs",
+    "weight": 1,
+    "strong": "Names the costs.",
+    "levels": ["1: none", "2: some", "3: most", "4: all"],
+}
 
 
 class _VisibleText(HTMLParser):
@@ -77,14 +81,18 @@ _SHOW = re.compile(rb"/(F\d+) [\d.]+ Tf|\(((?:\\.|[^\\)])*)\) ?Tj")
 
 def pdf_visible_text(body: bytes) -> str:
     """The text an fpdf2 PDF draws, in order, except what is drawn in Courier (code)."""
-    objects = {m.group(1): m.group(2) for m in re.finditer(
-        rb"(\d+) 0 obj\s*(.*?)endobj", body, re.DOTALL)}
-    courier = {name.decode() for name, number in _FONT_REF.findall(body)
-               if b"/BaseFont /Courier" in objects.get(number, b"")}
+    objects = {
+        m.group(1): m.group(2) for m in re.finditer(rb"(\d+) 0 obj\s*(.*?)endobj", body, re.DOTALL)
+    }
+    courier = {
+        name.decode()
+        for name, number in _FONT_REF.findall(body)
+        if b"/BaseFont /Courier" in objects.get(number, b"")
+    }
     out: list[str] = []
     for start in re.finditer(rb"stream\r?\n", body):
         try:
-            content = zlib.decompressobj().decompress(body[start.end():])
+            content = zlib.decompressobj().decompress(body[start.end() :])
         except zlib.error:
             continue
         font = ""
@@ -116,23 +124,55 @@ def rich_world() -> World:
     Submission.objects.filter(pk=world.final.pk).update(code=CODE)
     start = session.started_at
     assert start is not None
-    Note.objects.create(session=session, author=world.owner, kind="tradeoff",
-                        text="A dict keeps lookups cheap.", created_at=start + timedelta(minutes=3))
-    SessionEvent.objects.create(session=session, kind="hint", actor=world.assigned,
-                                data={"number": 1, "by": "interviewer"},
-                                at=start + timedelta(minutes=4))
-    ChatMessage.objects.create(session=session, author=world.owner, role="candidate",
-                               text="Ready.", created_at=start + timedelta(minutes=1))
-    Question.objects.create(session=session, asked_by=world.owner, text="Is the input sorted?",
-                            answer="No, never.", asked_at=start + timedelta(minutes=6),
-                            answer_source="interviewer")
-    scores = {str(row["criterion"]): {"level": 3, "comment": "Clear and careful.",
-                                      "evidence": ["moment:120000",
-                                                   f"submission:{world.passing.pk}",
-                                                   f"question:{world.question.pk}"]}
-              for row in problem.rubric}
-    services.scorecard_save(session=session, user=world.assigned, recommendation="strong_yes",
-                            summary="Solid work.", scores=scores, submit=True)
+    Note.objects.create(
+        session=session,
+        author=world.owner,
+        kind="tradeoff",
+        text="A dict keeps lookups cheap.",
+        created_at=start + timedelta(minutes=3),
+    )
+    SessionEvent.objects.create(
+        session=session,
+        kind="hint",
+        actor=world.assigned,
+        data={"number": 1, "by": "interviewer"},
+        at=start + timedelta(minutes=4),
+    )
+    ChatMessage.objects.create(
+        session=session,
+        author=world.owner,
+        role="candidate",
+        text="Ready.",
+        created_at=start + timedelta(minutes=1),
+    )
+    Question.objects.create(
+        session=session,
+        asked_by=world.owner,
+        text="Is the input sorted?",
+        answer="No, never.",
+        asked_at=start + timedelta(minutes=6),
+        answer_source="interviewer",
+    )
+    scores = {
+        str(row["criterion"]): {
+            "level": 3,
+            "comment": "Clear and careful.",
+            "evidence": [
+                "moment:120000",
+                f"submission:{world.passing.pk}",
+                f"question:{world.question.pk}",
+            ],
+        }
+        for row in problem.rubric
+    }
+    services.scorecard_save(
+        session=session,
+        user=world.assigned,
+        recommendation="strong_yes",
+        summary="Solid work.",
+        scores=scores,
+        submit=True,
+    )
     services.scores_release(session=session, user=world.assigned)
     return world
 
@@ -142,19 +182,24 @@ def surfaces(session: InterviewSession, candidate: Client, reviewer: Client) -> 
     share = services.share_create(session=session, user=session.candidate)
     anonymous = Client()
     base = f"/sessions/{session.pk}"
-    pages = {"candidate report": candidate.get(f"{base}/report/"),
-             "reviewer report": reviewer.get(f"{base}/report/"),
-             "share link": anonymous.get(f"/sessions/shared/{share.token}/"),
-             # Where the same facts are read beside the report: the reviewer's page, the
-             # candidate's history (its chart's legend).
-             "review page": reviewer.get(f"{base}/review/"),
-             "history": candidate.get("/sessions/history/")}
-    pdfs = {"candidate PDF": candidate.get(f"{base}/report.pdf"),
-            "share link PDF": anonymous.get(f"/sessions/shared/{share.token}/pdf")}
+    pages = {
+        "candidate report": candidate.get(f"{base}/report/"),
+        "reviewer report": reviewer.get(f"{base}/report/"),
+        "share link": anonymous.get(f"/sessions/shared/{share.token}/"),
+        # Where the same facts are read beside the report: the reviewer's page, the
+        # candidate's history (its chart's legend).
+        "review page": reviewer.get(f"{base}/review/"),
+        "history": candidate.get("/sessions/history/"),
+    }
+    pdfs = {
+        "candidate PDF": candidate.get(f"{base}/report.pdf"),
+        "share link PDF": anonymous.get(f"/sessions/shared/{share.token}/pdf"),
+    }
     for name, response in (pages | pdfs).items():
         assert response.status_code == 200, name
-    return ({name: page_text(r.content.decode()) for name, r in pages.items()}
-            | {name: pdf_visible_text(r.content) for name, r in pdfs.items()})
+    return {name: page_text(r.content.decode()) for name, r in pages.items()} | {
+        name: pdf_visible_text(r.content) for name, r in pdfs.items()
+    }
 
 
 def test_no_report_surface_shows_a_snake_case_identifier() -> None:
@@ -195,21 +240,31 @@ def test_plurals_are_right() -> None:
         assert "(s)" not in text, name
     second = user_with_role("second", "interviewer")
     services.reviewer_assign(session=world.session, user=world.admin, username="second")
-    services.scorecard_save(session=world.session, user=second, recommendation="yes",
-                            summary="", submit=True,
-                            scores={str(row["criterion"]): {"level": 2, "comment": ""}
-                                    for row in world.session.problem.rubric})
-    page = page_text(client_for(world.owner).get(
-        f"/sessions/{world.session.pk}/report/").content.decode())
-    pdf = pdf_visible_text(client_for(world.owner).get(
-        f"/sessions/{world.session.pk}/report.pdf").content)
+    services.scorecard_save(
+        session=world.session,
+        user=second,
+        recommendation="yes",
+        summary="",
+        submit=True,
+        scores={
+            str(row["criterion"]): {"level": 2, "comment": ""}
+            for row in world.session.problem.rubric
+        },
+    )
+    page = page_text(
+        client_for(world.owner).get(f"/sessions/{world.session.pk}/report/").content.decode()
+    )
+    pdf = pdf_visible_text(
+        client_for(world.owner).get(f"/sessions/{world.session.pk}/report.pdf").content
+    )
     assert "(2 reviewers)" in page and "(2 reviewers)" in pdf
 
 
 def test_a_design_pdf_counts_the_boards_elements_in_words() -> None:
     design = design_world()
-    pdf = pdf_visible_text(client_for(design.candidate).get(
-        f"/sessions/{design.session.pk}/report.pdf").content)
+    pdf = pdf_visible_text(
+        client_for(design.candidate).get(f"/sessions/{design.session.pk}/report.pdf").content
+    )
     assert "2 elements on the board." in pdf
 
 
@@ -217,7 +272,7 @@ def test_the_pdf_carries_the_answers_to_the_candidates_questions() -> None:
     world = rich_world()
     for path in (f"/sessions/{world.session.pk}/report.pdf",):
         text = pdf_visible_text(client_for(world.owner).get(path).content)
-        questions = text[text.index("Clarifying questions"):text.index("Timeline")]
+        questions = text[text.index("Clarifying questions") : text.index("Timeline")]
         assert "Q: Can x be negative?" in questions and "A: Yes." in questions
         assert "Q: Is the input sorted?" in questions and "A: No, never." in questions
 
@@ -231,8 +286,10 @@ def test_times_are_in_the_viewers_zone_and_name_it() -> None:
     html = client.get(f"{base}/report/").content.decode()
     # The page: the moment for the script to show in the reader's zone (localtime.js), and
     # UTC, named, for a page read without scripts; its PDF link asks for the reader's zone.
-    assert ('<time class="local-time" id="report-started" datetime="2026-12-05T22:35:00+00:00">'
-            "5 Dec 2026, 22:35 UTC</time>") in html
+    assert (
+        '<time class="local-time" id="report-started" datetime="2026-12-05T22:35:00+00:00">'
+        "5 Dec 2026, 22:35 UTC</time>"
+    ) in html
     assert "interviews/localtime.js" in html and "data-viewer-zone-link" in html
 
     def started(query: str) -> str:
@@ -248,8 +305,9 @@ def test_times_are_in_the_viewers_zone_and_name_it() -> None:
 
 def test_a_report_opened_while_grading_says_so_and_asks_again() -> None:
     world = build_world()
-    Submission.objects.filter(pk=world.final.pk).update(status="running", verdict="", passed=0,
-                                                        total=0)
+    Submission.objects.filter(pk=world.final.pk).update(
+        status="running", verdict="", passed=0, total=0
+    )
     client = client_for(world.owner)
     base = f"/sessions/{world.session.pk}"
     html = client.get(f"{base}/report/").content.decode()
@@ -258,13 +316,15 @@ def test_a_report_opened_while_grading_says_so_and_asks_again() -> None:
     assert "grading…" in text and "this page checks every few seconds" in text
     assert "running" not in text and "0/0" not in text and "still grading" in text
     # On the timeline the final run is neither passed nor failed yet: grey, "still grading".
-    assert (f'fill="{charts.EDIT_COLOR}"><title>25:00 Final submission: still grading</title>'
-            in html)
+    assert (
+        f'fill="{charts.EDIT_COLOR}"><title>25:00 Final submission: still grading</title>' in html
+    )
     pdf = pdf_visible_text(client.get(f"{base}/report.pdf").content)
     assert "Final submission: still being graded." in pdf
     assert "running" not in pdf and "0/0" not in pdf
-    Submission.objects.filter(pk=world.final.pk).update(status="done", verdict="WA", passed=4,
-                                                        total=5)
+    Submission.objects.filter(pk=world.final.pk).update(
+        status="done", verdict="WA", passed=4, total=5
+    )
     html = client.get(f"{base}/report/").content.decode()
     assert "data-grading" not in html and "interviews/report.js" not in html
     assert "4/5 tests passed" in page_text(html)

@@ -32,7 +32,10 @@ def daphne(port: int, log: Path) -> Iterator[subprocess.Popen[bytes]]:
     with log.open("ab") as out:
         proc = subprocess.Popen(
             [str(BIN / "daphne"), "-b", "127.0.0.1", "-p", str(port), "config.asgi:application"],
-            cwd=ROOT, env=platform_env(), stdout=out, stderr=subprocess.STDOUT,
+            cwd=ROOT,
+            env=platform_env(),
+            stdout=out,
+            stderr=subprocess.STDOUT,
             start_new_session=True,
         )
     try:
@@ -88,8 +91,9 @@ class SyncYClient:
 def test_acknowledged_edits_survive_killing_the_server(tmp_path: Path) -> None:
     problem = tiny_problem()
     candidate = user_with_role("cand", "candidate")
-    session = services.session_start_solo(candidate=candidate, problem_slug=problem.slug,
-                                          duration=timedelta(minutes=10))
+    session = services.session_start_solo(
+        candidate=candidate, problem_slug=problem.slug, duration=timedelta(minutes=10)
+    )
     client = Client()
     client.force_login(candidate)
     cookie = f"sessionid={client.cookies['sessionid'].value}"
@@ -98,8 +102,10 @@ def test_acknowledged_edits_survive_killing_the_server(tmp_path: Path) -> None:
     url = f"ws://127.0.0.1:{port}/ws/sessions/{session.pk}/doc/"
 
     headers = {"Cookie": cookie, "Origin": origin}
-    with (daphne(port, tmp_path / "daphne.log") as server,
-          connect(url, additional_headers=headers) as ws):
+    with (
+        daphne(port, tmp_path / "daphne.log") as server,
+        connect(url, additional_headers=headers) as ws,
+    ):
         writer = SyncYClient(ws)
         for ch in "return x + 1":
             writer.type(ch)

@@ -36,12 +36,24 @@ pytestmark = pytest.mark.django_db
 SECRET_INPUT = "SECRET-HIDDEN-INPUT-7731"
 PRIVATE_NOTE = "PRIVATE-INTERVIEWER-NOTE-55"
 RUBRIC = [
-    {"criterion": "correctness", "weight": 3, "strong": "STRONG-CORRECTNESS",
-     "levels": ["1: broken", "2: basic", "3: solid", "4: flawless"]},
-    {"criterion": "edge_cases", "weight": 2, "strong": "STRONG-EDGES",
-     "levels": ["1: none", "2: some", "3: most", "4: all"]},
-    {"criterion": "clarifying_questions", "weight": 1, "strong": "STRONG-QUESTIONS",
-     "levels": ["1: none", "2: one", "3: most", "4: all key ones"]},
+    {
+        "criterion": "correctness",
+        "weight": 3,
+        "strong": "STRONG-CORRECTNESS",
+        "levels": ["1: broken", "2: basic", "3: solid", "4: flawless"],
+    },
+    {
+        "criterion": "edge_cases",
+        "weight": 2,
+        "strong": "STRONG-EDGES",
+        "levels": ["1: none", "2: some", "3: most", "4: all"],
+    },
+    {
+        "criterion": "clarifying_questions",
+        "weight": 1,
+        "strong": "STRONG-QUESTIONS",
+        "levels": ["1: none", "2: one", "3: most", "4: all key ones"],
+    },
 ]
 CRITERIA: list[str] = [str(row["criterion"]) for row in RUBRIC]
 CLARIFICATIONS = [
@@ -66,22 +78,45 @@ class World:
     question: Question
 
     def users(self) -> dict[str, User | None]:
-        return {"anonymous": None, "other_candidate": self.other, "owner": self.owner,
-                "unassigned_interviewer": self.unassigned,
-                "assigned_interviewer": self.assigned, "author": self.author,
-                "admin": self.admin}
+        return {
+            "anonymous": None,
+            "other_candidate": self.other,
+            "owner": self.owner,
+            "unassigned_interviewer": self.unassigned,
+            "assigned_interviewer": self.assigned,
+            "author": self.author,
+            "admin": self.admin,
+        }
 
 
-def _submission(world_user: User, problem: object, mode: str, verdict: str,
-                results: list[tuple[str, bool, str, str]]) -> Submission:
+def _submission(
+    world_user: User,
+    problem: object,
+    mode: str,
+    verdict: str,
+    results: list[tuple[str, bool, str, str]],
+) -> Submission:
     sub = Submission.objects.create(
-        user=world_user, problem=problem, version=problem.live_version,  # type: ignore[attr-defined]
-        mode=mode, code="def solve(x):\n    return x + 1\n", status="done", verdict=verdict,
-        passed=sum(v == "AC" for _, _, _, v in results), total=len(results))
+        user=world_user,
+        problem=problem,
+        version=problem.live_version,  # type: ignore[attr-defined]
+        mode=mode,
+        code="def solve(x):\n    return x + 1\n",
+        status="done",
+        verdict=verdict,
+        passed=sum(v == "AC" for _, _, _, v in results),
+        total=len(results),
+    )
     for index, (name, hidden, tag, verdict_) in enumerate(results):
-        TestResult.objects.create(submission=sub, index=index, name=name, hidden=hidden, tag=tag,
-                                  verdict=verdict_, detail={"input": SECRET_INPUT if hidden
-                                                            else "public input"})
+        TestResult.objects.create(
+            submission=sub,
+            index=index,
+            name=name,
+            hidden=hidden,
+            tag=tag,
+            verdict=verdict_,
+            detail={"input": SECRET_INPUT if hidden else "public input"},
+        )
     return sub
 
 
@@ -100,41 +135,81 @@ def build_world() -> World:
     admin = user_with_role("admin", admin=True)
     start = timezone.now() - timedelta(minutes=30)
     session = InterviewSession.objects.create(
-        problem=problem, candidate=owner, interviewer=assigned, kind="live", status="finished",
-        duration=timedelta(minutes=30), started_at=start,
-        deadline=start + timedelta(minutes=30), finished_at=start + timedelta(minutes=25),
-        finish_reason="candidate")
+        problem=problem,
+        candidate=owner,
+        interviewer=assigned,
+        kind="live",
+        status="finished",
+        duration=timedelta(minutes=30),
+        started_at=start,
+        deadline=start + timedelta(minutes=30),
+        finished_at=start + timedelta(minutes=25),
+        finish_reason="candidate",
+    )
     public = [("public 0", False, "correctness", "AC"), ("public 1", False, "correctness", "AC")]
-    run = _submission(owner, problem, "run", "WA", [("public 0", False, "correctness", "WA"),
-                                                    ("public 1", False, "correctness", "AC")])
+    run = _submission(
+        owner,
+        problem,
+        "run",
+        "WA",
+        [("public 0", False, "correctness", "WA"), ("public 1", False, "correctness", "AC")],
+    )
     passing = _submission(owner, problem, "run", "AC", public)
-    final = _submission(owner, problem, "submit", "WA", [
-        *public, ("secret 0", True, "correctness", "AC"), ("secret 1", True, "edge_cases", "WA"),
-        ("secret 2", True, "correctness", "AC")])
-    for minutes, kind, sub in ((5, "run", run), (10, "run", passing),
-                               (25, "final_submit", final)):
-        SessionEvent.objects.create(session=session, kind=kind, actor=owner, submission=sub,
-                                    at=start + timedelta(minutes=minutes))
+    final = _submission(
+        owner,
+        problem,
+        "submit",
+        "WA",
+        [
+            *public,
+            ("secret 0", True, "correctness", "AC"),
+            ("secret 1", True, "edge_cases", "WA"),
+            ("secret 2", True, "correctness", "AC"),
+        ],
+    )
+    for minutes, kind, sub in ((5, "run", run), (10, "run", passing), (25, "final_submit", final)):
+        SessionEvent.objects.create(
+            session=session,
+            kind=kind,
+            actor=owner,
+            submission=sub,
+            at=start + timedelta(minutes=minutes),
+        )
     SessionEvent.objects.create(session=session, kind="finished", at=start + timedelta(minutes=25))
     session.final_submission = final
     session.save()
     question = Question.objects.create(
-        session=session, asked_by=owner, text="Can x be negative?", answer="Yes.",
-        asked_at=start + timedelta(minutes=2), answer_source="interviewer", matched_index=0,
-        matched_key=True)
+        session=session,
+        asked_by=owner,
+        text="Can x be negative?",
+        answer="Yes.",
+        asked_at=start + timedelta(minutes=2),
+        answer_source="interviewer",
+        matched_index=0,
+        matched_key=True,
+    )
     for minutes in (1, 3, 4, 12):
-        DocUpdate.objects.create(session=session, author=owner, data=b"x",
-                                 created_at=start + timedelta(minutes=minutes))
+        DocUpdate.objects.create(
+            session=session, author=owner, data=b"x", created_at=start + timedelta(minutes=minutes)
+        )
     ReviewNote.objects.create(session=session, author=assigned, text=PRIVATE_NOTE)
-    return World(session, owner, other, assigned, unassigned, author, admin, run, passing,
-                 final, question)
+    return World(
+        session, owner, other, assigned, unassigned, author, admin, run, passing, final, question
+    )
 
 
-
-def full_scores(level: int = 3, evidence: list[object] | None = None,
-                ) -> dict[str, dict[str, object]]:
-    return {row["criterion"]: {"level": level, "comment": f"c-{row['criterion']}",
-                               "evidence": evidence or []} for row in RUBRIC}
+def full_scores(
+    level: int = 3,
+    evidence: list[object] | None = None,
+) -> dict[str, dict[str, object]]:
+    return {
+        row["criterion"]: {
+            "level": level,
+            "comment": f"c-{row['criterion']}",
+            "evidence": evidence or [],
+        }
+        for row in RUBRIC
+    }
 
 
 def cited(world: World) -> list[object]:
@@ -150,7 +225,9 @@ def test_signals_read_hidden_pass_rates_key_questions_and_first_pass() -> None:
     signals = suggest.session_signals(world.session)
     assert signals.hidden_by_tag == {"correctness": (2, 2), "edge_cases": (0, 1)}
     assert [(k.index, k.asked, k.question_id) for k in signals.key_questions] == [
-        (0, True, world.question.pk), (1, False, None)]
+        (0, True, world.question.pk),
+        (1, False, None),
+    ]
     assert signals.key_questions[0].at_ms == 120_000
     assert signals.first_pass_ms == 600_000 and signals.first_pass_submission == world.passing.pk
     assert signals.hints_used == 0  # no hint was opened in this session
@@ -161,18 +238,26 @@ def test_signals_read_hidden_pass_rates_key_questions_and_first_pass() -> None:
     assert hints["correctness"].level == 3 and hints["edge_cases"].level == 1
     assert hints["correctness"].why == (
         "final submission passed 2/2 hidden correctness tests; not on the first pass: "
-        "the first run passed 1/2, every test passed from run 2")
+        "the first run passed 1/2, every test passed from run 2"
+    )
     assert hints["clarifying_questions"].level == 3  # one of the two key questions
     assert hints["clarifying_questions"].why == (
-        "1 of 2 key clarifying questions asked, 1 question in all before the first run")
+        "1 of 2 key clarifying questions asked, 1 question in all before the first run"
+    )
 
 
 def _history(world: World, first: list[str]) -> None:
     """Replace the world's first run by one with these public verdicts."""
     world.run.results.all().delete()
     for index, verdict in enumerate(first):
-        TestResult.objects.create(submission=world.run, index=index, name=f"p{index}",
-                                  hidden=False, tag="correctness", verdict=verdict)
+        TestResult.objects.create(
+            submission=world.run,
+            index=index,
+            name=f"p{index}",
+            hidden=False,
+            tag="correctness",
+            verdict=verdict,
+        )
     world.run.passed = first.count("AC")
     world.run.total = len(first)
     world.run.verdict = "AC" if world.run.passed == len(first) else "WA"
@@ -206,15 +291,21 @@ def test_key_questions_asked_only_after_the_first_run_are_no_4() -> None:
     start = world.session.started_at
     assert start is not None
     Question.objects.create(
-        session=world.session, asked_by=world.owner, text="How large is x?", answer="64-bit.",
+        session=world.session,
+        asked_by=world.owner,
+        text="How large is x?",
+        answer="64-bit.",
         asked_at=start + timedelta(minutes=7),
-        answer_source="interviewer", matched_index=1, matched_key=True)
-    hints = suggest.suggestions(suggest.session_signals(world.session),
-                                CRITERIA)
+        answer_source="interviewer",
+        matched_index=1,
+        matched_key=True,
+    )
+    hints = suggest.suggestions(suggest.session_signals(world.session), CRITERIA)
     assert hints["clarifying_questions"].level == 3
     assert hints["clarifying_questions"].why == (
         "2 of 2 key clarifying questions asked, 1 of them only after the first run, "
-        "1 question in all before the first run")
+        "1 question in all before the first run"
+    )
 
 
 def test_a_run_still_grading_is_no_first_run() -> None:
@@ -246,9 +337,11 @@ def test_suggestions_are_shown_beside_each_criterion_and_never_preselected() -> 
     card = Scorecard.objects.get(session=world.session, interviewer=world.assigned)
     correctness = card.scores.get(criterion="correctness")
     assert correctness.level == 2  # the interviewer's choice wins over the suggested 4
-    assert correctness.evidence == [{"kind": "moment", "value": 120_000},
-                                    {"kind": "submission", "value": world.passing.pk},
-                                    {"kind": "question", "value": world.question.pk}]
+    assert correctness.evidence == [
+        {"kind": "moment", "value": 120_000},
+        {"kind": "submission", "value": world.passing.pk},
+        {"kind": "question", "value": world.question.pk},
+    ]
     assert card.submitted_at is None
     page = client.get(f"/sessions/{world.session.pk}/review/").content.decode()
     for token in cited(world):  # the saved chips come back as the form's hidden inputs
@@ -258,12 +351,23 @@ def test_suggestions_are_shown_beside_each_criterion_and_never_preselected() -> 
 def test_evidence_must_point_into_this_session() -> None:
     world = build_world()
     foreign = _submission(world.other, world.session.problem, "run", "AC", [])
-    for bad in (f"submission:{foreign.pk}", "question:999999", "moment:3540000", "moment:aa",
-                "line:3", {"kind": "moment", "value": -1}):
+    for bad in (
+        f"submission:{foreign.pk}",
+        "question:999999",
+        "moment:3540000",
+        "moment:aa",
+        "line:3",
+        {"kind": "moment", "value": -1},
+    ):
         with pytest.raises(SessionError) as caught:
-            services.scorecard_save(session=world.session, user=world.assigned,
-                                    recommendation="", summary="",
-                                    scores=full_scores(evidence=[bad]), submit=False)
+            services.scorecard_save(
+                session=world.session,
+                user=world.assigned,
+                recommendation="",
+                summary="",
+                scores=full_scores(evidence=[bad]),
+                submit=False,
+            )
         assert caught.value.code == "bad_evidence", bad
 
 
@@ -272,16 +376,40 @@ def test_submitting_needs_every_level_and_a_recommendation_and_then_locks() -> N
     scores = full_scores()
     scores["edge_cases"]["level"] = ""
     with pytest.raises(SessionError, match="Edge cases"):
-        services.scorecard_save(session=world.session, user=world.assigned, recommendation="yes",
-                                summary="", scores=scores, submit=True)
+        services.scorecard_save(
+            session=world.session,
+            user=world.assigned,
+            recommendation="yes",
+            summary="",
+            scores=scores,
+            submit=True,
+        )
     with pytest.raises(SessionError, match="recommendation"):
-        services.scorecard_save(session=world.session, user=world.assigned, recommendation="",
-                                summary="", scores=full_scores(), submit=True)
-    services.scorecard_save(session=world.session, user=world.assigned, recommendation="yes",
-                            summary="", scores=full_scores(), submit=True)
+        services.scorecard_save(
+            session=world.session,
+            user=world.assigned,
+            recommendation="",
+            summary="",
+            scores=full_scores(),
+            submit=True,
+        )
+    services.scorecard_save(
+        session=world.session,
+        user=world.assigned,
+        recommendation="yes",
+        summary="",
+        scores=full_scores(),
+        submit=True,
+    )
     with pytest.raises(SessionError) as caught:
-        services.scorecard_save(session=world.session, user=world.assigned, recommendation="no",
-                                summary="", scores=full_scores(1), submit=False)
+        services.scorecard_save(
+            session=world.session,
+            user=world.assigned,
+            recommendation="no",
+            summary="",
+            scores=full_scores(1),
+            submit=False,
+        )
     assert caught.value.code == "submitted"
 
 
@@ -289,8 +417,14 @@ def test_authors_neither_read_nor_score_a_candidates_session() -> None:
     """Issue 13: the author role alone gave every session's review page, notes and scores."""
     world = build_world()
     with pytest.raises(SessionError) as caught:
-        services.scorecard_save(session=world.session, user=world.author, recommendation="yes",
-                                summary="", scores=full_scores(), submit=False)
+        services.scorecard_save(
+            session=world.session,
+            user=world.author,
+            recommendation="yes",
+            summary="",
+            scores=full_scores(),
+            submit=False,
+        )
     assert caught.value.code == "not_found"
     response = client_for(world.author).get(f"/sessions/{world.session.pk}/review/")
     assert response.status_code == 404
@@ -301,9 +435,14 @@ def test_each_interviewer_sees_the_others_scores_only_after_submitting() -> None
     world = build_world()
     second = user_with_role("second", "interviewer")
     services.reviewer_assign(session=world.session, user=world.admin, username="second")
-    services.scorecard_save(session=world.session, user=world.assigned,
-                            recommendation="strong_yes", summary="",
-                            scores=full_scores(4), submit=True)
+    services.scorecard_save(
+        session=world.session,
+        user=world.assigned,
+        recommendation="strong_yes",
+        summary="",
+        scores=full_scores(4),
+        submit=True,
+    )
     client = client_for(second)
     page = client.get(f"/sessions/{world.session.pk}/review/").content.decode()
     assert 'id="others-hidden"' in page and "c-correctness" not in page
@@ -311,12 +450,20 @@ def test_each_interviewer_sees_the_others_scores_only_after_submitting() -> None
     api = client.get(f"/api/review/sessions/{world.session.pk}/scores").json()
     assert api["others"] == [] and api["others_hidden"] is True
 
-    services.scorecard_save(session=world.session, user=second, recommendation="no",
-                            summary="", scores=full_scores(2), submit=True)
+    services.scorecard_save(
+        session=world.session,
+        user=second,
+        recommendation="no",
+        summary="",
+        scores=full_scores(2),
+        submit=True,
+    )
     page = client.get(f"/sessions/{world.session.pk}/review/").content.decode()
     assert "others-hidden" not in page and "c-correctness" in page
-    table = page[page.index('id="side-by-side"'):page.index("</table>", page.index("side-by-side"))]
-    assert "<th scope=\"col\">second</th><th scope=\"col\">assigned</th>" in table
+    table = page[
+        page.index('id="side-by-side"') : page.index("</table>", page.index("side-by-side"))
+    ]
+    assert '<th scope="col">second</th><th scope="col">assigned</th>' in table
     assert "<strong>No</strong>" in table and "<strong>Strong yes</strong>" in table
     api = client.get(f"/api/review/sessions/{world.session.pk}/scores").json()
     assert [c["interviewer"] for c in api["others"]] == ["assigned"]
@@ -336,8 +483,9 @@ def test_the_lead_and_staff_assign_and_only_interviewers_can_be_assigned() -> No
     with pytest.raises(SessionError):
         services.reviewer_assign(session=world.session, user=world.admin, username="other")
     services.reviewer_assign(session=world.session, user=world.assigned, username="unassigned")
-    assert client_for(world.unassigned).get(
-        f"/sessions/{world.session.pk}/review/").status_code == 200
+    assert (
+        client_for(world.unassigned).get(f"/sessions/{world.session.pk}/review/").status_code == 200
+    )
     with pytest.raises(SessionError) as caught:  # on the panel now, but not the lead
         services.reviewer_assign(session=world.session, user=world.unassigned, username="admin")
     assert caught.value.code == "forbidden"
@@ -349,9 +497,14 @@ def test_the_lead_and_staff_assign_and_only_interviewers_can_be_assigned() -> No
 def test_the_dashboard_filters_by_status_problem_candidate_and_dates() -> None:
     world = build_world()
     other_problem = tiny_problem("other-problem")
-    InterviewSession.objects.create(problem=other_problem, candidate=world.other,
-                                    interviewer=world.assigned, kind="live", status="scheduled",
-                                    duration=timedelta(minutes=30))
+    InterviewSession.objects.create(
+        problem=other_problem,
+        candidate=world.other,
+        interviewer=world.assigned,
+        kind="live",
+        status="scheduled",
+        duration=timedelta(minutes=30),
+    )
     client = client_for(world.assigned)
 
     def listed(query: str) -> list[int]:
@@ -368,8 +521,10 @@ def test_the_dashboard_filters_by_status_problem_candidate_and_dates() -> None:
     assert len(listed(f"?from={today - timedelta(days=1)}&to={today}")) == 2
     assert listed(f"?from={today + timedelta(days=1)}") == []
     assert len(listed("?from=not-a-date")) == 2
-    assert f'href="/sessions/{world.session.pk}/review/"' in client.get(
-        "/sessions/review/").content.decode()
+    assert (
+        f'href="/sessions/{world.session.pk}/review/"'
+        in client.get("/sessions/review/").content.decode()
+    )
 
 
 # ---------------------------------------------------------------- report
@@ -387,8 +542,14 @@ def test_the_report_shows_hidden_tests_only_as_aggregates_and_scores_once_releas
     assert "FOLLOW-UP: what if x is a float?" not in page
     assert "<svg" in page and 'class="run"' in page and 'class="question"' in page
 
-    services.scorecard_save(session=world.session, user=world.assigned, recommendation="yes",
-                            summary="SUMMARY-ON-RELEASE", scores=full_scores(3), submit=True)
+    services.scorecard_save(
+        session=world.session,
+        user=world.assigned,
+        recommendation="yes",
+        summary="SUMMARY-ON-RELEASE",
+        scores=full_scores(3),
+        submit=True,
+    )
     page = client.get(f"/sessions/{world.session.pk}/report/").content.decode()
     assert 'id="report-unreleased"' in page and "3.0 / 4" not in page  # submitted, not released
     assert "c-correctness" not in page and "SUMMARY-ON-RELEASE" not in page
@@ -425,8 +586,12 @@ def test_share_links_are_unguessable_and_revocable() -> None:
     pdf = anonymous.get(f"/sessions/shared/{share.token}/pdf")
     assert pdf.status_code == 200 and pdf.content.startswith(b"%PDF-")
     assert anonymous.get(f"/sessions/shared/{share.token}x/").status_code == 404
-    assert client_for(world.other).post(
-        f"/sessions/{world.session.pk}/report/share/{share.pk}/revoke").status_code == 404
+    assert (
+        client_for(world.other)
+        .post(f"/sessions/{world.session.pk}/report/share/{share.pk}/revoke")
+        .status_code
+        == 404
+    )
     client.post(f"/sessions/{world.session.pk}/report/share/{share.pk}/revoke")
     assert anonymous.get(f"/sessions/shared/{share.token}/").status_code == 404
     assert anonymous.get(f"/sessions/shared/{share.token}/pdf").status_code == 404
@@ -436,13 +601,15 @@ def test_no_report_before_the_session_is_over() -> None:
     world = build_world()
     world.session.status = "active"
     world.session.save()
-    assert client_for(world.owner).get(
-        f"/sessions/{world.session.pk}/report/").status_code == 404
+    assert client_for(world.owner).get(f"/sessions/{world.session.pk}/report/").status_code == 404
 
 
 def test_timeline_text_is_escaped_in_the_svg() -> None:
-    svg = charts.timeline_svg(duration_ms=1000, edits_ms=[10],
-                              marks=[charts.Mark(5, "question", "<script>alert(1)</script>")])
+    svg = charts.timeline_svg(
+        duration_ms=1000,
+        edits_ms=[10],
+        marks=[charts.Mark(5, "question", "<script>alert(1)</script>")],
+    )
     assert "<script>" not in svg and "&lt;script&gt;" in svg
 
 
@@ -454,15 +621,32 @@ def solo_world() -> tuple[World, InterviewSession]:
     problem.save()
     start = timezone.now() - timedelta(minutes=20)
     solo = InterviewSession.objects.create(
-        problem=world.session.problem, candidate=world.owner, kind="solo", status="finished",
-        duration=timedelta(minutes=20), started_at=start, deadline=start + timedelta(minutes=20),
-        finished_at=start + timedelta(minutes=15), finish_reason="candidate",
-        candidate_opens_hints=True)
-    Note.objects.create(session=solo, author=world.owner, kind="tradeoff",
-                        text="OWN-NOTE: a dict keeps O(1)", created_at=start + timedelta(minutes=3))
+        problem=world.session.problem,
+        candidate=world.owner,
+        kind="solo",
+        status="finished",
+        duration=timedelta(minutes=20),
+        started_at=start,
+        deadline=start + timedelta(minutes=20),
+        finished_at=start + timedelta(minutes=15),
+        finish_reason="candidate",
+        candidate_opens_hints=True,
+    )
+    Note.objects.create(
+        session=solo,
+        author=world.owner,
+        kind="tradeoff",
+        text="OWN-NOTE: a dict keeps O(1)",
+        created_at=start + timedelta(minutes=3),
+    )
     for minutes, number in ((4, 1), (9, 2)):
-        SessionEvent.objects.create(session=solo, kind="hint", actor=world.owner,
-                                    data={"number": number}, at=start + timedelta(minutes=minutes))
+        SessionEvent.objects.create(
+            session=solo,
+            kind="hint",
+            actor=world.owner,
+            data={"number": number},
+            at=start + timedelta(minutes=minutes),
+        )
     ReviewNote.objects.create(session=solo, author=world.assigned, text=PRIVATE_NOTE)
     return world, solo
 
@@ -471,9 +655,9 @@ def test_a_solo_report_has_the_candidates_notes_and_the_hints_opened_with_their_
     world, solo = solo_world()
     hints = list(solo.problem.hints)
     page = client_for(world.owner).get(f"/sessions/{solo.pk}/report/").content.decode()
-    notes = page[page.index('id="report-notes"'):page.index('id="report-hints"')]
+    notes = page[page.index('id="report-notes"') : page.index('id="report-hints"')]
     assert "OWN-NOTE: a dict keeps O(1)" in notes and "03:00" in notes and "Trade-off" in notes
-    opened = page[page.index('id="report-hints"'):page.index('id="report-code"')]
+    opened = page[page.index('id="report-hints"') : page.index('id="report-code"')]
     assert "<strong>Hint 1</strong>" in opened and "04:00" in opened
     assert "<strong>Hint 2</strong>" in opened and "09:00" in opened
     assert all(escape(text) in opened for text in hints[:2]) and "HINT-THREE" not in page
@@ -498,10 +682,20 @@ def test_a_share_link_carries_neither_the_notes_nor_the_hints() -> None:
 def test_a_live_report_lists_the_candidates_own_notes_only() -> None:
     world = build_world()
     at = world.session.started_at + timedelta(minutes=6)
-    Note.objects.create(session=world.session, author=world.owner, kind="note",
-                        text="CANDIDATE-SHARED-NOTE", created_at=at)
-    Note.objects.create(session=world.session, author=world.assigned, kind="note",
-                        text="INTERVIEWER-SHARED-NOTE", created_at=at)
+    Note.objects.create(
+        session=world.session,
+        author=world.owner,
+        kind="note",
+        text="CANDIDATE-SHARED-NOTE",
+        created_at=at,
+    )
+    Note.objects.create(
+        session=world.session,
+        author=world.assigned,
+        kind="note",
+        text="INTERVIEWER-SHARED-NOTE",
+        created_at=at,
+    )
     page = client_for(world.owner).get(f"/sessions/{world.session.pk}/report/").content.decode()
     assert "CANDIDATE-SHARED-NOTE" in page and "INTERVIEWER-SHARED-NOTE" not in page
     assert PRIVATE_NOTE not in page
@@ -512,8 +706,14 @@ def test_a_live_report_lists_the_candidates_own_notes_only() -> None:
 
 def test_practice_history_lists_sessions_and_charts_released_levels() -> None:
     world = build_world()
-    services.scorecard_save(session=world.session, user=world.assigned, recommendation="yes",
-                            summary="", scores=full_scores(3), submit=True)
+    services.scorecard_save(
+        session=world.session,
+        user=world.assigned,
+        recommendation="yes",
+        summary="",
+        scores=full_scores(3),
+        submit=True,
+    )
     history = practice_history(world.owner)
     assert [r["session"].pk for r in history["rows"]] == [world.session.pk]
     assert history["scored"] is False  # not released yet
@@ -522,14 +722,22 @@ def test_practice_history_lists_sessions_and_charts_released_levels() -> None:
     assert f'href="/sessions/{world.session.pk}/report/"' in page
     assert 'data-criterion="edge_cases"' in page
     assert 'class="verdict verdict-WA">WA</span> <span class="history-passed">4/5<' in page
-    assert client_for(world.other).get("/sessions/history/").content.decode().count(
-        "<tr data-session") == 0
+    assert (
+        client_for(world.other).get("/sessions/history/").content.decode().count("<tr data-session")
+        == 0
+    )
 
 
 def test_submitted_evidence_links_to_the_replay_the_run_and_the_question() -> None:
     world = build_world()
-    services.scorecard_save(session=world.session, user=world.assigned, recommendation="yes",
-                            summary="", scores=full_scores(3, cited(world)), submit=True)
+    services.scorecard_save(
+        session=world.session,
+        user=world.assigned,
+        recommendation="yes",
+        summary="",
+        scores=full_scores(3, cited(world)),
+        submit=True,
+    )
     page = client_for(world.assigned).get(f"/sessions/{world.session.pk}/review/").content.decode()
     sid = world.session.pk
     assert f'class="evidence-link" href="/sessions/{sid}/replay/#t=120000"' in page
@@ -544,10 +752,17 @@ def test_the_outcome_averages_reviewers_per_criterion_weighted_by_the_rubric() -
     services.reviewer_assign(session=world.session, user=world.admin, username="second")
     low = full_scores(1)
     low["correctness"]["level"] = 4
-    services.scorecard_save(session=world.session, user=world.assigned, recommendation="strong_yes",
-                            summary="", scores=full_scores(4), submit=True)
-    services.scorecard_save(session=world.session, user=second, recommendation="no",
-                            summary="", scores=low, submit=True)
+    services.scorecard_save(
+        session=world.session,
+        user=world.assigned,
+        recommendation="strong_yes",
+        summary="",
+        scores=full_scores(4),
+        submit=True,
+    )
+    services.scorecard_save(
+        session=world.session, user=second, recommendation="no", summary="", scores=low, submit=True
+    )
     services.scores_release(session=world.session, user=world.admin)
     from interviews.review.selectors import released_outcome
 
@@ -586,16 +801,23 @@ def test_a_refused_rubric_form_comes_back_with_every_value_as_typed() -> None:
 def test_the_draft_autosaves_as_json_and_never_submits() -> None:
     world = build_world()
     client = client_for(world.assigned)
-    form = {"recommendation": "no", "summary": "draft", "action": "submit",
-            f"level-{RUBRIC[0]['criterion']}": "3"}
-    saved = client.post(f"/sessions/{world.session.pk}/review/scorecard", form,
-                        headers={"X-Autosave": "1"})
+    form = {
+        "recommendation": "no",
+        "summary": "draft",
+        "action": "submit",
+        f"level-{RUBRIC[0]['criterion']}": "3",
+    }
+    saved = client.post(
+        f"/sessions/{world.session.pk}/review/scorecard", form, headers={"X-Autosave": "1"}
+    )
     assert saved.status_code == 200 and "saved_at" in saved.json()
     card = Scorecard.objects.get(session=world.session, interviewer=world.assigned)
     assert card.submitted_at is None and card.summary == "draft"
-    bad = client.post(f"/sessions/{world.session.pk}/review/scorecard",
-                      form | {f"evidence-{RUBRIC[0]['criterion']}": "nonsense:1"},
-                      headers={"X-Autosave": "1"})
+    bad = client.post(
+        f"/sessions/{world.session.pk}/review/scorecard",
+        form | {f"evidence-{RUBRIC[0]['criterion']}": "nonsense:1"},
+        headers={"X-Autosave": "1"},
+    )
     assert bad.status_code == 400 and bad.json()["detail"]
 
 
@@ -603,16 +825,24 @@ def test_pastes_and_measured_tab_leaves_have_their_own_line_not_a_criterions_rea
     world = build_world()
     at = world.session.started_at
     assert at is not None
-    SessionEvent.objects.create(session=world.session, kind="paste", at=at + timedelta(minutes=6),
-                                data={"chars": 420})
-    for kind, seconds in (("tab_hidden", 420), ("tab_visible", 465),  # 45 s away
-                          ("tab_hidden", 600), ("tab_visible", 601)):  # a flicker
-        SessionEvent.objects.create(session=world.session, kind=kind,
-                                    at=at + timedelta(seconds=seconds))
+    SessionEvent.objects.create(
+        session=world.session, kind="paste", at=at + timedelta(minutes=6), data={"chars": 420}
+    )
+    for kind, seconds in (
+        ("tab_hidden", 420),
+        ("tab_visible", 465),  # 45 s away
+        ("tab_hidden", 600),
+        ("tab_visible", 601),
+    ):  # a flicker
+        SessionEvent.objects.create(
+            session=world.session, kind=kind, at=at + timedelta(seconds=seconds)
+        )
     page = client_for(world.assigned).get(f"/sessions/{world.session.pk}/review/").content.decode()
-    assert ("1 large paste (420 characters) and left the tab 1 time (45 s away in all); "
-            "1 shorter leave (under 2 s) not counted") in page
-    suggestion = page[page.index('class="suggestion"'):].split("</p>", 1)[0]
+    assert (
+        "1 large paste (420 characters) and left the tab 1 time (45 s away in all); "
+        "1 shorter leave (under 2 s) not counted"
+    ) in page
+    suggestion = page[page.index('class="suggestion"') :].split("</p>", 1)[0]
     assert "hidden" in suggestion and "paste" not in suggestion and "tab" not in suggestion
     assert "sub=" not in page.replace('data-evidence="sub=', "") and " ms)" not in page
 
@@ -620,23 +850,43 @@ def test_pastes_and_measured_tab_leaves_have_their_own_line_not_a_criterions_rea
 def test_the_dashboard_shows_score_recommendation_and_status_and_sorts_by_score() -> None:
     world = build_world()
     low = InterviewSession.objects.create(
-        problem=world.session.problem, candidate=world.other, interviewer=world.assigned,
-        kind="live", status="finished", duration=timedelta(minutes=30),
-        started_at=world.session.started_at, finished_at=world.session.finished_at)
-    services.scorecard_save(session=world.session, user=world.assigned, recommendation="yes",
-                            summary="", scores=full_scores(3), submit=True)
-    services.scorecard_save(session=low, user=world.assigned, recommendation="no",
-                            summary="", scores=full_scores(1), submit=True)
+        problem=world.session.problem,
+        candidate=world.other,
+        interviewer=world.assigned,
+        kind="live",
+        status="finished",
+        duration=timedelta(minutes=30),
+        started_at=world.session.started_at,
+        finished_at=world.session.finished_at,
+    )
+    services.scorecard_save(
+        session=world.session,
+        user=world.assigned,
+        recommendation="yes",
+        summary="",
+        scores=full_scores(3),
+        submit=True,
+    )
+    services.scorecard_save(
+        session=low,
+        user=world.assigned,
+        recommendation="no",
+        summary="",
+        scores=full_scores(1),
+        submit=True,
+    )
     client = client_for(world.assigned)
     page = client.get("/sessions/review/?sort=-score").content.decode()
-    table = page[page.index('id="review-sessions"'):]
+    table = page[page.index('id="review-sessions"') :]
     assert "3.0<span" in table and "1.0<span" in table
     assert table.index(f'data-session="{world.session.pk}"') < table.index(
-        f'data-session="{low.pk}"')
+        f'data-session="{low.pk}"'
+    )
     assert ">Yes<" in table and ">No<" in table and "1 of 1" in table
     ascending = client.get("/sessions/review/?sort=score").content.decode()
     assert ascending.index(f'data-session="{low.pk}"') < ascending.index(
-        f'data-session="{world.session.pk}"')
+        f'data-session="{world.session.pk}"'
+    )
     assert "Score ▲" in ascending
     assert client.get("/sessions/review/?sort=evil").status_code == 200  # ignored, not a 500
 
@@ -646,9 +896,11 @@ def test_each_run_shows_its_code_and_the_diff_to_the_previous_run() -> None:
     Submission.objects.filter(pk=world.run.pk).update(code="def solve(x):\n    return x\n")
     Submission.objects.filter(pk=world.passing.pk).update(code="def solve(x):\n    return x + 1\n")
     page = client_for(world.assigned).get(f"/sessions/{world.session.pk}/review/").content.decode()
-    runs = page[page.index('id="runs"'):]
+    runs = page[page.index('id="runs"') :]
     assert "Run 1" in runs and "Run 2" in runs and "Changes since run 1" in runs
-    diff = runs[runs.index('<pre class="diff'):runs.index("</pre>", runs.index('<pre class="diff'))]
+    diff = runs[
+        runs.index('<pre class="diff') : runs.index("</pre>", runs.index('<pre class="diff'))
+    ]
     lines = re.findall(r'<span class="diff-(\w+)">((?:(?!<span class="diff-).)*)</span>', diff)
     text = [(kind, re.sub(r"<[^>]+>", "", body)) for kind, body in lines]
     assert ("del", "-    return x") in text and ("add", "+    return x + 1") in text
@@ -666,8 +918,7 @@ def test_a_foreign_run_is_a_field_error_and_the_form_keeps_every_other_chip() ->
     world = build_world()
     foreign = _submission(world.other, world.session.problem, "run", "AC", [])
     client = client_for(world.assigned)
-    form: dict[str, object] = {"recommendation": "no", "summary": "SUMMARY-KEPT",
-                               "action": "save"}
+    form: dict[str, object] = {"recommendation": "no", "summary": "SUMMARY-KEPT", "action": "save"}
     for row in RUBRIC:
         form[f"level-{row['criterion']}"] = "3"
         form[f"comment-{row['criterion']}"] = f"KEPT-{row['criterion']}"
@@ -693,14 +944,23 @@ def test_chips_read_as_what_happened_never_as_codes() -> None:
     world = build_world()
     at = world.session.started_at
     assert at is not None
-    SessionEvent.objects.create(session=world.session, kind="paste",
-                                at=at + timedelta(minutes=3, seconds=12), data={"chars": 40})
-    evidence = ["moment:192000", f"submission:{world.passing.pk}",
-                f"question:{world.question.pk}"]
-    services.scorecard_save(session=world.session, user=world.assigned, recommendation="",
-                            summary="", scores=full_scores(3, evidence), submit=False)
+    SessionEvent.objects.create(
+        session=world.session,
+        kind="paste",
+        at=at + timedelta(minutes=3, seconds=12),
+        data={"chars": 40},
+    )
+    evidence = ["moment:192000", f"submission:{world.passing.pk}", f"question:{world.question.pk}"]
+    services.scorecard_save(
+        session=world.session,
+        user=world.assigned,
+        recommendation="",
+        summary="",
+        scores=full_scores(3, evidence),
+        submit=False,
+    )
     page = client_for(world.assigned).get(f"/sessions/{world.session.pk}/review/").content.decode()
-    form = page[page.index('id="scorecard-form"'):]
+    form = page[page.index('id="scorecard-form"') :]
     assert ">03:12 pasted 40 chars</a>" in form
     assert re.search(r">Run \d+( \(final\))? · \d+/\d+ passed</a>", form)
     assert f">Question: {world.question.text}</a>" in form
@@ -713,41 +973,70 @@ def test_citing_from_the_replay_adds_to_the_draft_once_and_refuses_what_is_not_e
     url = f"/sessions/{world.session.pk}/review/cite"
     token = f"submission:{world.passing.pk}"
     for _ in range(2):
-        answer = client.post(url, {"criterion": "correctness", "evidence": token},
-                             content_type="application/json")
+        answer = client.post(
+            url, {"criterion": "correctness", "evidence": token}, content_type="application/json"
+        )
         assert answer.status_code == 200 and answer.json()["label"].startswith("Run ")
-    moment = client.post(url, {"criterion": "correctness", "evidence": "moment:120400"},
-                         content_type="application/json")
+    moment = client.post(
+        url,
+        {"criterion": "correctness", "evidence": "moment:120400"},
+        content_type="application/json",
+    )
     assert moment.json()["count"] == 2
     score = Scorecard.objects.get(session=world.session).scores.get(criterion="correctness")
-    assert score.evidence == [{"kind": "submission", "value": world.passing.pk},
-                              {"kind": "moment", "value": 120_000}]
+    assert score.evidence == [
+        {"kind": "submission", "value": world.passing.pk},
+        {"kind": "moment", "value": 120_000},
+    ]
     foreign = _submission(world.other, world.session.problem, "run", "AC", [])
-    for body in ({"criterion": "correctness", "evidence": f"submission:{foreign.pk}"},
-                 {"criterion": "nope", "evidence": token},
-                 {"criterion": "correctness", "evidence": "moment:99999999"},
-                 {"criterion": "correctness", "evidence": "t=02:00"}):
+    for body in (
+        {"criterion": "correctness", "evidence": f"submission:{foreign.pk}"},
+        {"criterion": "nope", "evidence": token},
+        {"criterion": "correctness", "evidence": "moment:99999999"},
+        {"criterion": "correctness", "evidence": "t=02:00"},
+    ):
         refused = client.post(url, body, content_type="application/json")
         assert refused.status_code == 400 and refused.json()["detail"], body
     assert client.post(url, "[1]", content_type="application/json").status_code == 400
     # Nobody else adds to it: the candidate and an unassigned interviewer see no session.
     for outsider in (world.owner, world.unassigned):
-        assert client_for(outsider).post(url, {"criterion": "correctness", "evidence": token},
-                                         content_type="application/json").status_code == 404
-    services.scorecard_save(session=world.session, user=world.assigned, recommendation="yes",
-                            summary="", scores=full_scores(3), submit=True)
-    late = client.post(url, {"criterion": "correctness", "evidence": token},
-                       content_type="application/json")
+        assert (
+            client_for(outsider)
+            .post(
+                url,
+                {"criterion": "correctness", "evidence": token},
+                content_type="application/json",
+            )
+            .status_code
+            == 404
+        )
+    services.scorecard_save(
+        session=world.session,
+        user=world.assigned,
+        recommendation="yes",
+        summary="",
+        scores=full_scores(3),
+        submit=True,
+    )
+    late = client.post(
+        url, {"criterion": "correctness", "evidence": token}, content_type="application/json"
+    )
     assert late.status_code == 409
 
 
 def test_the_released_report_shows_the_evidence_as_labels_without_links() -> None:
     world = build_world()
-    services.scorecard_save(session=world.session, user=world.assigned, recommendation="yes",
-                            summary="", scores=full_scores(3, cited(world)), submit=True)
+    services.scorecard_save(
+        session=world.session,
+        user=world.assigned,
+        recommendation="yes",
+        summary="",
+        scores=full_scores(3, cited(world)),
+        submit=True,
+    )
     services.scores_release(session=world.session, user=world.admin)
     page = client_for(world.owner).get(f"/sessions/{world.session.pk}/report/").content.decode()
-    evidence = page[page.index('class="evidence-chips report-evidence"'):]
+    evidence = page[page.index('class="evidence-chips report-evidence"') :]
     assert f"Question: {world.question.text}" in evidence and "02:00 " in evidence
     assert "evidence-link" not in page and "#sub-" not in page and "data-token" not in page
     assert f"submission:{world.passing.pk}" not in page and "moment:" not in page
@@ -757,8 +1046,11 @@ def test_the_released_report_shows_the_evidence_as_labels_without_links() -> Non
 
 
 def _form(level: int, summary: str, recommendation: str = "yes") -> dict[str, object]:
-    form: dict[str, object] = {"recommendation": recommendation, "summary": summary,
-                               "action": "submit"}
+    form: dict[str, object] = {
+        "recommendation": recommendation,
+        "summary": summary,
+        "action": "submit",
+    }
     for row in RUBRIC:
         form[f"level-{row['criterion']}"] = str(level)
         form[f"comment-{row['criterion']}"] = f"c-{row['criterion']}"
@@ -787,9 +1079,12 @@ def test_a_submitted_card_shows_its_summary_and_is_amended_until_release() -> No
     assert amendment.changes == [
         {"field": "recommendation", "before": "yes", "after": "strong_yes"},
         {"field": "summary", "before": "FIRST-SUMMARY", "after": "SECOND-SUMMARY"},
-        {"field": "correctness.level", "before": 3, "after": 4}]
+        {"field": "correctness.level", "before": 3, "after": 4},
+    ]
     page = client.get(url).content.decode()
-    history = page[page.index('id="card-history"'):page.index("</ol>", page.index("card-history"))]
+    history = page[
+        page.index('id="card-history"') : page.index("</ol>", page.index("card-history"))
+    ]
     assert "Amended by <strong>assigned</strong>" in history
     assert "Correctness level</span>: <del>3</del> → <ins>4</ins>" in history
     assert "Recommendation</span>: <del>Yes</del> → <ins>Strong yes</ins>" in history
@@ -797,8 +1092,9 @@ def test_a_submitted_card_shows_its_summary_and_is_amended_until_release() -> No
     assert client.post(url + "scorecard", form).status_code == 302
     assert card.amendments.count() == 1
     # A submitted card is no draft: an autosave cannot change it.
-    autosave = client.post(url + "scorecard", _form(1, "AUTOSAVED") | {"action": "save"},
-                           headers={"X-Autosave": "1"})
+    autosave = client.post(
+        url + "scorecard", _form(1, "AUTOSAVED") | {"action": "save"}, headers={"X-Autosave": "1"}
+    )
     assert autosave.status_code == 409
     assert Scorecard.objects.get(pk=card.pk).summary == "SECOND-SUMMARY"
 
@@ -806,7 +1102,8 @@ def test_a_submitted_card_shows_its_summary_and_is_amended_until_release() -> No
     refused = client.post(url + "scorecard", _form(1, "AFTER-RELEASE"))
     assert refused.status_code == 400
     assert "released to the candidate: this scorecard can no longer be amended" in (
-        refused.content.decode())
+        refused.content.decode()
+    )
     assert Scorecard.objects.get(pk=card.pk).summary == "SECOND-SUMMARY"
     page = client.get(url).content.decode()
     assert 'id="amend-form"' not in page and 'id="amend-closed"' in page
@@ -816,13 +1113,25 @@ def test_a_submitted_card_shows_its_summary_and_is_amended_until_release() -> No
 
 def test_an_amendment_must_stay_complete() -> None:
     world = build_world()
-    services.scorecard_save(session=world.session, user=world.assigned, recommendation="yes",
-                            summary="", scores=full_scores(3), submit=True)
+    services.scorecard_save(
+        session=world.session,
+        user=world.assigned,
+        recommendation="yes",
+        summary="",
+        scores=full_scores(3),
+        submit=True,
+    )
     scores = full_scores(3)
     scores["edge_cases"]["level"] = ""
     with pytest.raises(SessionError, match="Edge cases"):
-        services.scorecard_save(session=world.session, user=world.assigned,
-                                recommendation="yes", summary="", scores=scores, submit=True)
+        services.scorecard_save(
+            session=world.session,
+            user=world.assigned,
+            recommendation="yes",
+            summary="",
+            scores=scores,
+            submit=True,
+        )
     card = Scorecard.objects.get(session=world.session, interviewer=world.assigned)
     assert card.scores.get(criterion="edge_cases").level == 3 and not card.amendments.exists()
 
@@ -830,15 +1139,15 @@ def test_an_amendment_must_stay_complete() -> None:
 def test_a_three_run_review_page_leads_with_failures_and_hides_the_full_tables() -> None:
     world = build_world()
     page = client_for(world.assigned).get(f"/sessions/{world.session.pk}/review/").content.decode()
-    final = page[page.index(f'id="sub-{world.final.pk}"'):page.index('id="questions"')]
-    failing = final[final.index('class="run-tests run-failing"'):final.index("</table>")]
+    final = page[page.index(f'id="sub-{world.final.pk}"') : page.index('id="questions"')]
+    failing = final[final.index('class="run-tests run-failing"') : final.index("</table>")]
     assert "Failing tests (1)" in failing and "secret 1" in failing and "secret 0" not in failing
     assert '<th scope="col" class="num">#</th>' in failing
     assert 'data-tag="correctness">correctness <strong>4/4</strong>' in final
     assert 'data-tag="edge cases">edge cases <strong>0/1</strong>' in final
-    everything = final[final.index('<details class="run-all-tests">'):]
+    everything = final[final.index('<details class="run-all-tests">') :]
     assert "<summary>All 5 tests</summary>" in everything
-    numbers = re.findall(r'<td class="num">(\d+)</td>', everything[:everything.index("</table>")])
+    numbers = re.findall(r'<td class="num">(\d+)</td>', everything[: everything.index("</table>")])
     assert numbers == ["1", "2", "3", "4", "5"]  # numbered from 1
 
 
@@ -847,18 +1156,39 @@ def test_the_panel_shows_every_choice_on_the_scale_and_whose_it_is() -> None:
     world = build_world()
     second = user_with_role("second", "interviewer")
     services.reviewer_assign(session=world.session, user=world.admin, username="second")
-    services.scorecard_save(session=world.session, user=world.assigned, recommendation="yes",
-                            summary="", scores=full_scores(3), submit=True)
-    services.scorecard_save(session=world.session, user=second, recommendation="no",
-                            summary="", scores=full_scores(2), submit=True)
-    services.scorecard_save(session=world.session, user=world.assigned,
-                            recommendation="yes", summary="AMENDED", scores=full_scores(3),
-                            submit=True)
+    services.scorecard_save(
+        session=world.session,
+        user=world.assigned,
+        recommendation="yes",
+        summary="",
+        scores=full_scores(3),
+        submit=True,
+    )
+    services.scorecard_save(
+        session=world.session,
+        user=second,
+        recommendation="no",
+        summary="",
+        scores=full_scores(2),
+        submit=True,
+    )
+    services.scorecard_save(
+        session=world.session,
+        user=world.assigned,
+        recommendation="yes",
+        summary="AMENDED",
+        scores=full_scores(3),
+        submit=True,
+    )
     page = client_for(second).get(f"/sessions/{world.session.pk}/review/").content.decode()
-    panel = page[page.index('id="panel-recommendation"'):page.index("</ol>",
-                                                                     page.index("rec-scale"))]
+    panel = page[
+        page.index('id="panel-recommendation"') : page.index("</ol>", page.index("rec-scale"))
+    ]
     assert '<span class="rec rec-split">split</span>' in panel
-    chosen = re.findall(r'rec-step chosen" data-value="(\w+)"><span class="rec-step-label">'
-                        r'[^<]+</span><span class="rec-step-by">([^<]+)<', panel)
+    chosen = re.findall(
+        r'rec-step chosen" data-value="(\w+)"><span class="rec-step-label">'
+        r'[^<]+</span><span class="rec-step-by">([^<]+)<',
+        panel,
+    )
     assert chosen == [("no", "second"), ("yes", "assigned")]
     assert "(amended 1×)" in page

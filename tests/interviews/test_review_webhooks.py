@@ -71,7 +71,11 @@ def hooks(settings: Any, receiver: Receiver) -> Iterator[Receiver]:
 
 def test_backoff_doubles() -> None:
     assert [webhooks.backoff_seconds(n) / webhooks.backoff_seconds(0) for n in range(4)] == [
-        1, 2, 4, 8]
+        1,
+        2,
+        4,
+        8,
+    ]
 
 
 def test_a_failing_receiver_gets_retries_of_the_same_signed_delivery(hooks: Receiver) -> None:
@@ -101,7 +105,7 @@ def test_finishing_a_session_sends_session_finished(
     hooks.received.clear()  # build_world writes a FINISHED event of its own
     with django_capture_on_commit_callbacks(execute=True):
         SessionEvent.objects.create(session=world.session, kind="finished", at=timezone.now())
-    (headers, raw), = hooks.received
+    ((headers, raw),) = hooks.received
     payload = json.loads(raw)
     assert headers["x-onsite-event"] == "session.finished"
     assert payload["event"] == "session.finished"
@@ -116,13 +120,25 @@ def test_submitting_a_scorecard_sends_session_scored(
     world = build_world()
     hooks.received.clear()
     with django_capture_on_commit_callbacks(execute=True):
-        services.scorecard_save(session=world.session, user=world.assigned, recommendation="no",
-                                summary="", scores=full_scores(2), submit=False)
+        services.scorecard_save(
+            session=world.session,
+            user=world.assigned,
+            recommendation="no",
+            summary="",
+            scores=full_scores(2),
+            submit=False,
+        )
     assert hooks.received == []  # a draft is not a score
     with django_capture_on_commit_callbacks(execute=True):
-        services.scorecard_save(session=world.session, user=world.assigned, recommendation="yes",
-                                summary="", scores=full_scores(3), submit=True)
-    (headers, raw), = hooks.received
+        services.scorecard_save(
+            session=world.session,
+            user=world.assigned,
+            recommendation="yes",
+            summary="",
+            scores=full_scores(3),
+            submit=True,
+        )
+    ((headers, raw),) = hooks.received
     data = json.loads(raw)["data"]
     assert headers["x-onsite-event"] == "session.scored"
     assert data["interviewer"] == "assigned" and data["recommendation"] == "yes"
@@ -138,10 +154,16 @@ def test_a_real_worker_retries_through_the_broker_until_the_receiver_accepts(
     receiver.fail_first = 2
     queue = f"webhooks-test-{os.getpid()}"
     body = webhooks.webhook_body("session.finished", {"session": 42})
-    with worker(tmp_path / "worker.log", queues=queue, ONSITE_WEBHOOK_SECRET=SECRET,
-                ONSITE_WEBHOOK_BACKOFF_SECONDS="0.2", ONSITE_WEBHOOK_MAX_ATTEMPTS="5"):
+    with worker(
+        tmp_path / "worker.log",
+        queues=queue,
+        ONSITE_WEBHOOK_SECRET=SECRET,
+        ONSITE_WEBHOOK_BACKOFF_SECONDS="0.2",
+        ONSITE_WEBHOOK_MAX_ATTEMPTS="5",
+    ):
         webhooks.webhook_deliver.apply_async(
-            args=[receiver.url, body, "session.finished", "d-real"], queue=queue)
+            args=[receiver.url, body, "session.finished", "d-real"], queue=queue
+        )
         wait_for(lambda: len(receiver.received) >= 3, timeout=90, what="three attempts")
     assert len(receiver.received) == 3
     for headers, raw in receiver.received:

@@ -26,8 +26,9 @@ def live() -> tuple[InterviewSession, Any, Any]:
     problem = tiny_problem()
     interviewer = user_with_role("lead", "interviewer")
     candidate = user_with_role("cand", "candidate")
-    session = services.session_schedule_live(interviewer=interviewer, problem_slug=problem.slug,
-                                             duration=timedelta(minutes=30))
+    session = services.session_schedule_live(
+        interviewer=interviewer, problem_slug=problem.slug, duration=timedelta(minutes=30)
+    )
     assert session.invite_token
     session = services.session_join(token=session.invite_token, user=candidate)
     return session, candidate, interviewer
@@ -64,8 +65,9 @@ def test_the_interviewer_ends_the_live_session() -> None:
 def test_a_solo_candidate_still_ends_their_own_session() -> None:
     problem = tiny_problem()
     candidate = user_with_role("solo", "candidate")
-    session = services.session_start_solo(candidate=candidate, problem_slug=problem.slug,
-                                          duration=timedelta(minutes=5))
+    session = services.session_start_solo(
+        candidate=candidate, problem_slug=problem.slug, duration=timedelta(minutes=5)
+    )
     assert client_for(candidate).post(f"/sessions/{session.pk}/finish").status_code == 200
     session.refresh_from_db()
     assert session.status == "finished" and session.finish_reason == "candidate"
@@ -97,7 +99,7 @@ def test_im_done_tells_the_interviewer_and_ends_nothing() -> None:
 
     # The interviewer's page shows the notice; the state says when; the timeline has it.
     lead = client_for(interviewer).get(f"/sessions/{session.pk}/").content.decode()
-    notice = lead[lead.index('id="done-notice"'):].split(">", 1)[0]
+    notice = lead[lead.index('id="done-notice"') :].split(">", 1)[0]
     assert "hidden" not in notice
     assert page_state(lead)["candidate_done_at"] == first.json()["done_at"]
     marks = selectors.replay_data(session=session, user=interviewer)["marks"]
@@ -111,8 +113,9 @@ def test_only_a_live_candidate_says_im_done() -> None:
     stranger = user_with_role("stranger", "candidate")
     assert client_for(stranger).post(f"/sessions/{session.pk}/done").status_code == 404
     solo_user = user_with_role("solo", "candidate")
-    solo = services.session_start_solo(candidate=solo_user, problem_slug="add-one",
-                                       duration=timedelta(minutes=5))
+    solo = services.session_start_solo(
+        candidate=solo_user, problem_slug="add-one", duration=timedelta(minutes=5)
+    )
     answer = client_for(solo_user).post(f"/sessions/{solo.pk}/done")
     assert answer.status_code == 400 and answer.json()["code"] == "no_interviewer"
 
@@ -144,17 +147,20 @@ def test_the_predicates_of_the_room() -> None:
 def test_the_sessions_interviewer_adds_a_co_interviewer_from_the_cockpit() -> None:
     session, _, interviewer = live()
     user_with_role("second", "interviewer")
-    response = client_for(interviewer).post(f"/sessions/{session.pk}/co-interviewers",
-                                            {"username": "second"},
-                                            content_type="application/json")
+    response = client_for(interviewer).post(
+        f"/sessions/{session.pk}/co-interviewers",
+        {"username": "second"},
+        content_type="application/json",
+    )
     assert response.status_code == 201 and response.json() == {"co_interviewers": ["second"]}
-    assert ReviewAssignment.objects.filter(session=session,
-                                           interviewer__username="second").exists()
+    assert ReviewAssignment.objects.filter(session=session, interviewer__username="second").exists()
     page = client_for(interviewer).get(f"/sessions/{session.pk}/").content.decode()
     assert 'id="co-interviewer-form"' in page
-    not_one = client_for(interviewer).post(f"/sessions/{session.pk}/co-interviewers",
-                                           {"username": "cand"},
-                                           content_type="application/json")
+    not_one = client_for(interviewer).post(
+        f"/sessions/{session.pk}/co-interviewers",
+        {"username": "cand"},
+        content_type="application/json",
+    )
     assert not_one.status_code == 400 and not_one.json()["code"] == "bad_interviewer"
 
 
@@ -163,11 +169,13 @@ def test_a_candidate_or_a_stranger_cannot_add_a_co_interviewer() -> None:
     user_with_role("second", "interviewer")
     stranger = user_with_role("stranger", "interviewer")
     body = {"username": "second"}
-    by_candidate = client_for(candidate).post(f"/sessions/{session.pk}/co-interviewers", body,
-                                              content_type="application/json")
+    by_candidate = client_for(candidate).post(
+        f"/sessions/{session.pk}/co-interviewers", body, content_type="application/json"
+    )
     assert by_candidate.status_code == 403 and by_candidate.json()["code"] == "forbidden"
-    by_stranger = client_for(stranger).post(f"/sessions/{session.pk}/co-interviewers", body,
-                                            content_type="application/json")
+    by_stranger = client_for(stranger).post(
+        f"/sessions/{session.pk}/co-interviewers", body, content_type="application/json"
+    )
     assert by_stranger.status_code == 404  # not a participant: the session does not exist
     with pytest.raises(services.SessionError):
         services.co_interviewer_add(session=session, user=stranger, username="second")

@@ -7,10 +7,10 @@ tests/privacy/test_doors.py; these are the two cases the issue found, told as st
 from __future__ import annotations
 
 from datetime import timedelta
+from functools import partial
 from typing import Any
 
 import pytest
-from asgiref.sync import async_to_sync
 from django.utils import timezone
 
 from core.realtime import CLOSE_FORBIDDEN, CLOSE_GONE, CLOSE_NOT_STARTED
@@ -20,19 +20,26 @@ from interviews.models import InterviewSession
 from tests.factories import client_for, design_problem, tiny_problem, user_with_role
 from tests.interviews.test_consumers import append, close_code_for
 from tests.interviews.ydoc_client import YClient
+from tests.sockets import run_scenario
 
 STATEMENT = "Return x + 1."  # tiny_problem's statement
 STARTER = "pass"  # in tiny_problem's starter
 
 
-def _scheduled(minutes_ahead: float | None, *, slug: str = "add-one",
-               interviewer_can_edit: bool = False) -> tuple[InterviewSession, Any, Any]:
+def _scheduled(
+    minutes_ahead: float | None, *, slug: str = "add-one", interviewer_can_edit: bool = False
+) -> tuple[InterviewSession, Any, Any]:
     interviewer = user_with_role("int", "interviewer")
     candidate = user_with_role("cand", "candidate")
     planned = None if minutes_ahead is None else timezone.now() + timedelta(minutes=minutes_ahead)
     session = services.session_schedule_live(
-        interviewer=interviewer, problem_slug=slug, duration=timedelta(minutes=45),
-        candidate=candidate, scheduled_for=planned, interviewer_can_edit=interviewer_can_edit)
+        interviewer=interviewer,
+        problem_slug=slug,
+        duration=timedelta(minutes=45),
+        candidate=candidate,
+        scheduled_for=planned,
+        interviewer_can_edit=interviewer_can_edit,
+    )
     return session, candidate, interviewer
 
 
@@ -62,11 +69,17 @@ def test_forty_minutes_early_the_sessions_own_url_is_the_waiting_room() -> None:
     # and every door to the work answers "not started" (409), the replay is missing
     state = client.get(f"/sessions/{session.pk}/state")
     assert state.status_code == 409 and state.json()["code"] == "not_started"
-    for route, body in (("chat", {"text": "hello"}), ("questions", {"text": "Can x be 0?"}),
-                        ("notes", {"text": "plan"}), ("run", {"mode": "run"}),
-                        ("done", {}), ("hints", {})):
-        answer = client.post(f"/sessions/{session.pk}/{route}", body,
-                             content_type="application/json")
+    for route, body in (
+        ("chat", {"text": "hello"}),
+        ("questions", {"text": "Can x be 0?"}),
+        ("notes", {"text": "plan"}),
+        ("run", {"mode": "run"}),
+        ("done", {}),
+        ("hints", {}),
+    ):
+        answer = client.post(
+            f"/sessions/{session.pk}/{route}", body, content_type="application/json"
+        )
         assert (answer.status_code, answer.json()["code"]) == (409, "not_started"), route
     assert client.get(f"/sessions/{session.pk}/replay/data").status_code == 404
 
@@ -94,7 +107,8 @@ def test_an_interview_nobody_joined_in_its_slot_expires() -> None:
     tiny_problem()
     session, candidate, interviewer = _scheduled(None)
     InterviewSession.objects.filter(pk=session.pk).update(
-        scheduled_for=timezone.now() - timedelta(hours=2))
+        scheduled_for=timezone.now() - timedelta(hours=2)
+    )
     # then its candidate sees that it expired, and the link starts nothing any more
     page = client_for(candidate).get(f"/sessions/{session.pk}/")
     assert page.status_code == 410 and 'id="join-expired"' in page.content.decode()
@@ -135,12 +149,14 @@ def test_a_co_interviewer_watches_the_live_room_with_the_private_panel() -> None
     assert 'id="interviewer-edit"' not in text and 'id="finish-button"' not in text
     state = client.get(f"/sessions/{session.pk}/state").json()
     assert state["role"] == "co_interviewer" and state["can_edit"] is False
-    note = client.post(f"/sessions/{session.pk}/private-notes", {"text": "mine"},
-                       content_type="application/json")
+    note = client.post(
+        f"/sessions/{session.pk}/private-notes", {"text": "mine"}, content_type="application/json"
+    )
     assert note.status_code == 201
     for route in ("hints/reveal", "settings", "finish", "call-link"):
-        answer = client.post(f"/sessions/{session.pk}/{route}", {"call_link": ""},
-                             content_type="application/json")
+        answer = client.post(
+            f"/sessions/{session.pk}/{route}", {"call_link": ""}, content_type="application/json"
+        )
         assert answer.status_code == 403, route
     # and the candidate's page never shows the panel's notes
     assert "mine" not in client_for(candidate).get(f"/sessions/{session.pk}/state").content.decode()
@@ -165,7 +181,7 @@ def test_the_document_socket_follows_the_room_by_state() -> None:
     tiny_problem()
     session, candidate, interviewer = _scheduled(40)
     co = _co(session, interviewer)
-    close_code = async_to_sync(close_code_for)
+    close_code = partial(run_scenario, close_code_for)
     try:
         # then before the start the candidate's socket closes "not started", nothing sent
         assert close_code(candidate, session.pk) == CLOSE_NOT_STARTED
@@ -183,7 +199,8 @@ def test_the_document_socket_follows_the_room_by_state() -> None:
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("may_edit", [False, True])
 def test_a_co_interviewer_edits_the_live_document_only_when_interviewers_may(
-        may_edit: bool) -> None:
+    may_edit: bool,
+) -> None:
     # given a live interview with a co-interviewer; interviewers may edit or not
     tiny_problem()
     session, candidate, interviewer = _scheduled(None, interviewer_can_edit=may_edit)
@@ -211,7 +228,7 @@ def test_a_co_interviewer_edits_the_live_document_only_when_interviewers_may(
         return text, code
 
     try:
-        text, code = async_to_sync(scenario)()
+        text, code = run_scenario(scenario)
     finally:
         ROOMS.clear()
     # then the edit lands only when interviewers may edit; otherwise the socket closes 4403

@@ -28,16 +28,21 @@ JOIN_URL = "https://onsite.test/sessions/join/abc/"
 ORGANIZER = "Onsite Interviews <calendar@onsite.test>"
 
 
-def live(*, start: datetime | None, email: str = "ada@example.com",
-         interviewer: Any = None) -> InterviewSession:
+def live(
+    *, start: datetime | None, email: str = "ada@example.com", interviewer: Any = None
+) -> InterviewSession:
     problem = tiny_problem()
     if interviewer is None:
         interviewer = user_with_role("ivy", "interviewer")
         interviewer.email = "ivy@example.com"
         interviewer.save()
     return services.session_schedule_live(
-        interviewer=interviewer, problem_slug=problem.slug, duration=timedelta(minutes=45),
-        scheduled_for=start, candidate_email=email)
+        interviewer=interviewer,
+        problem_slug=problem.slug,
+        duration=timedelta(minutes=45),
+        scheduled_for=start,
+        candidate_email=email,
+    )
 
 
 def calendar_of(message: EmailMessage) -> tuple[Calendar, Any, str]:
@@ -53,13 +58,21 @@ def calendar_of(message: EmailMessage) -> tuple[Calendar, Any, str]:
 def sent(inbox: Inbox, change: ScheduleChange, session: InterviewSession) -> list[EmailMessage]:
     """The e-mails of one change, as the io worker sends them."""
     before = len(inbox.messages)
-    assert services.invitation_send(session_id=session.pk, join_url=JOIN_URL,
-                                    change_id=change.pk) is True
+    assert (
+        services.invitation_send(session_id=session.pk, join_url=JOIN_URL, change_id=change.pk)
+        is True
+    )
     return inbox.messages[before:]
 
 
-def check_calendar(messages: list[EmailMessage], *, session: InterviewSession, sequence: int,
-                   method: str, start: datetime) -> None:
+def check_calendar(
+    messages: list[EmailMessage],
+    *,
+    session: InterviewSession,
+    sequence: int,
+    method: str,
+    start: datetime,
+) -> None:
     assert sorted(m["To"] for m in messages) == ["ada@example.com", "ivy@example.com"]
     for message in messages:
         calendar, event, part_method = calendar_of(message)
@@ -77,8 +90,10 @@ def check_calendar(messages: list[EmailMessage], *, session: InterviewSession, s
         assert organizer.params["CN"] == "Onsite Interviews"
         attendees = {str(a): a.params for a in event["ATTENDEE"]}
         assert set(attendees) == {"mailto:ada@example.com", "mailto:ivy@example.com"}
-        candidate, interviewer = attendees["mailto:ada@example.com"], attendees[
-            "mailto:ivy@example.com"]
+        candidate, interviewer = (
+            attendees["mailto:ada@example.com"],
+            attendees["mailto:ivy@example.com"],
+        )
         assert candidate["CN"] == "ada@example.com" and candidate["ROLE"] == "REQ-PARTICIPANT"
         assert candidate["PARTSTAT"] == "NEEDS-ACTION" and candidate["RSVP"] == "TRUE"
         assert interviewer["CN"] == "ivy" and interviewer["ROLE"] == "CHAIR"
@@ -107,20 +122,25 @@ def test_invite_reschedule_resend_and_cancel_each_mail_both_sides_an_updated_ent
     assert copy_body is not None and "Your copy" in copy_body.get_content()
 
     later = start + timedelta(days=1, hours=2)
-    moved = services.session_reschedule(session_id=session.pk, user=interviewer,
-                                        scheduled_for=later, duration=timedelta(minutes=45),
-                                        join_url=JOIN_URL)
+    moved = services.session_reschedule(
+        session_id=session.pk,
+        user=interviewer,
+        scheduled_for=later,
+        duration=timedelta(minutes=45),
+        join_url=JOIN_URL,
+    )
     mails = sent(inbox, moved, session)
     check_calendar(mails, session=session, sequence=1, method="REQUEST", start=later)
     assert all(str(m["Subject"]).startswith("Interview rescheduled") for m in mails)
 
-    again = services.session_invitation_resend(session_id=session.pk, user=interviewer,
-                                               join_url=JOIN_URL)
-    check_calendar(sent(inbox, again, session), session=session, sequence=2, method="REQUEST",
-                   start=later)
+    again = services.session_invitation_resend(
+        session_id=session.pk, user=interviewer, join_url=JOIN_URL
+    )
+    check_calendar(
+        sent(inbox, again, session), session=session, sequence=2, method="REQUEST", start=later
+    )
 
-    cancelled = services.session_cancel(session_id=session.pk, user=interviewer,
-                                        join_url=JOIN_URL)
+    cancelled = services.session_cancel(session_id=session.pk, user=interviewer, join_url=JOIN_URL)
     mails = sent(inbox, cancelled, session)
     check_calendar(mails, session=session, sequence=3, method="CANCEL", start=later)
     assert all(str(m["Subject"]).startswith("Interview cancelled") for m in mails)
@@ -129,16 +149,22 @@ def test_invite_reschedule_resend_and_cancel_each_mail_both_sides_an_updated_ent
     session.refresh_from_db()
     assert session.status == "cancelled" and session.calendar_sequence == 3
     history = list(session.schedule_changes.values_list("action", "sequence", "by"))
-    assert history == [("invited", 0, interviewer.pk), ("rescheduled", 1, interviewer.pk),
-                       ("resent", 2, interviewer.pk), ("cancelled", 3, interviewer.pk)]
+    assert history == [
+        ("invited", 0, interviewer.pk),
+        ("rescheduled", 1, interviewer.pk),
+        ("resent", 2, interviewer.pk),
+        ("cancelled", 3, interviewer.pk),
+    ]
     assert all(c.sent_at and len(c.recipients) == 2 for c in session.schedule_changes.all())
     count = len(inbox.messages)
-    assert services.invitation_send(session_id=session.pk, join_url=JOIN_URL,
-                                    change_id=cancelled.pk)
+    assert services.invitation_send(
+        session_id=session.pk, join_url=JOIN_URL, change_id=cancelled.pk
+    )
     assert len(inbox.messages) == count
     with pytest.raises(services.SessionError, match="cancelled"):
-        services.session_invitation_resend(session_id=session.pk, user=interviewer,
-                                           join_url=JOIN_URL)
+        services.session_invitation_resend(
+            session_id=session.pk, user=interviewer, join_url=JOIN_URL
+        )
 
 
 def test_the_organizer_is_the_sender_when_no_setting_names_one(inbox: Inbox) -> None:
@@ -164,7 +190,8 @@ def test_only_the_sessions_interviewers_and_admins_change_its_schedule() -> None
     assert client_for(panel).post(url, {"action": "resend"})["Location"] == url + "?done=resent"
     admin = user_with_role("root", admin=True)
     assert client_for(admin).post(url, {"action": "cancel"})["Location"] == (
-        url + "?done=cancelled")
+        url + "?done=cancelled"
+    )
     page = client_for(admin).get(url + "?done=cancelled").content.decode()
     assert 'id="schedule-done"' in page and "No changes possible" in page
     assert [c.by for c in session.schedule_changes.order_by("id")][1:] == [panel, admin]
@@ -175,8 +202,14 @@ def test_a_started_session_keeps_its_schedule() -> None:
     candidate = user_with_role("ada", "candidate")
     services.session_join(token=session.invite_token or "", user=candidate)
     response = client_for(session.interviewer).post(
-        f"/sessions/{session.pk}/schedule/", {"action": "reschedule", "starts_date": "2031-01-01",
-                                              "starts_time": "10:00", "minutes": "30"})
+        f"/sessions/{session.pk}/schedule/",
+        {
+            "action": "reschedule",
+            "starts_date": "2031-01-01",
+            "starts_time": "10:00",
+            "minutes": "30",
+        },
+    )
     assert response.status_code == 409 and "has started" in response.content.decode()
 
 
@@ -259,21 +292,33 @@ def test_each_schedule_error_is_at_its_field_and_every_value_is_kept(
 ) -> None:
     problem = tiny_problem()
     user_with_role("ada", "candidate")
-    values = {"problem": problem.slug, "minutes": "35", "starts_date": "2031-05-06",
-              "starts_time": "09:15", "tz": "Europe/Paris", "email": "ada@example.com",
-              "candidate": "ada", "call_link": "https://meet.example.com/r1",
-              "interviewer_can_edit": "on", **extra}
+    values = {
+        "problem": problem.slug,
+        "minutes": "35",
+        "starts_date": "2031-05-06",
+        "starts_time": "09:15",
+        "tz": "Europe/Paris",
+        "email": "ada@example.com",
+        "candidate": "ada",
+        "call_link": "https://meet.example.com/r1",
+        "interviewer_can_edit": "on",
+        **extra,
+    }
     response = client_for(user_with_role("ivy", "interviewer")).post("/sessions/live/", values)
     page = response.content.decode()
     assert response.status_code == 400 and not InterviewSession.objects.exists()
     assert reason in field_error(page, field)
     assert 'aria-invalid="true"' in page and f'aria-describedby="error-{field}"' in page
-    others = [name for name in ("candidate", "starts_date", "starts_time", "email", "call_link")
-              if name != field]
+    others = [
+        name
+        for name in ("candidate", "starts_date", "starts_time", "email", "call_link")
+        if name != field
+    ]
     assert all(field_error(page, name) == "" for name in others)
     for name in ("minutes", "starts_date", "starts_time", "email", "candidate", "call_link"):
         assert f'name="{name}" value="{values[name]}"' in page.replace("&amp;", "&") or (
-            name == "minutes" and "1e400" in page)
+            name == "minutes" and "1e400" in page
+        )
     assert 'name="tz" value="Europe/Paris"' in page
     assert f'<option value="{problem.slug}" selected>' in page
     assert 'name="interviewer_can_edit" id="id_interviewer_can_edit" checked' in page
@@ -283,14 +328,30 @@ def test_a_refused_reschedule_keeps_its_values_and_a_good_one_moves_the_session(
     session = live(start=timezone.now() + timedelta(days=1))
     owner: Client = client_for(session.interviewer)
     url = f"/sessions/{session.pk}/schedule/"
-    bad = owner.post(url, {"action": "reschedule", "starts_date": "2020-02-03",
-                           "starts_time": "08:45", "minutes": "50", "tz": "Asia/Tokyo"})
+    bad = owner.post(
+        url,
+        {
+            "action": "reschedule",
+            "starts_date": "2020-02-03",
+            "starts_time": "08:45",
+            "minutes": "50",
+            "tz": "Asia/Tokyo",
+        },
+    )
     page = bad.content.decode()
     assert bad.status_code == 400 and "in the past" in field_error(page, "starts_date")
     assert 'value="2020-02-03"' in page and 'value="08:45"' in page and 'value="50"' in page
     day = (timezone.now() + timedelta(days=5)).astimezone(UTC).date()
-    good = owner.post(url, {"action": "reschedule", "starts_date": day.isoformat(),
-                            "starts_time": "08:45", "minutes": "50", "tz": "Asia/Tokyo"})
+    good = owner.post(
+        url,
+        {
+            "action": "reschedule",
+            "starts_date": day.isoformat(),
+            "starts_time": "08:45",
+            "minutes": "50",
+            "tz": "Asia/Tokyo",
+        },
+    )
     assert good["Location"] == url + "?done=rescheduled"
     session.refresh_from_db()
     tokyo = datetime.fromisoformat(f"{day.isoformat()}T08:45+09:00")

@@ -39,7 +39,8 @@ def append_update(session: InterviewSession, text: str) -> bytes:
 def overdue(session: InterviewSession) -> None:
     """Move the session's deadline into the past, as if its time had run out."""
     InterviewSession.objects.filter(pk=session.pk).update(
-        deadline=timezone.now() - timedelta(seconds=1))
+        deadline=timezone.now() - timedelta(seconds=1)
+    )
 
 
 def test_solo_session_starts_now_with_a_server_deadline_and_the_starter_code() -> None:
@@ -47,8 +48,9 @@ def test_solo_session_starts_now_with_a_server_deadline_and_the_starter_code() -
     candidate = user_with_role("cand", "candidate")
     before = timezone.now()
 
-    session = services.session_start_solo(candidate=candidate, problem_slug=problem.slug,
-                                          duration=timedelta(minutes=30))
+    session = services.session_start_solo(
+        candidate=candidate, problem_slug=problem.slug, duration=timedelta(minutes=30)
+    )
 
     assert session.status == "active" and session.kind == "solo"
     assert session.started_at is not None and session.started_at >= before
@@ -61,12 +63,14 @@ def test_durations_out_of_range_and_unknown_problems_are_refused() -> None:
     tiny_problem()
     candidate = user_with_role("cand", "candidate")
     with pytest.raises(SessionError) as exc:
-        services.session_start_solo(candidate=candidate, problem_slug="add-one",
-                                    duration=timedelta(seconds=1))
+        services.session_start_solo(
+            candidate=candidate, problem_slug="add-one", duration=timedelta(seconds=1)
+        )
     assert exc.value.code == "bad_duration"
     with pytest.raises(SessionError) as exc:
-        services.session_start_solo(candidate=candidate, problem_slug="nope",
-                                    duration=timedelta(minutes=5))
+        services.session_start_solo(
+            candidate=candidate, problem_slug="nope", duration=timedelta(minutes=5)
+        )
     assert exc.value.code == "unknown_problem"
 
 
@@ -76,8 +80,9 @@ def test_live_session_waits_for_the_candidate_who_joins_by_an_unguessable_link()
     candidate = user_with_role("cand", "candidate")
     intruder = user_with_role("other", "candidate")
 
-    session = services.session_schedule_live(interviewer=interviewer, problem_slug=problem.slug,
-                                             duration=timedelta(minutes=45))
+    session = services.session_schedule_live(
+        interviewer=interviewer, problem_slug=problem.slug, duration=timedelta(minutes=45)
+    )
     assert session.status == "scheduled" and session.deadline is None
     assert session.invite_token and len(session.invite_token) >= 40
 
@@ -102,23 +107,26 @@ def test_only_interviewers_schedule_live_sessions() -> None:
     problem = tiny_problem()
     candidate = user_with_role("cand", "candidate")
     with pytest.raises(SessionError) as exc:
-        services.session_schedule_live(interviewer=candidate, problem_slug=problem.slug,
-                                       duration=timedelta(minutes=5))
+        services.session_schedule_live(
+            interviewer=candidate, problem_slug=problem.slug, duration=timedelta(minutes=5)
+        )
     assert exc.value.code == "forbidden"
 
 
 def test_edits_are_stored_until_the_deadline_and_refused_after_it() -> None:
     problem = tiny_problem()
     candidate = user_with_role("cand", "candidate")
-    session = services.session_start_solo(candidate=candidate, problem_slug=problem.slug,
-                                          duration=timedelta(minutes=5))
+    session = services.session_start_solo(
+        candidate=candidate, problem_slug=problem.slug, duration=timedelta(minutes=5)
+    )
     first = append_update(session, "# before\n")
     assert services.doc_update_store(session_id=session.pk, author_id=candidate.pk, data=first)
 
     overdue(session)
     late = append_update(session, "# after\n")
-    assert services.doc_update_store(session_id=session.pk, author_id=candidate.pk,
-                                     data=late) is None
+    assert (
+        services.doc_update_store(session_id=session.pk, author_id=candidate.pk, data=late) is None
+    )
     assert services.session_code(session.pk).endswith("# before\n")
     assert DocUpdate.objects.filter(session=session).count() == 2  # starter + one edit
 
@@ -126,8 +134,9 @@ def test_edits_are_stored_until_the_deadline_and_refused_after_it() -> None:
 def test_finishing_at_the_deadline_submits_the_last_stored_code_once() -> None:
     problem = tiny_problem()
     candidate = user_with_role("cand", "candidate")
-    session = services.session_start_solo(candidate=candidate, problem_slug=problem.slug,
-                                          duration=timedelta(minutes=5))
+    session = services.session_start_solo(
+        candidate=candidate, problem_slug=problem.slug, duration=timedelta(minutes=5)
+    )
     update = append_update(session, "# final answer\n")
     services.doc_update_store(session_id=session.pk, author_id=candidate.pk, data=update)
 
@@ -152,10 +161,12 @@ def test_the_deadline_task_and_the_sweeper_finish_overdue_sessions() -> None:
 
     problem = tiny_problem()
     candidate = user_with_role("cand", "candidate")
-    first = services.session_start_solo(candidate=candidate, problem_slug=problem.slug,
-                                        duration=timedelta(minutes=5))
-    second = services.session_start_solo(candidate=candidate, problem_slug=problem.slug,
-                                         duration=timedelta(minutes=5))
+    first = services.session_start_solo(
+        candidate=candidate, problem_slug=problem.slug, duration=timedelta(minutes=5)
+    )
+    second = services.session_start_solo(
+        candidate=candidate, problem_slug=problem.slug, duration=timedelta(minutes=5)
+    )
     assert session_expire(first.pk) is False
     overdue(first)
     overdue(second)
@@ -168,8 +179,9 @@ def test_runs_grade_the_servers_copy_for_the_candidate_whoever_clicks() -> None:
     problem = tiny_problem()
     interviewer = user_with_role("int", "interviewer")
     candidate = user_with_role("cand", "candidate")
-    session = services.session_schedule_live(interviewer=interviewer, problem_slug=problem.slug,
-                                             duration=timedelta(minutes=5))
+    session = services.session_schedule_live(
+        interviewer=interviewer, problem_slug=problem.slug, duration=timedelta(minutes=5)
+    )
     assert session.invite_token
     services.session_join(token=session.invite_token, user=candidate)
     update = append_update(session, "# shared\n")
@@ -193,17 +205,21 @@ def test_the_session_desk_grades_one_click_once_and_refuses_the_untouched_starte
     # Idempotency-Key, and a Submit of the starter as given is refused with a message.
     problem = tiny_problem()
     candidate = user_with_role("cand", "candidate")
-    session = services.session_start_solo(candidate=candidate, problem_slug=problem.slug,
-                                          duration=timedelta(minutes=5))
+    session = services.session_start_solo(
+        candidate=candidate, problem_slug=problem.slug, duration=timedelta(minutes=5)
+    )
     with pytest.raises(SessionError) as exc:
         services.session_run(session_id=session.pk, user=candidate, mode="submit")
     assert exc.value.code == "unchanged_starter"
-    services.doc_update_store(session_id=session.pk, author_id=candidate.pk,
-                              data=append_update(session, "\n# worked\n"))
-    first = services.session_run(session_id=session.pk, user=candidate, mode="submit",
-                                 idempotency_key="click-1")
-    again = services.session_run(session_id=session.pk, user=candidate, mode="submit",
-                                 idempotency_key="click-1")
+    services.doc_update_store(
+        session_id=session.pk, author_id=candidate.pk, data=append_update(session, "\n# worked\n")
+    )
+    first = services.session_run(
+        session_id=session.pk, user=candidate, mode="submit", idempotency_key="click-1"
+    )
+    again = services.session_run(
+        session_id=session.pk, user=candidate, mode="submit", idempotency_key="click-1"
+    )
     assert again.pk == first.pk
     assert Submission.objects.filter(user=candidate, mode="submit").count() == 1
 
@@ -211,8 +227,9 @@ def test_the_session_desk_grades_one_click_once_and_refuses_the_untouched_starte
 def test_a_run_after_the_deadline_finishes_the_session_instead() -> None:
     problem = tiny_problem()
     candidate = user_with_role("cand", "candidate")
-    session = services.session_start_solo(candidate=candidate, problem_slug=problem.slug,
-                                          duration=timedelta(minutes=5))
+    session = services.session_start_solo(
+        candidate=candidate, problem_slug=problem.slug, duration=timedelta(minutes=5)
+    )
     overdue(session)
     with pytest.raises(SessionError) as exc:
         services.session_run(session_id=session.pk, user=candidate, mode="run")
@@ -225,10 +242,12 @@ def test_a_nul_typed_into_the_shared_editor_is_a_clear_refusal_of_the_run() -> N
     # PostgreSQL's text columns cannot store the character, so it is refused by name.
     problem = tiny_problem()
     candidate = user_with_role("cand", "candidate")
-    session = services.session_start_solo(candidate=candidate, problem_slug=problem.slug,
-                                          duration=timedelta(minutes=5))
-    services.doc_update_store(session_id=session.pk, author_id=candidate.pk,
-                              data=append_update(session, "\n# \x00\n"))
+    session = services.session_start_solo(
+        candidate=candidate, problem_slug=problem.slug, duration=timedelta(minutes=5)
+    )
+    services.doc_update_store(
+        session_id=session.pk, author_id=candidate.pk, data=append_update(session, "\n# \x00\n")
+    )
     with pytest.raises(SessionError) as exc:
         services.session_run(session_id=session.pk, user=candidate, mode="run")
     assert exc.value.code == "bad_input" and "NUL" in exc.value.message
@@ -241,21 +260,31 @@ def test_live_questions_wait_for_the_interviewer_and_record_the_match() -> None:
     problem.save()
     interviewer = user_with_role("int", "interviewer")
     candidate = user_with_role("cand", "candidate")
-    session = services.session_schedule_live(interviewer=interviewer, problem_slug=problem.slug,
-                                             duration=timedelta(minutes=5), candidate=candidate)
+    session = services.session_schedule_live(
+        interviewer=interviewer,
+        problem_slug=problem.slug,
+        duration=timedelta(minutes=5),
+        candidate=candidate,
+    )
     assert session.invite_token
     services.session_join(token=session.invite_token, user=candidate)
 
-    question = services.question_ask(session_id=session.pk, user=candidate,
-                                     text="Could x be negative?")
+    question = services.question_ask(
+        session_id=session.pk, user=candidate, text="Could x be negative?"
+    )
     assert question.answer_source == "" and question.answer == ""
     assert question.matched_index == 0 and question.matched_key is True
     with pytest.raises(SessionError):
-        services.question_answer(session_id=session.pk, question_id=question.pk,
-                                 user=candidate, text="self-serve")
+        services.question_answer(
+            session_id=session.pk, question_id=question.pk, user=candidate, text="self-serve"
+        )
 
-    answered = services.question_answer(session_id=session.pk, question_id=question.pk,
-                                        user=interviewer, text="Yes, negatives happen.")
+    answered = services.question_answer(
+        session_id=session.pk,
+        question_id=question.pk,
+        user=interviewer,
+        text="Yes, negatives happen.",
+    )
     assert answered.answer_source == "interviewer" and answered.answered_at is not None
 
 
@@ -264,13 +293,16 @@ def test_solo_questions_get_the_canned_answer_or_the_advice_to_state_an_assumpti
     problem.clarifications = CLARIFICATIONS
     problem.save()
     candidate = user_with_role("cand", "candidate")
-    session = services.session_start_solo(candidate=candidate, problem_slug=problem.slug,
-                                          duration=timedelta(minutes=5))
+    session = services.session_start_solo(
+        candidate=candidate, problem_slug=problem.slug, duration=timedelta(minutes=5)
+    )
 
-    matched = services.question_ask(session_id=session.pk, user=candidate,
-                                    text="Is x always an integer?")
-    unmatched = services.question_ask(session_id=session.pk, user=candidate,
-                                      text="Which text editor do you like best?")
+    matched = services.question_ask(
+        session_id=session.pk, user=candidate, text="Is x always an integer?"
+    )
+    unmatched = services.question_ask(
+        session_id=session.pk, user=candidate, text="Which text editor do you like best?"
+    )
 
     assert matched.answer_source == "canned"
     assert matched.answer == "Answering \u201cIs the input always an integer?\u201d: Always an int."
@@ -278,52 +310,64 @@ def test_solo_questions_get_the_canned_answer_or_the_advice_to_state_an_assumpti
     assert unmatched.answer_source == "assumption"
     assert unmatched.answer == services.ASSUMPTION_ANSWER
     assert unmatched.answer.startswith(
-        "That is not specified here: state your assumption and go on")
+        "That is not specified here: state your assumption and go on"
+    )
     assert unmatched.matched_index is None and unmatched.matched_key is False
     assert [q.text for q in Question.objects.filter(session=session)] == [
-        "Is x always an integer?", "Which text editor do you like best?"]
+        "Is x always an integer?",
+        "Which text editor do you like best?",
+    ]
 
 
 def test_notes_are_kept_per_session_and_the_interviewer_chooses_to_edit() -> None:
     problem = tiny_problem()
     interviewer = user_with_role("int", "interviewer")
     candidate = user_with_role("cand", "candidate")
-    session = services.session_schedule_live(interviewer=interviewer, problem_slug=problem.slug,
-                                             duration=timedelta(minutes=5))
+    session = services.session_schedule_live(
+        interviewer=interviewer, problem_slug=problem.slug, duration=timedelta(minutes=5)
+    )
     assert session.invite_token
     services.session_join(token=session.invite_token, user=candidate)
 
     services.note_add(session_id=session.pk, user=candidate, text="O(1) per call, O(n) memory")
-    services.note_add(session_id=session.pk, user=interviewer, text="asked about locking",
-                      kind="note")
-    assert [n.text for n in session.notes.all()] == ["O(1) per call, O(n) memory",
-                                                     "asked about locking"]
+    services.note_add(
+        session_id=session.pk, user=interviewer, text="asked about locking", kind="note"
+    )
+    assert [n.text for n in session.notes.all()] == [
+        "O(1) per call, O(n) memory",
+        "asked about locking",
+    ]
 
     assert services.role_can_edit(session, "interviewer") is False
     services.session_set_interviewer_edit(session_id=session.pk, user=interviewer, can_edit=True)
     session.refresh_from_db()
     assert services.role_can_edit(session, "interviewer") is True
     with pytest.raises(SessionError):
-        services.session_set_interviewer_edit(session_id=session.pk, user=candidate,
-                                              can_edit=False)
+        services.session_set_interviewer_edit(session_id=session.pk, user=candidate, can_edit=False)
 
 
 def test_tab_changes_are_recorded_for_the_candidate_only() -> None:
     problem = tiny_problem()
     interviewer = user_with_role("int", "interviewer")
     candidate = user_with_role("cand", "candidate")
-    session = services.session_schedule_live(interviewer=interviewer, problem_slug=problem.slug,
-                                             duration=timedelta(minutes=5))
+    session = services.session_schedule_live(
+        interviewer=interviewer, problem_slug=problem.slug, duration=timedelta(minutes=5)
+    )
     assert session.invite_token
     services.session_join(token=session.invite_token, user=candidate)
 
     assert services.page_event_report(session_id=session.pk, user=candidate, kind="tab_hidden")
-    assert services.page_event_report(session_id=session.pk, user=interviewer,
-                                      kind="tab_hidden") is None
+    assert (
+        services.page_event_report(session_id=session.pk, user=interviewer, kind="tab_hidden")
+        is None
+    )
     with pytest.raises(SessionError):
         services.page_event_report(session_id=session.pk, user=candidate, kind="anything")
-    assert list(SessionEvent.objects.filter(session=session, kind__startswith="tab")
-                .values_list("kind", "actor_id")) == [("tab_hidden", candidate.pk)]
+    assert list(
+        SessionEvent.objects.filter(session=session, kind__startswith="tab").values_list(
+            "kind", "actor_id"
+        )
+    ) == [("tab_hidden", candidate.pk)]
 
 
 @pytest.mark.slow
@@ -334,12 +378,16 @@ def test_a_real_worker_finishes_the_session_at_its_deadline_with_no_request(
     problem = tiny_problem()
     candidate = user_with_role("cand", "candidate")
     with worker(tmp_path / "worker.log", beat=True):
-        session = services.session_start_solo(candidate=candidate, problem_slug=problem.slug,
-                                              duration=timedelta(seconds=10))
+        session = services.session_start_solo(
+            candidate=candidate, problem_slug=problem.slug, duration=timedelta(seconds=10)
+        )
         update = append_update(session, "# last words\n")
         services.doc_update_store(session_id=session.pk, author_id=candidate.pk, data=update)
-        wait_for(lambda: InterviewSession.objects.filter(pk=session.pk, status="finished")
-                 .exists(), timeout=90, what="the deadline task")
+        wait_for(
+            lambda: InterviewSession.objects.filter(pk=session.pk, status="finished").exists(),
+            timeout=90,
+            what="the deadline task",
+        )
     session.refresh_from_db()
     assert session.finish_reason == "deadline" and session.finished_at is not None
     assert session.deadline is not None and session.finished_at >= session.deadline
@@ -355,12 +403,17 @@ def test_hints_open_one_at_a_time_are_recorded_and_feed_the_review_signal() -> N
     problem.hints = ["Think about time.", "Clamp at capacity."]
     problem.save()
     candidate = user_with_role("cand", "candidate")
-    session = services.session_start_solo(candidate=candidate, problem_slug=problem.slug,
-                                          duration=timedelta(minutes=10))
+    session = services.session_start_solo(
+        candidate=candidate, problem_slug=problem.slug, duration=timedelta(minutes=10)
+    )
     assert services.session_hint_reveal(session_id=session.pk, user=candidate) == (
-        1, "Think about time.")
+        1,
+        "Think about time.",
+    )
     assert services.session_hint_reveal(session_id=session.pk, user=candidate) == (
-        2, "Clamp at capacity.")
+        2,
+        "Clamp at capacity.",
+    )
     assert services.session_hint_reveal(session_id=session.pk, user=candidate) is None
     assert services.hints_revealed(session) == problem.hints
     assert session.events.filter(kind=SessionEvent.Kind.HINT).count() == 2
@@ -376,19 +429,24 @@ def test_custom_and_console_runs_at_the_desk_are_on_the_interviewers_timeline() 
     problem = tiny_problem()
     interviewer = user_with_role("int", "interviewer")
     candidate = user_with_role("cand", "candidate")
-    session = services.session_schedule_live(interviewer=interviewer, problem_slug=problem.slug,
-                                             duration=timedelta(minutes=5))
+    session = services.session_schedule_live(
+        interviewer=interviewer, problem_slug=problem.slug, duration=timedelta(minutes=5)
+    )
     assert session.invite_token
     services.session_join(token=session.invite_token, user=candidate)
 
-    custom = services.session_run(session_id=session.pk, user=candidate, mode="custom",
-                                  custom_input={"x": 3})
+    custom = services.session_run(
+        session_id=session.pk, user=candidate, mode="custom", custom_input={"x": 3}
+    )
     script = services.session_run(session_id=session.pk, user=candidate, mode="script")
 
     assert (custom.mode, custom.custom_input, custom.user_id) == ("custom", {"x": 3}, candidate.pk)
     assert script.mode == "script" and script.custom_input is None
-    kinds = list(SessionEvent.objects.filter(session=session, submission__isnull=False)
-                 .values_list("kind", "submission_id"))
+    kinds = list(
+        SessionEvent.objects.filter(session=session, submission__isnull=False).values_list(
+            "kind", "submission_id"
+        )
+    )
     assert kinds == [("custom_run", custom.pk), ("console_run", script.pk)]
     marks = replay_data(session=session, user=interviewer)["marks"]
     labels = {mark["kind"]: mark["label"] for mark in marks}
@@ -397,8 +455,9 @@ def test_custom_and_console_runs_at_the_desk_are_on_the_interviewers_timeline() 
     assert session_runs(session, staff=True) == []  # neither is a run nor a pass
 
     with pytest.raises(SessionError) as exc:
-        services.session_run(session_id=session.pk, user=candidate, mode="custom",
-                             custom_input={1, 2})
+        services.session_run(
+            session_id=session.pk, user=candidate, mode="custom", custom_input={1, 2}
+        )
     assert exc.value.code == "bad_input"
     with pytest.raises(SessionError) as exc:
         services.session_run(session_id=session.pk, user=candidate, mode="debug")

@@ -30,9 +30,17 @@ def histories(draw: st.DrawFn) -> Signals:
         at += draw(st.integers(1, 600_000))
         total = draw(st.integers(1, 6))
         passed = draw(st.integers(0, total))
-        runs.append(RunRecord(number=number, kind="run", passed=passed, total=total,
-                              verdict="AC" if passed == total else "WA", at_ms=at,
-                              submission=number))
+        runs.append(
+            RunRecord(
+                number=number,
+                kind="run",
+                passed=passed,
+                total=total,
+                verdict="AC" if passed == total else "WA",
+                at_ms=at,
+                submission=number,
+            )
+        )
     keys = []
     others = []
     for index in range(draw(st.integers(1, 5))):
@@ -47,14 +55,21 @@ def histories(draw: st.DrawFn) -> Signals:
         if draw(st.booleans()):
             total = draw(st.integers(1, 8))
             hidden[tag] = (draw(st.integers(0, total)), total)
-    return Signals(hidden_by_tag=hidden, key_questions=tuple(keys),
-                   questions_at_ms=tuple(asked_at), runs=tuple(runs),
-                   pastes=draw(st.integers(0, 2)), paste_chars=draw(st.integers(0, 900)),
-                   tab_leaves=draw(st.integers(0, 2)), tab_away_ms=draw(st.integers(0, 10**6)))
+    return Signals(
+        hidden_by_tag=hidden,
+        key_questions=tuple(keys),
+        questions_at_ms=tuple(asked_at),
+        runs=tuple(runs),
+        pastes=draw(st.integers(0, 2)),
+        paste_chars=draw(st.integers(0, 900)),
+        tab_leaves=draw(st.integers(0, 2)),
+        tab_away_ms=draw(st.integers(0, 10**6)),
+    )
 
 
-def anchor_for_questions(asked_any_before: bool, key_asked: int, key_total: int,
-                         key_late: int) -> int:
+def anchor_for_questions(
+    asked_any_before: bool, key_asked: int, key_total: int, key_late: int
+) -> int:
     """The bank's clarifying-questions anchors: 1 nothing asked before coding, 2 one generic
     question (or one of several key ones), 3 some or most key ones, 4 all before coding."""
     if key_asked == key_total and key_late == 0:
@@ -77,18 +92,22 @@ def test_each_suggestion_states_the_historys_facts_and_its_level_follows_from_th
     keys = signals.key_questions
     asked = [k for k in keys if k.asked]
     late = [k for k in asked if first_run is not None and (k.at_ms or 0) > first_run.at_ms]
-    before = [ms for ms in signals.questions_at_ms
-              if first_run is None or ms <= first_run.at_ms]
+    before = [ms for ms in signals.questions_at_ms if first_run is None or ms <= first_run.at_ms]
     clarifying = out["clarifying_questions"]
-    said = re.fullmatch(r"(\d+) of (\d+) key clarifying questions asked"
-                        r"(?:, (\d+) of them only after the first run)?"
-                        r", (\d+) questions? in all (before the first run|in the session)",
-                        clarifying.why)
+    said = re.fullmatch(
+        r"(\d+) of (\d+) key clarifying questions asked"
+        r"(?:, (\d+) of them only after the first run)?"
+        r", (\d+) questions? in all (before the first run|in the session)",
+        clarifying.why,
+    )
     assert said, clarifying.why
     assert (int(said[1]), int(said[2]), int(said[3] or 0), int(said[4])) == (
-        len(asked), len(keys), len(late), len(before))
-    assert clarifying.level == anchor_for_questions(bool(before), len(asked), len(keys),
-                                                    len(late))
+        len(asked),
+        len(keys),
+        len(late),
+        len(before),
+    )
+    assert clarifying.level == anchor_for_questions(bool(before), len(asked), len(keys), len(late))
     if clarifying.level == 1:
         assert not before  # "starts coding without questions" is never said after one
 

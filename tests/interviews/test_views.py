@@ -16,7 +16,6 @@ from tests.factories import client_for, tiny_problem, user_with_role
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-
 def page_state(html: str) -> dict[str, object]:
     """The JSON the session page embeds for its script."""
     start = html.index('<script id="session-state" type="application/json">')
@@ -49,8 +48,9 @@ def test_the_list_starts_a_solo_session_whose_page_carries_the_server_deadline()
 def test_bad_durations_come_back_to_the_list_with_the_reason() -> None:
     problem = tiny_problem()
     client = client_for(user_with_role("cand", "candidate"))
-    response = client.post("/sessions/solo/", {"problem": problem.slug, "minutes": "nan"},
-                           follow=True)
+    response = client.post(
+        "/sessions/solo/", {"problem": problem.slug, "minutes": "nan"}, follow=True
+    )
     assert b"number of minutes" in response.content
     assert not InterviewSession.objects.exists()
 
@@ -60,8 +60,9 @@ def test_the_invitation_starts_the_clock_only_on_post_and_others_see_nothing() -
     interviewer = user_with_role("int", "interviewer")
     candidate = user_with_role("cand", "candidate")
     inter = client_for(interviewer)
-    inter.post("/sessions/live/", {"problem": problem.slug, "minutes": "30",
-                                   "interviewer_can_edit": "on"})
+    inter.post(
+        "/sessions/live/", {"problem": problem.slug, "minutes": "30", "interviewer_can_edit": "on"}
+    )
     session = InterviewSession.objects.get()
     assert session.kind == "live" and session.interviewer_can_edit is True
     page = inter.get(f"/sessions/{session.pk}/").content.decode()
@@ -80,8 +81,12 @@ def test_the_invitation_starts_the_clock_only_on_post_and_others_see_nothing() -
 
     outsider = client_for(user_with_role("other", "candidate"))
     assert outsider.get(f"/sessions/{session.pk}/").status_code == 404
-    assert outsider.post(f"/sessions/{session.pk}/run", {"mode": "run"},
-                         content_type="application/json").status_code == 404
+    assert (
+        outsider.post(
+            f"/sessions/{session.pk}/run", {"mode": "run"}, content_type="application/json"
+        ).status_code
+        == 404
+    )
     assert outsider.get("/sessions/join/not-a-token/").status_code == 404
 
 
@@ -91,22 +96,26 @@ def test_json_endpoints_ask_note_run_and_finish() -> None:
     problem.save()
     candidate = user_with_role("cand", "candidate")
     client = client_for(candidate)
-    session = services.session_start_solo(candidate=candidate, problem_slug=problem.slug,
-                                          duration=timedelta(minutes=10))
+    session = services.session_start_solo(
+        candidate=candidate, problem_slug=problem.slug, duration=timedelta(minutes=10)
+    )
     base = f"/sessions/{session.pk}"
 
-    asked = client.post(f"{base}/questions", {"text": "May x be negative?"},
-                        content_type="application/json")
+    asked = client.post(
+        f"{base}/questions", {"text": "May x be negative?"}, content_type="application/json"
+    )
     # A solo answer names the canned question it answers (issue 36).
     assert asked.status_code == 201
     assert asked.json()["answer"] == "Answering “Can x be negative?”: Yes."
-    noted = client.post(f"{base}/notes", {"text": "linear scan is fine"},
-                        content_type="application/json")
+    noted = client.post(
+        f"{base}/notes", {"text": "linear scan is fine"}, content_type="application/json"
+    )
     assert noted.status_code == 201 and noted.json()["kind"] == "tradeoff"
     ran = client.post(f"{base}/run", {"mode": "run"}, content_type="application/json")
     assert ran.status_code == 201
-    assert client.post(f"{base}/events", {"kind": "tab_hidden"},
-                       content_type="application/json").json() == {"recorded": True}
+    assert client.post(
+        f"{base}/events", {"kind": "tab_hidden"}, content_type="application/json"
+    ).json() == {"recorded": True}
 
     finished = client.post(f"{base}/finish")
     assert finished.status_code == 200 and finished.json()["submission"]
@@ -122,16 +131,18 @@ def test_json_endpoints_ask_note_run_and_finish() -> None:
 def test_replay_data_rebuilds_the_document_and_marks_the_timeline() -> None:
     problem = tiny_problem()
     candidate = user_with_role("cand", "candidate")
-    session = services.session_start_solo(candidate=candidate, problem_slug=problem.slug,
-                                          duration=timedelta(minutes=10))
+    session = services.session_start_solo(
+        candidate=candidate, problem_slug=problem.slug, duration=timedelta(minutes=10)
+    )
     doc: pycrdt.Doc = pycrdt.Doc()
     text = doc.get(collab.TEXT_NAME, type=pycrdt.Text)
     for _, data in services.doc_updates(session.pk):
         doc.apply_update(data)
     before = doc.get_state()
     text += "x = 1\n"
-    services.doc_update_store(session_id=session.pk, author_id=candidate.pk,
-                              data=doc.get_update(before))
+    services.doc_update_store(
+        session_id=session.pk, author_id=candidate.pk, data=doc.get_update(before)
+    )
     client = client_for(candidate)
     client.post(f"/sessions/{session.pk}/run", {"mode": "run"}, content_type="application/json")
 
@@ -160,8 +171,9 @@ def test_hint_button_reveals_the_next_hint_for_the_candidate_only() -> None:
     problem.hints = ["First hint.", "Second hint."]
     problem.save()
     candidate = user_with_role("cand", "candidate")
-    session = services.session_start_solo(candidate=candidate, problem_slug=problem.slug,
-                                          duration=timedelta(minutes=10))
+    session = services.session_start_solo(
+        candidate=candidate, problem_slug=problem.slug, duration=timedelta(minutes=10)
+    )
     client = client_for(candidate)
     page = client.get(f"/sessions/{session.pk}/").content.decode()
     assert 'id="hint-button"' in page and "First hint." not in page
@@ -179,8 +191,9 @@ def test_a_solo_page_speaks_to_the_candidate_as_the_only_person_there() -> None:
     problem.hints = ["First hint.", "Second hint."]
     problem.save()
     candidate = user_with_role("cand", "candidate")
-    session = services.session_start_solo(candidate=candidate, problem_slug=problem.slug,
-                                          duration=timedelta(minutes=10))
+    session = services.session_start_solo(
+        candidate=candidate, problem_slug=problem.slug, duration=timedelta(minutes=10)
+    )
     page = client_for(candidate).get(f"/sessions/{session.pk}/").content.decode()
     assert 'id="solo-mode"' in page and "solo mock interview" in page
     assert "you are the candidate" not in page

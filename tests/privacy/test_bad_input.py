@@ -46,11 +46,13 @@ def test_deep_json_is_a_clear_400_on_the_api_and_on_the_session_views() -> None:
     assert response.status_code == 400
     assert response["Content-Type"] == "application/json"
     assert response.json()["code"] == "bad_json"
-    session = services.session_start_solo(candidate=response.wsgi_request.user,
-                                          problem_slug="add-one", duration=timedelta(minutes=10))
+    session = services.session_start_solo(
+        candidate=response.wsgi_request.user, problem_slug="add-one", duration=timedelta(minutes=10)
+    )
     for path in ("questions", "notes", "run", "events", "settings"):
-        response = client.post(f"/sessions/{session.pk}/{path}", DEEP,
-                               content_type="application/json")
+        response = client.post(
+            f"/sessions/{session.pk}/{path}", DEEP, content_type="application/json"
+        )
         assert response.status_code == 400, path
         assert response.json()["code"] == "bad_json", path
 
@@ -117,9 +119,15 @@ def _over_limit(settings: Any, scope: str, send: Any) -> Any:
 def test_submissions_are_rate_limited_with_a_json_429(settings: Any) -> None:
     tiny_problem()
     client = logged_in()
-    third = _over_limit(settings, "submissions", lambda: client.post(
-        "/api/submissions", {"problem": "add-one", "code": ADD_ONE, "mode": "run"},
-        content_type="application/json"))
+    third = _over_limit(
+        settings,
+        "submissions",
+        lambda: client.post(
+            "/api/submissions",
+            {"problem": "add-one", "code": ADD_ONE, "mode": "run"},
+            content_type="application/json",
+        ),
+    )
     assert third.status_code == 429
     assert third.json()["code"] == "rate_limited"
 
@@ -127,26 +135,39 @@ def test_submissions_are_rate_limited_with_a_json_429(settings: Any) -> None:
 def test_starting_sessions_is_rate_limited(settings: Any) -> None:
     problem = tiny_problem()
     client = logged_in()
-    third = _over_limit(settings, "sessions", lambda: client.post(
-        "/sessions/solo/", {"problem": problem.slug, "minutes": "10"}))
+    third = _over_limit(
+        settings,
+        "sessions",
+        lambda: client.post("/sessions/solo/", {"problem": problem.slug, "minutes": "10"}),
+    )
     assert third.status_code == 302 and "too+many+requests" in third["Location"]
 
 
-@pytest.mark.parametrize(("scope", "path", "body"), [
-    ("questions", "questions", {"text": "Is x an int?"}),
-    ("notes", "notes", {"text": "tradeoff: simple first", "kind": "tradeoff"}),
-    ("chat", "chat", {"text": "hello"}),
-    ("session_actions", "events", {"kind": "tab_hidden"}),
-])
-def test_session_json_endpoints_are_rate_limited(settings: Any, scope: str, path: str,
-                                                 body: dict[str, str]) -> None:
+@pytest.mark.parametrize(
+    ("scope", "path", "body"),
+    [
+        ("questions", "questions", {"text": "Is x an int?"}),
+        ("notes", "notes", {"text": "tradeoff: simple first", "kind": "tradeoff"}),
+        ("chat", "chat", {"text": "hello"}),
+        ("session_actions", "events", {"kind": "tab_hidden"}),
+    ],
+)
+def test_session_json_endpoints_are_rate_limited(
+    settings: Any, scope: str, path: str, body: dict[str, str]
+) -> None:
     tiny_problem()
     client = logged_in()
     user = client.get("/sessions/").wsgi_request.user
-    session = services.session_start_solo(candidate=user, problem_slug="add-one",
-                                          duration=timedelta(minutes=10))
-    third = _over_limit(settings, scope, lambda: client.post(
-        f"/sessions/{session.pk}/{path}", body, content_type="application/json"))
+    session = services.session_start_solo(
+        candidate=user, problem_slug="add-one", duration=timedelta(minutes=10)
+    )
+    third = _over_limit(
+        settings,
+        scope,
+        lambda: client.post(
+            f"/sessions/{session.pk}/{path}", body, content_type="application/json"
+        ),
+    )
     assert third.status_code == 429
     assert third.json() == {"detail": third.json()["detail"], "code": "rate_limited"}
 
@@ -156,15 +177,27 @@ def test_review_notes_and_scorecards_are_rate_limited(settings: Any) -> None:
     client = Client()
     client.force_login(world.assigned)
     sid = world.session.pk
-    third = _over_limit(settings, "notes", lambda: client.post(
-        f"/sessions/{sid}/review/notes", {"text": "fine"}))
+    third = _over_limit(
+        settings, "notes", lambda: client.post(f"/sessions/{sid}/review/notes", {"text": "fine"})
+    )
     assert third.status_code == 429 and third.json()["code"] == "rate_limited"
-    third = _over_limit(settings, "scorecards", lambda: client.post(
-        f"/api/review/sessions/{sid}/scores", {"summary": "draft"},
-        content_type="application/json"))
+    third = _over_limit(
+        settings,
+        "scorecards",
+        lambda: client.post(
+            f"/api/review/sessions/{sid}/scores",
+            {"summary": "draft"},
+            content_type="application/json",
+        ),
+    )
     assert third.status_code == 429 and third.json()["code"] == "rate_limited"
-    third = _over_limit(settings, "scorecards", lambda: client.post(
-        f"/sessions/{sid}/review/scorecard", {"summary": "draft", "action": "save"}))
+    third = _over_limit(
+        settings,
+        "scorecards",
+        lambda: client.post(
+            f"/sessions/{sid}/review/scorecard", {"summary": "draft", "action": "save"}
+        ),
+    )
     assert third.status_code == 429
 
 
@@ -175,51 +208,82 @@ def test_a_cache_outage_lets_requests_through_instead_of_failing_them(settings: 
     assert _hit("sessions", "user:1") is None
     assert _hit("sessions", "user:1") is not None  # the cache works: the second is over
     # Django's setting_changed handler drops the cache connections: now nothing listens.
-    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
-                                   "LOCATION": "redis://127.0.0.1:1/0"}}
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": "redis://127.0.0.1:1/0",
+        }
+    }
     assert _hit("sessions", "user:1") is None
     assert _hit("sessions", "user:1") is None
 
 
 # ---------------------------------------------------------------- the cockpit on the JSON edge
 
-COCKPIT = ["call-link", "private-notes", "canned/0", "hints/reveal", "settings", "chat",
-           "questions", "notes", "events", "run", "finish", "review/cite"]
+COCKPIT = [
+    "call-link",
+    "private-notes",
+    "canned/0",
+    "hints/reveal",
+    "settings",
+    "chat",
+    "questions",
+    "notes",
+    "events",
+    "run",
+    "finish",
+    "review/cite",
+]
 
 
 def _live_session() -> tuple[Any, Client, Client]:
     problem = tiny_problem()
     interviewer, candidate = logged_in("ivy", "interviewer"), logged_in()
     session = services.session_schedule_live(
-        interviewer=interviewer.get("/sessions/").wsgi_request.user, problem_slug=problem.slug,
-        duration=timedelta(minutes=30), candidate=candidate.get("/sessions/").wsgi_request.user)
+        interviewer=interviewer.get("/sessions/").wsgi_request.user,
+        problem_slug=problem.slug,
+        duration=timedelta(minutes=30),
+        candidate=candidate.get("/sessions/").wsgi_request.user,
+    )
     services.session_join(token=session.invite_token or "", user=session.candidate)
     return session, interviewer, candidate
 
 
 @pytest.mark.parametrize("path", COCKPIT)
-@pytest.mark.parametrize(("body", "code"), [
-    (b'{"text": ', "bad_json"), (b"[1, 2]", "bad_json"), (DEEP, "bad_json"),
-])
+@pytest.mark.parametrize(
+    ("body", "code"),
+    [
+        (b'{"text": ', "bad_json"),
+        (b"[1, 2]", "bad_json"),
+        (DEEP, "bad_json"),
+    ],
+)
 def test_a_malformed_body_on_any_cockpit_endpoint_is_a_json_400(
     path: str, body: bytes, code: str
 ) -> None:
     # given a live session the interviewer runs
     session, interviewer, _ = _live_session()
     # when a malformed body is posted, then the answer is a JSON 400 (it was a 500)
-    response = interviewer.post(f"/sessions/{session.pk}/{path}", body,
-                                content_type="application/json")
+    response = interviewer.post(
+        f"/sessions/{session.pk}/{path}", body, content_type="application/json"
+    )
     assert response.status_code == 400, path
     assert response.json()["code"] == code
 
 
-@pytest.mark.parametrize(("path", "field"), [
-    ("call-link", "call_link"), ("private-notes", "text"), ("chat", "text"),
-])
+@pytest.mark.parametrize(
+    ("path", "field"),
+    [
+        ("call-link", "call_link"),
+        ("private-notes", "text"),
+        ("chat", "text"),
+    ],
+)
 def test_a_wrong_type_is_refused_by_name(path: str, field: str) -> None:
     session, interviewer, _ = _live_session()
-    response = interviewer.post(f"/sessions/{session.pk}/{path}", {field: ["a list"]},
-                                content_type="application/json")
+    response = interviewer.post(
+        f"/sessions/{session.pk}/{path}", {field: ["a list"]}, content_type="application/json"
+    )
     assert response.status_code == 400
     assert response.json() == {"detail": f"{field} must be a string", "code": "bad_field"}
 
@@ -230,8 +294,9 @@ def test_the_edge_answers_a_wrong_method_and_a_stranger_in_json() -> None:
     assert response.status_code == 405 and response.json()["code"] == "method_not_allowed"
     assert response["Allow"] == "POST"
     stranger = logged_in("eve")
-    response = stranger.post(f"/sessions/{session.pk}/private-notes", {"text": "hi"},
-                             content_type="application/json")
+    response = stranger.post(
+        f"/sessions/{session.pk}/private-notes", {"text": "hi"}, content_type="application/json"
+    )
     assert response.status_code == 404 and response.json()["code"] == "not_found"
     response = stranger.get(f"/sessions/{session.pk}/state")
     assert response.status_code == 404 and response.json()["code"] == "not_found"
@@ -239,7 +304,13 @@ def test_the_edge_answers_a_wrong_method_and_a_stranger_in_json() -> None:
 
 def test_cockpit_endpoints_have_their_rate_limit(settings: Any) -> None:
     session, interviewer, _ = _live_session()
-    third = _over_limit(settings, "session_actions", lambda: interviewer.post(
-        f"/sessions/{session.pk}/call-link", {"call_link": "https://meet.example/x"},
-        content_type="application/json"))
+    third = _over_limit(
+        settings,
+        "session_actions",
+        lambda: interviewer.post(
+            f"/sessions/{session.pk}/call-link",
+            {"call_link": "https://meet.example/x"},
+            content_type="application/json",
+        ),
+    )
     assert third.status_code == 429 and third.json()["code"] == "rate_limited"

@@ -14,7 +14,6 @@ import json
 from typing import Any
 
 import pytest
-from asgiref.sync import async_to_sync
 from channels.db import database_sync_to_async
 from django.contrib.auth.models import User
 
@@ -35,15 +34,21 @@ from tests.interviews.test_design_report import (
 )
 from tests.interviews.ydoc_client import YClient
 from tests.privacy.test_matrix import pdf_text
+from tests.sockets import run_scenario
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 REF = visibility.REFERENCE_SOLUTION
 MARKERS = (REF_TEXT, REF_BOARD)
 VIEWERS: dict[str, Viewer] = {
-    "candidate": Viewer.CANDIDATE, "assigned": Viewer.ASSIGNED,
-    "unassigned": Viewer.UNASSIGNED, "author": Viewer.AUTHOR, "admin": Viewer.ADMIN,
-    "other": Viewer.OTHER, "anonymous": Viewer.ANONYMOUS, "share_link": Viewer.SHARE_LINK,
+    "candidate": Viewer.CANDIDATE,
+    "assigned": Viewer.ASSIGNED,
+    "unassigned": Viewer.UNASSIGNED,
+    "author": Viewer.AUTHOR,
+    "admin": Viewer.ADMIN,
+    "other": Viewer.OTHER,
+    "anonymous": Viewer.ANONYMOUS,
+    "share_link": Viewer.SHARE_LINK,
 }
 PARTICIPANTS = {"candidate", "assigned"}
 READERS = {"candidate", "assigned", "admin"}
@@ -51,8 +56,12 @@ READERS = {"candidate", "assigned", "admin"}
 LIVE_CHANNELS: dict[str, tuple[Channel, str, bool, set[str]]] = {
     "session page": (Channel.PAGE, "/sessions/{id}/", True, PARTICIPANTS),
     "session state": (Channel.JSON, "/sessions/{id}/state", False, PARTICIPANTS),
-    "board moment": (Channel.REPORT, "/sessions/{id}/report/board.svg?t=360000", False,
-                     {"assigned", "admin"}),
+    "board moment": (
+        Channel.REPORT,
+        "/sessions/{id}/report/board.svg?t=360000",
+        False,
+        {"assigned", "admin"},
+    ),
 }
 SIGNED_IN = set(VIEWERS) - {"anonymous", "share_link"}
 FINISHED_CHANNELS: dict[str, tuple[Channel, str, bool, set[str]]] = {
@@ -61,8 +70,12 @@ FINISHED_CHANNELS: dict[str, tuple[Channel, str, bool, set[str]]] = {
     "problem page": (Channel.PAGE, "/problems/{slug}/", False, SIGNED_IN),
     "problem list": (Channel.PAGE, "/", False, set(VIEWERS)),
     "review page": (Channel.PAGE, "/sessions/{id}/review/", False, {"assigned", "admin"}),
-    "admin problem page": (Channel.PAGE, "/admin/problems/problem/{problem}/change/", True,
-                           {"admin"}),
+    "admin problem page": (
+        Channel.PAGE,
+        "/admin/problems/problem/{problem}/change/",
+        True,
+        {"admin"},
+    ),
     "replay page": (Channel.REPLAY, "/sessions/{id}/replay/", False, READERS),
     "replay data": (Channel.REPLAY, "/sessions/{id}/replay/data", False, READERS),
     "api review session": (Channel.API, "/api/review/sessions/{id}", False, READERS),
@@ -71,20 +84,29 @@ FINISHED_CHANNELS: dict[str, tuple[Channel, str, bool, set[str]]] = {
     "report": (Channel.REPORT, "/sessions/{id}/report/", False, READERS),
     "report pdf": (Channel.PDF, "/sessions/{id}/report.pdf", False, READERS),
     "report board": (Channel.REPORT, "/sessions/{id}/report/board.svg", False, READERS),
-    "board moment": (Channel.REPORT, "/sessions/{id}/report/board.svg?t=360000", False,
-                     READERS),
+    "board moment": (Channel.REPORT, "/sessions/{id}/report/board.svg?t=360000", False, READERS),
     "share link": (Channel.SHARE_LINK, "/sessions/shared/{token}/", False, set(VIEWERS)),
-    "share link pdf": (Channel.SHARE_LINK, "/sessions/shared/{token}/pdf", False,
-                       set(VIEWERS)),
-    "share link board": (Channel.SHARE_LINK, "/sessions/shared/{token}/board.svg", False,
-                         set(VIEWERS)),
+    "share link pdf": (Channel.SHARE_LINK, "/sessions/shared/{token}/pdf", False, set(VIEWERS)),
+    "share link board": (
+        Channel.SHARE_LINK,
+        "/sessions/shared/{token}/board.svg",
+        False,
+        set(VIEWERS),
+    ),
 }
 
 
 def _users(world: DesignWorld) -> dict[str, User | None]:
-    return {"candidate": world.candidate, "assigned": world.interviewer,
-            "unassigned": world.unassigned, "author": user_with_role("author", "author"),
-            "admin": world.admin, "other": world.other, "anonymous": None, "share_link": None}
+    return {
+        "candidate": world.candidate,
+        "assigned": world.interviewer,
+        "unassigned": world.unassigned,
+        "author": user_with_role("author", "author"),
+        "admin": world.admin,
+        "other": world.other,
+        "anonymous": None,
+        "share_link": None,
+    }
 
 
 def _read(user: User | None, url: str) -> tuple[bool, str]:
@@ -94,11 +116,17 @@ def _read(user: User | None, url: str) -> tuple[bool, str]:
     return response.status_code == 200, text
 
 
-def _check(world: DesignWorld, channels: dict[str, tuple[Channel, str, bool, set[str]]],
-           users: dict[str, User | None]) -> list[str]:
-    ids = {"id": world.session.pk, "problem": world.session.problem_id,
-           "slug": world.session.problem.slug,
-           "token": world.share.token if world.share else ""}
+def _check(
+    world: DesignWorld,
+    channels: dict[str, tuple[Channel, str, bool, set[str]]],
+    users: dict[str, User | None],
+) -> list[str]:
+    ids = {
+        "id": world.session.pk,
+        "problem": world.session.problem_id,
+        "slug": world.session.problem.slug,
+        "token": world.share.token if world.share else "",
+    }
     failures = []
     for name, viewer in VIEWERS.items():
         for channel_name, (channel, template, renders, opens) in channels.items():
@@ -112,8 +140,10 @@ def _check(world: DesignWorld, channels: dict[str, tuple[Channel, str, bool, set
                     # admin's layout (helper P's), so only a leak would matter here.
                     continue
                 if (marker in text) != expected:
-                    failures.append(f"{name} on {channel_name}: {marker} shown="
-                                    f"{marker in text} expected={expected}")
+                    failures.append(
+                        f"{name} on {channel_name}: {marker} shown="
+                        f"{marker in text} expected={expected}"
+                    )
     return failures
 
 
@@ -127,27 +157,32 @@ def _socket_text(user: User, world: DesignWorld) -> str:
         await watcher.drain()
 
         def act() -> None:
-            services.chat_send(session_id=world.session.pk, user=world.interviewer,
-                               text="walk me through it")
+            services.chat_send(
+                session_id=world.session.pk, user=world.interviewer, text="walk me through it"
+            )
             services.session_finish_by(session_id=world.session.pk, user=world.interviewer)
 
         await database_sync_to_async(act)()
         await watcher.drain(timeout=1.0)
         await watcher.disconnect()
-        doc: dict[str, Any] = {name: watcher.doc.get(name, type=kind).to_py()
-                               for name, kind in (("board", _map()), ("notes", _text()))}
+        doc: dict[str, Any] = {
+            name: watcher.doc.get(name, type=kind).to_py()
+            for name, kind in (("board", _map()), ("notes", _text()))
+        }
         return json.dumps(doc) + "\n" + "\n".join(json.dumps(e) for e in watcher.events)
 
-    return async_to_sync(scenario)()
+    return run_scenario(scenario)
 
 
 def _map() -> Any:
     import pycrdt
+
     return pycrdt.Map
 
 
 def _text() -> Any:
     import pycrdt
+
     return pycrdt.Text
 
 
@@ -161,9 +196,14 @@ def test_the_reference_design_appears_exactly_where_the_reference_row_allows() -
     failures += [f"candidate socket: {m}" for m in MARKERS if m in frames]
     world.session.refresh_from_db()
     world.share = review_services.share_create(session=world.session, user=world.candidate)
-    review_services.scorecard_save(session=world.session, user=world.interviewer,
-                                   recommendation="yes", summary="Clear.",
-                                   scores=scores(["moment:360000"]), submit=True)
+    review_services.scorecard_save(
+        session=world.session,
+        user=world.interviewer,
+        recommendation="yes",
+        summary="Clear.",
+        scores=scores(["moment:360000"]),
+        submit=True,
+    )
     review_services.scores_release(session=world.session, user=world.interviewer)
     failures += _check(world, FINISHED_CHANNELS, users)
     assert failures == [], "\n".join(failures)
@@ -173,17 +213,17 @@ def test_the_candidates_drawing_goes_where_the_report_goes() -> None:
     world = design_world()
     users = _users(world)
     for name in VIEWERS:
-        for channel_name in ("report board", "share link board", "report pdf",
-                             "share link pdf"):
+        for channel_name in ("report board", "share link board", "report pdf", "share link pdf"):
             _, template, _, opens = FINISHED_CHANNELS[channel_name]
-            opened, text = _read(users[name], template.format(
-                id=world.session.pk, token=world.share.token))
+            opened, text = _read(
+                users[name], template.format(id=world.session.pk, token=world.share.token)
+            )
             assert opened == (name in opens), (name, channel_name)
             assert (DRAWN in text) == opened, (name, channel_name)
 
 
 def test_a_share_link_carries_the_diagram_and_not_the_design_notes() -> None:
-    """"board" is a share-link section (the candidate's drawing: their final code);
+    """ "board" is a share-link section (the candidate's drawing: their final code);
     "board_notes" is not (the report's promise: never your notes)."""
     assert "board" in visibility.SHARE_LINK_SECTIONS
     assert "board_notes" not in visibility.SHARE_LINK_SECTIONS

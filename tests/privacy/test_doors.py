@@ -28,7 +28,6 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
-from asgiref.sync import async_to_sync
 from channels.routing import URLRouter
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import AnonymousUser, User
@@ -57,6 +56,7 @@ from tests.factories import tiny_problem, user_with_role
 from tests.grading.test_pipeline import WithUser
 from tests.privacy.test_matrix import pdf_text
 from tests.privacy.test_routes import Route, url_routes
+from tests.sockets import run_scenario
 
 STATEMENT = "MARK-STATEMENT-5501"
 STARTER = "MARK-STARTER-5502"
@@ -67,8 +67,11 @@ PRIVATE = "MARK-PRIVATE-NOTE-5506"
 # Which private field each marker is (None: the problem and the work, behind the state's
 # doors only); `may_show` asks the policy for both.
 MARKERS: dict[str, str | None] = {
-    STATEMENT: None, STARTER: None, QUESTION: None,
-    CHAT: visibility.SESSION_CHAT, PRIVATE: visibility.REVIEW_NOTE,
+    STATEMENT: None,
+    STARTER: None,
+    QUESTION: None,
+    CHAT: visibility.SESSION_CHAT,
+    PRIVATE: visibility.REVIEW_NOTE,
     REFERENCE: visibility.REFERENCE_SOLUTION,
 }
 
@@ -76,15 +79,44 @@ MARKERS: dict[str, str | None] = {
 # `test_every_route_of_a_session_has_a_door` until it says which door it is.
 DOOR_OF: dict[str, str] = {
     "detail": "page",
-    **dict.fromkeys(("state", "run", "finish", "done", "co_interviewers", "ask", "answer",
-                     "notes", "hint", "events", "settings", "chat", "call_link",
-                     "private_notes", "canned", "hint_reveal"), "work"),
+    **dict.fromkeys(
+        (
+            "state",
+            "run",
+            "finish",
+            "done",
+            "co_interviewers",
+            "ask",
+            "answer",
+            "notes",
+            "hint",
+            "events",
+            "settings",
+            "chat",
+            "call_link",
+            "private_notes",
+            "canned",
+            "hint_reveal",
+        ),
+        "work",
+    ),
     "schedule_manage": "schedule",
-    "replay": "replay", "replay_data": "replay",
-    **dict.fromkeys(("review", "review_note", "scorecard", "scorecard_cite", "release",
-                     "assign"), "review"),
-    **dict.fromkeys(("report", "report_pdf", "report_board", "share_create", "share_revoke",
-                     "api-review-report"), "report"),
+    "replay": "replay",
+    "replay_data": "replay",
+    **dict.fromkeys(
+        ("review", "review_note", "scorecard", "scorecard_cite", "release", "assign"), "review"
+    ),
+    **dict.fromkeys(
+        (
+            "report",
+            "report_pdf",
+            "report_board",
+            "share_create",
+            "share_revoke",
+            "api-review-report",
+        ),
+        "report",
+    ),
     **dict.fromkeys(("shared_report", "shared_report_pdf", "shared_board"), "share"),
     **dict.fromkeys(("api-review-session", "api-review-scores"), "api"),
 }
@@ -100,8 +132,9 @@ BODY = {"text": "hello", "username": "nobody", "kind": "note", "call_link": "", 
 
 def session_routes() -> list[Route]:
     """The URL routes of one session, from the resolver."""
-    return [route for route in url_routes()
-            if "session_id" in route.params or route.name in DOOR_OF]
+    return [
+        route for route in url_routes() if "session_id" in route.params or route.name in DOOR_OF
+    ]
 
 
 def websocket_routes() -> list[tuple[str, tuple[str, ...]]]:
@@ -147,8 +180,7 @@ def _problem() -> Problem:
     problem.statement_md = f"Return x + 1. {STATEMENT}"
     problem.starter_code = f"def solve(x):\n    pass  # {STARTER}\n"
     problem.reference_code = f"def solve(x):\n    return x + 1  # {REFERENCE}\n"
-    problem.clarifications = [{"question": "Can x be negative?", "answer": "Yes.",
-                               "key": True}]
+    problem.clarifications = [{"question": "Can x be negative?", "answer": "Yes.", "key": True}]
     problem.save()
     version = problem.live_version
     assert version is not None
@@ -178,43 +210,69 @@ def _build() -> World:
     now = timezone.now()
     early = timedelta(minutes=30)
     for state in SessionState:
-        planned = {SessionState.SCHEDULED: now + timedelta(hours=2),
-                   SessionState.MARGIN: now + timedelta(minutes=2)}.get(state)
+        planned = {
+            SessionState.SCHEDULED: now + timedelta(hours=2),
+            SessionState.MARGIN: now + timedelta(minutes=2),
+        }.get(state)
         session = services.session_schedule_live(
-            interviewer=interviewer, problem_slug=problem.slug, duration=early,
-            candidate=candidate, scheduled_for=planned)
+            interviewer=interviewer,
+            problem_slug=problem.slug,
+            duration=early,
+            candidate=candidate,
+            scheduled_for=planned,
+        )
         ReviewAssignment.objects.create(session=session, interviewer=co)
         if state in visibility.STARTED:
             assert session.invite_token
             services.session_join(token=session.invite_token, user=candidate)
             run = Submission.objects.create(
-                user=candidate, problem=problem, version=problem.live_version, mode="run",
-                code=problem.starter_code, status="done", verdict="WA", passed=0, total=2)
-            SessionEvent.objects.create(session=session, kind="run", actor=candidate,
-                                        submission=run, at=timezone.now())
+                user=candidate,
+                problem=problem,
+                version=problem.live_version,
+                mode="run",
+                code=problem.starter_code,
+                status="done",
+                verdict="WA",
+                passed=0,
+                total=2,
+            )
+            SessionEvent.objects.create(
+                session=session, kind="run", actor=candidate, submission=run, at=timezone.now()
+            )
             world.submissions[state] = run.pk
         if state in visibility.OVER:  # finished by its interviewer, the run its final code
             InterviewSession.objects.filter(pk=session.pk).update(
-                status="finished", finished_at=now, finish_reason="interviewer",
-                final_submission_id=world.submissions[state])
+                status="finished",
+                finished_at=now,
+                finish_reason="interviewer",
+                final_submission_id=world.submissions[state],
+            )
         if state == SessionState.RELEASED:
             ScoreRelease.objects.create(session=session, released_by=interviewer)
         if state == SessionState.CANCELLED:
-            InterviewSession.objects.filter(pk=session.pk).update(status="cancelled",
-                                                                  cancelled_at=now)
+            InterviewSession.objects.filter(pk=session.pk).update(
+                status="cancelled", cancelled_at=now
+            )
         if state == SessionState.EXPIRED:
             InterviewSession.objects.filter(pk=session.pk).update(
-                scheduled_for=now - timedelta(hours=2))
+                scheduled_for=now - timedelta(hours=2)
+            )
         # Every marker in every state, whether or not the pages could have made it then.
-        ChatMessage.objects.create(session=session, author=interviewer, role="interviewer",
-                                   text=CHAT, created_at=now)
+        ChatMessage.objects.create(
+            session=session, author=interviewer, role="interviewer", text=CHAT, created_at=now
+        )
         world.questions[state] = Question.objects.create(
-            session=session, asked_by=candidate, text=QUESTION, asked_at=now,
-            answer_source=Question.Source.PENDING).pk
+            session=session,
+            asked_by=candidate,
+            text=QUESTION,
+            asked_at=now,
+            answer_source=Question.Source.PENDING,
+        ).pk
         ReviewNote.objects.create(session=session, author=interviewer, text=PRIVATE)
         ReviewNote.objects.create(session=session, author=co, text=PRIVATE)
-        world.shares[state] = ReportShare.objects.create(session=session,
-                                                         created_by=candidate).token
+        world.shares[state] = ReportShare.objects.create(
+            session=session, created_by=candidate
+        ).token
         session.refresh_from_db()
         assert services.session_clock_state(session) == state, state
         world.sessions[state] = session
@@ -225,9 +283,13 @@ def _build() -> World:
 
 
 def _path(route: Route, world: World, state: SessionState) -> str:
-    values = {"session_id": str(world.sessions[state].pk), "token": world.shares[state],
-              "question_id": str(world.questions[state]), "index": "0",
-              "share_id": str(ReportShare.objects.get(token=world.shares[state]).pk)}
+    values = {
+        "session_id": str(world.sessions[state].pk),
+        "token": world.shares[state],
+        "question_id": str(world.questions[state]),
+        "index": "0",
+        "share_id": str(ReportShare.objects.get(token=world.shares[state]).pk),
+    }
     return "/" + route.template % {name: values[name] for name in route.params}
 
 
@@ -287,8 +349,11 @@ def _walk_http(world: World) -> tuple[list[str], int]:
                     if response.status_code not in _expected(route, door, method, relation):
                         failures.append(f"{where}: {response.status_code}")
                     text = _text(response)
-                    failures += [f"{where}: shows {marker}" for marker in MARKERS
-                                 if marker in text and not may_show(marker, relation, state)]
+                    failures += [
+                        f"{where}: shows {marker}"
+                        for marker in MARKERS
+                        if marker in text and not may_show(marker, relation, state)
+                    ]
                     if door == Door.WAITING and method == "GET" and "join-card" not in text:
                         failures.append(f"{where}: not the waiting room")
     return failures, count
@@ -313,8 +378,10 @@ def test_every_route_of_a_session_has_a_door() -> None:
 
 def test_the_socket_routes_come_from_the_asgi_router() -> None:
     routes = dict(websocket_routes())
-    assert routes == {"ws/submissions/%(submission_id)s/": ("submission_id",),
-                      "ws/sessions/%(session_id)s/doc/": ("session_id",)}
+    assert routes == {
+        "ws/submissions/%(submission_id)s/": ("submission_id",),
+        "ws/sessions/%(session_id)s/doc/": ("session_id",),
+    }
 
 
 @pytest.mark.django_db
@@ -366,8 +433,7 @@ def _router_patterns() -> list[Any]:
 
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.slow
-def test_every_socket_accepts_or_closes_each_relation_in_each_state_as_the_policy_says(
-) -> None:
+def test_every_socket_accepts_or_closes_each_relation_in_each_state_as_the_policy_says() -> None:
     from interviews.consumers import ROOMS
 
     # given a session in each state with every marker planted, and a user of each relation
@@ -379,23 +445,29 @@ def test_every_socket_accepts_or_closes_each_relation_in_each_state_as_the_polic
         for template, params in websocket_routes():
             (param,) = params
             for state in SessionState:
-                value = (world.sessions[state].pk if param == "session_id"
-                         else world.submissions.get(state))
+                value = (
+                    world.sessions[state].pk
+                    if param == "session_id"
+                    else world.submissions.get(state)
+                )
                 if value is None:
                     continue  # no run was made before the start: no submission to follow
                 path = "/" + template % {param: value}
                 for relation, user in world.users.items():
                     # when each relation opens the socket
                     door = getattr(visibility.session_access(relation, state), door_of[param])
-                    code, frames = async_to_sync(_open)(user, path)
+                    code, frames = run_scenario(_open, user, path)
                     opened += 1
                     where = f"{relation} {state} {path} ({door})"
                     # then it is accepted or closed with the door's code, and nothing of the
                     # work reaches a socket that must not see it
                     if code != DOOR_CLOSE[door]:
                         failures.append(f"{where}: close code {code}")
-                    failures += [f"{where}: shows {marker}" for marker in MARKERS
-                                 if marker in frames and not may_show(marker, relation, state)]
+                    failures += [
+                        f"{where}: shows {marker}"
+                        for marker in MARKERS
+                        if marker in frames and not may_show(marker, relation, state)
+                    ]
                     if door != Door.OPEN and frames:
                         failures.append(f"{where}: sent {len(frames)} frames before closing")
     finally:

@@ -23,7 +23,6 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
-from asgiref.sync import async_to_sync
 from channels.routing import URLRouter
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import User
@@ -44,6 +43,7 @@ from tests.interviews.test_review import (
     client_for,
     full_scores,
 )
+from tests.sockets import run_scenario
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -82,11 +82,20 @@ VIEWERS: dict[str, Viewer] = {
 OWN_CARD = {"assigned": "submitted", "panel": "draft"}
 WROTE = {"assigned": visibility.SCORECARD, "panel": visibility.DRAFT_SCORECARD}
 
-H, R, D, S, REF, P = (visibility.HIDDEN_TEST_IO, visibility.REVIEW_NOTE,
-                      visibility.DRAFT_SCORECARD, visibility.SCORECARD,
-                      visibility.REFERENCE_SOLUTION, visibility.INTERVIEWER_PROMPTS)
-UH, ACT, CH, DP = (visibility.UNRELEASED_HINT, visibility.ACTIVITY_SIGNALS,
-                   visibility.SESSION_CHAT, visibility.DRAFT_PROBLEM)
+H, R, D, S, REF, P = (
+    visibility.HIDDEN_TEST_IO,
+    visibility.REVIEW_NOTE,
+    visibility.DRAFT_SCORECARD,
+    visibility.SCORECARD,
+    visibility.REFERENCE_SOLUTION,
+    visibility.INTERVIEWER_PROMPTS,
+)
+UH, ACT, CH, DP = (
+    visibility.UNRELEASED_HINT,
+    visibility.ACTIVITY_SIGNALS,
+    visibility.SESSION_CHAT,
+    visibility.DRAFT_PROBLEM,
+)
 # In the room: the candidate, the session's interviewer and its co-interviewer (issue 35.2:
 # the panel watches live, with the private panel).
 PARTICIPANTS = {"candidate", "assigned", "panel"}
@@ -96,22 +105,36 @@ READERS = REVIEWERS | {"candidate"}
 CHANNELS: dict[str, tuple[Channel, str, set[str], set[str]]] = {
     # The cockpit's side panel: the interviewer's own private notes and the reference.
     "session page": (Channel.PAGE, "/sessions/{id}/", {R, REF, P, UH, CH}, PARTICIPANTS),
-    "review page": (Channel.PAGE, "/sessions/{id}/review/", {H, R, D, S, CH, ACT},
-                    REVIEWERS),
-    "admin problem page": (Channel.PAGE, "/admin/problems/problem/{problem}/change/",
-                           {REF, P, UH}, {"admin"}),
+    "review page": (Channel.PAGE, "/sessions/{id}/review/", {H, R, D, S, CH, ACT}, REVIEWERS),
+    "admin problem page": (
+        Channel.PAGE,
+        "/admin/problems/problem/{problem}/change/",
+        {REF, P, UH},
+        {"admin"},
+    ),
     # The filters list problems and interviewers: only those the viewer may see.
-    "dashboard": (Channel.PAGE, "/sessions/review/", {DP},
-                  {"assigned", "panel", "unassigned", "admin"}),
+    "dashboard": (
+        Channel.PAGE,
+        "/sessions/review/",
+        {DP},
+        {"assigned", "panel", "unassigned", "admin"},
+    ),
     "session state": (Channel.JSON, "/sessions/{id}/state", {CH}, PARTICIPANTS),
     "api review session": (Channel.API, "/api/review/sessions/{id}", {H, ACT}, READERS),
-    "api review scores": (Channel.API, "/api/review/sessions/{id}/scores", {D, S, ACT},
-                          READERS),
+    "api review scores": (Channel.API, "/api/review/sessions/{id}/scores", {D, S, ACT}, READERS),
     "api review report": (Channel.API, "/api/review/sessions/{id}/report", {CH}, READERS),
-    "api submission": (Channel.API, "/api/submissions/{final}", {H},
-                       {"candidate", "assigned", "panel", "admin"}),
-    "submission socket": (Channel.WEBSOCKET, "/ws/submissions/{final}/", {H},
-                          {"candidate", "assigned", "panel", "admin"}),
+    "api submission": (
+        Channel.API,
+        "/api/submissions/{final}",
+        {H},
+        {"candidate", "assigned", "panel", "admin"},
+    ),
+    "submission socket": (
+        Channel.WEBSOCKET,
+        "/ws/submissions/{final}/",
+        {H},
+        {"candidate", "assigned", "panel", "admin"},
+    ),
     "replay page": (Channel.REPLAY, "/sessions/{id}/replay/", set(), READERS),
     # The candidate's own replay follows the live page: no pastes, no tab leaves.
     "replay data": (Channel.REPLAY, "/sessions/{id}/replay/data", {ACT, CH}, READERS),
@@ -120,8 +143,7 @@ CHANNELS: dict[str, tuple[Channel, str, set[str], set[str]]] = {
     # Whoever holds the token reads the report, logged in or not, as a share-link reader:
     # the report's sections of `visibility.SHARE_LINK_SECTIONS`, which has no chat.
     "share link": (Channel.SHARE_LINK, "/sessions/shared/{token}/", {CH}, set(VIEWERS)),
-    "share link pdf": (Channel.SHARE_LINK, "/sessions/shared/{token}/pdf", {CH},
-                       set(VIEWERS)),
+    "share link pdf": (Channel.SHARE_LINK, "/sessions/shared/{token}/pdf", {CH}, set(VIEWERS)),
 }
 
 
@@ -130,7 +152,8 @@ def allowed(field: str, name: str, channel: Channel) -> bool:
     own = WROTE.get(name) == field
     if field == visibility.SCORECARD and not own:
         return channel not in visibility.OUTSIDE_CHANNELS and (
-            visibility.others_scorecards_visible(viewer, own_card=OWN_CARD.get(name)))
+            visibility.others_scorecards_visible(viewer, own_card=OWN_CARD.get(name))
+        )
     return visibility.may_see(field, viewer, channel, own=own)
 
 
@@ -141,7 +164,7 @@ def pdf_text(body: bytes) -> str:
     chunks = [body.decode("latin-1")]
     for start in re.finditer(rb"stream\r?\n", body):
         try:
-            chunks.append(zlib.decompressobj().decompress(body[start.end():]).decode("latin-1"))
+            chunks.append(zlib.decompressobj().decompress(body[start.end() :]).decode("latin-1"))
         except zlib.error:
             continue
     return "\n".join(chunks)
@@ -185,18 +208,40 @@ def _world() -> dict[str, Any]:
     submitted, draft = full_scores(3), full_scores(2)
     submitted["correctness"]["comment"] = SUBMITTED
     draft["correctness"]["comment"] = DRAFT
-    services.scorecard_save(session=world.session, user=world.assigned, recommendation="yes",
-                            summary=SUBMITTED, scores=submitted, submit=True)
-    services.scorecard_save(session=world.session, user=panel, recommendation="no",
-                            summary=DRAFT, scores=draft, submit=False)
+    services.scorecard_save(
+        session=world.session,
+        user=world.assigned,
+        recommendation="yes",
+        summary=SUBMITTED,
+        scores=submitted,
+        submit=True,
+    )
+    services.scorecard_save(
+        session=world.session,
+        user=panel,
+        recommendation="no",
+        summary=DRAFT,
+        scores=draft,
+        submit=False,
+    )
     share = services.share_create(session=world.session, user=world.owner)
     users: dict[str, User | None] = {
-        "candidate": world.owner, "assigned": world.assigned, "panel": panel,
-        "unassigned": world.unassigned, "author": world.author, "admin": world.admin,
-        "other": world.other, "anonymous": None, "share_link": None,
+        "candidate": world.owner,
+        "assigned": world.assigned,
+        "panel": panel,
+        "unassigned": world.unassigned,
+        "author": world.author,
+        "admin": world.admin,
+        "other": world.other,
+        "anonymous": None,
+        "share_link": None,
     }
-    ids = {"id": world.session.pk, "final": world.final.pk, "problem": problem.pk,
-           "token": share.token}
+    ids = {
+        "id": world.session.pk,
+        "final": world.final.pk,
+        "problem": problem.pk,
+        "token": share.token,
+    }
     return {"world": world, "users": users, "ids": ids}
 
 
@@ -208,32 +253,58 @@ def _plant_session_markers(world: Any) -> None:
 
     session = world.session
     start = session.started_at
-    SessionEvent.objects.create(session=session, kind=SessionEvent.Kind.HINT,
-                                actor=world.assigned, at=start + timedelta(minutes=6),
-                                data={"number": 1, "by": "interviewer"})
-    SessionEvent.objects.create(session=session, kind=SessionEvent.Kind.PASTE,
-                                actor=world.owner, at=start + timedelta(minutes=7),
-                                data={"chars": int(ACTIVITY)})
-    SessionEvent.objects.create(session=session, kind=SessionEvent.Kind.TAB_HIDDEN,
-                                actor=world.owner, at=start + timedelta(minutes=8))
-    ChatMessage.objects.create(session=session, author=world.owner, role="candidate",
-                               text=f"Can I use a dict? {CHAT}",
-                               created_at=start + timedelta(minutes=9))
+    SessionEvent.objects.create(
+        session=session,
+        kind=SessionEvent.Kind.HINT,
+        actor=world.assigned,
+        at=start + timedelta(minutes=6),
+        data={"number": 1, "by": "interviewer"},
+    )
+    SessionEvent.objects.create(
+        session=session,
+        kind=SessionEvent.Kind.PASTE,
+        actor=world.owner,
+        at=start + timedelta(minutes=7),
+        data={"chars": int(ACTIVITY)},
+    )
+    SessionEvent.objects.create(
+        session=session,
+        kind=SessionEvent.Kind.TAB_HIDDEN,
+        actor=world.owner,
+        at=start + timedelta(minutes=8),
+    )
+    ChatMessage.objects.create(
+        session=session,
+        author=world.owner,
+        role="candidate",
+        text=f"Can I use a dict? {CHAT}",
+        created_at=start + timedelta(minutes=9),
+    )
     # The candidate's own entry of the shared notes panel: their report lists it (issue 26).
-    Note.objects.create(session=session, author=world.owner, kind="tradeoff",
-                        text="A dict costs memory", created_at=start + timedelta(minutes=10))
-    draft = Problem.objects.create(slug="someone-elses-draft", title=DRAFT_TITLE,
-                                   statement_md="Draft.", reference_code="pass",
-                                   owner=user_with_role("other_author", "author"))
+    Note.objects.create(
+        session=session,
+        author=world.owner,
+        kind="tradeoff",
+        text="A dict costs memory",
+        created_at=start + timedelta(minutes=10),
+    )
+    draft = Problem.objects.create(
+        slug="someone-elses-draft",
+        title=DRAFT_TITLE,
+        statement_md="Draft.",
+        reference_code="pass",
+        owner=user_with_role("other_author", "author"),
+    )
     assert not Problem.objects.offered().filter(pk=draft.pk).exists()
 
 
-def _read(users: dict[str, User | None], ids: dict[str, Any], name: str,
-          channel_name: str) -> tuple[bool, str]:
+def _read(
+    users: dict[str, User | None], ids: dict[str, Any], name: str, channel_name: str
+) -> tuple[bool, str]:
     channel, template, _, _ = CHANNELS[channel_name]
     url = template.format(**ids)
     if channel == Channel.WEBSOCKET:
-        return async_to_sync(_socket_frames)(users[name], url)
+        return run_scenario(_socket_frames, users[name], url)
     response = client_for(users[name]).get(url)
     if channel == Channel.PDF or url.endswith("/pdf"):
         text = pdf_text(response.content)
@@ -253,8 +324,10 @@ def test_every_marker_appears_exactly_where_the_policy_allows() -> None:
             for field, marker in MARKERS.items():
                 expected = field in renders and name in opens and allowed(field, name, channel)
                 if (marker in text) != expected:
-                    failures.append(f"{name} on {channel_name}: {field} shown={marker in text}"
-                                    f" expected={expected}")
+                    failures.append(
+                        f"{name} on {channel_name}: {field} shown={marker in text}"
+                        f" expected={expected}"
+                    )
     assert failures == [], "\n".join(failures)
 
 
@@ -262,8 +335,9 @@ def test_webhook_payloads_carry_no_private_field() -> None:
     built = _world()
     world = built["world"]
     card = world.session.scorecards.get(interviewer=world.assigned)
-    bodies = webhook_body("session.finished", session_finished_data(world.session.pk)) + \
-        webhook_body("session.scored", scored_data(card))
+    bodies = webhook_body(
+        "session.finished", session_finished_data(world.session.pk)
+    ) + webhook_body("session.scored", scored_data(card))
     for field, marker in MARKERS.items():
         assert visibility.may_see(field, Viewer.ADMIN, Channel.WEBHOOK) is False
         assert marker not in bodies, field
@@ -305,19 +379,26 @@ def test_released_evidence_reads_as_labels_made_of_nothing_private() -> None:
     world = built["world"]
     start = world.session.started_at
     assert start is not None
-    ReviewNote.objects.filter(session=world.session).update(created_at=start + timedelta(
-        minutes=2))
-    score = CriterionScore.objects.get(scorecard__interviewer=world.assigned,
-                                       criterion="correctness")
+    ReviewNote.objects.filter(session=world.session).update(created_at=start + timedelta(minutes=2))
+    score = CriterionScore.objects.get(
+        scorecard__interviewer=world.assigned, criterion="correctness"
+    )
     # 07:00 is the candidate's paste: the Activity panel's, so the candidate's label of it
     # says nothing of it.
-    score.evidence = [{"kind": "moment", "value": 120_000}, {"kind": "moment", "value": 420_000},
-                      {"kind": "submission", "value": world.final.pk},
-                      {"kind": "question", "value": world.question.pk}]
+    score.evidence = [
+        {"kind": "moment", "value": 120_000},
+        {"kind": "moment", "value": 420_000},
+        {"kind": "submission", "value": world.final.pk},
+        {"kind": "question", "value": world.question.pk},
+    ]
     score.save()
     services.scores_release(session=world.session, user=world.admin)
-    for name, channel_name in (("candidate", "report"), ("candidate", "report pdf"),
-                               ("share_link", "share link"), ("share_link", "share link pdf")):
+    for name, channel_name in (
+        ("candidate", "report"),
+        ("candidate", "report pdf"),
+        ("share_link", "share link"),
+        ("share_link", "share link pdf"),
+    ):
         opened, text = _read(built["users"], built["ids"], name, channel_name)
         assert opened, channel_name
         if channel_name == "report":
@@ -326,9 +407,13 @@ def test_released_evidence_reads_as_labels_made_of_nothing_private() -> None:
             assert "07:00 in the replay" in text
         # Released: the submitted card's words are the candidate's to read, nothing else.
         released = visibility.released_feedback_visible(VIEWERS[name], released=True)
-        leaked = [field for field, marker in MARKERS.items()
-                  if marker in text and not allowed(field, name, CHANNELS[channel_name][0])
-                  and not (field == visibility.SCORECARD and released)]
+        leaked = [
+            field
+            for field, marker in MARKERS.items()
+            if marker in text
+            and not allowed(field, name, CHANNELS[channel_name][0])
+            and not (field == visibility.SCORECARD and released)
+        ]
         assert leaked == [], f"{channel_name}: {leaked}"
         assert "#sub-" not in text and f"submission:{world.final.pk}" not in text
     # The candidate's replay has no scoring bar; the assigned interviewer's has.

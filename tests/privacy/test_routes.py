@@ -51,32 +51,120 @@ HUGE = "x" * 5_000
 JUNK_IDS = ["0", str(2**63), "n" * 300]
 # Every field name a view or form of the platform reads, so each body reaches its checks.
 FIELDS = [
-    "text", "kind", "mode", "call_link", "criterion", "evidence", "interviewer_can_edit",
-    "problem", "code", "input", "summary", "recommendation", "scores", "submit", "name",
-    "username", "slug", "title", "statement_md", "public_tests", "hidden_tests", "minutes",
-    "starts_date", "starts_time", "tz", "email", "candidate", "level-correctness",
-    "comment-correctness", "evidence-correctness", "action", "where", "index", "visibility",
-    "tag", "expected", "file", "verdict", "why", "groups", "says", "difficulty", "queue",
-    "topics", "entry", "driver", "compare", "float_rel", "float_abs", "memory_mb",
-    "test_wall_seconds", "test_cpu_seconds", "output_bytes", "starter_code", "reference_code",
-    "hints", "follow_ups", "clarifications", "rubric", "wrong", "password", "old_password",
-    "new_password1", "new_password2", "q", "page", "sort", "status",
+    "text",
+    "kind",
+    "mode",
+    "call_link",
+    "criterion",
+    "evidence",
+    "interviewer_can_edit",
+    "problem",
+    "code",
+    "input",
+    "summary",
+    "recommendation",
+    "scores",
+    "submit",
+    "name",
+    "username",
+    "slug",
+    "title",
+    "statement_md",
+    "public_tests",
+    "hidden_tests",
+    "minutes",
+    "starts_date",
+    "starts_time",
+    "tz",
+    "email",
+    "candidate",
+    "level-correctness",
+    "comment-correctness",
+    "evidence-correctness",
+    "action",
+    "where",
+    "index",
+    "visibility",
+    "tag",
+    "expected",
+    "file",
+    "verdict",
+    "why",
+    "groups",
+    "says",
+    "difficulty",
+    "queue",
+    "topics",
+    "entry",
+    "driver",
+    "compare",
+    "float_rel",
+    "float_abs",
+    "memory_mb",
+    "test_wall_seconds",
+    "test_cpu_seconds",
+    "output_bytes",
+    "starter_code",
+    "reference_code",
+    "hints",
+    "follow_ups",
+    "clarifications",
+    "rubric",
+    "wrong",
+    "password",
+    "old_password",
+    "new_password1",
+    "new_password2",
+    "q",
+    "page",
+    "sort",
+    "status",
 ]
-WRONG_TYPES = dict(zip(FIELDS, cycle([123, [], {"a": [1]}, None, True, -1.5, [{"b": None}]]),
-                       strict=False))
+WRONG_TYPES = dict(
+    zip(FIELDS, cycle([123, [], {"a": [1]}, None, True, -1.5, [{"b": None}]]), strict=False)
+)
 # Values that look like the field and are wrong (never "post": an admin delete needs it).
 JUNK_FORM = {
-    "minutes": "1e400", "starts_date": "2026-13-45", "starts_time": "25:99",
-    "tz": "Mars/Olympus", "email": "not an address", "call_link": "javascript:alert(1)",
-    "problem": "../../etc/passwd", "level-correctness": "99",
-    "evidence-correctness": "submission:abc", "action": "submit",
-    "index": "99999999999999999999", "where": "public", "public_tests": "[{",
-    "hidden_tests": "{}", "memory_mb": "lots", "test_wall_seconds": "inf", "float_rel": "nan",
-    "statement_md": "\x00", "username": "\x00root", "name": "n" * 300, "slug": "Not A Slug",
-    "entry": "1abc", "driver": "magic", "compare": "fuzzy", "topics": ",,,", "code": "\x00",
-    "kind": "nope", "mode": "nope", "visibility": "secret", "tag": "nope", "expected": "{",
-    "input": "{", "verdict": "XX", "file": "../../x.py", "groups": "[", "text": "\x00" * 3,
-    "interviewer_can_edit": "maybe", "recommendation": "maybe", "scores": "x", "page": "-1",
+    "minutes": "1e400",
+    "starts_date": "2026-13-45",
+    "starts_time": "25:99",
+    "tz": "Mars/Olympus",
+    "email": "not an address",
+    "call_link": "javascript:alert(1)",
+    "problem": "../../etc/passwd",
+    "level-correctness": "99",
+    "evidence-correctness": "submission:abc",
+    "action": "submit",
+    "index": "99999999999999999999",
+    "where": "public",
+    "public_tests": "[{",
+    "hidden_tests": "{}",
+    "memory_mb": "lots",
+    "test_wall_seconds": "inf",
+    "float_rel": "nan",
+    "statement_md": "\x00",
+    "username": "\x00root",
+    "name": "n" * 300,
+    "slug": "Not A Slug",
+    "entry": "1abc",
+    "driver": "magic",
+    "compare": "fuzzy",
+    "topics": ",,,",
+    "code": "\x00",
+    "kind": "nope",
+    "mode": "nope",
+    "visibility": "secret",
+    "tag": "nope",
+    "expected": "{",
+    "input": "{",
+    "verdict": "XX",
+    "file": "../../x.py",
+    "groups": "[",
+    "text": "\x00" * 3,
+    "interviewer_can_edit": "maybe",
+    "recommendation": "maybe",
+    "scores": "x",
+    "page": "-1",
 }
 FORM = "application/x-www-form-urlencoded"
 POSTS: list[tuple[str, bytes | str, str]] = [
@@ -88,23 +176,53 @@ POSTS: list[tuple[str, bytes | str, str]] = [
     ("huge strings", json.dumps(dict.fromkeys(FIELDS, HUGE)), "application/json"),
     ("huge form", urlencode(dict.fromkeys(FIELDS, HUGE)), FORM),
     ("junk form", "a=%ZZ&&=&%ff=%00&" + urlencode(JUNK_FORM), FORM),
-    ("junk multipart", b'--xyz\r\nContent-Disposition: form-data; name="a"\r\n\r\nb',
-     "multipart/form-data; boundary=xyz"),
-    ("junk upload", encode_multipart("junkboundary", {
-        **JUNK_FORM, "archive": SimpleUploadedFile("p.zip", b"PK\x03\x04junk")}),
-     "multipart/form-data; boundary=junkboundary"),
+    (
+        "junk multipart",
+        b'--xyz\r\nContent-Disposition: form-data; name="a"\r\n\r\nb',
+        "multipart/form-data; boundary=xyz",
+    ),
+    (
+        "junk upload",
+        encode_multipart(
+            "junkboundary", {**JUNK_FORM, "archive": SimpleUploadedFile("p.zip", b"PK\x03\x04junk")}
+        ),
+        "multipart/form-data; boundary=junkboundary",
+    ),
     ("multipart without boundary", b"junk", "multipart/form-data"),
 ]
-JUNK_QUERY = "?" + urlencode({"page": "abc", "page_size": "-5", "sort": "nope", "v": "x",
-                              "edit": "public:99", "problem": "p" * 500, "mode": "x",
-                              "criterion": "\x00", "status": "zzz", "q": "%", "o": "99.x",
-                              "p": "-1", "e": "1", "all": "", "_changelist_filters": "x=y"})
+JUNK_QUERY = "?" + urlencode(
+    {
+        "page": "abc",
+        "page_size": "-5",
+        "sort": "nope",
+        "v": "x",
+        "edit": "public:99",
+        "problem": "p" * 500,
+        "mode": "x",
+        "criterion": "\x00",
+        "status": "zzz",
+        "q": "%",
+        "o": "99.x",
+        "p": "-1",
+        "e": "1",
+        "all": "",
+        "_changelist_filters": "x=y",
+    }
+)
 FEW = ("no body", "wrong types", "junk form")
 ROLES = ("anonymous", "candidate", "interviewer", "author", "admin")
 # Run last, in this order: they end what the others need (a session, a row, a login). The
 # admin's delete pages take any non-empty POST as the confirmation, so they go after all.
-LAST = ("finish", "unpublish", "wrong_delete", "coauthor_remove", "share_revoke",
-        "account-token-revoke", "admin-delete", "logout")
+LAST = (
+    "finish",
+    "unpublish",
+    "wrong_delete",
+    "coauthor_remove",
+    "share_revoke",
+    "account-token-revoke",
+    "admin-delete",
+    "logout",
+)
 
 
 @dataclass(frozen=True)
@@ -115,8 +233,9 @@ class Route:
     name: str
 
 
-def url_routes(resolver: URLResolver | None = None, prefix: str = "",
-               params: tuple[str, ...] = ()) -> Iterator[Route]:
+def url_routes(
+    resolver: URLResolver | None = None, prefix: str = "", params: tuple[str, ...] = ()
+) -> Iterator[Route]:
     """Every URL pattern under `resolver`, with its full path as a format string (the very
     normalisation `reverse` uses)."""
     resolver = resolver or get_resolver()
@@ -126,8 +245,7 @@ def url_routes(resolver: URLResolver | None = None, prefix: str = "",
             yield from url_routes(entry, prefix + template, params + tuple(names))
         else:
             assert isinstance(entry, URLPattern)
-            yield Route(prefix + template, params + tuple(names), entry.callback,
-                        entry.name or "")
+            yield Route(prefix + template, params + tuple(names), entry.callback, entry.name or "")
 
 
 @dataclass
@@ -141,16 +259,20 @@ def _world() -> World:
     reviewed = build_world()  # a finished live session: owner, assigned interviewer, author
     candidate, interviewer, author = reviewed.owner, reviewed.assigned, reviewed.author
     minutes = timedelta(minutes=30)
-    live = services.session_schedule_live(interviewer=interviewer, problem_slug="add-one",
-                                          duration=minutes, candidate=candidate)
+    live = services.session_schedule_live(
+        interviewer=interviewer, problem_slug="add-one", duration=minutes, candidate=candidate
+    )
     services.session_join(token=live.invite_token or "", user=candidate)
     services.question_ask(session_id=live.pk, user=candidate, text="Can x be negative?")
-    scheduled = services.session_schedule_live(interviewer=interviewer, problem_slug="add-one",
-                                               duration=minutes, candidate=candidate)
-    solo = services.session_start_solo(candidate=candidate, problem_slug="add-one",
-                                       duration=minutes)
-    strangers = services.session_start_solo(candidate=reviewed.other, problem_slug="add-one",
-                                            duration=minutes)
+    scheduled = services.session_schedule_live(
+        interviewer=interviewer, problem_slug="add-one", duration=minutes, candidate=candidate
+    )
+    solo = services.session_start_solo(
+        candidate=candidate, problem_slug="add-one", duration=minutes
+    )
+    strangers = services.session_start_solo(
+        candidate=reviewed.other, problem_slug="add-one", duration=minutes
+    )
     share = review_services.share_create(session=reviewed.session, user=candidate)
     draft = tiny_problem("draft-one", published=False)
     Problem.objects.filter(pk=draft.pk).update(owner=author)
@@ -178,13 +300,19 @@ def _world() -> World:
     }
     admin_ids = {
         f"admin/{model._meta.app_label}/{model._meta.model_name}/": [
-            quote(str(pk), safe="") for pk in model._default_manager.values_list("pk", flat=True)
-            .order_by("pk")[:3]] or ["1"]
+            quote(str(pk), safe="")
+            for pk in model._default_manager.values_list("pk", flat=True).order_by("pk")[:3]
+        ]
+        or ["1"]
         for model in admin.site._registry
     }
-    users: dict[str, User | None] = {"anonymous": None, "candidate": candidate,
-                                     "interviewer": interviewer, "author": author,
-                                     "admin": reviewed.admin}
+    users: dict[str, User | None] = {
+        "anonymous": None,
+        "candidate": candidate,
+        "interviewer": interviewer,
+        "author": author,
+        "admin": reviewed.admin,
+    }
     return World(users, values, admin_ids)
 
 
@@ -204,8 +332,10 @@ def _fillings(route: Route, world: World) -> Iterator[tuple[str, str]]:
 
     reals = {name: real(name) for name in route.params}
     for i in range(max(len(v) for v in reals.values())):
-        yield "/" + route.template % {n: quote(v[i % len(v)], safe="")
-                                      for n, v in reals.items()}, "first" if i == 0 else "real"
+        yield (
+            "/" + route.template % {n: quote(v[i % len(v)], safe="") for n, v in reals.items()},
+            "first" if i == 0 else "real",
+        )
     for junk in JUNK_IDS:
         yield "/" + route.template % dict.fromkeys(route.params, quote(junk, safe="")), "junk"
 
@@ -225,8 +355,11 @@ def _requests(path: str, depth: str) -> Iterator[tuple[str, str, dict[str, Any]]
 
 def _ordered(routes: list[Route]) -> list[Route]:
     def rank(route: Route) -> int:
-        name = "admin-delete" if route.template.startswith("admin/") and route.name.endswith(
-            "_delete") else route.name
+        name = (
+            "admin-delete"
+            if route.template.startswith("admin/") and route.name.endswith("_delete")
+            else route.name
+        )
         return LAST.index(name) + 1 if name in LAST else 0
 
     return sorted(routes, key=rank)
@@ -235,14 +368,23 @@ def _ordered(routes: list[Route]) -> list[Route]:
 def _on_the_json_edge(callback: Callable[..., Any]) -> bool:
     view_class = getattr(callback, "cls", None)
     return bool(getattr(callback, "json_endpoint", False)) or (
-        isinstance(view_class, type) and issubclass(view_class, APIView))
+        isinstance(view_class, type) and issubclass(view_class, APIView)
+    )
 
 
 def test_the_walk_finds_every_kind_of_route() -> None:
     names = {route.name for route in url_routes()}
     # the session cockpit, the review, the studio, the API, the admin and the accounts
-    assert {"call_link", "private_notes", "scorecard_cite", "import", "api-submission",
-            "api-review-scores", "metrics", "login"} <= names
+    assert {
+        "call_link",
+        "private_notes",
+        "scorecard_cite",
+        "import",
+        "api-submission",
+        "api-review-scores",
+        "metrics",
+        "login",
+    } <= names
     assert sum(route.template.startswith("admin/") for route in url_routes()) > 40
 
 
@@ -275,9 +417,12 @@ def _walk(world: World) -> tuple[list[str], set[str]]:
                         failures.append(f"{where}: {type(answer).__name__}: {str(answer)[:200]}")
                     elif answer.status_code >= 500:
                         failures.append(f"{where}: {answer.status_code}")
-                    elif (answer.get("Content-Type", "").startswith("application/json")
-                          and not url.startswith("/api/") and answer.resolver_match is not None
-                          and not _on_the_json_edge(answer.resolver_match.func)):
+                    elif (
+                        answer.get("Content-Type", "").startswith("application/json")
+                        and not url.startswith("/api/")
+                        and answer.resolver_match is not None
+                        and not _on_the_json_edge(answer.resolver_match.func)
+                    ):
                         off_the_edge.add(route.name or route.template)
     return failures, off_the_edge
 

@@ -40,17 +40,20 @@ def people() -> dict[str, User | None]:
 MAY_TRY = {"owner", "coauthor", "admin"}
 
 
-@pytest.mark.parametrize("name", ["owner", "coauthor", "admin", "other_author", "interviewer",
-                                  "candidate", "anonymous"])
+@pytest.mark.parametrize(
+    "name", ["owner", "coauthor", "admin", "other_author", "interviewer", "candidate", "anonymous"]
+)
 def test_only_the_authors_and_admins_open_a_draft_as_a_candidate(
     people: dict[str, User | None], name: str
 ) -> None:
     client = client_for(people[name])
     page = client.get("/studio/add-one/v1/try/")
     hint = client.get("/studio/add-one/v1/try/hints/1/")
-    run = client.post("/api/submissions",
-                      {"problem": "add-one", "code": "x = 1", "mode": "run", "version": 1},
-                      content_type="application/json")
+    run = client.post(
+        "/api/submissions",
+        {"problem": "add-one", "code": "x = 1", "mode": "run", "version": 1},
+        content_type="application/json",
+    )
     if name in MAY_TRY:
         assert page.status_code == hint.status_code == 200
         assert MARKER in page.content.decode() and HINT in hint.content.decode()
@@ -81,6 +84,8 @@ def test_a_candidate_cannot_reach_the_live_version_through_a_version_number() ->
     tiny_problem(published=True)
     candidate = user_with_role("cand", "candidate")
     response = client_for(candidate).post(
-        "/api/submissions", {"problem": "add-one", "code": "x", "mode": "run", "version": 1},
-        content_type="application/json")
+        "/api/submissions",
+        {"problem": "add-one", "code": "x", "mode": "run", "version": 1},
+        content_type="application/json",
+    )
     assert response.status_code == 404 and not Submission.objects.exists()

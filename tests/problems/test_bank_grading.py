@@ -118,9 +118,7 @@ def test_bank_solution_gets_its_verdict(folder: Path, role: str) -> None:
                 f"rule '{rule}' broken in {broken} of"
             ) and judgement.rules_line.endswith("every other rule held"), judgement.rules_line
             others = [g for g, r in judgement.group_rules.items() if r != rule]
-            assert others and all(judgement.by_group[g][0] > 0 for g in others), (
-                judgement.by_group
-            )
+            assert others and all(judgement.by_group[g][0] > 0 for g in others), judgement.by_group
             assert judgement.score > 0.5, judgement.score
 
 

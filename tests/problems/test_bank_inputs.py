@@ -93,9 +93,7 @@ UNDECLARED = {
     "stream-batcher": "events of several shapes checked by its driver's check_input",
 }
 
-PACKAGES = [
-    package_read(p) for p in sorted(BANK_DIR.iterdir()) if (p / "problem.toml").exists()
-]
+PACKAGES = [package_read(p) for p in sorted(BANK_DIR.iterdir()) if (p / "problem.toml").exists()]
 DECLARING = [pytest.param(p, id=p.slug) for p in PACKAGES if p.constraints]
 
 
@@ -115,7 +113,8 @@ def test_every_bank_input_obeys_the_declared_constraints(package: Package) -> No
     assert violations_in_tests(package.constraints, package.hidden_tests) == []
     tests = (*package.public_tests, *package.hidden_tests)
     unreached = [
-        c.name for c in package.constraints
+        c.name
+        for c in package.constraints
         if not any(constraint_reaches(c, t.input) for t in tests)
     ]
     assert unreached == [], "a declared path no test has: misspelt?"

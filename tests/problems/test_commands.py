@@ -82,16 +82,31 @@ def test_unknown_path_and_unknown_slug_are_clear_errors(tmp_path: Path) -> None:
         call_command("exportproblem", "nope", str(tmp_path))
 
 
-@pytest.mark.parametrize(("file", "old", "new", "says"), [
-    ("problem.toml", "memory_mb = 256", 'memory_mb = "lots"',
-     "lru-cache/problem.toml: limits.memory_mb: must be an integer, got str 'lots'"),
-    ("problem.toml", "test_wall_seconds = 2.0", 'test_wall_seconds = "fast"',
-     "lru-cache/problem.toml: limits.test_wall_seconds: must be a number"),
-    ("problem.toml", 'compare = "', 'float_rel = "close"\ncompare = "',
-     "lru-cache/problem.toml: grading.float_rel: must be a number, got str 'close'"),
-    ("problem.toml", "[grading]", "[grading", "lru-cache/problem.toml: file: invalid TOML"),
-    ("statement.md", None, None, "lru-cache/statement.md: file: missing"),
-])
+@pytest.mark.parametrize(
+    ("file", "old", "new", "says"),
+    [
+        (
+            "problem.toml",
+            "memory_mb = 256",
+            'memory_mb = "lots"',
+            "lru-cache/problem.toml: limits.memory_mb: must be an integer, got str 'lots'",
+        ),
+        (
+            "problem.toml",
+            "test_wall_seconds = 2.0",
+            'test_wall_seconds = "fast"',
+            "lru-cache/problem.toml: limits.test_wall_seconds: must be a number",
+        ),
+        (
+            "problem.toml",
+            'compare = "',
+            'float_rel = "close"\ncompare = "',
+            "lru-cache/problem.toml: grading.float_rel: must be a number, got str 'close'",
+        ),
+        ("problem.toml", "[grading]", "[grading", "lru-cache/problem.toml: file: invalid TOML"),
+        ("statement.md", None, None, "lru-cache/statement.md: file: missing"),
+    ],
+)
 def test_a_malformed_field_is_a_message_naming_file_and_field(
     tmp_path: Path, file: str, old: str | None, new: str | None, says: str
 ) -> None:

@@ -120,8 +120,9 @@ def test_a_package_round_trips_its_constraints_and_refuses_a_test_breaking_them(
     again = package_read(package_write(package, tmp_path / "a"))
     assert again.constraints == package.constraints and again.tests_hash == package.tests_hash
     bad = pkg.TestCase("no machines", {"durations": [1], "m": 0}, [[], 1], "edge_cases", True)
-    folder = package_write(replace(package, hidden_tests=(*package.hidden_tests, bad)),
-                           tmp_path / "b")
+    folder = package_write(
+        replace(package, hidden_tests=(*package.hidden_tests, bad)), tmp_path / "b"
+    )
     with pytest.raises(PackageError) as caught:
         package_read(folder)
     assert caught.value.field == "input"

@@ -40,8 +40,11 @@ ALL_TESTS = [
 # [[wrong]] groups, also read by platform/gpu/run_suite.py).
 TARGETS = {w["file"]: set(w["groups"]) for w in META["wrong"]}
 # Correct engines in unusual styles: they must stay AC on every test.
-ALTERNATIVES = ["alternatives/generator_engine.py", "alternatives/numpy_engine.py",
-                "alternatives/kmp_engine.py"]
+ALTERNATIVES = [
+    "alternatives/generator_engine.py",
+    "alternatives/numpy_engine.py",
+    "alternatives/kmp_engine.py",
+]
 
 
 @pytest.fixture(scope="module")
@@ -62,8 +65,17 @@ def test_hidden_suite_covers_every_group_and_tag(pkg: Package) -> None:
     groups = {t["input"]["group"] for t in pkg.hidden}
     tags = {t["tag"] for t in pkg.hidden}
 
-    assert groups == {"correctness", "exactly_once", "capacity", "work_conservation", "edge",
-                      "throughput", "random_stops", "random_schedules", "random_text"}
+    assert groups == {
+        "correctness",
+        "exactly_once",
+        "capacity",
+        "work_conservation",
+        "edge",
+        "throughput",
+        "random_stops",
+        "random_schedules",
+        "random_text",
+    }
     assert tags == {"correctness", "edge_cases", "performance"}
     assert all(pkg.support.model_config(t["input"])["tier"] == "torch" for t in pkg.hidden)
     assert all(pkg.support.model_config(t["input"])["tier"] == "sim" for t in pkg.public)
@@ -129,8 +141,15 @@ class _ToyModel:
 
 
 class _Req:
-    def __init__(self, rid: str, prompt: list[int], max_tokens: int, sink: dict[str, Any],
-                 stop_token: int | None = None, stop_sequence: list[int] | None = None) -> None:
+    def __init__(
+        self,
+        rid: str,
+        prompt: list[int],
+        max_tokens: int,
+        sink: dict[str, Any],
+        stop_token: int | None = None,
+        stop_sequence: list[int] | None = None,
+    ) -> None:
         self.request_id, self.prompt, self.max_tokens = rid, prompt, max_tokens
         self.stop_token, self.stop_sequence = stop_token, stop_sequence
         self.callback = lambda request_id, tokens: sink.setdefault(request_id, list(tokens))
@@ -171,12 +190,18 @@ def test_torch_model_gives_the_same_tokens_alone_and_batched(pkg: Package) -> No
     assert model(prefixes) == [model([p])[0] for p in prefixes]
 
 
-def test_checker_forgives_a_divergence_only_at_a_near_tie(pkg: Package,
-                                                          reference: types.ModuleType,
-                                                          monkeypatch: pytest.MonkeyPatch) -> None:
-    test_input = {"capacity": 2, "group": "correctness", "model": {"tier": "torch", "seed": 7},
-                  "requests": [{"id": "a", "prompt": [1, 2, 3], "max_tokens": 6},
-                               {"id": "b", "prompt": [9, 8], "max_tokens": 4}]}
+def test_checker_forgives_a_divergence_only_at_a_near_tie(
+    pkg: Package, reference: types.ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    test_input = {
+        "capacity": 2,
+        "group": "correctness",
+        "model": {"tier": "torch", "seed": 7},
+        "requests": [
+            {"id": "a", "prompt": [1, 2, 3], "max_tokens": 6},
+            {"id": "b", "prompt": [9, 8], "max_tokens": 4},
+        ],
+    }
     output = json.loads(json.dumps(pkg.driver.run(reference, test_input)))
     # Pretend the sandbox's GPU flipped token #3 of request a (and so everything after it).
     forged = copy.deepcopy(output)
@@ -236,8 +261,10 @@ def test_driver_stops_an_engine_that_never_goes_idle(pkg: Package, drain: str) -
 
 def test_checker_loads_like_the_worker(reference: types.ModuleType, pkg: Package) -> None:
     judge = pytest.importorskip("grading.judge")
-    checker = judge.Checker((PACKAGE_DIR / "checker.py").read_text(encoding="utf-8"),
-                            (PACKAGE_DIR / "support.py").read_text(encoding="utf-8"))
+    checker = judge.Checker(
+        (PACKAGE_DIR / "checker.py").read_text(encoding="utf-8"),
+        (PACKAGE_DIR / "support.py").read_text(encoding="utf-8"),
+    )
     test = pkg.public[0]
     output = json.loads(json.dumps(pkg.driver.run(reference, test["input"])))
 
@@ -321,19 +348,21 @@ def test_random_workloads_reach_every_class_the_old_suite_missed(pkg: Package) -
     assert any(v - 1 in stops(r) for r in requests for v in vocabs)
     assert any(  # a proper prefix that is also a suffix: a match may overlap itself
         any(s[:k] == s[-k:] for k in range(1, len(s)))
-        for s in (r.get("stop_sequence") or [] for r in requests) if len(s) > 1
+        for s in (r.get("stop_sequence") or [] for r in requests)
+        if len(s) > 1
     )
     assert any(  # begins with the prompt's tail
-        r.get("stop_sequence") and any(
-            r["stop_sequence"][:k] == r["prompt"][-k:] for k in range(1, len(r["prompt"]) + 1)
-        ) for r in requests
+        r.get("stop_sequence")
+        and any(r["stop_sequence"][:k] == r["prompt"][-k:] for k in range(1, len(r["prompt"]) + 1))
+        for r in requests
     )
     by_id = [{r["id"]: r for r in w["requests"]} for _, w in workloads]
     children = [(ids, r) for ids in by_id for r in ids.values() if r.get("after")]
     assert children and any(ids[r["after"]]["max_tokens"] == 0 for ids, r in children)
     assert any(  # arrives while earlier requests are still in the run
         any(r["arrival"] > 0 for r in w["requests"][1:]) and w["requests"][0]["arrival"] == 0
-        for _, w in workloads if w["requests"]
+        for _, w in workloads
+        if w["requests"]
     )
     assert any(len(w["requests"]) > w["capacity"] == 1 for _, w in workloads)
     assert {w["drain"] for _, w in workloads} == {"step", "run_until_idle"}
@@ -347,12 +376,13 @@ def test_random_workloads_reach_every_class_the_old_suite_missed(pkg: Package) -
             whole = list(r["prompt"])
             for _ in range(r["max_tokens"]):
                 whole.append(model.next_with_margin(whole)[0])
-            gen = whole[len(r["prompt"]):]
+            gen = whole[len(r["prompt"]) :]
             stop_token, stop = r.get("stop_token"), r.get("stop_sequence")
             right = support.finish_length(gen, r["max_tokens"], stop_token, stop)
             if stop_token == 0:
                 traps["stop token 0"] += right != support.finish_length(
-                    gen, r["max_tokens"], None, stop)
+                    gen, r["max_tokens"], None, stop
+                )
             if stop and stop_token is None:
                 wrong = _restarting_end(gen, stop)
                 traps["restarting matcher"] += (wrong or r["max_tokens"]) != right

@@ -91,11 +91,14 @@ def test_package_read_checks_a_map_it_finds(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     "folder",
     sorted(
-        p for p in BANK.iterdir()
+        p
+        for p in BANK.iterdir()
         # A design problem has no tests to map clauses to: its rubric's anchored design
         # criteria are checked instead (tests/problems/test_design.py).
         if (p / "problem.toml").exists() and not package_read(p).is_design
-    ) if BANK.exists() else [],
+    )
+    if BANK.exists()
+    else [],
     ids=lambda p: p.name,
 )
 def test_every_bank_problem_maps_each_clause_to_tests(folder: Path) -> None:

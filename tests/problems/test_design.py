@@ -38,7 +38,8 @@ CLARIFICATIONS = "".join(
 TOML = (
     'slug = "design-x"\ntitle = "Design X"\nkind = "design"\ndifficulty = "hard"\n'
     'topics = ["system design"]\nhints = ["Estimate first."]\nfollow_ups = ["And at 10x?"]\n'
-    + CLARIFICATIONS + RUBRIC
+    + CLARIFICATIONS
+    + RUBRIC
 )
 BOARD = [
     {"id": "a", "type": "rectangle", "x": 0, "y": 0, "width": 100, "height": 50},
@@ -71,9 +72,12 @@ def test_a_design_package_round_trips_through_a_folder_and_a_zip(tmp_path: Path)
     package = package_read(make_design(tmp_path / "a"))
     assert package_read(package_write(package, tmp_path / "b")) == package
     written = tmp_path / "b" / "design-x"
-    assert sorted(p.relative_to(written).as_posix() for p in written.rglob("*") if p.is_file()
-                  ) == ["problem.toml", "reference/board.json", "reference/design.md",
-                        "statement.md"]
+    assert sorted(p.relative_to(written).as_posix() for p in written.rglob("*") if p.is_file()) == [
+        "problem.toml",
+        "reference/board.json",
+        "reference/design.md",
+        "statement.md",
+    ]
     assert package_unzip(package_zip(package)) == package
 
 
@@ -117,35 +121,71 @@ MALFORMED = [
     ("image type", _board([ELEMENT | {"type": "image"}]), "reference/board.json", "[0].type"),
     ("x not a number", _board([ELEMENT | {"x": "0"}]), "reference/board.json", "[0].x"),
     ("width a bool", _board([ELEMENT | {"width": True}]), "reference/board.json", "[0].width"),
-    ("text not a string", _board([ELEMENT | {"type": "text", "text": 3}]),
-     "reference/board.json", "[0].text"),
-    ("text element without text", _board([ELEMENT | {"type": "text"}]),
-     "reference/board.json", "[0].text"),
-    ("arrow without points", _board([ELEMENT | {"type": "arrow"}]),
-     "reference/board.json", "[0].points"),
-    ("bad points", _board([ELEMENT | {"type": "line", "points": [[0, "a"]]}]),
-     "reference/board.json", "[0].points"),
-    ("too many elements",
-     _board([ELEMENT | {"id": str(i)} for i in range(MAX_BOARD_ELEMENTS + 1)]),
-     "reference/board.json", "elements"),
-    ("board too large", _write("reference/board.json", " " * (1024 * 1024 + 1)),
-     "reference/board.json", "file"),
+    (
+        "text not a string",
+        _board([ELEMENT | {"type": "text", "text": 3}]),
+        "reference/board.json",
+        "[0].text",
+    ),
+    (
+        "text element without text",
+        _board([ELEMENT | {"type": "text"}]),
+        "reference/board.json",
+        "[0].text",
+    ),
+    (
+        "arrow without points",
+        _board([ELEMENT | {"type": "arrow"}]),
+        "reference/board.json",
+        "[0].points",
+    ),
+    (
+        "bad points",
+        _board([ELEMENT | {"type": "line", "points": [[0, "a"]]}]),
+        "reference/board.json",
+        "[0].points",
+    ),
+    (
+        "too many elements",
+        _board([ELEMENT | {"id": str(i)} for i in range(MAX_BOARD_ELEMENTS + 1)]),
+        "reference/board.json",
+        "elements",
+    ),
+    (
+        "board too large",
+        _write("reference/board.json", " " * (1024 * 1024 + 1)),
+        "reference/board.json",
+        "file",
+    ),
     ("unknown kind", _toml('kind = "design"', 'kind = "essay"'), "problem.toml", "kind"),
-    ("grading table", _toml('kind = "design"', 'kind = "design"\n[grading]\ndriver = "ops"'),
-     "problem.toml", "grading"),
-    ("wrong solutions", _toml('kind = "design"', 'kind = "design"\nwrong = []'),
-     "problem.toml", "wrong"),
+    (
+        "grading table",
+        _toml('kind = "design"', 'kind = "design"\n[grading]\ndriver = "ops"'),
+        "problem.toml",
+        "grading",
+    ),
+    (
+        "wrong solutions",
+        _toml('kind = "design"', 'kind = "design"\nwrong = []'),
+        "problem.toml",
+        "wrong",
+    ),
     ("tests folder", _write("tests/public.json", "[]"), "tests", "file"),
     ("reference code", _write("reference.py", "x = 1\n"), "reference.py", "file"),
     ("coverage map", _write("coverage.toml", ""), "coverage.toml", "file"),
-    ("bad design criterion", _toml('criterion = "estimation"', 'criterion = "vibes"'),
-     "problem.toml", "rubric[1].criterion"),
+    (
+        "bad design criterion",
+        _toml('criterion = "estimation"', 'criterion = "vibes"'),
+        "problem.toml",
+        "rubric[1].criterion",
+    ),
     ("missing statement", _remove("statement.md"), "statement.md", "file"),
 ]
 
 
-@pytest.mark.parametrize(("mutate", "file", "field"),
-                         [pytest.param(m, f, n, id=i) for i, m, f, n in MALFORMED])
+@pytest.mark.parametrize(
+    ("mutate", "file", "field"), [pytest.param(m, f, n, id=i) for i, m, f, n in MALFORMED]
+)
 def test_each_malformed_field_names_its_file_and_field(
     tmp_path: Path, mutate: Callable[[Path], None], file: str, field: str
 ) -> None:
@@ -158,15 +198,23 @@ def test_each_malformed_field_names_its_file_and_field(
     assert "Traceback" not in str(error.value)
 
 
-@pytest.mark.parametrize(("old", "new", "issue"), [
-    ('hints = ["Estimate first."]', "hints = []", "needs at least 1 hint"),
-    ('follow_ups = ["And at 10x?"]', "follow_ups = []", "needs at least 1 follow-up"),
-    ('question = "Question 3?"', 'question = "Question 3?"\n[[clarification]]\nquestion = "q"',
-     None),
-    ('strong = "strong tradeoffs"\nlevels = ' + LEVELS,
-     'strong = "strong tradeoffs"\nlevels = ["1:", "2:", "3:", "4:"]',
-     "rubric lacks anchored levels for: Trade-offs"),
-])
+@pytest.mark.parametrize(
+    ("old", "new", "issue"),
+    [
+        ('hints = ["Estimate first."]', "hints = []", "needs at least 1 hint"),
+        ('follow_ups = ["And at 10x?"]', "follow_ups = []", "needs at least 1 follow-up"),
+        (
+            'question = "Question 3?"',
+            'question = "Question 3?"\n[[clarification]]\nquestion = "q"',
+            None,
+        ),
+        (
+            'strong = "strong tradeoffs"\nlevels = ' + LEVELS,
+            'strong = "strong tradeoffs"\nlevels = ["1:", "2:", "3:", "4:"]',
+            "rubric lacks anchored levels for: Trade-offs",
+        ),
+    ],
+)
 def test_the_design_checks_name_what_is_missing(
     tmp_path: Path, old: str, new: str, issue: str | None
 ) -> None:
@@ -214,13 +262,20 @@ def test_the_database_round_trip_keeps_the_board_and_the_text(tmp_path: Path) ->
     assert created and problem.reference_board == BOARD[:1]
 
 
-BANK_DESIGNS = sorted(p.name for p in BANK_DIR.iterdir()
-                      if (p / "problem.toml").exists() and package_read(p).is_design)
+BANK_DESIGNS = sorted(
+    p.name
+    for p in BANK_DIR.iterdir()
+    if (p / "problem.toml").exists() and package_read(p).is_design
+)
 
 
 def test_the_bank_has_the_four_design_problems() -> None:
-    assert BANK_DESIGNS == ["batch-inference-api", "gpu-cluster-scheduler",
-                            "kv-cache-aware-router", "llm-inference-gateway"]
+    assert BANK_DESIGNS == [
+        "batch-inference-api",
+        "gpu-cluster-scheduler",
+        "kv-cache-aware-router",
+        "llm-inference-gateway",
+    ]
 
 
 @pytest.mark.parametrize("slug", BANK_DESIGNS)
@@ -259,8 +314,20 @@ def test_the_generated_boards_bind_their_labels_and_arrows(slug: str) -> None:
     indices = [e["index"] for e in elements]
     assert indices == sorted(indices) and len(set(indices)) == len(indices)
     for element in elements:
-        for key in ("version", "versionNonce", "seed", "isDeleted", "groupIds", "frameId",
-                    "boundElements", "updated", "link", "locked", "strokeColor", "opacity"):
+        for key in (
+            "version",
+            "versionNonce",
+            "seed",
+            "isDeleted",
+            "groupIds",
+            "frameId",
+            "boundElements",
+            "updated",
+            "link",
+            "locked",
+            "strokeColor",
+            "opacity",
+        ):
             assert key in element, (element["id"], key)
         if element["type"] == "text" and element.get("containerId"):
             container = by_id[element["containerId"]]
@@ -278,5 +345,6 @@ def test_loadproblems_loads_the_design_problems_with_a_line_each(tmp_path: Path)
     out = StringIO()
     call_command("loadproblems", str(tmp_path), stdout=out)
     lines = out.getvalue().splitlines()
-    assert lines == [f"{slug}: new version (live v1, design: nothing to grade)"
-                     for slug in BANK_DESIGNS] + ["4 problem(s) loaded"]
+    assert lines == [
+        f"{slug}: new version (live v1, design: nothing to grade)" for slug in BANK_DESIGNS
+    ] + ["4 problem(s) loaded"]

@@ -138,8 +138,9 @@ def test_write_then_read_is_the_same_package(tmp_path: Path) -> None:
 
 def test_a_clarification_may_declare_other_phrasings_and_keywords(tmp_path: Path) -> None:
     folder = make_package(tmp_path / "in")
-    toml = TOML.replace("key = true", 'key = true\nalso = ["Can x be below zero?"]\n'
-                        'keywords = ["negative", "sign"]')
+    toml = TOML.replace(
+        "key = true", 'key = true\nalso = ["Can x be below zero?"]\nkeywords = ["negative", "sign"]'
+    )
     (folder / "problem.toml").write_text(toml)
     package = package_read(folder)
     (clarification,) = package.clarifications
@@ -177,6 +178,7 @@ def _toml(old: str, new: str) -> object:
 
 def _top(key: str, value: str) -> object:
     """`key = value` at the top of problem.toml, in place of the `[[key]]` tables."""
+
     def mutate(folder: Path) -> None:
         text = TOML.replace(f"[[{key}]]", f"[[unused_{key}]]")
         (folder / "problem.toml").write_text(f"{key} = {value}\n{text}")
@@ -205,66 +207,126 @@ MALFORMED = [
     ("memory_mb fraction", _limits("memory_mb = 256.5"), "problem.toml", "limits.memory_mb"),
     ("memory_mb inf", _limits("memory_mb = inf"), "problem.toml", "limits.memory_mb"),
     ("memory_mb bool", _limits("memory_mb = true"), "problem.toml", "limits.memory_mb"),
-    ("wall text", _limits('test_wall_seconds = "2s"'), "problem.toml",
-     "limits.test_wall_seconds"),
+    ("wall text", _limits('test_wall_seconds = "2s"'), "problem.toml", "limits.test_wall_seconds"),
     ("cpu list", _limits("test_cpu_seconds = [2]"), "problem.toml", "limits.test_cpu_seconds"),
     ("cpu nan", _limits("test_cpu_seconds = nan"), "problem.toml", "limits.test_cpu_seconds"),
-    ("wall past floats", _limits(f"test_wall_seconds = {10**400}"), "problem.toml",
-     "limits.test_wall_seconds"),
+    (
+        "wall past floats",
+        _limits(f"test_wall_seconds = {10**400}"),
+        "problem.toml",
+        "limits.test_wall_seconds",
+    ),
     ("memory of 5000 digits", _limits(f"memory_mb = {'9' * 5000}"), "problem.toml", "file"),
-    ("memory past bounds", _limits(f"memory_mb = {10**400}"), "problem.toml",
-     "limits.memory_mb"),
-    ("output date", _limits("output_bytes = 1979-05-27"), "problem.toml",
-     "limits.output_bytes"),
+    ("memory past bounds", _limits(f"memory_mb = {10**400}"), "problem.toml", "limits.memory_mb"),
+    ("output date", _limits("output_bytes = 1979-05-27"), "problem.toml", "limits.output_bytes"),
     ("output table", _limits("output_bytes = {a = 1}"), "problem.toml", "limits.output_bytes"),
-    ("limits not a table", _toml('hints = ["one", "two"]', 'hints = ["one", "two"]\nlimits = 3'),
-     "problem.toml", "limits"),
-    ("float_rel text", _toml('compare = "exact"', 'compare = "float"\nfloat_rel = "tight"'),
-     "problem.toml", "grading.float_rel"),
-    ("float_abs negative", _toml('compare = "exact"', 'compare = "float"\nfloat_abs = -1.0'),
-     "problem.toml", "grading.float_abs"),
-    ("float_rel inf", _toml('compare = "exact"', 'compare = "exact"\nfloat_rel = inf'),
-     "problem.toml", "grading.float_rel"),
-    ("rubric weight text", _toml("weight = 2", 'weight = "heavy"'), "problem.toml",
-     "rubric[0].weight"),
+    (
+        "limits not a table",
+        _toml('hints = ["one", "two"]', 'hints = ["one", "two"]\nlimits = 3'),
+        "problem.toml",
+        "limits",
+    ),
+    (
+        "float_rel text",
+        _toml('compare = "exact"', 'compare = "float"\nfloat_rel = "tight"'),
+        "problem.toml",
+        "grading.float_rel",
+    ),
+    (
+        "float_abs negative",
+        _toml('compare = "exact"', 'compare = "float"\nfloat_abs = -1.0'),
+        "problem.toml",
+        "grading.float_abs",
+    ),
+    (
+        "float_rel inf",
+        _toml('compare = "exact"', 'compare = "exact"\nfloat_rel = inf'),
+        "problem.toml",
+        "grading.float_rel",
+    ),
+    (
+        "rubric weight text",
+        _toml("weight = 2", 'weight = "heavy"'),
+        "problem.toml",
+        "rubric[0].weight",
+    ),
     ("wrong not a table", _top("wrong", "[1]"), "problem.toml", "wrong[0]"),
-    ("clarification not a table", _top("clarification", "['x']"), "problem.toml",
-     "clarification[0]"),
+    (
+        "clarification not a table",
+        _top("clarification", "['x']"),
+        "problem.toml",
+        "clarification[0]",
+    ),
     ("rubric not a table", _top("rubric", "[3]"), "problem.toml", "rubric[0]"),
-    ("also not a list", _toml("key = true", 'key = true\nalso = "Negatives?"'), "problem.toml",
-     "clarification[0].also"),
-    ("also empty phrase", _toml("key = true", 'key = true\nalso = [" "]'), "problem.toml",
-     "clarification[0].also"),
-    ("keywords numbers", _toml("key = true", "key = true\nkeywords = [1]"), "problem.toml",
-     "clarification[0].keywords"),
+    (
+        "also not a list",
+        _toml("key = true", 'key = true\nalso = "Negatives?"'),
+        "problem.toml",
+        "clarification[0].also",
+    ),
+    (
+        "also empty phrase",
+        _toml("key = true", 'key = true\nalso = [" "]'),
+        "problem.toml",
+        "clarification[0].also",
+    ),
+    (
+        "keywords numbers",
+        _toml("key = true", "key = true\nkeywords = [1]"),
+        "problem.toml",
+        "clarification[0].keywords",
+    ),
     ("wrong not a list", _top("wrong", "'x'"), "problem.toml", "wrong"),
-    ("wrong file NUL", _toml('file = "wrong/off_by_one.py"', 'file = "wrong/\\u0000.py"'),
-     "problem.toml", "wrong[0].file"),
-    ("wrong file name too long", _toml('file = "wrong/off_by_one.py"', f'file = "{"x" * 5000}"'),
-     "problem.toml", "wrong[0].file"),
-    ("wrong file under a file", _toml('file = "wrong/off_by_one.py"',
-                                      'file = "reference.py/x.py"'),
-     "reference.py/x.py", "file"),
-    ("title too long", _toml('title = "Tiny"', f'title = "{"T" * 201}"'), "problem.toml",
-     "title"),
+    (
+        "wrong file NUL",
+        _toml('file = "wrong/off_by_one.py"', 'file = "wrong/\\u0000.py"'),
+        "problem.toml",
+        "wrong[0].file",
+    ),
+    (
+        "wrong file name too long",
+        _toml('file = "wrong/off_by_one.py"', f'file = "{"x" * 5000}"'),
+        "problem.toml",
+        "wrong[0].file",
+    ),
+    (
+        "wrong file under a file",
+        _toml('file = "wrong/off_by_one.py"', 'file = "reference.py/x.py"'),
+        "reference.py/x.py",
+        "file",
+    ),
+    ("title too long", _toml('title = "Tiny"', f'title = "{"T" * 201}"'), "problem.toml", "title"),
     ("bad TOML", lambda f: (f / "problem.toml").write_text("slug = \n"), "problem.toml", "file"),
-    ("deep TOML", lambda f: (f / "problem.toml").write_text("a = " + "[" * 5000 + "]" * 5000),
-     "problem.toml", "file"),
+    (
+        "deep TOML",
+        lambda f: (f / "problem.toml").write_text("a = " + "[" * 5000 + "]" * 5000),
+        "problem.toml",
+        "file",
+    ),
     ("missing toml", lambda f: (f / "problem.toml").unlink(), "problem.toml", "file"),
     ("missing statement", lambda f: (f / "statement.md").unlink(), "statement.md", "file"),
     ("missing hidden", lambda f: (f / "tests" / "hidden.json").unlink(), "hidden.json", "file"),
     ("statement a folder", _folder_where("statement.md"), "statement.md", "file"),
     ("public a folder", _folder_where("tests/public.json"), "public.json", "file"),
-    ("deep JSON", lambda f: (f / "tests" / "public.json").write_text("[" * 100_000),
-     "public.json", "file"),
-    ("NUL in source", lambda f: (f / "reference.py").write_text("x = 1\0\n"), "reference.py",
-     "file"),
+    (
+        "deep JSON",
+        lambda f: (f / "tests" / "public.json").write_text("[" * 100_000),
+        "public.json",
+        "file",
+    ),
+    (
+        "NUL in source",
+        lambda f: (f / "reference.py").write_text("x = 1\0\n"),
+        "reference.py",
+        "file",
+    ),
     ("not UTF-8", lambda f: (f / "starter.py").write_bytes(b"\xff\xfe"), "starter.py", "file"),
 ]
 
 
-@pytest.mark.parametrize(("mutate", "file", "field"), [m[1:] for m in MALFORMED],
-                         ids=[m[0] for m in MALFORMED])
+@pytest.mark.parametrize(
+    ("mutate", "file", "field"), [m[1:] for m in MALFORMED], ids=[m[0] for m in MALFORMED]
+)
 def test_every_malformed_field_is_named_with_its_file_and_never_the_server_path(
     tmp_path: Path, mutate, file: str, field: str
 ) -> None:
@@ -274,9 +336,12 @@ def test_every_malformed_field_is_named_with_its_file_and_never_the_server_path(
     # when it is read, then the error names the file (from the package's folder) and field
     with pytest.raises(PackageError) as error:
         package_read(folder)
-    assert (error.value.path, error.value.field) == (f"tiny/{file}".replace(
-        "tiny/public.json", "tiny/tests/public.json").replace(
-        "tiny/hidden.json", "tiny/tests/hidden.json"), field)
+    assert (error.value.path, error.value.field) == (
+        f"tiny/{file}".replace("tiny/public.json", "tiny/tests/public.json").replace(
+            "tiny/hidden.json", "tiny/tests/hidden.json"
+        ),
+        field,
+    )
     assert str(tmp_path) not in str(error.value)
     assert str(tmp_path.resolve()) not in str(error.value)
 

@@ -570,8 +570,7 @@ def test_random_workloads_reach_the_preemption_paths(pkg: Package) -> None:
     than once."""
     support = pkg.support
     ref = load_solution(PACKAGE_DIR / "reference.py")
-    seen: dict[str, int] = dict.fromkeys(
-        ("generated", "stop progress", "mid-prefill", "again"), 0)
+    seen: dict[str, int] = dict.fromkeys(("generated", "stop progress", "mid-prefill", "again"), 0)
     times: dict[tuple[int, str], int] = {}  # (workload, request) -> preemptions
     workload_number = [0]
 
@@ -586,7 +585,8 @@ def test_random_workloads_reach_the_preemption_paths(pkg: Package) -> None:
                 seen["again"] += times[key] == 2
                 seen["generated"] += bool(seq.generated)
                 seen["stop progress"] += bool(seq.generated) and any(
-                    seq.generated[-k:] == stop[:k] for k in range(1, len(stop)))
+                    seq.generated[-k:] == stop[:k] for k in range(1, len(stop))
+                )
             return batch, preempted
 
         def _release(self, seq: Any) -> None:
@@ -598,6 +598,7 @@ def test_random_workloads_reach_the_preemption_paths(pkg: Package) -> None:
             workload_number[0] += 1
             limits = support.limits_of(workload)
             model = support.build_model(support.model_config(workload), limits)
-            pkg.driver.drive(Watched, model, support.parse_requests(workload), limits,
-                             workload["drain"])
+            pkg.driver.drive(
+                Watched, model, support.parse_requests(workload), limits, workload["drain"]
+            )
     assert all(seen.values()), seen

@@ -44,8 +44,11 @@ def _workloads(pkg: Package, seed: int) -> list[dict[str, Any]]:
             continue
         given = dict(test["input"])
         given["model"] = {**(given.get("model") or {}), "tier": "sim"}
-        given["random"] = {**recipe, "seed": random.Random(seed).randrange(10**6)
-                           + int(recipe["seed"]), "workloads": 4}
+        given["random"] = {
+            **recipe,
+            "seed": random.Random(seed).randrange(10**6) + int(recipe["seed"]),
+            "workloads": 4,
+        }
         out.extend(pkg.support.expand_workloads(given))
     return out
 
@@ -53,8 +56,9 @@ def _workloads(pkg: Package, seed: int) -> list[dict[str, Any]]:
 # --------------------------------------------------------------------------- the record
 
 
-def _pending(pkg: Package, workload: dict[str, Any], record: dict[str, Any],
-             inside_known: bool) -> dict[str, tuple[int, float]]:
+def _pending(
+    pkg: Package, workload: dict[str, Any], record: dict[str, Any], inside_known: bool
+) -> dict[str, tuple[int, float]]:
     """Per request id: (first, last) step at whose start it was submitted and not yet called
     back, from the record's callbacks (an entry: [index, step, tokens, id_ok, inside?])."""
     specs = pkg.support.parse_requests(workload)
@@ -97,27 +101,41 @@ def _rid_index(pkg: Package, workload: dict[str, Any]) -> dict[str, int]:
 
 # --------------------------------------------------------------------------- the claims
 
-STEP_CBE = re.compile(r"step\(\) result wrong at step (\d+): it returned (True|False), but (.+?) "
-                      r"\(True exactly")
+STEP_CBE = re.compile(
+    r"step\(\) result wrong at step (\d+): it returned (True|False), but (.+?) "
+    r"\(True exactly"
+)
 STEP_PAGED = re.compile(r"step (\d+): step\(\) returned (True|False), but (.+?): it returns")
-PENDING = re.compile(r"'([^']+)' was submitted before step (\d+) and "
-                     r"(never called back|called back at step (\d+))")
+PENDING = re.compile(
+    r"'([^']+)' was submitted before step (\d+) and "
+    r"(never called back|called back at step (\d+))"
+)
 NONE_PENDING = ("every request submitted by then had been called back",)
 OVER = re.compile(r"step (\d+): a batch of (\d+) sequences exceeds capacity (\d+)")
-GAP = re.compile(r"request '([^']+)' was in the batch at step (\d+) and again at step (\d+), "
-                 r"but left out of it at step (\d+)")
+GAP = re.compile(
+    r"request '([^']+)' was in the batch at step (\d+) and again at step (\d+), "
+    r"but left out of it at step (\d+)"
+)
 SLOTS = re.compile(r"work conservation broken at step (\d+): (\d+) of (\d+) slots were used")
 NEVER = re.compile(r"request '([^']+)' never got its callback")
 CALLED = re.compile(r"'([^']+)' was called back at step (\d+)")
 BATCH_WAS = re.compile(r"at step (\d+): .*?the batch was \{([^}]*)\}, the statement's schedule")
 ENGINE_DECODED = re.compile(
-    r"step (\d+): the engine (decoded|ended) (.+?), the prescribed schedule")
+    r"step (\d+): the engine (decoded|ended) (.+?), the prescribed schedule"
+)
 # Earlier wordings that claimed the statement's schedule as the engine's state.
 RETIRED = ("while a request was active", "was active since", "a slot was idle while")
 
 
-def _claims_hold(pkg: Package, workload: dict[str, Any], record: dict[str, Any],
-                 message: str, *, paged: bool, seen: Counter[str]) -> list[str]:
+def _claims_hold(
+    pkg: Package,
+    workload: dict[str, Any],
+    record: dict[str, Any],
+    message: str,
+    *,
+    paged: bool,
+    seen: Counter[str],
+) -> list[str]:
     """What in `message` the record contradicts (empty: every claim holds); `seen` counts
     the claims checked, by kind."""
     wrong = [f"retired wording {w!r}" for w in RETIRED if w in message]
@@ -171,14 +189,15 @@ def _claims_hold(pkg: Package, workload: dict[str, Any], record: dict[str, Any],
     for found in ENGINE_DECODED.finditer(message):
         seen["engine_decoded"] += 1
         step, what = int(found[1]), found[2]
-        said = set() if found[3] == "none" else {n.strip().strip("'")
-                                                for n in found[3].split(", ")}
+        said = set() if found[3] == "none" else {n.strip().strip("'") for n in found[3].split(", ")}
         if what == "decoded":
-            got = {names.get(int(row[1]), "?") for row in record["decode"]
-                   if int(row[0]) == step}
+            got = {names.get(int(row[1]), "?") for row in record["decode"] if int(row[0]) == step}
         else:
-            got = {names.get(int(e[0]), "?") for e in record["callbacks"]
-                   if int(e[1]) == step and _first_callback(record, int(e[0])) == step}
+            got = {
+                names.get(int(e[0]), "?")
+                for e in record["callbacks"]
+                if int(e[1]) == step and _first_callback(record, int(e[0])) == step
+            }
         if said != got:
             wrong.append(f"the engine {what} {sorted(got)} at step {step}, not {sorted(said)}")
     for found in NEVER.finditer(message):
@@ -206,10 +225,14 @@ def _rule_named(evidence: dict[str, Any], message: str, *, paged: bool) -> list[
     return [f"rule {rule!r} is not the message's rule"]
 
 
-@pytest.mark.parametrize(("root", "paged"), [(CBE_DIR, False), (PAGED_DIR, True)],
-                         ids=["continuous-batching-engine", "paged-kv-engine"])
+@pytest.mark.parametrize(
+    ("root", "paged"),
+    [(CBE_DIR, False), (PAGED_DIR, True)],
+    ids=["continuous-batching-engine", "paged-kv-engine"],
+)
 def test_every_message_of_every_wrong_engine_states_only_what_the_record_shows(
-        root: Path, paged: bool) -> None:
+    root: Path, paged: bool
+) -> None:
     pkg = paged_package() if paged else load_package()
     problems: list[str] = []
     checked = 0
@@ -225,15 +248,20 @@ def test_every_message_of_every_wrong_engine_states_only_what_the_record_shows(
                     continue
                 ok, message, evidence = pkg.checker.check(workload, None, record)
                 messages = [message, *(m for m in evidence.get("rules", {}).values() if m)]
-                found = [w for m in messages
-                         for w in _claims_hold(pkg, workload, record, m, paged=paged,
-                                               seen=seen)]
+                found = [
+                    w
+                    for m in messages
+                    for w in _claims_hold(pkg, workload, record, m, paged=paged, seen=seen)
+                ]
                 if not ok:
                     found += _rule_named(evidence, message, paged=paged)
                 checked += len(messages)
                 problems += [f"{path.name} seed {seed} workload {number}: {w}" for w in found]
     # Every kind of claim was met, and checked, on these workloads.
-    kinds = {"step", "engine_decoded"} if paged else {"step", "batch_was", "slots", "called",
-                                                       "never", "over", "gap"}
+    kinds = (
+        {"step", "engine_decoded"}
+        if paged
+        else {"step", "batch_was", "slots", "called", "never", "over", "gap"}
+    )
     assert checked > 100 and kinds <= {k for k, n in seen.items() if n}, (checked, seen)
     assert problems == [], problems[:20]

@@ -49,9 +49,13 @@ STEP_TIMEOUT_MS = 120_000
 expect.set_options(timeout=SYNC_TIMEOUT_MS)
 # Every test builds a bucket: a pause in the constructor makes grading take tens of seconds,
 # long enough to kill the worker in the middle, and stays well inside each test's wall limit.
-SLOW_REFERENCE = (PACKAGE / "reference.py").read_text().replace(
-    "        self._capacity = float(capacity)",
-    "        import time\n        time.sleep(0.7)\n        self._capacity = float(capacity)",
+SLOW_REFERENCE = (
+    (PACKAGE / "reference.py")
+    .read_text()
+    .replace(
+        "        self._capacity = float(capacity)",
+        "        import time\n        time.sleep(0.7)\n        self._capacity = float(capacity)",
+    )
 )
 
 
@@ -77,8 +81,9 @@ class People:
     def log_in(self, username: str, base_url: str, next_url: str) -> Page:
         # The stack's certificate is self-signed: the API calls verify it (tls_context); the
         # browser is told to accept it.
-        context = self.browser.new_context(base_url=base_url, ignore_https_errors=True,
-                                           viewport={"width": 1400, "height": 1000})
+        context = self.browser.new_context(
+            base_url=base_url, ignore_https_errors=True, viewport={"width": 1400, "height": 1000}
+        )
         self.contexts.append(context)
         # A loaded host makes every step slow (a login hashes the password in full, unlike the
         # test settings): generous timeouts, never a timing assertion.
@@ -177,26 +182,32 @@ def test_live_session_edits_cross_between_the_two_web_processes(
     expect(interviewer).to_have_url(re.compile(r"/sessions/\d+/$"))
     session_path = interviewer.url.removeprefix(web_1)
     invite_path = re.sub(r"^https?://[^/]+", "", interviewer.input_value("#invite-url"))
-    expect(interviewer.locator("#session")).to_have_attribute("data-ready", "true",
-                                                              timeout=SYNC_TIMEOUT_MS)
+    expect(interviewer.locator("#session")).to_have_attribute(
+        "data-ready", "true", timeout=SYNC_TIMEOUT_MS
+    )
 
     # The candidate is on the other web process: nothing but Redis connects the two.
     candidate = people.log_in("candidate", web_2, "/sessions/")
     candidate.goto(invite_path)
     candidate.click("#join-form button[type=submit]")
     expect(candidate).to_have_url(web_2 + session_path)
-    expect(candidate.locator("#session")).to_have_attribute("data-ready", "true",
-                                                            timeout=SYNC_TIMEOUT_MS)
-    expect(interviewer.locator("#session")).to_have_attribute("data-status", "active",
-                                                              timeout=SYNC_TIMEOUT_MS)
+    expect(candidate.locator("#session")).to_have_attribute(
+        "data-ready", "true", timeout=SYNC_TIMEOUT_MS
+    )
+    expect(interviewer.locator("#session")).to_have_attribute(
+        "data-status", "active", timeout=SYNC_TIMEOUT_MS
+    )
 
-    for writer, reader, line in ((candidate, interviewer, "# typed on web-2\n"),
-                                 (interviewer, candidate, "# typed on web-1\n")):
+    for writer, reader, line in (
+        (candidate, interviewer, "# typed on web-2\n"),
+        (interviewer, candidate, "# typed on web-1\n"),
+    ):
         writer.click("#session-editor .cm-content")
         writer.keyboard.press("Control+End")
         writer.keyboard.type(line)
         expect(reader.locator("#session-editor .cm-content")).to_contain_text(
-            line.strip(), timeout=SYNC_TIMEOUT_MS)
+            line.strip(), timeout=SYNC_TIMEOUT_MS
+        )
     code = "window.onsiteSession.getCode()"
     expect(candidate.locator("#session-editor .cm-content")).to_contain_text("# typed on web-1")
     # The last keystrokes may still be in flight: the two documents converge.
@@ -235,8 +246,12 @@ def wait(predicate: Any, *, seconds: float, what: str) -> Any:
 
 def test_worker_killed_mid_grade_is_graded_once_by_the_other(stack: Stack) -> None:
     total = count("public.json") + count("hidden.json")
-    created: Any = api(stack, "POST", "/api/submissions",
-                       {"problem": "token-bucket", "code": SLOW_REFERENCE, "mode": "submit"})
+    created: Any = api(
+        stack,
+        "POST",
+        "/api/submissions",
+        {"problem": "token-bucket", "code": SLOW_REFERENCE, "mode": "submit"},
+    )
     sid = created["id"]
 
     def claimed_by() -> str | None:
@@ -257,9 +272,17 @@ def test_worker_killed_mid_grade_is_graded_once_by_the_other(stack: Stack) -> No
     assert len(done["tests"]) == count("public.json")  # one row per public test, not two
     # Claimed by the killed worker, then exactly once more (by the survivor: the only cpu
     # worker left), and one stored result per test.
-    facts = manage("web", "shell", "--verbosity", "0", "-c", (
-        f"from grading.models import Submission as S; s = S.objects.get(pk={sid}); "
-        "print(s.attempts, s.results.count())"))
+    facts = manage(
+        "web",
+        "shell",
+        "--verbosity",
+        "0",
+        "-c",
+        (
+            f"from grading.models import Submission as S; s = S.objects.get(pk={sid}); "
+            "print(s.attempts, s.results.count())"
+        ),
+    )
     assert facts.splitlines()[-1].split() == ["2", str(total)]
     state = subprocess.run(
         ["docker", "inspect", "-f", "{{.State.Running}}", container_of(victim),
@@ -283,8 +306,14 @@ def test_guessing_a_password_through_nginx_is_refused_until_the_lock_is_lifted(
         with opener.open(login, timeout=60) as page:
             token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page.read().decode())
         assert token
-        form = urllib.parse.urlencode({"username": "interviewer", "password": password,
-                                       "csrfmiddlewaretoken": token.group(1), "next": "/"})
+        form = urllib.parse.urlencode(
+            {
+                "username": "interviewer",
+                "password": password,
+                "csrfmiddlewaretoken": token.group(1),
+                "next": "/",
+            }
+        )
         request = urllib.request.Request(login, data=form.encode(), headers={"Referer": login})
         try:
             with opener.open(request, timeout=60) as answer:

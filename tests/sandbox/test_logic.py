@@ -509,13 +509,21 @@ def test_interleave_replays_the_write_records_over_both_streams() -> None:
     record = runner.ORDER_RECORD.pack
     order = record(1, 5) + record(2, 5) + record(1, 5) + record(2, 3)
     assert runner.interleave(order, b"out1\nout3\n", b"err2\ne") == [
-        ["stdout", "out1\n"], ["stderr", "err2\n"], ["stdout", "out3\n"], ["stderr", "e"]]
+        ["stdout", "out1\n"],
+        ["stderr", "err2\n"],
+        ["stdout", "out3\n"],
+        ["stderr", "e"],
+    ]
     # Unrecorded bytes (a subprocess's) follow; adjacent pieces of one stream are one piece.
     assert runner.interleave(record(1, 2) + record(1, 2), b"abcdXY", b"E") == [
-        ["stdout", "abcdXY"], ["stderr", "E"]]
+        ["stdout", "abcdXY"],
+        ["stderr", "E"],
+    ]
     # Nothing to order with one stream empty; a record of no known stream spoils the order.
     assert runner.interleave(record(1, 3), b"abc", b"") is None
     assert runner.interleave(record(9, 3), b"abc", b"e") is None
     # Records longer than the bytes they claim (output cut at the cap) take what is there.
     assert runner.interleave(record(2, 99) + record(1, 99), b"o", b"e") == [
-        ["stderr", "e"], ["stdout", "o"]]
+        ["stderr", "e"],
+        ["stdout", "o"],
+    ]

@@ -138,9 +138,14 @@ def test_stdout_and_stderr_keep_their_order_and_forged_records_only_lose_it(
     """
     alternate, forged, shell = _run(sandbox_image, solution, ["alternate", "forged", "subprocess"])
     assert alternate.status == "ok"
-    assert alternate.streams == (("stdout", "out1\n"), ("stderr", "err2\n"), ("stdout", "out3\n"),
-                                 ("stderr", "err4\n"), ("stdout", "out5\n"),
-                                 ("stderr", "err6\n"))
+    assert alternate.streams == (
+        ("stdout", "out1\n"),
+        ("stderr", "err2\n"),
+        ("stdout", "out3\n"),
+        ("stderr", "err4\n"),
+        ("stdout", "out5\n"),
+        ("stderr", "err6\n"),
+    )
     assert alternate.stdout == "out1\nout3\nout5\n" and alternate.stderr == "err2\nerr4\nerr6\n"
     # Records that do not fit the bytes are no order at all: each stream stays whole, and the
     # test's verdict is its own.

@@ -27,14 +27,20 @@ def test_sessions_scorecards_questions_and_notes_are_in_the_admin(admin_client: 
     interviewer = user_with_role("int", "interviewer")
     start = timezone.now() - timedelta(minutes=10)
     session = InterviewSession.objects.create(
-        problem=tiny_problem(), candidate=candidate, interviewer=interviewer, kind="live",
-        status="active", duration=timedelta(minutes=5), started_at=start,
-        deadline=start + timedelta(minutes=5), invite_token="s3cret-invite-token",
+        problem=tiny_problem(),
+        candidate=candidate,
+        interviewer=interviewer,
+        kind="live",
+        status="active",
+        duration=timedelta(minutes=5),
+        started_at=start,
+        deadline=start + timedelta(minutes=5),
+        invite_token="s3cret-invite-token",
     )
-    Question.objects.create(session=session, asked_by=candidate, text="Is n < 10?",
-                            asked_at=start)
-    Note.objects.create(session=session, author=interviewer, text="clear tradeoff",
-                        created_at=start)
+    Question.objects.create(session=session, asked_by=candidate, text="Is n < 10?", asked_at=start)
+    Note.objects.create(
+        session=session, author=interviewer, text="clear tradeoff", created_at=start
+    )
     card = Scorecard.objects.create(session=session, interviewer=interviewer, summary="ok")
     # then each has a list and a change page, and the invite token shows nowhere
     pages = {

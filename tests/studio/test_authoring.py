@@ -37,8 +37,15 @@ def client(writer: User) -> Client:
 
 
 def create(client: Client, slug: str = "echo", **extra: str) -> object:
-    data = {"slug": slug, "title": "Echo", "difficulty": "easy", "queue": "cpu",
-            "kind": "implement", "topics": "basics, warm-up", "entry": "solve"} | extra
+    data = {
+        "slug": slug,
+        "title": "Echo",
+        "difficulty": "easy",
+        "queue": "cpu",
+        "kind": "implement",
+        "topics": "basics, warm-up",
+        "entry": "solve",
+    } | extra
     return client.post("/studio/new/", data)
 
 
@@ -95,12 +102,21 @@ def parts(**changes: str) -> dict[str, str]:
     return {
         "starter_code": "def solve(x):\n    pass\n",
         "reference_code": "def solve(x):\n    return x\n",
-        "driver_code": "", "checker_code": "", "support_code": "",
+        "driver_code": "",
+        "checker_code": "",
+        "support_code": "",
         "hints": "Think about identity.\nReturn the input.",
-        "follow_ups": "", "driver": "function", "entry": "solve", "compare": "exact",
-        "title": "Echo", "difficulty": "easy", "queue": "cpu", "kind": "implement",
+        "follow_ups": "",
+        "driver": "function",
+        "entry": "solve",
+        "compare": "exact",
+        "title": "Echo",
+        "difficulty": "easy",
+        "queue": "cpu",
+        "kind": "implement",
         "topics": "basics, warm-up",
-        "float_rel": "1e-6", "float_abs": "1e-9",
+        "float_rel": "1e-6",
+        "float_abs": "1e-9",
     } | changes
 
 
@@ -125,10 +141,14 @@ def test_every_part_saves_as_a_draft_version_and_the_problem_keeps_the_live_copy
     assert v3.change_note == "title; difficulty; topics"
     problem.refresh_from_db()
     assert (problem.title, problem.topics, problem.difficulty) == (
-        "Echo", ["basics", "warm-up"], "easy"
+        "Echo",
+        ["basics", "warm-up"],
+        "easy",
     )
-    client.post("/studio/echo/parts/", parts(compare="float", float_rel="0.01", title="Echo!",
-                                             topics="a, b", difficulty="hard"))
+    client.post(
+        "/studio/echo/parts/",
+        parts(compare="float", float_rel="0.01", title="Echo!", topics="a, b", difficulty="hard"),
+    )
     v4 = newest()
     assert v4.compare["mode"] == "float" and v4.compare["float_rel"] == 0.01
     assert v4.change_note == "comparison" and v4.hints == v2.hints and v4.title == "Echo!"
@@ -290,10 +310,13 @@ def test_a_symlink_in_a_zip_is_refused() -> None:
 def test_clarifications_with_the_key_flag_and_rubric_anchors_are_edited(client: Client) -> None:
     create(client)
     clarifications = '[{"question": "Can x be negative?", "answer": "Yes.", "key": true}]'
-    rubric = ('[{"criterion": "edge_cases", "weight": 2, "strong": "names negatives",'
-              ' "levels": ["none", "some", "most", "all"]}]')
-    response = client.post("/studio/echo/parts/", parts(clarifications=clarifications,
-                                                        rubric=rubric))
+    rubric = (
+        '[{"criterion": "edge_cases", "weight": 2, "strong": "names negatives",'
+        ' "levels": ["none", "some", "most", "all"]}]'
+    )
+    response = client.post(
+        "/studio/echo/parts/", parts(clarifications=clarifications, rubric=rubric)
+    )
     assert response.status_code == 302
     draft = newest()
     assert draft.clarifications == [
@@ -315,15 +338,25 @@ def test_clarifications_with_the_key_flag_and_rubric_anchors_are_edited(client: 
 
 def test_a_clarifications_other_phrasings_and_keywords_are_kept(client: Client) -> None:
     create(client)
-    clarifications = ('[{"question": "Can x be negative?", "answer": "Yes.", "key": true,'
-                      ' "also": ["Is x ever below zero?"], "keywords": ["sign"]}]')
+    clarifications = (
+        '[{"question": "Can x be negative?", "answer": "Yes.", "key": true,'
+        ' "also": ["Is x ever below zero?"], "keywords": ["sign"]}]'
+    )
     response = client.post("/studio/echo/parts/", parts(clarifications=clarifications))
     assert response.status_code == 302
-    assert newest().clarifications == [{"question": "Can x be negative?", "answer": "Yes.",
-                                        "key": True, "also": ["Is x ever below zero?"],
-                                        "keywords": ["sign"]}]
-    refused = client.post("/studio/echo/parts/", parts(
-        clarifications='[{"question": "q", "answer": "a", "also": "not a list"}]'))
+    assert newest().clarifications == [
+        {
+            "question": "Can x be negative?",
+            "answer": "Yes.",
+            "key": True,
+            "also": ["Is x ever below zero?"],
+            "keywords": ["sign"],
+        }
+    ]
+    refused = client.post(
+        "/studio/echo/parts/",
+        parts(clarifications='[{"question": "q", "answer": "a", "also": "not a list"}]'),
+    )
     assert refused.status_code == 400 and "also must be a list" in refused.content.decode()
 
 
@@ -340,15 +373,22 @@ def _bank_zip_with(slug: str, file: str, old: str, new: str) -> bytes:
     return buffer.getvalue()
 
 
-@pytest.mark.parametrize(("file", "old", "new", "says"), [
-    ("problem.toml", "memory_mb = 256", 'memory_mb = "lots"', "limits.memory_mb"),
-    ("problem.toml", "test_cpu_seconds = 2.0", "test_cpu_seconds = [2]",
-     "limits.test_cpu_seconds"),
-    ("problem.toml", "float_rel = 1e-06", 'float_rel = "close"', "grading.float_rel"),
-    ("problem.toml", "[grading]", "[grading", "problem.toml: file: invalid TOML"),
-    ("tests/public.json", "[", "{", "tests/public.json: file: invalid JSON"),
-    ("reference.py", "def ", "def (", "reference.py: line"),
-])
+@pytest.mark.parametrize(
+    ("file", "old", "new", "says"),
+    [
+        ("problem.toml", "memory_mb = 256", 'memory_mb = "lots"', "limits.memory_mb"),
+        (
+            "problem.toml",
+            "test_cpu_seconds = 2.0",
+            "test_cpu_seconds = [2]",
+            "limits.test_cpu_seconds",
+        ),
+        ("problem.toml", "float_rel = 1e-06", 'float_rel = "close"', "grading.float_rel"),
+        ("problem.toml", "[grading]", "[grading", "problem.toml: file: invalid TOML"),
+        ("tests/public.json", "[", "{", "tests/public.json: file: invalid JSON"),
+        ("reference.py", "def ", "def (", "reference.py: line"),
+    ],
+)
 def test_an_import_with_a_malformed_field_names_it_and_no_server_path(
     client: Client, file: str, old: str, new: str, says: str
 ) -> None:
@@ -363,9 +403,7 @@ def test_an_import_with_a_malformed_field_names_it_and_no_server_path(
     assert not Problem.objects.exists()
 
 
-def test_a_studio_edit_error_names_the_package_file_not_the_scratch_folder(
-    client: Client
-) -> None:
+def test_a_studio_edit_error_names_the_package_file_not_the_scratch_folder(client: Client) -> None:
     create(client)
     response = client.post("/studio/echo/parts/", parts(reference_code="def solve(:\n"))
     assert response.status_code == 400
@@ -374,13 +412,16 @@ def test_a_studio_edit_error_names_the_package_file_not_the_scratch_folder(
     assert "onsite-edit" not in page and "/tmp" not in page
 
 
-@pytest.mark.parametrize("entries", [
-    {"problem.toml": "slug = " + "[" * 5000},  # nested past the recursion limit
-    {"problem.toml": "slug = " + "9" * 5000},  # an integer Python will not convert
-    {"problem.toml/": "", "x": "y"},  # a folder where the file belongs
-    {"a/problem.toml": "slug = 'a'\n", "a/statement.md/": "", "a/statement.md/x": "y"},
-    {"a/problem.toml": "slug = 'a'\n", "a/x": "file", "a/x/y": "then a folder of one name"},
-])
+@pytest.mark.parametrize(
+    "entries",
+    [
+        {"problem.toml": "slug = " + "[" * 5000},  # nested past the recursion limit
+        {"problem.toml": "slug = " + "9" * 5000},  # an integer Python will not convert
+        {"problem.toml/": "", "x": "y"},  # a folder where the file belongs
+        {"a/problem.toml": "slug = 'a'\n", "a/statement.md/": "", "a/statement.md/x": "y"},
+        {"a/problem.toml": "slug = 'a'\n", "a/x": "file", "a/x/y": "then a folder of one name"},
+    ],
+)
 def test_an_absurd_archive_is_a_package_error_never_a_crash(entries: dict[str, str]) -> None:
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as archive:

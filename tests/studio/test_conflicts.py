@@ -73,8 +73,7 @@ def test_a_stale_save_of_another_place_is_merged_with_what_was_saved_since(
     base = head_token(problem)
     # when bob adds a test, then alice (still on v1) adds hers
     edit_test(problem=problem, user=bob, op="add", test=EXTRA, based_on=base)
-    version, created = edit_test(problem=problem, user=alice, op="add", test=MINE,
-                                 based_on=base)
+    version, created = edit_test(problem=problem, user=alice, op="add", test=MINE, based_on=base)
     # then both land: nothing to choose, nothing lost
     assert created and version.number == 3
     assert names(problem) == ["public 0", "public 1", "bob's test", "alice's test"]
@@ -84,14 +83,17 @@ def test_a_stale_save_of_the_same_place_is_refused_with_both_sides(
     problem: Problem, alice: User, bob: User
 ) -> None:
     base = head_token(problem)
-    edit_test(problem=problem, user=bob, op="update", index=0, based_on=base,
-              test={"name": "public 0", "input": {"args": [0]}, "expected": 100,
-                    "tag": "correctness"})
-    alice_row = {"name": "public 0", "input": {"args": [0]}, "expected": 200,
-                 "tag": "correctness"}
+    edit_test(
+        problem=problem,
+        user=bob,
+        op="update",
+        index=0,
+        based_on=base,
+        test={"name": "public 0", "input": {"args": [0]}, "expected": 100, "tag": "correctness"},
+    )
+    alice_row = {"name": "public 0", "input": {"args": [0]}, "expected": 200, "tag": "correctness"}
     with pytest.raises(EditConflict) as refused:
-        edit_test(problem=problem, user=alice, op="update", index=0, test=alice_row,
-                  based_on=base)
+        edit_test(problem=problem, user=alice, op="update", index=0, test=alice_row, based_on=base)
     # nothing written; the conflict names the row with both sides, and bob's diff
     assert problem.versions.count() == 2 and head(problem).public_tests[0]["expected"] == 100
     conflict = refused.value
@@ -104,8 +106,16 @@ def test_a_stale_save_of_the_same_place_is_refused_with_both_sides(
     assert any(line.kind == "add" and "100" in line.text for line in public.lines)
     # resolved onto the head with "theirs", bob's row stays; with "mine", hers
     onto = head_token(problem)
-    edit_test(problem=problem, user=alice, op="update", index=0, test=alice_row, based_on=base,
-              onto=onto, choices={hunk.id: Choice("theirs")})
+    edit_test(
+        problem=problem,
+        user=alice,
+        op="update",
+        index=0,
+        test=alice_row,
+        based_on=base,
+        onto=onto,
+        choices={hunk.id: Choice("theirs")},
+    )
     assert head(problem).public_tests[0]["expected"] == 100
     assert problem.versions.count() == 2  # nothing changed: bob's row was kept as it is
 
@@ -114,14 +124,21 @@ def test_resolving_onto_a_head_that_moved_again_is_refused_again(
     problem: Problem, alice: User, bob: User
 ) -> None:
     base = head_token(problem)
-    problem_statement_update(problem=problem, statement_md=STATEMENT.replace("x + 1", "x+1"),
-                             user=bob, based_on=base)
+    problem_statement_update(
+        problem=problem, statement_md=STATEMENT.replace("x + 1", "x+1"), user=bob, based_on=base
+    )
     onto = head_token(problem)
-    problem_statement_update(problem=problem, statement_md=STATEMENT.replace("x + 1", "x ⊕ 1"),
-                             user=bob)
+    problem_statement_update(
+        problem=problem, statement_md=STATEMENT.replace("x + 1", "x ⊕ 1"), user=bob
+    )
     with pytest.raises(EditConflict):
-        problem_statement_update(problem=problem, user=alice, based_on=base, onto=onto,
-                                 statement_md=STATEMENT.replace("x + 1", "one more than x"))
+        problem_statement_update(
+            problem=problem,
+            user=alice,
+            based_on=base,
+            onto=onto,
+            statement_md=STATEMENT.replace("x + 1", "one more than x"),
+        )
 
 
 def test_reapplying_a_statement_keeps_the_other_authors_paragraph(
@@ -130,33 +147,50 @@ def test_reapplying_a_statement_keeps_the_other_authors_paragraph(
     """The reported loss: "reapply" replaced the whole file with the second author's text."""
     base = head_token(problem)
     # alice adds a paragraph at the end; bob, meanwhile, rewords the first line
-    problem_statement_update(problem=problem, user=bob, based_on=base,
-                             statement_md=STATEMENT.replace("# Add one", "# Add one to x"))
+    problem_statement_update(
+        problem=problem,
+        user=bob,
+        based_on=base,
+        statement_md=STATEMENT.replace("# Add one", "# Add one to x"),
+    )
     mine = STATEMENT + "\nAlice's added paragraph.\n"
-    version, created = problem_statement_update(problem=problem, user=alice, based_on=base,
-                                                statement_md=mine)
+    version, created = problem_statement_update(
+        problem=problem, user=alice, based_on=base, statement_md=mine
+    )
     assert created
     assert version.statement_md == (
         "# Add one to x\n\nReturn x + 1.\n\nInputs are integers.\n\nAlice's added paragraph.\n"
     )
     # and when both change the same line, each side's other lines still stay
     base = head_token(problem)
-    problem_statement_update(problem=problem, user=bob, based_on=base,
-                             statement_md=version.statement_md.replace("x + 1", "x+1")
-                             + "\nBob's note.\n")
+    problem_statement_update(
+        problem=problem,
+        user=bob,
+        based_on=base,
+        statement_md=version.statement_md.replace("x + 1", "x+1") + "\nBob's note.\n",
+    )
     theirs = head(problem).statement_md
     with pytest.raises(EditConflict) as refused:
-        problem_statement_update(problem=problem, user=alice, based_on=base,
-                                 statement_md=version.statement_md.replace("x + 1", "x plus 1")
-                                 .replace("# Add one to x", "# Plus one"))
+        problem_statement_update(
+            problem=problem,
+            user=alice,
+            based_on=base,
+            statement_md=version.statement_md.replace("x + 1", "x plus 1").replace(
+                "# Add one to x", "# Plus one"
+            ),
+        )
     [hunk] = refused.value.hunks
     assert hunk.editable and hunk.mine == "Return x plus 1.\n" and hunk.theirs == "Return x+1.\n"
     assert head(problem).statement_md == theirs  # nothing saved
     # "reapply my change" (mine where they overlap) keeps bob's note
     reapplied, _ = problem_statement_update(
-        problem=problem, user=alice, based_on=base, onto=head_token(problem),
-        statement_md=version.statement_md.replace("x + 1", "x plus 1")
-        .replace("# Add one to x", "# Plus one"),
+        problem=problem,
+        user=alice,
+        based_on=base,
+        onto=head_token(problem),
+        statement_md=version.statement_md.replace("x + 1", "x plus 1").replace(
+            "# Add one to x", "# Plus one"
+        ),
     )
     assert reapplied.statement_md.startswith("# Plus one\n")
     assert "Return x plus 1.\n" in reapplied.statement_md
@@ -167,15 +201,20 @@ def test_an_overlap_can_be_resolved_with_both_sides_edited(
     problem: Problem, alice: User, bob: User
 ) -> None:
     base = head_token(problem)
-    problem_statement_update(problem=problem, user=bob, based_on=base,
-                             statement_md=STATEMENT.replace("x + 1", "x+1"))
+    problem_statement_update(
+        problem=problem, user=bob, based_on=base, statement_md=STATEMENT.replace("x + 1", "x+1")
+    )
     mine = STATEMENT.replace("x + 1", "x plus 1")
     with pytest.raises(EditConflict) as refused:
         problem_statement_update(problem=problem, user=alice, based_on=base, statement_md=mine)
     [hunk] = refused.value.hunks
     assert hunk.both == "Return x plus 1.\nReturn x+1.\n"
     saved, _ = problem_statement_update(
-        problem=problem, user=alice, based_on=base, onto=head_token(problem), statement_md=mine,
+        problem=problem,
+        user=alice,
+        based_on=base,
+        onto=head_token(problem),
+        statement_md=mine,
         choices={hunk.id: Choice("edited", "Return x + 1 (x plus one).")},
     )
     assert saved.statement_md == STATEMENT.replace("x + 1.", "x + 1 (x plus one).")
@@ -192,27 +231,38 @@ def test_a_stale_bulk_json_save_keeps_the_other_authors_test(
     public = [dict(t) for t in base_version.public_tests]
     public[1]["name"] = "public one"
     hidden = json.dumps(base_version.hidden_tests)
-    version_create(problem=problem, public_json=json.dumps(public), hidden_json=hidden,
-                   user=alice, based_on=base)
+    version_create(
+        problem=problem,
+        public_json=json.dumps(public),
+        hidden_json=hidden,
+        user=alice,
+        based_on=base,
+    )
     assert names(problem) == ["public 0", "public one", "bob's test"]
 
 
-def test_every_kind_of_save_merges_from_its_base(problem: Problem, alice: User,
-                                                  bob: User) -> None:
+def test_every_kind_of_save_merges_from_its_base(problem: Problem, alice: User, bob: User) -> None:
     from problems.package import WrongSolution
 
     base = head_token(problem)
     bobs = STATEMENT.replace("# Add one", "# Bob's title")
     problem_statement_update(problem=problem, statement_md=bobs, user=bob, based_on=base)
     saves = [
-        lambda: problem_statement_update(problem=problem, user=alice, based_on=base,
-                                         statement_md=STATEMENT + "\nMine.\n"),
-        lambda: problem_parts_update(problem=problem, user=alice,
-                                     parts={"hints": ("a hint",)}, based_on=base),
-        lambda: wrong_solution_put(problem=problem, user=alice, based_on=base,
-                                   wrong=WrongSolution("wrong/w.py", "WA", "off", "x = 1\n")),
-        lambda: version_create(problem=problem, limits={"memory_mb": 512}, user=alice,
-                               based_on=base),
+        lambda: problem_statement_update(
+            problem=problem, user=alice, based_on=base, statement_md=STATEMENT + "\nMine.\n"
+        ),
+        lambda: problem_parts_update(
+            problem=problem, user=alice, parts={"hints": ("a hint",)}, based_on=base
+        ),
+        lambda: wrong_solution_put(
+            problem=problem,
+            user=alice,
+            based_on=base,
+            wrong=WrongSolution("wrong/w.py", "WA", "off", "x = 1\n"),
+        ),
+        lambda: version_create(
+            problem=problem, limits={"memory_mb": 512}, user=alice, based_on=base
+        ),
         lambda: edit_test(problem=problem, user=alice, op="delete", index=0, based_on=base),
     ]
     for save in saves:
@@ -224,33 +274,40 @@ def test_every_kind_of_save_merges_from_its_base(problem: Problem, alice: User,
     assert names(problem) == ["public 1"]
 
 
-def test_every_kind_of_save_refuses_an_overlap(problem: Problem, alice: User,
-                                               bob: User) -> None:
+def test_every_kind_of_save_refuses_an_overlap(problem: Problem, alice: User, bob: User) -> None:
     base = head_token(problem)
-    problem_parts_update(problem=problem, user=bob, based_on=base,
-                         parts={"hints": ("bob's hint",), "title": "Bob's"})
+    problem_parts_update(
+        problem=problem, user=bob, based_on=base, parts={"hints": ("bob's hint",), "title": "Bob's"}
+    )
     version_create(problem=problem, limits={"memory_mb": 300}, user=bob, based_on=base)
     saves = {
-        "title": lambda: problem_parts_update(problem=problem, user=alice, based_on=base,
-                                              parts={"title": "Alice's"}),
-        "limits.memory_mb": lambda: version_create(problem=problem, limits={"memory_mb": 512},
-                                                   user=alice, based_on=base),
+        "title": lambda: problem_parts_update(
+            problem=problem, user=alice, based_on=base, parts={"title": "Alice's"}
+        ),
+        "limits.memory_mb": lambda: version_create(
+            problem=problem, limits={"memory_mb": 512}, user=alice, based_on=base
+        ),
     }
     for hunk_id, save in saves.items():
         with pytest.raises(EditConflict) as refused:
             save()
         assert [h.id for h in refused.value.hunks] == [hunk_id]
     # two hints added on both sides are two rows: both kept
-    problem_parts_update(problem=problem, user=alice, based_on=base,
-                         parts={"hints": ("alice's hint",)})
+    problem_parts_update(
+        problem=problem, user=alice, based_on=base, parts={"hints": ("alice's hint",)}
+    )
     assert head(problem).hints == ["bob's hint", "alice's hint"]
 
 
 def test_the_merge_keeps_what_only_the_head_changed_and_takes_mine() -> None:
     problem = tiny_problem(published=False)
     base = problem_to_package(problem=problem)
-    head = replace(base, statement_md="theirs", limits=replace(base.limits, memory_mb=512),
-                   public_tests=base.public_tests[:1])  # they deleted public 1
+    head = replace(
+        base,
+        statement_md="theirs",
+        limits=replace(base.limits, memory_mb=512),
+        public_tests=base.public_tests[:1],
+    )  # they deleted public 1
     mine = replace(base, hints=("mine",), limits=replace(base.limits, test_cpu_seconds=3.0))
     merged = packages_merge(base, mine, head)
     assert merged.statement_md == "theirs" and merged.hints == ("mine",)
@@ -276,8 +333,14 @@ def test_a_row_deleted_on_one_side_and_edited_on_the_other_is_a_choice() -> None
 # ---------------------------------------------------------------- the pages
 
 
-TEST_FORM = {"visibility": "public", "tag": "correctness", "group": "", "compare": "",
-             "input": '{"args": [0]}', "seed": "1"}
+TEST_FORM = {
+    "visibility": "public",
+    "tag": "correctness",
+    "group": "",
+    "compare": "",
+    "input": '{"args": [0]}',
+    "seed": "1",
+}
 
 
 def test_the_page_merges_a_stale_save_and_says_with_whom(
@@ -285,10 +348,15 @@ def test_the_page_merges_a_stale_save_and_says_with_whom(
 ) -> None:
     base = head_token(problem)
     form = TEST_FORM | {"input": '{"args": [9]}', "expected": "10"}
-    assert client_for(bob).post("/studio/add-one/test/", form | {
-        "name": EXTRA["name"], "base": base}).status_code == 302
-    response = client_for(alice).post("/studio/add-one/test/",
-                                      form | {"name": MINE["name"], "base": base}, follow=True)
+    assert (
+        client_for(bob)
+        .post("/studio/add-one/test/", form | {"name": EXTRA["name"], "base": base})
+        .status_code
+        == 302
+    )
+    response = client_for(alice).post(
+        "/studio/add-one/test/", form | {"name": MINE["name"], "base": base}, follow=True
+    )
     assert "Merged with bob&#x27;s changes (v2): both are kept." in response.content.decode()
     assert names(problem) == ["public 0", "public 1", "bob's test", "alice's test"]
 
@@ -298,8 +366,12 @@ def test_the_page_shows_an_overlap_side_by_side_and_keeps_the_values(
 ) -> None:
     base = head_token(problem)
     edit = TEST_FORM | {"name": "public 0", "where": "public", "index": "0"}
-    assert client_for(bob).post("/studio/add-one/test/", edit | {
-        "expected": "100", "base": base}).status_code == 302
+    assert (
+        client_for(bob)
+        .post("/studio/add-one/test/", edit | {"expected": "100", "base": base})
+        .status_code
+        == 302
+    )
     alice_page = client_for(alice)
     response = alice_page.post("/studio/add-one/test/", edit | {"expected": "200", "base": base})
     assert response.status_code == 409
@@ -311,8 +383,11 @@ def test_the_page_shows_an_overlap_side_by_side_and_keeps_the_values(
     assert 'name="onto" value="2.0"' in page  # "save with these choices"
     assert f'name="base" value="{base}"' in page  # the base she started from
     assert problem.versions.count() == 2
-    again = alice_page.post("/studio/add-one/test/", edit | {
-        "expected": "200", "base": base, "onto": "2.0", "resolve:public_tests:public 0": "mine"})
+    again = alice_page.post(
+        "/studio/add-one/test/",
+        edit
+        | {"expected": "200", "base": base, "onto": "2.0", "resolve:public_tests:public 0": "mine"},
+    )
     assert again.status_code == 302
     assert head(problem).public_tests[0]["expected"] == 200
 
@@ -321,16 +396,24 @@ def test_a_stale_row_action_that_overlaps_offers_its_own_form(
     problem: Problem, alice: User, bob: User
 ) -> None:
     base = head_token(problem)
-    client_for(bob).post("/studio/add-one/test/", TEST_FORM | {
-        "name": "public 0", "where": "public", "index": "0", "expected": "100", "base": base})
+    client_for(bob).post(
+        "/studio/add-one/test/",
+        TEST_FORM
+        | {"name": "public 0", "where": "public", "index": "0", "expected": "100", "base": base},
+    )
     alice_page = client_for(alice)
     response = alice_page.post("/studio/add-one/test/public/0/delete/", {"base": base})
     assert response.status_code == 409
     page = response.content.decode()
     form = page.index('action="/studio/add-one/test/public/0/delete/" class="conflict-form"')
     assert form < page.index('name="resolve:public_tests:public 0"') < page.index("</form>", form)
-    assert alice_page.post("/studio/add-one/test/public/0/delete/", {
-        "base": base, "onto": "2.0", "resolve:public_tests:public 0": "theirs"}).status_code == 302
+    assert (
+        alice_page.post(
+            "/studio/add-one/test/public/0/delete/",
+            {"base": base, "onto": "2.0", "resolve:public_tests:public 0": "theirs"},
+        ).status_code
+        == 302
+    )
     assert head(problem).public_tests[0]["expected"] == 100  # bob's edit kept
 
 
@@ -338,8 +421,9 @@ def test_a_stale_row_action_that_overlaps_offers_its_own_form(
 def test_a_base_that_names_no_kept_state_is_a_conflict_never_a_500(
     problem: Problem, alice: User, base: str
 ) -> None:
-    response = client_for(alice).post("/studio/add-one/statement/",
-                                      {"statement_md": "# Mine", "base": base})
+    response = client_for(alice).post(
+        "/studio/add-one/statement/", {"statement_md": "# Mine", "base": base}
+    )
     assert response.status_code == 409
     assert problem.versions.count() == 1
 
@@ -363,8 +447,12 @@ def test_a_limit_applied_from_an_old_versions_page_keeps_what_was_saved_since(
     problem: Problem, alice: User, bob: User
 ) -> None:
     edit_test(problem=problem, user=bob, op="add", test=EXTRA)
-    version, created = version_create(problem=problem, base=problem.versions.get(number=1),
-                                      limits={"test_cpu_seconds": 3.0}, user=alice)
+    version, created = version_create(
+        problem=problem,
+        base=problem.versions.get(number=1),
+        limits={"test_cpu_seconds": 3.0},
+        user=alice,
+    )
     assert created and version.number == 3
     assert version.limits["test_cpu_seconds"] == 3.0 and "bob's test" in names(problem)
 

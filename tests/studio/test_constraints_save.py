@@ -29,8 +29,10 @@ def problem(writer: User) -> Problem:
     version = problem.live_version
     assert version is not None
     version.driver = {**version.driver, "constraints": DECLARED}
-    version.public_tests = [dict(t, input={"args": [t["input"]["args"][0] + 1]},
-                                 expected=t["expected"] + 1) for t in version.public_tests]
+    version.public_tests = [
+        dict(t, input={"args": [t["input"]["args"][0] + 1]}, expected=t["expected"] + 1)
+        for t in version.public_tests
+    ]
     version.save()
     return problem
 

@@ -23,10 +23,18 @@ BANK_DESIGN = package_read(BANK_DIR / "batch-inference-api")
 
 
 def _create(client: Any, slug: str = "design-a-cache") -> Problem:
-    response = client.post("/studio/new/", {
-        "slug": slug, "title": "Design a cache", "difficulty": "medium", "queue": "cpu",
-        "kind": "design", "topics": "system design", "entry": "",
-    })
+    response = client.post(
+        "/studio/new/",
+        {
+            "slug": slug,
+            "title": "Design a cache",
+            "difficulty": "medium",
+            "queue": "cpu",
+            "kind": "design",
+            "topics": "system design",
+            "entry": "",
+        },
+    )
     assert response.status_code == 302, response.content.decode()[-2000:]
     return Problem.objects.get(slug=slug)
 
@@ -51,8 +59,17 @@ def _complete(problem: Problem) -> dict[str, Any]:
         hints="\n".join(package.hints),
         follow_ups="\n".join(package.follow_ups),
         clarifications=json.dumps([c.as_dict() for c in package.clarifications]),
-        rubric=json.dumps([{"criterion": r.criterion, "weight": r.weight, "strong": r.strong,
-                            "levels": list(r.levels)} for r in package.rubric]),
+        rubric=json.dumps(
+            [
+                {
+                    "criterion": r.criterion,
+                    "weight": r.weight,
+                    "strong": r.strong,
+                    "levels": list(r.levels),
+                }
+                for r in package.rubric
+            ]
+        ),
         reference_code=package.reference_code,
         reference_board=json.dumps(list(package.reference_board)),
     )
@@ -73,8 +90,13 @@ def test_an_author_creates_a_design_problem_without_tests_or_code(author: Any) -
     # The design editor, with the board's advanced field; no tests, driver or wrong solutions.
     assert 'id="board-editor"' in page and 'name="reference_board"' in page
     assert 'name="clar-0-question"' in page and 'data-row-add="rub"' in page
-    for absent in ('id="test-table"', 'id="tests"', 'id="wrong"', 'Driver (driver.py',
-                   'id="wrong-form"'):
+    for absent in (
+        'id="test-table"',
+        'id="tests"',
+        'id="wrong"',
+        "Driver (driver.py",
+        'id="wrong-form"',
+    ):
         assert absent not in page, absent
     # The design checks are shown up front, unmet ones named.
     assert "design criteria with anchored levels: <strong>0/7</strong>" in page
@@ -83,10 +105,17 @@ def test_an_author_creates_a_design_problem_without_tests_or_code(author: Any) -
 
 
 def test_an_implement_problem_still_needs_its_entry(author: Any) -> None:
-    response = author.post("/studio/new/", {
-        "slug": "needs-entry", "title": "T", "difficulty": "easy", "queue": "cpu",
-        "kind": "implement", "entry": "",
-    })
+    response = author.post(
+        "/studio/new/",
+        {
+            "slug": "needs-entry",
+            "title": "T",
+            "difficulty": "easy",
+            "queue": "cpu",
+            "kind": "implement",
+            "entry": "",
+        },
+    )
     assert response.status_code == 400
     assert "name the function or class" in response.content.decode()
 
@@ -100,36 +129,49 @@ def test_the_design_parts_are_saved_as_a_new_draft(author: Any) -> None:
     assert version.reference_board == list(BANK_DESIGN.reference_board)
     assert version.reference_code == BANK_DESIGN.reference_code
     assert len(version.clarifications) == len(BANK_DESIGN.clarifications)
-    assert {r["criterion"] for r in version.rubric} >= {"requirements", "estimation",
-                                                        "failure_modes", "tradeoffs"}
+    assert {r["criterion"] for r in version.rubric} >= {
+        "requirements",
+        "estimation",
+        "failure_modes",
+        "tradeoffs",
+    }
     page = author.get(f"/studio/{problem.slug}/").content.decode()
     assert "design criteria with anchored levels: <strong>7/7</strong>" in page
     assert "rule-open" not in page
 
 
-@pytest.mark.parametrize(("board", "says"), [
-    ("{not json", "not valid JSON"),
-    ('{"id": "a"}', "must be a JSON list of Excalidraw elements"),
-    ('[{"id": "a", "type": "blob", "x": 0, "y": 0}]', "[0].type: &#x27;blob&#x27; is not one of"),
-    ('[{"type": "rectangle"}]', "[0].id: must be a string"),
-    ('[{"id": "a", "type": "rectangle", "x": "left"}]', "[0].x: must be a finite number"),
-    ('[{"id": "a", "type": "text", "x": 0, "y": 0}]', "[0].text: missing"),
-    ('[{"id": "a", "type": "arrow", "x": 0, "y": 0}]', "[0].points: missing"),
-    ('[{"id": "a", "type": "ellipse"}, {"id": "a", "type": "ellipse"}]',
-     "[1].id: duplicate element id"),
-])
+@pytest.mark.parametrize(
+    ("board", "says"),
+    [
+        ("{not json", "not valid JSON"),
+        ('{"id": "a"}', "must be a JSON list of Excalidraw elements"),
+        (
+            '[{"id": "a", "type": "blob", "x": 0, "y": 0}]',
+            "[0].type: &#x27;blob&#x27; is not one of",
+        ),
+        ('[{"type": "rectangle"}]', "[0].id: must be a string"),
+        ('[{"id": "a", "type": "rectangle", "x": "left"}]', "[0].x: must be a finite number"),
+        ('[{"id": "a", "type": "text", "x": 0, "y": 0}]', "[0].text: missing"),
+        ('[{"id": "a", "type": "arrow", "x": 0, "y": 0}]', "[0].points: missing"),
+        (
+            '[{"id": "a", "type": "ellipse"}, {"id": "a", "type": "ellipse"}]',
+            "[1].id: duplicate element id",
+        ),
+    ],
+)
 def test_a_malformed_board_is_refused_at_its_field_and_nothing_is_saved(
     author: Any, board: str, says: str
 ) -> None:
     problem = _create(author)
-    response = author.post(f"/studio/{problem.slug}/parts/",
-                           _form_data(problem, reference_board=board))
+    response = author.post(
+        f"/studio/{problem.slug}/parts/", _form_data(problem, reference_board=board)
+    )
     assert response.status_code == 400
     page = response.content.decode()
     errors = page.split('id="id_reference_board-errors"', 1)
     assert len(errors) == 2, "the error is not at the board's field"
     assert says in errors[1].split("</ul>", 1)[0]
-    assert 'open>' in page.split('id="board-editor"', 1)[1][:40]  # the field is shown open
+    assert "open>" in page.split('id="board-editor"', 1)[1][:40]  # the field is shown open
     assert problem.versions.count() == 1 and _newest(problem).reference_board == []
 
 
@@ -194,4 +236,5 @@ def test_a_design_problem_exports_and_imports_with_its_board(author: Any) -> Non
     assert response.status_code == 302, response.content.decode()[-2000:]
     copy = Problem.objects.get(slug="design-a-cache-2")
     assert copy.kind == "design" and _newest(copy).reference_board == list(
-        BANK_DESIGN.reference_board)
+        BANK_DESIGN.reference_board
+    )

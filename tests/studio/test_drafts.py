@@ -30,9 +30,16 @@ pytestmark = pytest.mark.django_db
 NEW_STATEMENT = "# Add one, revised\n\nReturn `x + 1` for any integer x."
 NEW_STARTER = "def solve(x):\n    # revised starter\n    pass\n"
 NEW_HINT = "A revised hint: add one."
-RUBRIC = json.dumps([{"criterion": "edge_cases", "weight": 1, "strong": "names negatives",
-                      "levels": ["none", "some", "most", "all"]}])
-
+RUBRIC = json.dumps(
+    [
+        {
+            "criterion": "edge_cases",
+            "weight": 1,
+            "strong": "names negatives",
+            "levels": ["none", "some", "most", "all"],
+        }
+    ]
+)
 
 
 @pytest.fixture
@@ -53,23 +60,44 @@ def parts(**changes: str) -> dict[str, str]:
     return {
         "starter_code": "def solve(x):\n    pass\n",
         "reference_code": "def solve(x):\n    return x + 1\n",
-        "driver_code": "", "checker_code": "", "support_code": "",
-        "hints": "The old hint.", "follow_ups": "", "driver": "function", "entry": "solve",
-        "compare": "exact", "title": "Add one", "difficulty": "medium", "queue": "cpu",
-        "kind": "implement", "topics": "", "float_rel": "1e-6", "float_abs": "1e-9",
-        "clarifications": "[]", "rubric": "[]",
+        "driver_code": "",
+        "checker_code": "",
+        "support_code": "",
+        "hints": "The old hint.",
+        "follow_ups": "",
+        "driver": "function",
+        "entry": "solve",
+        "compare": "exact",
+        "title": "Add one",
+        "difficulty": "medium",
+        "queue": "cpu",
+        "kind": "implement",
+        "topics": "",
+        "float_rel": "1e-6",
+        "float_abs": "1e-9",
+        "clarifications": "[]",
+        "rubric": "[]",
     } | changes
 
 
 def edit_everything(author: Client) -> None:
     """The author's three saves: the statement, then the code and prose parts, then the rubric."""
-    assert author.post("/studio/add-one/statement/",
-                       {"statement_md": NEW_STATEMENT}).status_code == 302
-    assert author.post("/studio/add-one/parts/",
-                       parts(starter_code=NEW_STARTER, hints=NEW_HINT)).status_code == 302
-    assert author.post("/studio/add-one/parts/",
-                       parts(starter_code=NEW_STARTER, hints=NEW_HINT,
-                             rubric=RUBRIC)).status_code == 302
+    assert (
+        author.post("/studio/add-one/statement/", {"statement_md": NEW_STATEMENT}).status_code
+        == 302
+    )
+    assert (
+        author.post(
+            "/studio/add-one/parts/", parts(starter_code=NEW_STARTER, hints=NEW_HINT)
+        ).status_code
+        == 302
+    )
+    assert (
+        author.post(
+            "/studio/add-one/parts/", parts(starter_code=NEW_STARTER, hints=NEW_HINT, rubric=RUBRIC)
+        ).status_code
+        == 302
+    )
 
 
 def what_candidates_see(candidate: User) -> dict[str, Any]:
@@ -78,18 +106,24 @@ def what_candidates_see(candidate: User) -> dict[str, Any]:
     client = client_for(candidate)
     page = client.get("/problems/add-one/").content.decode()
     hint = client.get("/problems/add-one/hints/1/").content.decode()
-    session = session_start_solo(candidate=candidate, problem_slug="add-one",
-                                 duration=timedelta(minutes=45))
+    session = session_start_solo(
+        candidate=candidate, problem_slug="add-one", duration=timedelta(minutes=45)
+    )
     session_page = client.get(f"/sessions/{session.pk}/").content.decode()
     state = client.get(f"/sessions/{session.pk}/state").content.decode()
     interviewer = user_with_role(f"interviewer-{session.pk}", "interviewer")
-    live = session_schedule_live(interviewer=interviewer, problem_slug="add-one",
-                                 duration=timedelta(minutes=45))
+    live = session_schedule_live(
+        interviewer=interviewer, problem_slug="add-one", duration=timedelta(minutes=45)
+    )
     panel = interviewer_panel(session=live, user=interviewer)
     return {
-        "page": page, "hint": hint, "starter": session_code(session.pk),
-        "session_page": session_page, "state": state,
-        "rubric": panel["rubric"], "panel_hints": [h["text"] for h in panel["hints"]],
+        "page": page,
+        "hint": hint,
+        "starter": session_code(session.pk),
+        "session_page": session_page,
+        "state": state,
+        "rubric": panel["rubric"],
+        "panel_hints": [h["text"] for h in panel["hints"]],
     }
 
 
@@ -110,7 +144,9 @@ def test_edits_to_a_published_problem_are_drafts_that_reach_nobody(
     # then each save is a draft version naming who changed what
     drafts = list(problem.versions.filter(number__gt=1).order_by("number"))
     assert [(v.number, v.validation, v.change_note) for v in drafts] == [
-        (2, "draft", "statement"), (3, "draft", "starter; hints"), (4, "draft", "rubric"),
+        (2, "draft", "statement"),
+        (3, "draft", "starter; hints"),
+        (4, "draft", "rubric"),
     ]
     assert {v.created_by for v in drafts} == {writer}
     assert drafts[-1].statement_md == NEW_STATEMENT and drafts[-1].hints == [NEW_HINT]

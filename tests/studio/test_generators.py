@@ -21,9 +21,12 @@ def test_the_same_template_and_seed_give_the_same_input() -> None:
     assert 0 <= number < 1 and set(first["mode"]) <= {"a", "b"}
     assert sorted(input_generate("$perm(50)", seed=3)) == list(range(50))
     assert input_generate("$sorted_ints(20, 0, 9)", seed=2) == sorted(
-        input_generate("$sorted_ints(20, 0, 9)", seed=2))
+        input_generate("$sorted_ints(20, 0, 9)", seed=2)
+    )
     assert input_generate({"plain": "$not a call", "n": 3}, seed=1) == {
-        "plain": "$not a call", "n": 3}
+        "plain": "$not a call",
+        "n": 3,
+    }
 
 
 @pytest.mark.parametrize(
@@ -51,9 +54,17 @@ def test_the_test_form_stores_the_generated_input() -> None:
     problem.save()
     client = Client()
     client.force_login(writer)
-    data = {"name": "big", "visibility": "hidden", "tag": "performance", "group": "",
-            "compare": "", "input": '{"args": ["$int(1, 9)"]}', "expected": "0",
-            "generate": "on", "seed": "4"}
+    data = {
+        "name": "big",
+        "visibility": "hidden",
+        "tag": "performance",
+        "group": "",
+        "compare": "",
+        "input": '{"args": ["$int(1, 9)"]}',
+        "expected": "0",
+        "generate": "on",
+        "seed": "4",
+    }
     assert client.post("/studio/add-one/test/", data).status_code == 302
     version = problem.versions.order_by("-number").first()
     assert version is not None

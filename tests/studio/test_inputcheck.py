@@ -102,7 +102,7 @@ def test_the_bulk_json_names_the_test_that_does_not_fit(problem: Problem, writer
     assert response.status_code == 400
     errors = response.context["tests_form"].errors
     assert errors["hidden_tests"] == [
-        'does not fit the driver: test "no args" (#3): solve() needs argument \'x\', '
+        "does not fit the driver: test \"no args\" (#3): solve() needs argument 'x', "
         "the input does not give it"
     ]
     assert "public_tests" not in errors and problem.versions.count() == 1

@@ -40,7 +40,7 @@ def test_a_new_problems_draft_is_never_called_live(writer: User) -> None:
     assert _labels(version_page) == ["current, unpublished"]
     assert _labels(problem_page) == ["current, unpublished"]
     for html in (version_page, problem_page, client.get("/studio/").content.decode()):
-        assert "state-live" not in html and 'version-chip live' not in html
+        assert "state-live" not in html and "version-chip live" not in html
     assert problem.live_version is not None
     assert live_label(problem, problem.live_version) == "current, unpublished"
 

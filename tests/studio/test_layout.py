@@ -64,8 +64,7 @@ def _pages() -> dict[str, tuple[int, dict[str, str], bytes]]:
     problem.owner = writer
     problem.save()
     v1 = problem.versions.get(number=1)
-    ProblemVersion.objects.filter(pk=v1.pk).update(validation="failed",
-                                                   validation_report=_report())
+    ProblemVersion.objects.filter(pk=v1.pk).update(validation="failed", validation_report=_report())
     candidate = user_with_role("candidate-with-a-long-username-indeed", "candidate")
     regrade = Regrade.objects.create(version=v1, status="done", total=3, done=3, changed=1)
     for n in range(3):
@@ -82,8 +81,11 @@ def _pages() -> dict[str, tuple[int, dict[str, str], bytes]]:
         token_create(user=writer, name=name)
     client: Client = client_for(writer)
     pages = {}
-    for name, url in (("problem", "/studio/add-one/"), ("version", "/studio/add-one/v1/"),
-                      ("tokens", "/accounts/tokens/")):
+    for name, url in (
+        ("problem", "/studio/add-one/"),
+        ("version", "/studio/add-one/v1/"),
+        ("tokens", "/accounts/tokens/"),
+    ):
         response = client.get(url)
         assert response.status_code == 200, url
         headers = {k: v for k, v in response.items() if k.lower() != "content-length"}
@@ -161,9 +163,11 @@ def test_the_studio_pages_fit_at_phone_and_desktop_widths() -> None:
                 context = browser.new_context(viewport={"width": width, "height": 900})
                 page = context.new_page()
                 page.route("**/*", lambda route: _serve(aliases, route))
-                for name, url in (("problem", "studio/add-one/"),
-                                  ("version", "studio/add-one/v1/"),
-                                  ("tokens", "accounts/tokens/")):
+                for name, url in (
+                    ("problem", "studio/add-one/"),
+                    ("version", "studio/add-one/v1/"),
+                    ("tokens", "accounts/tokens/"),
+                ):
                     page.goto(f"{ORIGIN}/{url}")
                     page.wait_for_load_state("load")
                     page.screenshot(path=str(SHOTS / f"{name}-{width}.png"), full_page=True)

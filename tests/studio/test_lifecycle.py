@@ -19,9 +19,7 @@ pytestmark = pytest.mark.django_db
 TIMING = {"suggested_limit_seconds": 4.5, "tests": [], "warnings": []}
 
 
-def test_output_bytes_is_settable_and_kept_when_left_empty(
-    problem: Problem, writer: User
-) -> None:
+def test_output_bytes_is_settable_and_kept_when_left_empty(problem: Problem, writer: User) -> None:
     live = problem.versions.get()
     data = dict(live.limits)  # the limits form (issue 34.5): the limits alone
     client = client_for(writer)
@@ -55,9 +53,7 @@ def test_publishing_below_the_suggested_limit_needs_a_recorded_confirmation(
     assert "writer confirmed a 2.0 s limit (suggested 4.5 s)" in page
 
 
-def test_a_draft_is_deleted_only_with_its_slug_typed_again(
-    problem: Problem, writer: User
-) -> None:
+def test_a_draft_is_deleted_only_with_its_slug_typed_again(problem: Problem, writer: User) -> None:
     client = client_for(writer)
     assert 'id="delete-button"' in client.get("/studio/add-one/").content.decode()
     client.post("/studio/add-one/delete/", {"confirm_slug": "add"})
@@ -67,16 +63,21 @@ def test_a_draft_is_deleted_only_with_its_slug_typed_again(
     assert not Problem.objects.filter(slug="add-one").exists()
 
 
-def test_a_problem_with_a_history_is_archived_not_deleted(
-    problem: Problem, writer: User
-) -> None:
+def test_a_problem_with_a_history_is_archived_not_deleted(problem: Problem, writer: User) -> None:
     mark_validated(problem.versions.get(), {"lint": {"issues": []}})
     client = client_for(writer)
     client.post("/studio/add-one/publish/")
     problem.refresh_from_db()
     assert problem.published and problem in Problem.objects.offered()
-    Submission.objects.create(user=writer, problem=problem, version=problem.live_version,
-                              mode="submit", code=ADD_ONE, status="done", verdict="AC")
+    Submission.objects.create(
+        user=writer,
+        problem=problem,
+        version=problem.live_version,
+        mode="submit",
+        code=ADD_ONE,
+        status="done",
+        verdict="AC",
+    )
     client.post("/studio/add-one/archive/")
     problem.refresh_from_db()
     assert not problem.published and problem.archived_at is not None

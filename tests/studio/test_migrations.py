@@ -58,7 +58,11 @@ def _counts(path: Path) -> dict[str, int]:
 def _manage(db: Path, *args: str) -> str:
     env = dict(os.environ, DATABASE_URL=f"sqlite:///{db}", DJANGO_SETTINGS_MODULE="config.settings")
     done = subprocess.run(
-        [sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True, text=True,
+        [sys.executable, "manage.py", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
         timeout=300,
     )
     assert done.returncode == 0, done.stderr

@@ -27,7 +27,6 @@ EDITS = [
 ]
 
 
-
 @pytest.fixture
 def owner() -> User:
     return user_with_role("owner", "author")
@@ -82,8 +81,9 @@ def test_a_coauthor_edits_once_the_owner_adds_them(problem: Problem, owner: User
 
 def test_only_authors_can_be_coauthors(problem: Problem, owner: User) -> None:
     user_with_role("cand", "candidate")
-    response = client_for(owner).post("/studio/add-one/coauthors/", {"username": "cand"},
-                                      follow=True)
+    response = client_for(owner).post(
+        "/studio/add-one/coauthors/", {"username": "cand"}, follow=True
+    )
     assert "no author called &#x27;cand&#x27;" in response.content.decode()
     assert not problem.coauthors.exists()
 

@@ -29,8 +29,9 @@ def test_offered_is_published_and_not_failed_validation() -> None:
     passed = tiny_problem("passed")
     failed = tiny_problem("failed")
     tiny_problem("hidden", published=False)
-    Problem.objects.create(slug="empty", title="E", statement_md="-", reference_code="-",
-                           published=True)
+    Problem.objects.create(
+        slug="empty", title="E", statement_md="-", reference_code="-", published=True
+    )
     ProblemVersion.objects.filter(problem=passed).update(validation="passed")
     ProblemVersion.objects.filter(problem=failed).update(validation="failed")
     # then the failed and the unpublished ones are not offered (the versionless one is listed,

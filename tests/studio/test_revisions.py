@@ -42,8 +42,7 @@ def save(problem: Problem, user: User, text: str) -> ProblemVersion:
 
 
 @collapsing
-def test_one_authors_saves_collapse_into_one_draft_version(problem: Problem,
-                                                          alice: User) -> None:
+def test_one_authors_saves_collapse_into_one_draft_version(problem: Problem, alice: User) -> None:
     first = save(problem, alice, "# one")
     for text in ("# two", "# three", "# four"):
         assert save(problem, alice, text).pk == first.pk
@@ -83,10 +82,12 @@ def test_a_save_after_the_window_or_after_validation_starts_a_new_version(
 ) -> None:
     draft = save(problem, alice, "# one")
     ProblemVersion.objects.filter(pk=draft.pk).update(
-        created_at=timezone.now() - timedelta(minutes=11))
+        created_at=timezone.now() - timedelta(minutes=11)
+    )
     assert save(problem, alice, "# two").number == 3
     ProblemVersion.objects.filter(number=3, problem=problem).update(
-        validation=ProblemVersion.Validation.PENDING)
+        validation=ProblemVersion.Validation.PENDING
+    )
     assert save(problem, alice, "# three").number == 4
 
 
@@ -107,8 +108,13 @@ def test_a_version_page_shows_its_contents_and_a_diff_against_another(
     client = client_for(alice)
     page = client.get("/studio/add-one/v2/").content.decode()
     # the contents: metadata and limits, statement, code, tests one per line
-    for path in ("problem.toml", "statement.md", "reference.py", "tests/public.json",
-                 "tests/hidden.json"):
+    for path in (
+        "problem.toml",
+        "statement.md",
+        "reference.py",
+        "tests/public.json",
+        "tests/hidden.json",
+    ):
         assert f'data-path="{path}"' in page
     assert "test_cpu_seconds = 2.0" in page and "&quot;name&quot;: &quot;public 0&quot;" in page
     # the diff against the one before, by default
@@ -127,8 +133,11 @@ def test_a_wrong_solutions_code_is_shown_and_opens_in_the_code_editor(
     problem: Problem, alice: User
 ) -> None:
     code = "def solve(x):\n    return x  # MARK-WRONG-CODE\n"
-    wrong_solution_put(problem=problem, user=alice,
-                       wrong=WrongSolution("wrong/same.py", "WA", "forgets to add", code))
+    wrong_solution_put(
+        problem=problem,
+        user=alice,
+        wrong=WrongSolution("wrong/same.py", "WA", "forgets to add", code),
+    )
     client = client_for(alice)
     page = client.get("/studio/add-one/").content.decode()
     assert "MARK-WRONG-CODE" in page and 'href="?wrong=0#wrong-form"' in page

@@ -30,18 +30,39 @@ pytestmark = pytest.mark.django_db
 
 STATEMENT = "# Add one\n\nReturn x + 1.\n\nInputs are integers.\n"
 WRONG = [
-    {"file": "wrong/first.py", "verdict": "WA", "why": "off by one", "code": "def solve(x):\n"
-     "    return x\n"},
-    {"file": "wrong/second.py", "verdict": "WA", "why": "doubles", "code": "def solve(x):\n"
-     "    return 2 * x\n"},
+    {
+        "file": "wrong/first.py",
+        "verdict": "WA",
+        "why": "off by one",
+        "code": "def solve(x):\n    return x\n",
+    },
+    {
+        "file": "wrong/second.py",
+        "verdict": "WA",
+        "why": "doubles",
+        "code": "def solve(x):\n    return 2 * x\n",
+    },
 ]
-GENERATED = {"name": "generated", "input": {"args": [3]}, "expected": 4, "tag": "correctness",
-             "generator": {"template": {"args": ["$int(0, 9)"]}, "seed": 1}}
+GENERATED = {
+    "name": "generated",
+    "input": {"args": [3]},
+    "expected": 4,
+    "tag": "correctness",
+    "generator": {"template": {"args": ["$int(0, 9)"]}, "seed": 1},
+}
 
 # Routes that save a change to the package: their form carries its base.
 EDIT_FORMS = {
-    "statement", "tests", "limits", "parts", "test_save", "test_action", "generated_rebuild",
-    "wrong_add", "wrong_delete", "apply_limit",
+    "statement",
+    "tests",
+    "limits",
+    "parts",
+    "test_save",
+    "test_action",
+    "generated_rebuild",
+    "wrong_add",
+    "wrong_delete",
+    "apply_limit",
 }
 # Every other route, and why it has no base to carry.
 NOT_EDITS = {
@@ -84,13 +105,17 @@ def problem(alice: User, bob: User) -> Problem:
     Problem.objects.filter(pk=problem.pk).update(owner=alice)
     version = problem.versions.get()
     ProblemVersion.objects.filter(pk=version.pk).update(
-        statement_md=STATEMENT, wrong_solutions=WRONG,
+        statement_md=STATEMENT,
+        wrong_solutions=WRONG,
         hidden_tests=[*version.hidden_tests, GENERATED],
     )
-    mark_validated(problem.versions.get(), {
-        "timing": {"suggested_limit_seconds": 4.5, "tests": [], "warnings": []},
-        "lint": {"issues": []},
-    })
+    mark_validated(
+        problem.versions.get(),
+        {
+            "timing": {"suggested_limit_seconds": 4.5, "tests": [], "warnings": []},
+            "lint": {"issues": []},
+        },
+    )
     problem.coauthors.add(bob)
     problem.refresh_from_db()
     return problem
@@ -108,7 +133,7 @@ def token(problem: Problem) -> str:
 
 def post_forms(html: str) -> list[tuple[str, str]]:
     """Every POST form on a page: its action and its body."""
-    found = re.finditer(r'<form\b([^>]*)>(.*?)</form>', html, re.S)
+    found = re.finditer(r"<form\b([^>]*)>(.*?)</form>", html, re.S)
     forms = []
     for match in found:
         attrs, body = match.groups()
@@ -177,13 +202,27 @@ def json_data(problem: Problem, public: list[dict[str, Any]]) -> dict[str, str]:
 
 
 def row_form(name: str, expected: str) -> dict[str, str]:
-    return {"name": name, "visibility": "public", "tag": "correctness", "group": "",
-            "compare": "", "input": '{"args": [5]}', "expected": expected, "seed": "1"}
+    return {
+        "name": name,
+        "visibility": "public",
+        "tag": "correctness",
+        "group": "",
+        "compare": "",
+        "input": '{"args": [5]}',
+        "expected": expected,
+        "seed": "1",
+    }
 
 
 def wrong_form(file: str) -> dict[str, str]:
-    return {"file": file, "verdict": "WA", "why": "why", "groups": "", "says": "",
-            "code": "def solve(x):\n    return 0\n"}
+    return {
+        "file": file,
+        "verdict": "WA",
+        "why": "why",
+        "groups": "",
+        "says": "",
+        "code": "def solve(x):\n    return 0\n",
+    }
 
 
 Post = tuple[str, Callable[[Problem, Client], dict[str, Any]]]
@@ -192,12 +231,18 @@ Check = Callable[[ProblemVersion], bool]
 # form → (bob's save, alice's stale save, both changes present in the head)
 TWO_AUTHORS: dict[str, tuple[Post, Post, Check]] = {
     "statement": (
-        ("/studio/add-one/statement/",
-         lambda p, c: {"statement_md": STATEMENT.replace("# Add one", "# Add one to x")}),
-        ("/studio/add-one/statement/",
-         lambda p, c: {"statement_md": STATEMENT + "\nAlice's paragraph.\n"}),
-        lambda v: v.statement_md.startswith("# Add one to x\n")
-        and v.statement_md.endswith("Alice's paragraph.\n"),
+        (
+            "/studio/add-one/statement/",
+            lambda p, c: {"statement_md": STATEMENT.replace("# Add one", "# Add one to x")},
+        ),
+        (
+            "/studio/add-one/statement/",
+            lambda p, c: {"statement_md": STATEMENT + "\nAlice's paragraph.\n"},
+        ),
+        lambda v: (
+            v.statement_md.startswith("# Add one to x\n")
+            and v.statement_md.endswith("Alice's paragraph.\n")
+        ),
     ),
     "limits": (
         ("/studio/add-one/limits/", lambda p, c: limits_data(p, memory_mb=300)),
@@ -205,14 +250,30 @@ TWO_AUTHORS: dict[str, tuple[Post, Post, Check]] = {
         lambda v: v.limits["memory_mb"] == 300 and v.limits["test_cpu_seconds"] == 3.0,
     ),
     "tests": (
-        ("/studio/add-one/tests/", lambda p, c: json_data(p, [
-            *p.versions.get(number=1).public_tests,
-            {"name": "bob's", "input": {"args": [7]}, "expected": 8, "tag": "correctness"}])),
-        ("/studio/add-one/tests/", lambda p, c: json_data(p, [
-            dict(t, expected=t["expected"] + 10 * (t["name"] == "public 1"))
-            for t in p.versions.get(number=1).public_tests])),
-        lambda v: [t["name"] for t in v.public_tests] == ["public 0", "public 1", "bob's"]
-        and v.public_tests[1]["expected"] == 12,
+        (
+            "/studio/add-one/tests/",
+            lambda p, c: json_data(
+                p,
+                [
+                    *p.versions.get(number=1).public_tests,
+                    {"name": "bob's", "input": {"args": [7]}, "expected": 8, "tag": "correctness"},
+                ],
+            ),
+        ),
+        (
+            "/studio/add-one/tests/",
+            lambda p, c: json_data(
+                p,
+                [
+                    dict(t, expected=t["expected"] + 10 * (t["name"] == "public 1"))
+                    for t in p.versions.get(number=1).public_tests
+                ],
+            ),
+        ),
+        lambda v: (
+            [t["name"] for t in v.public_tests] == ["public 0", "public 1", "bob's"]
+            and v.public_tests[1]["expected"] == 12
+        ),
     ),
     "test_save": (
         ("/studio/add-one/test/", lambda p, c: row_form("bob's", "6")),
@@ -226,15 +287,16 @@ TWO_AUTHORS: dict[str, tuple[Post, Post, Check]] = {
     ),
     "parts": (
         ("/studio/add-one/parts/", lambda p, c: parts_data(c, title="Bob's title")),
-        ("/studio/add-one/parts/", lambda p, c: parts_data(c, hints_as_text="on",
-                                                          hints="Alice's hint")),
+        (
+            "/studio/add-one/parts/",
+            lambda p, c: parts_data(c, hints_as_text="on", hints="Alice's hint"),
+        ),
         lambda v: v.title == "Bob's title" and v.hints == ["Alice's hint"],
     ),
     "wrong_add": (
         ("/studio/add-one/wrong/", lambda p, c: wrong_form("wrong/bob.py")),
         ("/studio/add-one/wrong/", lambda p, c: wrong_form("wrong/alice.py")),
-        lambda v: [w["file"] for w in v.wrong_solutions][-2:] == ["wrong/bob.py",
-                                                                  "wrong/alice.py"],
+        lambda v: [w["file"] for w in v.wrong_solutions][-2:] == ["wrong/bob.py", "wrong/alice.py"],
     ),
     "wrong_delete": (
         ("/studio/add-one/wrong/0/delete/", lambda p, c: {}),
@@ -242,8 +304,10 @@ TWO_AUTHORS: dict[str, tuple[Post, Post, Check]] = {
         lambda v: v.wrong_solutions == [],
     ),
     "apply_limit": (
-        ("/studio/add-one/statement/",
-         lambda p, c: {"statement_md": STATEMENT.replace("# Add one", "# Bob's")}),
+        (
+            "/studio/add-one/statement/",
+            lambda p, c: {"statement_md": STATEMENT.replace("# Add one", "# Bob's")},
+        ),
         ("/studio/add-one/v1/limit/", lambda p, c: {}),
         lambda v: v.statement_md.startswith("# Bob's") and v.limits["test_cpu_seconds"] == 4.5,
     ),
@@ -270,8 +334,9 @@ def test_two_authors_saving_stale_copies_of_a_form_lose_nothing(
     assert both_kept(head(problem)), form
 
 
-OVERLAPS: dict[str, tuple[str, Callable[[Problem], dict[str, Any]],
-                          Callable[[Problem], dict[str, Any]], str]] = {
+OVERLAPS: dict[
+    str, tuple[str, Callable[[Problem], dict[str, Any]], Callable[[Problem], dict[str, Any]], str]
+] = {
     "statement": (
         "/studio/add-one/statement/",
         lambda p: {"statement_md": STATEMENT.replace("x + 1", "x+1") + "\nBob's.\n"},
@@ -308,8 +373,9 @@ def test_an_overlapping_stale_save_shows_both_sides_and_resolves_keeping_the_res
     assert f'name="resolve:{hunk}" value="mine" checked' in page
     assert 'class="hunk-side hunk-theirs"' in page
     assert head(problem).pk == theirs.pk and token(problem) == "2.0"  # nothing saved
-    resolved = alice_page.post(url, alice_data(problem) | {
-        "base": base, "onto": "2.0", f"resolve:{hunk}": "mine"})
+    resolved = alice_page.post(
+        url, alice_data(problem) | {"base": base, "onto": "2.0", f"resolve:{hunk}": "mine"}
+    )
     assert resolved.status_code == 302
     newest = head(problem)
     if form == "statement":  # her line, and bob's other paragraph
@@ -325,10 +391,11 @@ def test_two_authors_rebuilding_generated_tests_from_stale_pages_lose_nothing(
     problem: Problem, alice: User, bob: User
 ) -> None:
     base = token(problem)
-    client_for(bob).post("/studio/add-one/statement/", {
-        "statement_md": STATEMENT.replace("# Add one", "# Bob's"), "base": base})
-    response = client_for(alice).post("/studio/add-one/tests/rebuild/", {"base": base},
-                                      follow=True)
+    client_for(bob).post(
+        "/studio/add-one/statement/",
+        {"statement_md": STATEMENT.replace("# Add one", "# Bob's"), "base": base},
+    )
+    response = client_for(alice).post("/studio/add-one/tests/rebuild/", {"base": base}, follow=True)
     assert "Merged with bob" in response.content.decode()
     newest = head(problem)
     assert newest.statement_md.startswith("# Bob's")

@@ -18,8 +18,9 @@ pytestmark = pytest.mark.django_db
 
 
 def _form_data(problem: Problem) -> dict[str, Any]:
-    initial = PartsForm.initial_from(problem_to_package(problem=problem,
-                                                        version=problem.versions.get()))
+    initial = PartsForm.initial_from(
+        problem_to_package(problem=problem, version=problem.versions.get())
+    )
     return {k: v for k, v in initial.items() if v is not None}
 
 
@@ -68,10 +69,14 @@ def test_a_half_row_is_refused_on_its_field(problem: Problem, writer: User) -> N
 
 
 def test_the_json_view_wins_when_its_box_is_ticked(problem: Problem, writer: User) -> None:
-    data = _form_data(problem) | ROWS | {
-        "clarifications_as_json": "on",
-        "clarifications": '[{"question": "From JSON?", "answer": "Yes", "key": false}]',
-    }
+    data = (
+        _form_data(problem)
+        | ROWS
+        | {
+            "clarifications_as_json": "on",
+            "clarifications": '[{"question": "From JSON?", "answer": "Yes", "key": false}]',
+        }
+    )
     assert client_for(writer).post("/studio/add-one/parts/", data).status_code == 302
     version = _newest(problem)
     assert [c["question"] for c in version.clarifications] == ["From JSON?"]

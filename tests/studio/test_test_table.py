@@ -42,8 +42,15 @@ def newest(problem: Problem) -> Any:
 
 
 def form_data(**changes: str) -> dict[str, str]:
-    return {"name": "seven", "visibility": "hidden", "tag": "edge_cases", "group": "big",
-            "compare": "", "input": '{"args": [7]}', "expected": "8"} | changes
+    return {
+        "name": "seven",
+        "visibility": "hidden",
+        "tag": "edge_cases",
+        "group": "big",
+        "compare": "",
+        "input": '{"args": [7]}',
+        "expected": "8",
+    } | changes
 
 
 def test_the_table_lists_every_test_with_its_actions(problem: Problem, client: Client) -> None:
@@ -62,8 +69,14 @@ def test_adding_a_test_makes_a_draft_with_tag_group_and_compare(
     version = newest(problem)
     assert version.number == 2 and version.validation == "draft"
     assert version.created_by == writer and version.change_note == "hidden tests +1"
-    assert version.hidden_tests[-1] == {"name": "seven", "input": {"args": [7]}, "expected": 8,
-                                        "tag": "edge_cases", "group": "big", "compare": "float"}
+    assert version.hidden_tests[-1] == {
+        "name": "seven",
+        "input": {"args": [7]},
+        "expected": 8,
+        "tag": "edge_cases",
+        "group": "big",
+        "compare": "float",
+    }
     problem.refresh_from_db()
     assert problem.live_version is not None and problem.live_version.number == 1
 
@@ -73,14 +86,20 @@ def test_editing_fills_the_form_and_saves_in_place_or_moves(
 ) -> None:
     page = client.get("/studio/add-one/?edit=hidden:1").content.decode()
     assert "Edit hidden test #1" in page and "secret 1" in page
-    response = client.post("/studio/add-one/test/", form_data(
-        name="secret 1", expected="102", where="hidden", index="1", group=""))
+    response = client.post(
+        "/studio/add-one/test/",
+        form_data(name="secret 1", expected="102", where="hidden", index="1", group=""),
+    )
     assert response.status_code == 302
     assert newest(problem).hidden_tests[1]["expected"] == 102
     assert "group" not in newest(problem).hidden_tests[1]
     # moved to public
-    client.post("/studio/add-one/test/", form_data(
-        name="secret 1", visibility="public", where="hidden", index="1", tag="correctness"))
+    client.post(
+        "/studio/add-one/test/",
+        form_data(
+            name="secret 1", visibility="public", where="hidden", index="1", tag="correctness"
+        ),
+    )
     version = newest(problem)
     assert [t["name"] for t in version.public_tests][-1] == "secret 1"
     assert "secret 1" not in [t["name"] for t in version.hidden_tests]
@@ -139,8 +158,9 @@ def test_expected_is_filled_from_the_reference_in_the_sandbox(
     # Issue 28.4 and 34.6: only a reference that passes the tests writes expected outputs;
     # without a validation, it is graded alone on them first (test_expected_fill.py).
     mark_validated(newest(problem))
-    response = client.post("/studio/add-one/test/", form_data(
-        input='{"args": [41]}', expected="", fill_expected="on"))
+    response = client.post(
+        "/studio/add-one/test/", form_data(input='{"args": [41]}', expected="", fill_expected="on")
+    )
     assert response.status_code == 302, response.content.decode()[-2000:]
     assert newest(problem).hidden_tests[-1]["expected"] == 42
 
@@ -154,8 +174,10 @@ def test_a_big_expected_output_is_filled_whole_and_shown_truncated_with_a_downlo
 ) -> None:
     ProblemVersion.objects.filter(problem=problem).update(reference_code=BIG_REFERENCE)
     mark_validated(newest(problem))
-    response = client.post("/studio/add-one/test/", form_data(
-        name="big", input='{"args": [5000]}', expected="", fill_expected="on"))
+    response = client.post(
+        "/studio/add-one/test/",
+        form_data(name="big", input='{"args": [5000]}', expected="", fill_expected="on"),
+    )
     assert response.status_code == 302, response.content.decode()[-2000:]
     version = newest(problem)
     assert version.hidden_tests[-1]["expected"] == list(range(5000))  # > 4,000 characters

@@ -23,12 +23,16 @@ def signed_in(username: str, role: str | None = "candidate", **kwargs: bool) -> 
 
 
 def submit(secret: str) -> int:
-    return Client().post(
-        "/api/submissions",
-        {"problem": "add-one", "code": ADD_ONE, "mode": "run"},
-        content_type="application/json",
-        HTTP_AUTHORIZATION=f"Token {secret}",
-    ).status_code
+    return (
+        Client()
+        .post(
+            "/api/submissions",
+            {"problem": "add-one", "code": ADD_ONE, "mode": "run"},
+            content_type="application/json",
+            HTTP_AUTHORIZATION=f"Token {secret}",
+        )
+        .status_code
+    )
 
 
 def test_a_token_is_shown_once_stored_hashed_works_and_stops_when_revoked() -> None:
@@ -43,8 +47,10 @@ def test_a_token_is_shown_once_stored_hashed_works_and_stops_when_revoked() -> N
     secret_text = secret.group(1)
     # then only its hash is stored, and the list never shows it again
     token = ApiToken.objects.get()
-    assert token.name == "grading script" and token.key_hash == hashlib.sha256(
-        secret_text.encode()).hexdigest()
+    assert (
+        token.name == "grading script"
+        and token.key_hash == hashlib.sha256(secret_text.encode()).hexdigest()
+    )
     assert secret_text not in str(list(ApiToken.objects.values()))
     # a reload neither shows the secret again nor makes another token
     listing = client.get("/accounts/tokens/").content.decode()

@@ -36,8 +36,10 @@ def problem(owner: User) -> Problem:
     problem.refresh_from_db()
     problem_statement_update(problem=problem, statement_md=DRAFT_STATEMENT, user=owner)
     public = '[{"name": "p", "input": {"args": [1]}, "expected": 3, "tag": "correctness"}]'
-    hidden = ('[{"name": "h", "input": {"args": [5]}, "expected": 7, "tag": "correctness"},'
-              ' {"name": "h2", "input": {"args": [0]}, "expected": 2, "tag": "edge_cases"}]')
+    hidden = (
+        '[{"name": "h", "input": {"args": [5]}, "expected": 7, "tag": "correctness"},'
+        ' {"name": "h2", "input": {"args": [0]}, "expected": 2, "tag": "edge_cases"}]'
+    )
     version_create(problem=problem, public_json=public, hidden_json=hidden, user=owner)
     problem.refresh_from_db()
     return problem
@@ -93,8 +95,7 @@ def test_a_submission_to_the_draft_grades_on_it_and_leaves_the_live_version_alon
     assert problem.live_version.number == 1
     assert list(problem.live_version.submissions.values_list("pk", flat=True)) == live_before
     # the same code against the live version is WA, as a candidate's would be
-    live = submission_create(user=candidate, problem_slug="add-one", code=PLUS_TWO,
-                             mode="submit")
+    live = submission_create(user=candidate, problem_slug="add-one", code=PLUS_TWO, mode="submit")
     submission_grade(submission_id=live.pk)
     live.refresh_from_db()
     assert live.verdict == "WA" and live.version.number == 1 and not live.trial
@@ -109,8 +110,9 @@ def test_a_submission_to_the_draft_grades_on_it_and_leaves_the_live_version_alon
 
 @pytest.mark.docker
 def test_a_run_on_the_draft_grades_its_public_tests(problem: Problem, owner: User) -> None:
-    run = submission_create(user=owner, problem_slug="add-one", code=PLUS_TWO, mode="run",
-                            version_number=3)
+    run = submission_create(
+        user=owner, problem_slug="add-one", code=PLUS_TWO, mode="run", version_number=3
+    )
     submission_grade(submission_id=run.pk)
     run.refresh_from_db()
     assert (run.verdict, run.total, run.trial) == ("AC", 1, True)

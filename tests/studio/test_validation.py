@@ -282,15 +282,18 @@ def test_a_slow_reference_test_is_flagged_and_a_limit_suggested() -> None:
     problem = tiny_problem(published=False)
     # Hidden tests take x >= 100: 0.6 s of CPU there (what a time limit is judged on, so a
     # sleep would not count) is over half of a 1 s limit.
-    with_content(problem, reference_code=(
-        "import time\n\n"
-        "def solve(x):\n"
-        "    if x >= 100:\n"
-        "        start = time.process_time()\n"
-        "        while time.process_time() - start < 0.6:\n"
-        "            pass\n"
-        "    return x + 1\n"
-    ))
+    with_content(
+        problem,
+        reference_code=(
+            "import time\n\n"
+            "def solve(x):\n"
+            "    if x >= 100:\n"
+            "        start = time.process_time()\n"
+            "        while time.process_time() - start < 0.6:\n"
+            "            pass\n"
+            "    return x + 1\n"
+        ),
+    )
     version = problem.live_version
     assert version is not None
     version.limits = dict(version.limits, test_wall_seconds=3.0, test_cpu_seconds=1.0)

@@ -36,7 +36,6 @@ def solve(x):
 """
 
 
-
 @pytest.fixture
 def writer() -> User:
     return user_with_role("writer", "author")
@@ -156,8 +155,14 @@ def test_every_python_part_is_a_textarea_the_studio_bundle_turns_into_an_editor(
     html = author.get("/studio/add-one/").content.decode()
     assert "frontend/studio.js" in html and "frontend/bundle.js" not in html
     coded = set(re.findall(r'<textarea name="(\w+)"[^>]*data-code="python"', html))
-    assert coded == {"starter_code", "reference_code", "driver_code", "checker_code",
-                     "support_code", "code"}
+    assert coded == {
+        "starter_code",
+        "reference_code",
+        "driver_code",
+        "checker_code",
+        "support_code",
+        "code",
+    }
     # the prose and JSON parts stay plain textareas (no JSON mode in the bundle)
     assert not re.search(r'<textarea name="(hints|rubric|public_tests)"[^>]*data-code', html)
 
@@ -266,7 +271,7 @@ def test_the_version_page_shows_the_report(problem: Problem, author: Client) -> 
     assert 'id="suggested-limit">4.5 s' in html
     assert 'class="flagged"' in html and "75.0%" in html
     assert "needs at least 12 hidden tests" in html
-    assert 'state state-failed' in html and 'id="live-button"' not in html  # v1 is live
+    assert "state state-failed" in html and 'id="live-button"' not in html  # v1 is live
     assert "hx-trigger" not in html  # nothing running: no polling
 
 
