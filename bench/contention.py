@@ -869,7 +869,7 @@ async def measure(bench: Bench, args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _pool_reports() -> int:
-    from grading.worker import pool_stats_read
+    from grading.workerstore import pool_stats_read
 
     return len(pool_stats_read())
 

@@ -13,7 +13,7 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 
 from core.realtime import CLOSE_NOT_FOUND, CLOSE_UNAUTHENTICATED
-from grading import realtime, selectors
+from grading import events, realtime, selectors
 
 __all__ = ["CLOSE_NOT_FOUND", "CLOSE_UNAUTHENTICATED", "SubmissionConsumer"]
 
@@ -41,7 +41,7 @@ class SubmissionConsumer(AsyncWebsocketConsumer):
         # ignores a test it already has.
         self.group = realtime.submission_group(submission_id, staff=access.staff)
         await self.channel_layer.group_add(self.group, self.channel_name)
-        for event in await database_sync_to_async(selectors.submission_replay)(
+        for event in await database_sync_to_async(events.submission_replay)(
             submission_id=submission_id, staff=access.staff
         ):
             await self.send_json(event)

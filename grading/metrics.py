@@ -22,6 +22,7 @@ from core.clientaddr import carries_forwarding, client_is_local
 from grading import queueing
 from grading.lanes import KINDS, LANE_ORDER, all_queues, queue_name
 from grading.models import Submission
+from grading.workerstore import pool_stats_read
 
 log = logging.getLogger(__name__)
 QUEUES = KINDS  # the latency figures are per queue kind; depths per lane's queue
@@ -89,8 +90,6 @@ def _lane_lines() -> list[str]:
 
 
 def _pool_lines() -> list[str]:
-    from grading.worker import pool_stats_read
-
     stats = pool_stats_read()
     idle = sum(s["idle"] for s in stats)
     size = sum(s["size"] for s in stats)

@@ -21,6 +21,7 @@ from django.utils import timezone
 
 from grading.lanes import FOREGROUND, KINDS, LANE_ORDER, Lane, lanes_ahead, queue_name
 from grading.models import Submission
+from grading.workerstore import pool_stats_read
 
 RECENT_RUNS = 30  # the gradings a service-time estimate is taken from
 MIN_SAMPLES = 3  # fewer gradings of one problem and mode than this: use the wider group
@@ -112,8 +113,6 @@ class ServiceTimes:
 def slots(kind: str, lane: Lane | str) -> int:
     """Grading slots (worker processes) serving the lane's queue, as the workers report them;
     at least one (a worker that has not reported yet still serves)."""
-    from grading.worker import pool_stats_read
-
     queue = queue_name(kind, lane)
     return max(1, sum(1 for stats in pool_stats_read() if queue in stats.get("queues", ())))
 

@@ -10,7 +10,7 @@ from django.db.models import QuerySet
 from core import visibility
 from core.roles import is_admin, is_author
 from core.visibility import Viewer
-from grading import queueing, realtime, visible
+from grading import events, queueing, visible
 from grading.models import Submission
 
 
@@ -74,35 +74,11 @@ def submission_summary(submission: Submission) -> dict[str, Any]:
     }
 
 
-def submission_replay(*, submission_id: int, staff: bool) -> list[dict[str, Any]]:
-    """The events a late joiner needs to catch up: status, finished tests, and done."""
-    from grading.services import done_event, status_event
-
-    submission = Submission.objects.get(pk=submission_id)
-    events = [status_event(submission)]
-    results = list(submission.results.order_by("index"))
-    hidden_done = 0
-    for result in results:
-        event = realtime.test_event(result, staff=staff)
-        if event is None:
-            hidden_done += 1
-            continue
-        events.append(event)
-    if hidden_done:
-        total = len(submission.version.tests_for(submission.mode))
-        events.append({"type": "progress", "done": len(results), "total": total})
-    if submission.status in (Submission.Status.DONE, Submission.Status.FAILED):
-        events.append(done_event(submission))
-    return events
-
-
 def submission_detail(*, submission: Submission, staff: bool) -> dict[str, Any]:
     """The API's view of a submission: its tests as `visible.graded_tests_view` builds them
     (hidden ones for staff alone; a candidate reads them only in the summary's counts)."""
     audience = visible.STAFF if staff else visible.CANDIDATE
     tests = visible.graded_tests_view(submission.results.order_by("index"), audience=audience)
-    from grading.services import verdict_summary
-
     position = queueing.queue_position(submission)
     return {
         "id": submission.pk,
@@ -112,7 +88,7 @@ def submission_detail(*, submission: Submission, staff: bool) -> dict[str, Any]:
         "message": submission.message,
         "lane": submission.lane,
         "queue": position.as_event() if position else None,
-        **verdict_summary(submission),
+        **events.verdict_summary(submission),
         "created_at": submission.created_at.isoformat(),
         "tests": tests,
     }

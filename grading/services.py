@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from core import visibility
 from core.errors import ApplicationError
-from grading import jobs, queueing, realtime, scratch
+from grading import events, jobs, queueing, realtime, scratch
 from grading.judge import (
     STOP_GROUP,
     STOP_RUN,
@@ -26,9 +26,7 @@ from grading.judge import (
     TestSpec,
     TestVerdict,
     judge,
-    rules_line,
     sandbox_modules,
-    verdict_text,
 )
 from grading.lanes import Lane
 from grading.models import Submission, TestResult
@@ -364,42 +362,6 @@ def _record_test(submission_id: int, verdict: TestVerdict, *, done: int, total: 
     realtime.broadcast_test(submission_id, verdict, done=done, total=total)
 
 
-def verdict_summary(submission: Submission) -> dict[str, Any]:
-    """What every audience may know of a graded submission: verdict, counts, per tag/group."""
-    return {
-        "verdict": submission.verdict,
-        "passed": submission.passed,
-        "total": submission.total,
-        "score": submission.score,
-        "by_tag": submission.by_tag,
-        "by_group": submission.by_group,
-        "worst_by_tag": submission.worst_by_tag,
-        "worst_by_group": submission.worst_by_group,
-        "by_rule": submission.by_rule,
-        "group_rules": submission.group_rules,
-        "rules_line": rules_line(submission.by_rule or {}),
-        # Every sentence of the verdict line, from the stored tests (grading.judge).
-        "verdict_text": verdict_text(list(submission.results.all()), submission.verdict),
-    }
-
-
-def done_event(submission: Submission) -> dict[str, Any]:
-    return {"type": "done", **verdict_summary(submission)}
-
-
-def status_event(submission: Submission) -> dict[str, Any]:
-    """The submission's state; while it waits, where it stands in its lane (grading.queueing)."""
-    event: dict[str, Any] = {
-        "type": "status",
-        "status": submission.status,
-        "message": submission.message,
-    }
-    position = queueing.queue_position(submission)
-    if position is not None:
-        event["queue"] = position.as_event()
-    return event
-
-
 POSITIONS_BROADCAST = 20  # the waiting runs told their new place when one ahead starts
 
 
@@ -407,7 +369,7 @@ def _announce_positions(kind: str) -> None:
     """A run of `kind` started: those still waiting moved up; tell them (best effort)."""
     waiting = queueing.waiting_runs().filter(problem__queue=kind).select_related("problem")
     for submission in waiting.order_by("pk")[:POSITIONS_BROADCAST]:
-        realtime.broadcast(submission.pk, status_event(submission))
+        realtime.broadcast(submission.pk, events.status_event(submission))
 
 
 def _finish(claim: jobs.Claim, judgement: Judgement) -> bool:
@@ -436,10 +398,8 @@ def _gave_up_fields() -> dict[str, Any]:
 
 def _announce(submission_id: int) -> None:
     """Tell every audience the stored state (and the verdict, once there is one)."""
-    submission = Submission.objects.get(pk=submission_id)
-    realtime.broadcast(submission_id, status_event(submission))
-    if submission.status in (Submission.Status.DONE, Submission.Status.FAILED):
-        realtime.broadcast(submission_id, done_event(submission))
+    for event in events.settled_events(Submission.objects.get(pk=submission_id)):
+        realtime.broadcast(submission_id, event)
 
 
 def submission_grade(*, submission_id: int) -> jobs.Outcome:
@@ -455,7 +415,7 @@ def submission_grade(*, submission_id: int) -> jobs.Outcome:
     submission = Submission.objects.select_related("version__problem").get(pk=submission_id)
     # A worker that died mid-grade may have left partial results: start clean.
     TestResult.objects.filter(submission_id=submission_id).delete()
-    realtime.broadcast(submission_id, status_event(submission))
+    realtime.broadcast(submission_id, events.status_event(submission))
     _announce_positions(submission.version.problem.queue)
     # A scratch run's spec never reads the problem's tests (mode "run" here gives it the
     # problem's driver, limits and image with the public tests, which scratch_spec replaces).

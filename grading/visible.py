@@ -1,7 +1,7 @@
 """What a viewer sees of a graded test: the one builder every channel calls.
 
-The JSON API (`selectors.submission_detail`), the websocket (`realtime.broadcast_test` live,
-`selectors.submission_replay` for a late joiner), the review page and its PDF
+The JSON API (`selectors.submission_detail`), the websocket (grading.events: the live frames
+and `events.submission_replay` for a late joiner), the review page and its PDF
 (interviews/review/selectors.py) and the candidate's report all build a test's view here, so
 a hidden test is redacted one way everywhere. What the viewer may see is the policy's
 (`core.visibility`'s HIDDEN_TEST_IO row): this module asks it once per audience and knows no

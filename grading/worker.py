@@ -1,21 +1,18 @@
-"""Celery worker lifecycle: the warm sandbox pool per worker process, and its statistics
-(with the queues the process serves: grading.queueing counts the slots of each lane).
+"""Celery worker lifecycle: the warm sandbox pool per worker process, and the signal handlers
+that keep its report in Redis (grading/workerstore.py: the pool's statistics and the queues the
+process serves, which grading.queueing counts the slots of each lane from).
 
-Imported by config/celery.py so that the signal handlers are connected in every worker.
+Imported by config/celery.py so that the signal handlers are connected in every worker; nothing
+else imports it (readers of the report import grading.workerstore).
 """
 
 from __future__ import annotations
 
-import contextlib
 import importlib
-import json
 import logging
-import os
-import socket
 import threading
 from typing import TYPE_CHECKING, Any
 
-import redis
 from celery.signals import (
     celeryd_after_setup,
     task_postrun,
@@ -24,12 +21,12 @@ from celery.signals import (
 )
 from django.conf import settings
 
+from grading import workerstore
+
 if TYPE_CHECKING:
     from sandbox import WarmPool
 
 log = logging.getLogger(__name__)
-POOL_STATS_KEY = "onsite:pool:{host}:{pid}"
-POOL_STATS_TTL_SECONDS = 300
 _queues: list[str] = []  # what this worker consumes, in its order (set before the pool forks)
 
 
@@ -59,7 +56,8 @@ def _start_pool(**kwargs: Any) -> None:
         threading.Thread(
             target=_prewarm_live, args=(pool, kinds), name="sandbox-prewarm", daemon=True
         ).start()
-    pool_stats_publish()  # with or without a pool: its queues count as grading slots
+    # With or without a pool: its queues count as grading slots.
+    workerstore.pool_stats_publish(_queues)
 
 
 def served_kinds() -> set[str]:
@@ -96,45 +94,9 @@ def _prewarm_live(pool: WarmPool, queues: set[str]) -> None:
 
 @task_postrun.connect
 def _after_task(**kwargs: Any) -> None:
-    pool_stats_publish()
+    workerstore.pool_stats_publish(_queues)
 
 
 @worker_process_shutdown.connect
 def _withdraw_stats(**kwargs: Any) -> None:
-    """A process that stops is no grading slot any more (a killed one expires with its TTL)."""
-    with contextlib.suppress(redis.RedisError):
-        redis.Redis.from_url(settings.REDIS_URL, socket_timeout=2).delete(_stats_key())
-
-
-def _stats_key() -> str:
-    return POOL_STATS_KEY.format(host=socket.gethostname(), pid=os.getpid())
-
-
-def pool_stats_publish() -> None:
-    """Write this process's pool occupancy where /metrics can read it (expires if we die)."""
-    from sandbox import default_pool
-
-    pool = default_pool()
-    stats: dict[str, Any] = {"size": 0, "idle": 0, "hits": 0, "misses": 0}
-    if pool is not None:
-        stats = {
-            "size": pool.size,
-            "idle": pool.idle_count(),
-            "hits": pool.hits,
-            "misses": pool.misses,
-        }
-    stats["queues"] = list(_queues)
-    try:
-        client = redis.Redis.from_url(settings.REDIS_URL, socket_timeout=2)
-        client.set(_stats_key(), json.dumps(stats), ex=POOL_STATS_TTL_SECONDS)
-    except redis.RedisError:
-        log.warning("could not publish pool statistics")
-
-
-def pool_stats_read() -> list[dict[str, Any]]:
-    try:
-        client = redis.Redis.from_url(settings.REDIS_URL, socket_timeout=2)
-        keys = list(client.scan_iter(match="onsite:pool:*", count=100))
-        return [json.loads(raw) for raw in client.mget(keys) if raw] if keys else []
-    except redis.RedisError:
-        return []
+    workerstore.pool_stats_withdraw()

@@ -25,6 +25,8 @@ from problems.constraints import (
     constraints_from_list,
     violations_in_tests,
 )
+from problems.coverage import coverage_read
+from problems.packageerror import MAX_SOURCE_BYTES, PackageError
 
 TAGS = ("correctness", "edge_cases", "performance")
 COMPARES = ("exact", "float", "unordered", "checker")
@@ -91,31 +93,10 @@ def tag_label(tag: str) -> str:
 
 
 SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
-MAX_SOURCE_BYTES = 256 * 1024
 # The problem table's columns (problems/models.py): a longer one is refused here, by name.
 MAX_SLUG_CHARS = 80
 MAX_TITLE_CHARS = 200
 MAX_TESTS_BYTES = 8 * 1024 * 1024
-
-
-class PackageError(Exception):
-    """A malformed package: the message names the file and the field."""
-
-    def __init__(self, path: Path | str, field_name: str, problem: str) -> None:
-        super().__init__(f"{path}: {field_name}: {problem}")
-        self.path = str(path)
-        self.field = field_name
-        self.problem = problem
-
-    def relative_to(self, base: Path) -> PackageError:
-        """The same error with its path from `base` (`tiny/problem.toml`): the scratch folder
-        a studio edit or an upload is read from is the server's business, never the author's."""
-        for start in (base, base.resolve()):
-            try:
-                return PackageError(Path(self.path).relative_to(start), self.field, self.problem)
-            except ValueError:
-                continue
-        return self
 
 
 @dataclass(frozen=True)
@@ -864,9 +845,6 @@ def board_check(raw: Any, path: Path | str = DESIGN_BOARD) -> tuple[dict[str, An
 def _check_coverage(package: Package, root: Path) -> None:
     """A coverage.toml, where the folder has one, must name only this package's tests (the
     bank test requires one per bank problem; a studio draft may have none)."""
-    # Imported here: problems.coverage builds on this module's PackageError.
-    from problems.coverage import coverage_read
-
     names = {t.name for t in package.public_tests + package.hidden_tests}
     coverage_read(root, test_names=names, required=False)
 

@@ -74,7 +74,7 @@ def ruled(
 
 
 def done_event(verdicts: list[TestVerdict]) -> dict[str, Any]:
-    """The done event the server sends for these tests (grading.services.verdict_summary)."""
+    """The done event the server sends for these tests (grading.events.verdict_summary)."""
     judgement = judgement_from(verdicts)
     return {
         "type": "done",

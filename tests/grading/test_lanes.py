@@ -15,10 +15,11 @@ from django.conf import settings
 from django.test import Client
 
 from grading import queueing
+from grading.events import status_event
 from grading.jobs import KINDS
 from grading.lanes import FOREGROUND, IO_QUEUE, Lane, all_queues, queue_name, worker_queues
 from grading.models import Submission
-from grading.services import SUBMISSION_JOBS, status_event, submission_create
+from grading.services import SUBMISSION_JOBS, submission_create
 from interviews.review import webhooks
 from problems.models import ProblemVersion
 from studio.services.regrades import REGRADE_JOBS
