@@ -22,10 +22,8 @@ from frontend.selectors import (
     problem_status_by_slug,
     problem_topics_published,
 )
-from grading.sandboxing import statement_time_limits
-from grading.scratch import custom_example
-from problems.models import DESIGN, Problem
-from problems.services import statement_shown
+from grading.problempage import problem_page_of
+from problems.models import Problem
 
 
 @require_GET
@@ -64,25 +62,8 @@ def problem_detail(request: HttpRequest, slug: str) -> HttpResponse:
     """`/problems/<slug>/`: statement, editor, Run/Submit, results panel, hint reveal. A design
     problem's page has no code desk (nothing of it runs): it starts a solo design round."""
     problem = problem_get_visible(slug=slug, user=request.user)
-    if problem.kind == DESIGN:
-        return render(request, "frontend/problem_detail.html", {
-            "problem": problem,
-            "statement_html": markdown_render(problem.statement_md),
-            "hint_count": len(problem.hints),
-        })
-    context = {
-        "problem": problem,
-        # The declared input constraints are rendered into it (issue 36.10).
-        "statement_html": markdown_render(
-            statement_shown(problem.statement_md, problem.live_version)
-        ),
-        "hint_count": len(problem.hints),
-        "time_limits": (
-            statement_time_limits(problem.live_version.limits) if problem.live_version else None
-        ),
-        "custom_example": custom_example(problem.live_version),
-        "custom_reference": problem.custom_reference,
-    }
+    # The declared input constraints are rendered into the statement (issue 36.10).
+    context = {"problem": problem, **problem_page_of(problem)}
     return render(request, "frontend/problem_detail.html", context)
 
 

@@ -22,19 +22,16 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from core.endpoints import Body, json_endpoint, text_field
 from core.errors import ApplicationError
-from core.markdown import markdown_render
 from core.ratelimit import rate_limit_check
 from core.roles import is_interviewer, may_add_co_interviewer, may_end_session
 from core.visibility import DOOR_STATUS, Door
-from grading.sandboxing import statement_time_limits
-from grading.scratch import custom_example
+from grading.problempage import problem_page_of
 from interviews import docsize, matching, selectors, services
 from interviews.forms import RescheduleForm, ScheduleForm
 from interviews.models import InterviewSession, ScheduleChange
 from interviews.review import selectors as review_selectors
 from interviews.services import SessionError
 from problems.models import DESIGN, Problem
-from problems.services import statement_shown
 
 
 def _minutes(raw: Any) -> timedelta:
@@ -216,12 +213,13 @@ def session_detail(request: HttpRequest, session_id: int) -> HttpResponse:
     if session.status != InterviewSession.Status.FINISHED:
         matching.warm_up()
     state = selectors.session_state(session=session, role=role)
-    version = session.problem.live_version  # what its runs are graded on
     context = {
         "session": session,
         "role": role,
         "state": state,
-        "statement_html": markdown_render(statement_shown(session.problem.statement_md, version)),
+        # The statement, the limits and the Custom input tab, as on the practice page (its
+        # runs are graded on the problem's live version).
+        **problem_page_of(session.problem),
         "hints": services.candidate_hints(session) if role == "candidate" else None,
         "invite_url": _join_url(request, session)
         if role == "interviewer" and session.invite_token else "",
@@ -235,12 +233,6 @@ def session_detail(request: HttpRequest, session_id: int) -> HttpResponse:
         "may_add_co_interviewer": may_add_co_interviewer(
             request.user, interviewer_id=session.interviewer_id),
         "chat_max": services.MAX_CHAT_CHARS,
-        "time_limits": statement_time_limits(version.limits) if version else None,
-        # The desk's Custom input tab, as on the practice page.
-        "custom_example": custom_example(version),
-        "custom_reference": session.problem.custom_reference,
-        # A design round: the whiteboard and the notes pane where the code desk would be.
-        "is_design": session.problem.kind == DESIGN,
         "board_limits": docsize.page_limits(),
     }
     return render(request, "interviews/session_detail.html", context)

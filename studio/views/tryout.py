@@ -18,11 +18,9 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from core.markdown import markdown_render
-from grading.sandboxing import statement_time_limits
-from grading.scratch import custom_example
+from grading.problempage import version_page_of
 from grading.services import GradingError, version_for_trial
 from problems.models import ProblemVersion
-from problems.services import statement_shown
 
 
 @dataclass(frozen=True)
@@ -86,11 +84,7 @@ def version_tryout(request: HttpRequest, slug: str, number: int) -> HttpResponse
             live_number=live.number if live is not None and problem.published else None,
             state=version.validation,
         ),
-        "statement_html": markdown_render(statement_shown(version.statement_md, version)),
-        "hint_count": len(version.hints),
-        "time_limits": statement_time_limits(version.limits),
-        "custom_example": custom_example(version),
-        "custom_reference": version.custom_reference,
+        **version_page_of(version),
     }
     return render(request, "frontend/problem_detail.html", context)
 
