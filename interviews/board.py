@@ -21,6 +21,8 @@ from collections.abc import Iterable
 from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
+from interviews.boardschema import is_live
+
 MAX_ELEMENTS = 1000
 MAX_POINTS = 400  # per line, arrow or freehand stroke (longer ones are thinned)
 MAX_TOTAL_POINTS = 40_000
@@ -316,12 +318,14 @@ def _empty_svg() -> str:
 
 
 def board_elements(raw: Any) -> list[dict[str, Any]]:
-    """The drawable elements of an untrusted list: dicts, not deleted, at most MAX_ELEMENTS."""
+    """The drawable elements of an untrusted list, in its order (the board's drawing order:
+    interviews.collab's readers, a package's reference list): live ones
+    (`boardschema.is_live`), at most MAX_ELEMENTS."""
     if not isinstance(raw, list):
         return []
     out = []
     for item in raw:
-        if isinstance(item, dict) and not item.get("isDeleted"):
+        if is_live(item):
             out.append(item)
             if len(out) >= MAX_ELEMENTS:
                 break

@@ -54,9 +54,8 @@ class Shadow:
     document by forwarding each of its transactions (else a one-off copy)."""
 
     def __init__(self, doc: pycrdt.Doc[Any], *, follow: bool = True) -> None:
-        self.doc: pycrdt.Doc[Any] = pycrdt.Doc()
+        self.doc: pycrdt.Doc[Any] = collab.doc_from_updates([doc.get_update()])
         self.board = self.doc.get(collab.BOARD_NAME, type=pycrdt.Map)
-        self.doc.apply_update(doc.get_update())
         self.changes: dict[str, Any] | None = None  # collecting while an update is tried
         # Updates tried here whose content waits for a dependency: a document's own update
         # (what a rebuild starts from) leaves waiting content out, so a rebuild applies these

@@ -37,7 +37,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 TYPES = ("rectangle", "ellipse", "diamond", "line", "arrow", "freedraw", "text", "frame")
@@ -275,3 +275,20 @@ def element_problem(value: Any, key: Any = None) -> str | None:
 
 def is_element(value: Any, key: Any = None) -> bool:
     return element_problem(value, key) is None
+
+
+# ---------------------------------------------------------------- live elements, drawing order
+# The one place the server decides which elements are on the board and in what order they are
+# drawn: the document's readers (interviews/collab.py: the board at a moment, the live ids its
+# size bound counts) and the picture (interviews/board.py) ask here.
+
+
+def is_live(value: Any) -> bool:
+    """Whether a board entry is an element a person sees: an object Excalidraw has not
+    deleted (a deleted one stays in the scene as a tombstone, `isDeleted: true`)."""
+    return isinstance(value, dict) and not value.get("isDeleted")
+
+
+def drawing_order(elements: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Elements as Excalidraw draws them: by their fractional `index`, then by id."""
+    return sorted(elements, key=lambda e: (str(e.get("index") or ""), str(e.get("id") or "")))

@@ -192,7 +192,7 @@ def update_validate(update: bytes) -> None:
     if update == EMPTY_UPDATE:
         return
     try:
-        pycrdt.Doc().apply_update(update)
+        doc_from_updates([update])
     except Exception as exc:  # pycrdt raises ValueError; anything else is just as malformed
         raise MalformedMessage(f"update does not decode: {exc}") from exc
 
@@ -265,13 +265,19 @@ def awareness_removal(clocks: dict[int, int]) -> bytes:
 # ---------------------------------------------------------------- documents
 
 
-def text_from_updates(updates: Iterable[bytes]) -> str:
-    """The document's text after applying `updates` in order."""
+def doc_from_updates(updates: Iterable[bytes]) -> pycrdt.Doc[Any]:
+    """A fresh document with `updates` applied in order: a session's document as it stood when
+    the last of them was stored, or a room's copy to try an update on. Every reader of a
+    document's past (its code, board, notes) and every trial copy starts here."""
     doc: pycrdt.Doc[Any] = pycrdt.Doc()
-    text = doc.get(TEXT_NAME, type=pycrdt.Text)
     for update in updates:
         doc.apply_update(update)
-    return str(text)
+    return doc
+
+
+def text_from_updates(updates: Iterable[bytes]) -> str:
+    """The document's text after applying `updates` in order."""
+    return str(doc_from_updates(updates).get(TEXT_NAME, type=pycrdt.Text))
 
 
 def _board_elements(board: Any) -> list[dict[str, Any]]:
@@ -283,33 +289,24 @@ def _board_elements(board: Any) -> list[dict[str, Any]]:
         problem = boardschema.element_problem(value, key)
         if problem is not None:
             log.warning("skipped a stored board element: %s", problem)
-        elif not value.get("isDeleted"):
+        elif boardschema.is_live(value):
             elements.append(dict(value))
-    return sorted(elements, key=lambda e: (str(e.get("index") or ""), str(e.get("id") or "")))
+    return boardschema.drawing_order(elements)
 
 
 def board_live_ids(board: Any) -> set[str]:
     """The ids of a board map's live (not deleted) elements: what the element bound counts."""
-    return {key for key, value in board.items()
-            if isinstance(value, dict) and not value.get("isDeleted")}
+    return {key for key, value in board.items() if boardschema.is_live(value)}
 
 
 def board_from_updates(updates: Iterable[bytes]) -> list[dict[str, Any]]:
     """A design session's board after applying `updates` in order: its live elements."""
-    doc: pycrdt.Doc[Any] = pycrdt.Doc()
-    board = doc.get(BOARD_NAME, type=pycrdt.Map)
-    for update in updates:
-        doc.apply_update(update)
-    return _board_elements(board)
+    return _board_elements(doc_from_updates(updates).get(BOARD_NAME, type=pycrdt.Map))
 
 
 def notes_from_updates(updates: Iterable[bytes]) -> str:
     """A design session's notes pane after applying `updates` in order."""
-    doc: pycrdt.Doc[Any] = pycrdt.Doc()
-    notes = doc.get(NOTES_NAME, type=pycrdt.Text)
-    for update in updates:
-        doc.apply_update(update)
-    return str(notes)
+    return str(doc_from_updates(updates).get(NOTES_NAME, type=pycrdt.Text))
 
 
 def initial_update(code: str) -> bytes:
@@ -355,7 +352,7 @@ class Room:
         assert self.live is not None
         for key, change in event.keys.items():
             value = change.get("newValue")
-            if isinstance(value, dict) and not value.get("isDeleted"):
+            if boardschema.is_live(value):
                 self.live.add(key)
             else:
                 self.live.discard(key)
@@ -403,8 +400,7 @@ class Room:
             return True
         # No new items: only its deletions could matter. Try them on a copy.
         # Compared whole (code, board, notes): a deletion in any shared type is a change.
-        copy: pycrdt.Doc[Any] = pycrdt.Doc()
-        copy.apply_update(self.doc.get_update())
+        copy = doc_from_updates([self.doc.get_update()])
         before = copy.get_update()
         copy.apply_update(update)
         return copy.get_update() != before

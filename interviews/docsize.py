@@ -20,7 +20,7 @@ document only when it could cross a bound.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pycrdt
 from django.conf import settings
@@ -138,12 +138,9 @@ def would_overflow(room: collab.Room, update: bytes) -> bool:
         if not near_bytes and not near_elements:
             return False
     before_bytes, before_elements = room.size(), len(room.live_ids())
-    copy: pycrdt.Doc[Any] = pycrdt.Doc()
-    board = copy.get(collab.BOARD_NAME, type=pycrdt.Map)
-    copy.apply_update(room.doc.get_update())
-    copy.apply_update(update)
+    copy = collab.doc_from_updates([room.doc.get_update(), update])
     after_bytes = len(copy.get_update())
-    after_elements = len(collab.board_live_ids(board))
+    after_elements = len(collab.board_live_ids(copy.get(collab.BOARD_NAME, type=pycrdt.Map)))
     if after_bytes > limit_bytes and after_bytes > before_bytes:
         return True
     return after_elements > limit_elements and after_elements > before_elements
