@@ -40,3 +40,14 @@ def test_any_value_gets_an_answer_never_an_exception(item: tuple[str, Any]) -> N
     key, value = item
     problem = boardschema.element_problem(value, key)
     assert problem is None or problem.startswith("The board element ")
+
+
+def test_live_elements_and_drawing_order_are_decided_here() -> None:
+    # The one rule the document's readers (interviews/collab.py) and the picture
+    # (interviews/board.py) share: a tombstone or a non-object is not on the board.
+    assert boardschema.is_live({"id": "a"}) and boardschema.is_live({"isDeleted": False})
+    assert not boardschema.is_live({"id": "a", "isDeleted": True})
+    assert not boardschema.is_live(["not", "an", "element"]) and not boardschema.is_live(None)
+    elements = [{"id": "b", "index": "a1"}, {"id": "c"}, {"id": "a", "index": "a1"},
+                {"id": "d", "index": "a0"}]
+    assert [e["id"] for e in boardschema.drawing_order(elements)] == ["c", "d", "a", "b"]

@@ -139,3 +139,19 @@ def test_deleting_a_board_element_is_a_change_the_room_keeps() -> None:
     assert room.would_change(deletion)
     room.apply(2, deletion)
     assert not room.would_change(deletion)
+
+
+def test_every_reader_of_a_past_document_applies_the_updates_to_one_fresh_document() -> None:
+    doc: pycrdt.Doc[Any] = pycrdt.Doc()
+    doc.get(collab.TEXT_NAME, type=pycrdt.Text).insert(0, "x = 1")
+    first = doc.get_update()
+    board = doc.get(collab.BOARD_NAME, type=pycrdt.Map)
+    board["r"] = {"id": "r", "type": "rectangle", "version": 1, "index": "a1"}
+    board["gone"] = {"id": "gone", "type": "rectangle", "version": 1, "isDeleted": True}
+    doc.get(collab.NOTES_NAME, type=pycrdt.Text).insert(0, "10k rps")
+    updates = [first, doc.get_update(pycrdt.get_state(first))]
+    fresh = collab.doc_from_updates(updates)
+    assert fresh.get_state() == doc.get_state()
+    assert collab.text_from_updates(updates) == "x = 1"
+    assert [e["id"] for e in collab.board_from_updates(updates)] == ["r"]
+    assert collab.notes_from_updates(updates) == "10k rps"
