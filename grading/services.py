@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from core import visibility
 from core.errors import ApplicationError
-from grading import jobs, queueing, realtime, scratch
+from grading import jobs, queueing, realtime, scratch, service_times
 from grading.judge import (
     STOP_GROUP,
     STOP_RUN,
@@ -440,6 +440,22 @@ def _announce(submission_id: int) -> None:
     realtime.broadcast(submission_id, status_event(submission))
     if submission.status in (Submission.Status.DONE, Submission.Status.FAILED):
         realtime.broadcast(submission_id, done_event(submission))
+
+
+def slot_time_record(*, submission_id: int, seconds: float) -> None:
+    """A graded submission held its worker's slot for `seconds` (grading/service_times.py)."""
+    row = (
+        Submission.objects.filter(pk=submission_id)
+        .values("problem_id", "problem__queue", "mode")
+        .first()
+    )
+    if row:
+        service_times.record(
+            kind=row["problem__queue"],
+            mode=row["mode"],
+            problem_id=row["problem_id"],
+            seconds=seconds,
+        )
 
 
 def submission_grade(*, submission_id: int) -> jobs.Outcome:
