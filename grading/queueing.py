@@ -197,6 +197,25 @@ def _left(service: float, started: Any, now: Any) -> float:
     return max(service - elapsed, 0.1 * service)
 
 
+def _before(submission: Submission) -> Q:
+    """The runs of its lane the broker hands out before `submission`: those enqueued earlier
+    (requests made at once commit and enqueue out of id order: by id, a burst of eight
+    Submits was told the wrong places), or, while it is not enqueued yet (the broker was
+    down: the sweep hands it out later), every one enqueued and the older ones not. Read from
+    the database: the caller's copy may predate its enqueueing (written after the commit)."""
+    enqueued = (
+        Submission.objects.filter(pk=submission.pk).values_list("enqueued_at", flat=True).first()
+    )
+    if enqueued is None:
+        return Q(enqueued_at__isnull=False) | Q(pk__lt=submission.pk)
+    return Q(enqueued_at__lt=enqueued) | Q(enqueued_at=enqueued, pk__lt=submission.pk)
+
+
+def _broker_order(submission: Submission) -> tuple[bool, float, int]:
+    at = submission.enqueued_at
+    return (at is None, at.timestamp() if at else 0.0, submission.pk)
+
+
 def queue_position(submission: Submission) -> Position | None:
     """Where a waiting submission stands; None once it is no longer waiting."""
     if submission.status not in WAITING:
@@ -204,14 +223,15 @@ def queue_position(submission: Submission) -> Position | None:
     kind, lane = submission.problem.queue, Lane(submission.lane)
     more_urgent = [str(other) for other in lanes_ahead(lane) if other != lane]
     same_kind = Submission.objects.filter(problem__queue=kind).only(
-        "pk", "problem_id", "mode", "lane", "started_at"
+        "pk", "problem_id", "mode", "lane", "started_at", "enqueued_at"
     )
     ahead = list(
         same_kind.filter(status__in=WAITING)
-        .filter(Q(lane__in=more_urgent) | Q(lane=lane, pk__lt=submission.pk))
+        .filter(Q(lane__in=more_urgent) | (Q(lane=lane) & _before(submission)))
+        .exclude(pk=submission.pk)
     )
-    # The most urgent lane is taken first, each lane in arrival order.
-    ahead.sort(key=lambda s: (LANE_ORDER.index(Lane(s.lane)), s.pk))
+    # The most urgent lane is taken first, each lane in the broker's order.
+    ahead.sort(key=lambda s: (LANE_ORDER.index(Lane(s.lane)), *_broker_order(s)))
     running = list(
         same_kind.filter(status=Submission.Status.RUNNING, lane__in=[str(fg) for fg in FOREGROUND])
     )

@@ -224,3 +224,37 @@ def test_a_graded_submission_records_its_slot_time() -> None:
     slot_time_record(submission_id=sub.pk, seconds=0.75)
     times = service_times.read(kind=problem.queue, mode="run", problem_id=problem.pk)
     assert (times.n, times.mean) == (1, 0.75)
+
+
+def test_the_broker_order_not_the_id_order_decides_who_is_ahead() -> None:
+    """Eight Submits sent at once commit and reach the broker out of id order (the contention
+    benchmark's burst started 8, 10, 9, 12, 13, 7, 11): a run's place is its place in the
+    broker's queue."""
+    broker_purge()
+    problem = tiny_problem(slug="burst-order")
+    _graded(problem_slug=problem.slug, mode="submit", seconds=4.0, count=4)
+    user = user_with_role("burst", "candidate")
+    first, second = (
+        submission_create(user=user, problem_slug=problem.slug, code=ADD_ONE, mode="submit")
+        for _ in range(2)
+    )
+    second.refresh_from_db()
+    assert second.enqueued_at is not None
+    # The second request reached the broker first.
+    Submission.objects.filter(pk=first.pk).update(
+        enqueued_at=second.enqueued_at + timedelta(seconds=1)
+    )
+    first.refresh_from_db()
+    position = queueing.queue_position(second)
+    assert position is not None and position.ahead == 0
+    position = queueing.queue_position(first)
+    assert position is not None and position.ahead == 1
+    assert position.wait_seconds == pytest.approx(4.0)
+    # Not in the broker yet (it was down; the sweep hands it out later): behind every run
+    # that is.
+    late = submission_create(user=user, problem_slug=problem.slug, code=ADD_ONE, mode="submit")
+    Submission.objects.filter(pk=late.pk).update(enqueued_at=None)
+    late.refresh_from_db()
+    position = queueing.queue_position(late)
+    assert position is not None and position.ahead == 2
+    broker_purge()
