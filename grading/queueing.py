@@ -118,15 +118,18 @@ class ServiceTimes:
         return self._cache[key]
 
     def _sources(self, problem_id: int | None, mode: str) -> tuple[int, Service | None]:
-        """(samples, service) of one group: the worker's slot times, else the database's."""
+        """(samples, service) of one group: the worker's slot times once there are enough of
+        them, else whichever of them and the database's spans has more samples."""
         times = service_times.read(kind=self.kind, mode=mode, problem_id=problem_id)
-        if times.n:
+        if times.n >= MIN_SAMPLES:
             return times.n, Service.measured(times)
         filters: dict[str, Any] = {"problem__queue": self.kind, "mode": mode}
         if problem_id is not None:
             filters["problem_id"] = problem_id
         durations = _durations(**filters)
-        return len(durations), Service.of(durations) if durations else None
+        if len(durations) > times.n:
+            return len(durations), Service.of(durations)
+        return times.n, Service.measured(times) if times.n else None
 
     def _group(self, problem_id: int, mode: str) -> Service:
         own_n, own = self._sources(problem_id, mode)
