@@ -3,9 +3,11 @@ how long until it starts. Reads only; `/metrics` reports the numbers it is made 
 runs per lane, grading slots per lane, the recent time a grading takes).
 
 The wait is simulated, not multiplied: each run ahead holds a slot for the measured service
-time of its own problem and mode (a Submit of a PyTorch problem is not a Run of a small one),
-each running grading for the time it has left, and the slots take them in order. The same
-simulation with the quartiles of those times gives a range, shown when it is wide.
+time of its own problem and mode (a Submit of a PyTorch problem is not a Run of a small one;
+the worker's recent slot times, weighted to the newest, grading/service_times.py), each running
+grading for the time it has left, and the lane's slots take them in order. The same simulation
+with the low and high service times gives a range, shown when it is wide or the times were
+guessed (too few gradings measured).
 """
 
 from __future__ import annotations
@@ -19,14 +21,17 @@ from typing import Any
 from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 
+from grading import service_times
 from grading.lanes import FOREGROUND, KINDS, LANE_ORDER, Lane, lanes_ahead, queue_name
 from grading.models import Submission
 from grading.workerstore import pool_stats_read
 
-RECENT_RUNS = 30  # the gradings a service-time estimate is taken from
-MIN_SAMPLES = 3  # fewer gradings of one problem and mode than this: use the wider group
+RECENT_RUNS = 30  # the gradings a database service-time estimate is taken from
+MIN_SAMPLES = 3  # fewer gradings of one problem and mode than this: borrow, as a range
 DEFAULT_SERVICE_SECONDS = 5.0  # before anything of that kind was graded
 RANGE_SPREAD = 1.5  # a range is shown when the high estimate is over this × the low one
+FEW_LOW, FEW_HIGH = 0.5, 2.0  # a guessed service time is at least this range about the middle
+QUARTILE_Z = 0.674  # the quartiles of a normal spread, in standard deviations
 WAITING = (Submission.Status.QUEUED, Submission.Status.RETRYING)
 
 
@@ -66,11 +71,17 @@ def service_seconds(kind: str) -> float:
 
 @dataclass(frozen=True)
 class Service:
-    """How long one grading holds a slot: the quartiles and median of measured gradings."""
+    """How long one grading holds a slot: a low, middle and high figure (the quartiles of
+    measured gradings). Borrowed from the problem's peers or from too few of its own gradings,
+    the figures are widened to at least half and twice the middle one: a range, not a number."""
 
     low: float
     mid: float
     high: float
+
+    def widened(self) -> Service:
+        low, high = min(self.low, FEW_LOW * self.mid), max(self.high, FEW_HIGH * self.mid)
+        return Service(low, self.mid, high)
 
     @classmethod
     def of(cls, durations: Sequence[float]) -> Service:
@@ -80,34 +91,55 @@ class Service:
         q1, q2, q3 = statistics.quantiles(durations, n=4, method="inclusive")
         return cls(q1, q2, q3)
 
+    @classmethod
+    def measured(cls, times: service_times.Measured) -> Service:
+        """From the worker's weighted mean and spread of slot times (grading/service_times.py):
+        the quartiles of a normal spread about that mean."""
+        spread = QUARTILE_Z * times.sd
+        return cls(max(0.0, times.mean - spread), times.mean, times.mean + spread)
+
 
 class ServiceTimes:
-    """Service times by the most specific group with enough samples: the problem and mode
-    (a continuous-batching Submit is not a token-bucket Run), else the kind and mode, else
-    the kind. Each group is read once per estimate."""
+    """Service times of the most specific group measured enough (MIN_SAMPLES gradings): the
+    problem and mode (a continuous-batching Submit is not a token-bucket Run), from the worker's
+    slot times in Redis, else from the database's start-to-verdict spans; else the kind's
+    gradings in that mode, widened to a range (another problem is only a guess); else the few
+    of its own, or DEFAULT_SERVICE_SECONDS, widened likewise. Runs and Submits are never mixed
+    (a Run of four public tests says little of a Submit of thirty). Each group is read once
+    per estimate."""
 
     def __init__(self, kind: str) -> None:
         self.kind = kind
-        self._cache: dict[tuple[int | None, str | None], Service] = {}
+        self._cache: dict[tuple[int, str], Service] = {}
 
     def of(self, submission: Submission) -> Service:
-        return self._group(submission.problem_id, submission.mode)
-
-    def _group(self, problem_id: int | None, mode: str | None) -> Service:
-        key = (problem_id, mode)
+        key = (submission.problem_id, submission.mode)
         if key not in self._cache:
-            filters: dict[str, Any] = {"problem__queue": self.kind}
-            if mode is not None:
-                filters["mode"] = mode
-            if problem_id is not None:
-                filters["problem_id"] = problem_id
-            durations = _durations(**filters)
-            if len(durations) >= MIN_SAMPLES or (problem_id is None and mode is None):
-                self._cache[key] = Service.of(durations)
-            else:  # too few of its own: the wider group
-                wider = (None, mode) if problem_id is not None else (None, None)
-                self._cache[key] = self._group(*wider)
+            self._cache[key] = self._group(*key)
         return self._cache[key]
+
+    def _sources(self, problem_id: int | None, mode: str) -> tuple[int, Service | None]:
+        """(samples, service) of one group: the worker's slot times once there are enough of
+        them, else whichever of them and the database's spans has more samples."""
+        times = service_times.read(kind=self.kind, mode=mode, problem_id=problem_id)
+        if times.n >= MIN_SAMPLES:
+            return times.n, Service.measured(times)
+        filters: dict[str, Any] = {"problem__queue": self.kind, "mode": mode}
+        if problem_id is not None:
+            filters["problem_id"] = problem_id
+        durations = _durations(**filters)
+        if len(durations) > times.n:
+            return len(durations), Service.of(durations)
+        return times.n, Service.measured(times) if times.n else None
+
+    def _group(self, problem_id: int, mode: str) -> Service:
+        own_n, own = self._sources(problem_id, mode)
+        if own is not None and own_n >= MIN_SAMPLES:
+            return own
+        peers_n, peers = self._sources(None, mode)
+        if peers is not None and peers_n >= MIN_SAMPLES:
+            return peers.widened()
+        return (own or peers or Service.of([])).widened()
 
 
 def slots(kind: str, lane: Lane | str) -> int:
@@ -167,6 +199,25 @@ def _left(service: float, started: Any, now: Any) -> float:
     return max(service - elapsed, 0.1 * service)
 
 
+def _before(submission: Submission) -> Q:
+    """The runs of its lane the broker hands out before `submission`: those enqueued earlier
+    (requests made at once commit and enqueue out of id order: by id, a burst of eight
+    Submits was told the wrong places), or, while it is not enqueued yet (the broker was
+    down: the sweep hands it out later), every one enqueued and the older ones not. Read from
+    the database: the caller's copy may predate its enqueueing (written after the commit)."""
+    enqueued = (
+        Submission.objects.filter(pk=submission.pk).values_list("enqueued_at", flat=True).first()
+    )
+    if enqueued is None:
+        return Q(enqueued_at__isnull=False) | Q(pk__lt=submission.pk)
+    return Q(enqueued_at__lt=enqueued) | Q(enqueued_at=enqueued, pk__lt=submission.pk)
+
+
+def _broker_order(submission: Submission) -> tuple[bool, float, int]:
+    at = submission.enqueued_at
+    return (at is None, at.timestamp() if at else 0.0, submission.pk)
+
+
 def queue_position(submission: Submission) -> Position | None:
     """Where a waiting submission stands; None once it is no longer waiting."""
     if submission.status not in WAITING:
@@ -174,14 +225,15 @@ def queue_position(submission: Submission) -> Position | None:
     kind, lane = submission.problem.queue, Lane(submission.lane)
     more_urgent = [str(other) for other in lanes_ahead(lane) if other != lane]
     same_kind = Submission.objects.filter(problem__queue=kind).only(
-        "pk", "problem_id", "mode", "lane", "started_at"
+        "pk", "problem_id", "mode", "lane", "started_at", "enqueued_at"
     )
     ahead = list(
         same_kind.filter(status__in=WAITING)
-        .filter(Q(lane__in=more_urgent) | Q(lane=lane, pk__lt=submission.pk))
+        .filter(Q(lane__in=more_urgent) | (Q(lane=lane) & _before(submission)))
+        .exclude(pk=submission.pk)
     )
-    # The most urgent lane is taken first, each lane in arrival order.
-    ahead.sort(key=lambda s: (LANE_ORDER.index(Lane(s.lane)), s.pk))
+    # The most urgent lane is taken first, each lane in the broker's order.
+    ahead.sort(key=lambda s: (LANE_ORDER.index(Lane(s.lane)), *_broker_order(s)))
     running = list(
         same_kind.filter(status=Submission.Status.RUNNING, lane__in=[str(fg) for fg in FOREGROUND])
     )

@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from core import visibility
 from core.errors import ApplicationError
-from grading import events, jobs, queueing, realtime, scratch
+from grading import events, jobs, queueing, realtime, scratch, service_times
 from grading.judge import (
     STOP_GROUP,
     STOP_RUN,
@@ -400,6 +400,22 @@ def _announce(submission_id: int) -> None:
     """Tell every audience the stored state (and the verdict, once there is one)."""
     for event in events.settled_events(Submission.objects.get(pk=submission_id)):
         realtime.broadcast(submission_id, event)
+
+
+def slot_time_record(*, submission_id: int, seconds: float) -> None:
+    """A graded submission held its worker's slot for `seconds` (grading/service_times.py)."""
+    row = (
+        Submission.objects.filter(pk=submission_id)
+        .values("problem_id", "problem__queue", "mode")
+        .first()
+    )
+    if row:
+        service_times.record(
+            kind=row["problem__queue"],
+            mode=row["mode"],
+            problem_id=row["problem_id"],
+            seconds=seconds,
+        )
 
 
 def submission_grade(*, submission_id: int) -> jobs.Outcome:

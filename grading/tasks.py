@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import time
+
 from celery import Task, shared_task
 
 from grading import jobs
-from grading.services import SUBMISSIONS, submission_grade
+from grading.services import SUBMISSIONS, slot_time_record, submission_grade
 
 
 def job_outcome(task: Task, outcome: jobs.Outcome, table: jobs.JobTable, pk: int) -> str:
@@ -24,7 +26,10 @@ def job_outcome(task: Task, outcome: jobs.Outcome, table: jobs.JobTable, pk: int
 @shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=None)
 def grade_submission(self: Task, submission_id: int) -> str:
     """Grade one submission (the attempt cap lives in the database, see grading.jobs)."""
+    began = time.monotonic()
     outcome = submission_grade(submission_id=submission_id)
+    if outcome is jobs.Outcome.DONE:  # how long the slot was held: the queue's estimates
+        slot_time_record(submission_id=submission_id, seconds=time.monotonic() - began)
     return job_outcome(self, outcome, SUBMISSIONS, submission_id)
 
 

@@ -14,7 +14,7 @@ import redis
 from django.conf import settings
 from django.test import Client
 
-from grading import queueing
+from grading import queueing, service_times
 from grading.events import status_event
 from grading.jobs import KINDS
 from grading.lanes import FOREGROUND, IO_QUEUE, Lane, all_queues, queue_name, worker_queues
@@ -152,6 +152,7 @@ def test_a_waiting_run_knows_how_many_are_ahead_of_it_and_about_how_long() -> No
     stale = list(broker().scan_iter(match="onsite:pool:*"))  # workers of earlier tests
     if stale:
         broker().delete(*stale)
+    service_times.forget_all()  # and the slot times they measured (problem ids come back)
     submit = submission_create(user=user, problem_slug=problem.slug, code=ADD_ONE, mode="submit")
     runs = [
         submission_create(user=user, problem_slug=problem.slug, code=ADD_ONE, mode="run")

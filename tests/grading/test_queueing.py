@@ -9,13 +9,19 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from grading import queueing
+from grading import queueing, service_times
 from grading.models import Submission
 from grading.services import submission_create
 from tests.factories import ADD_ONE, tiny_problem, user_with_role
 from tests.processes import broker_purge
 
 pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture(autouse=True)
+def _no_slot_times() -> None:
+    """Problem ids come back in the next test: start with no worker measurements."""
+    service_times.forget_all()
 
 
 # ---------------------------------------------------------------- the simulation (pure)
@@ -116,6 +122,8 @@ def test_a_problem_with_few_gradings_borrows_its_mode_and_kind() -> None:
     mine = submission_create(user=user, problem_slug=fresh.slug, code=ADD_ONE, mode="submit")
     position = queueing.queue_position(mine)
     assert position is not None and position.wait_seconds == pytest.approx(3.0)
+    # Borrowed from another problem: a range about it, not a number.
+    assert position.as_event()["wait_range"] == [1.5, 6.0]
     broker_purge()
 
 
@@ -131,4 +139,122 @@ def test_a_wide_spread_of_gradings_is_a_range_in_the_status_event() -> None:
     assert position is not None
     event = position.as_event()
     assert event["wait_seconds"] == 2.0 and event["wait_range"] == [1.0, 9.0]
+    broker_purge()
+
+
+# ---------------------------------------------------------------- the worker's slot times
+
+
+def test_weighted_mean_follows_the_newest_slot_times() -> None:
+    times = service_times.EMPTY
+    for seconds in (2.0, 2.0, 2.0, 2.0):
+        times = times.add(seconds)
+    assert (times.n, times.mean, times.sd) == (4, pytest.approx(2.0), pytest.approx(0.0))
+    for _ in range(5):  # the machine got busy: each grading now takes 6 s
+        times = times.add(6.0)
+    assert 5.0 < times.mean < 6.0  # five runs move it most of the way (a median of 30 would not)
+    assert times.sd > 0.5
+
+
+def test_measured_service_has_quartiles_about_the_mean() -> None:
+    service = queueing.Service.measured(service_times.Measured(n=10, mean=4.0, var=4.0))
+    assert (service.low, service.mid, service.high) == (
+        pytest.approx(4.0 - 0.674 * 2), 4.0, pytest.approx(4.0 + 0.674 * 2)
+    )
+    assert queueing.Service(3.0, 4.0, 5.0).widened() == queueing.Service(2.0, 4.0, 8.0)
+
+
+def test_the_redis_store_keeps_a_weighted_mean_per_problem_and_kind() -> None:
+    """The Lua update in Redis computes what the pure `add` does, and the kind's group takes
+    every problem's times."""
+    expected = service_times.EMPTY
+    for seconds in (1.0, 3.0, 2.0, 8.0):
+        service_times.record(kind="cpu", mode="submit", problem_id=7, seconds=seconds)
+        expected = expected.add(seconds)
+    service_times.record(kind="cpu", mode="submit", problem_id=8, seconds=4.0)
+    mine = service_times.read(kind="cpu", mode="submit", problem_id=7)
+    assert mine.n == 4
+    assert mine.mean == pytest.approx(expected.mean) and mine.var == pytest.approx(expected.var)
+    assert service_times.read(kind="cpu", mode="submit", problem_id=None).n == 5
+    assert service_times.read(kind="cpu", mode="run", problem_id=7) == service_times.EMPTY
+    assert service_times.forget_all() == 3
+    assert service_times.read(kind="cpu", mode="submit", problem_id=7) == service_times.EMPTY
+
+
+def test_the_estimate_takes_the_workers_slot_times_over_the_database() -> None:
+    """The worker's slot time (claim to announced verdict) is what the runs behind wait for;
+    with enough of it, it is used rather than the database's start-to-verdict spans."""
+    broker_purge()
+    problem = tiny_problem(slug="slot-times")
+    _graded(problem_slug=problem.slug, mode="submit", seconds=1.0, count=4)
+    for _ in range(4):
+        service_times.record(
+            kind=problem.queue, mode="submit", problem_id=problem.pk, seconds=3.0
+        )
+    user = user_with_role("slot-waiter", "candidate")
+    for _ in range(2):
+        submission_create(user=user, problem_slug=problem.slug, code=ADD_ONE, mode="submit")
+    mine = submission_create(user=user, problem_slug=problem.slug, code=ADD_ONE, mode="submit")
+    position = queueing.queue_position(mine)
+    assert position is not None and position.ahead == 2
+    assert position.wait_seconds == pytest.approx(6.0)  # 2 ahead × 3 s on the one submit slot
+    assert "wait_range" not in position.as_event()  # steady times: one number
+    broker_purge()
+
+
+def test_no_measurement_at_all_is_a_wide_range_about_the_default() -> None:
+    broker_purge()
+    problem = tiny_problem(slug="never-graded")
+    user = user_with_role("first-ever", "candidate")
+    submission_create(user=user, problem_slug=problem.slug, code=ADD_ONE, mode="submit")
+    mine = submission_create(user=user, problem_slug=problem.slug, code=ADD_ONE, mode="submit")
+    event = queueing.queue_position(mine).as_event()  # type: ignore[union-attr]
+    default = queueing.DEFAULT_SERVICE_SECONDS
+    assert event["wait_seconds"] == default
+    assert event["wait_range"] == [default / 2, default * 2]
+    broker_purge()
+
+
+def test_a_graded_submission_records_its_slot_time() -> None:
+    from grading.services import slot_time_record
+
+    problem = tiny_problem(slug="recorded")
+    user = user_with_role("recorded", "candidate")
+    sub = submission_create(user=user, problem_slug=problem.slug, code=ADD_ONE, mode="run")
+    slot_time_record(submission_id=sub.pk, seconds=0.75)
+    times = service_times.read(kind=problem.queue, mode="run", problem_id=problem.pk)
+    assert (times.n, times.mean) == (1, 0.75)
+
+
+def test_the_broker_order_not_the_id_order_decides_who_is_ahead() -> None:
+    """Eight Submits sent at once commit and reach the broker out of id order (the contention
+    benchmark's burst started 8, 10, 9, 12, 13, 7, 11): a run's place is its place in the
+    broker's queue."""
+    broker_purge()
+    problem = tiny_problem(slug="burst-order")
+    _graded(problem_slug=problem.slug, mode="submit", seconds=4.0, count=4)
+    user = user_with_role("burst", "candidate")
+    first, second = (
+        submission_create(user=user, problem_slug=problem.slug, code=ADD_ONE, mode="submit")
+        for _ in range(2)
+    )
+    second.refresh_from_db()
+    assert second.enqueued_at is not None
+    # The second request reached the broker first.
+    Submission.objects.filter(pk=first.pk).update(
+        enqueued_at=second.enqueued_at + timedelta(seconds=1)
+    )
+    first.refresh_from_db()
+    position = queueing.queue_position(second)
+    assert position is not None and position.ahead == 0
+    position = queueing.queue_position(first)
+    assert position is not None and position.ahead == 1
+    assert position.wait_seconds == pytest.approx(4.0)
+    # Not in the broker yet (it was down; the sweep hands it out later): behind every run
+    # that is.
+    late = submission_create(user=user, problem_slug=problem.slug, code=ADD_ONE, mode="submit")
+    Submission.objects.filter(pk=late.pk).update(enqueued_at=None)
+    late.refresh_from_db()
+    position = queueing.queue_position(late)
+    assert position is not None and position.ahead == 2
     broker_purge()

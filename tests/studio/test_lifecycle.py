@@ -53,6 +53,27 @@ def test_publishing_below_the_suggested_limit_needs_a_recorded_confirmation(
     assert "writer confirmed a 2.0 s limit (suggested 4.5 s)" in page
 
 
+def test_the_publish_confirmation_quotes_the_latest_calibration(
+    problem: Problem, writer: User
+) -> None:
+    """Issue 36.7: a version validated again (a new calibration) is published against the new
+    suggestion, never the one its page showed before: the checkbox, the refusal and the
+    recorded confirmation all quote the latest."""
+    version = problem.versions.get()
+    mark_validated(version, {"timing": TIMING, "lint": {"issues": []}})
+    client = client_for(writer)
+    assert "below the suggested 4.5 s" in client.get("/studio/add-one/").content.decode()
+    recalibrated = TIMING | {"suggested_limit_seconds": 3.2}
+    mark_validated(version, {"timing": recalibrated, "lint": {"issues": []}})
+    page = client.get("/studio/add-one/").content.decode()
+    assert "below the suggested 3.2 s" in page and "4.5 s" not in page
+    refused = client.post("/studio/add-one/publish/", follow=True).content.decode()
+    assert "below the suggested 3.2 s" in refused
+    client.post("/studio/add-one/publish/", {"confirm_low_limit": "on"})
+    confirmation = LimitConfirmation.objects.get()
+    assert (confirmation.limit_seconds, confirmation.suggested_seconds) == (2.0, 3.2)
+
+
 def test_a_draft_is_deleted_only_with_its_slug_typed_again(problem: Problem, writer: User) -> None:
     client = client_for(writer)
     assert 'id="delete-button"' in client.get("/studio/add-one/").content.decode()
