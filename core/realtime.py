@@ -7,6 +7,7 @@ layer fault (Redis down) is logged and swallowed, never raised into grading or a
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from typing import Any
 
 from asgiref.sync import async_to_sync
@@ -25,6 +26,19 @@ CLOSE_GONE = 4410  # a session called off or expired
 CLOSE_TOO_LARGE = 4413
 CLOSE_DOC_FULL = 4409  # an update that would take the document past its size or element bound
 CLOSE_INVALID = 4422  # an update that would store a board element the board cannot hold
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Why a socket's update is not taken: the sender gets one JSON frame
+    `{"type": "refused", "reason": ..., "message": ...}` and then the close `code`."""
+
+    reason: str
+    message: str
+    code: int
+
+    def frame(self) -> dict[str, str]:
+        return {"type": "refused", "reason": self.reason, "message": self.message}
 
 
 def send_event(group: str, payload: dict[str, Any], *, handler: str) -> bool:

@@ -31,15 +31,14 @@ byte search and a map length, under 10 microseconds.
 
 from __future__ import annotations
 
-import json
 import logging
 import weakref
-from typing import Any, Protocol
+from typing import Any
 
 import pycrdt
 from channels.db import database_sync_to_async
 
-from core.realtime import CLOSE_INVALID
+from core.realtime import CLOSE_INVALID, Refusal
 from interviews import boardschema, collab
 
 log = logging.getLogger(__name__)
@@ -156,34 +155,13 @@ def _is_design(session_id: int) -> bool:
     return InterviewSession.objects.filter(pk=session_id, problem__kind=DESIGN).exists()
 
 
-class Sender(Protocol):
-    """What admit needs of the consumer (interviews/consumers.py SessionDocConsumer)."""
-
-    session_id: int
-    name: str
-    room: collab.Room
-    closing: bool
-
-    async def send(self, text_data: str | None = None, bytes_data: bytes | None = None,
-                   close: bool = False) -> None: ...
-
-    async def close(self, code: int | None = None, reason: str | None = None) -> None: ...
-
-
-async def admit(consumer: Sender, update: bytes) -> bool:
-    """True when `update` may be stored; else the sender is told why and its socket closed
-    with CLOSE_INVALID (the update goes nowhere)."""
-    doc = consumer.room.doc
-    design = _design.get(doc)
+async def board_refusal(room: collab.Room, session_id: int, update: bytes) -> Refusal | None:
+    """Why `update` may not be stored when it would put an element on the board that the
+    board cannot hold (close 4422); None when it may."""
+    design = _design.get(room.doc)
     if design is None:  # once per room and process: a session's kind never changes
-        design = _design[doc] = await database_sync_to_async(_is_design)(consumer.session_id)
-    problem = board_problem(consumer.room, update, design=design)
+        design = _design[room.doc] = await database_sync_to_async(_is_design)(session_id)
+    problem = board_problem(room, update, design=design)
     if problem is None:
-        return True
-    log.warning("session %s: refused a board update from %s: %s", consumer.session_id,
-                consumer.name, problem)
-    await consumer.send(text_data=json.dumps(
-        {"type": "refused", "reason": REASON, "message": problem}))
-    consumer.closing = True
-    await consumer.close(code=CLOSE_INVALID)
-    return False
+        return None
+    return Refusal(reason=REASON, message=problem, code=CLOSE_INVALID)

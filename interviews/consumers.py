@@ -44,6 +44,7 @@ from core.realtime import (
     CLOSE_NOT_FOUND,
     CLOSE_TOO_LARGE,
     CLOSE_UNAUTHENTICATED,
+    Refusal,
 )
 from core.visibility import DOOR_CLOSE, Door
 from interviews import boardguard, collab, docsize, realtime, selectors, services
@@ -311,10 +312,12 @@ class SessionDocConsumer(AsyncWebsocketConsumer):
         if self.finished or self.deadline_passed():
             await self._refuse()
             return
-        if await docsize.refuse_if_full(self, update):
-            return  # past the document's bounds: refused, 4409 (issue 34)
-        if not await boardguard.admit(self, update):
-            return  # a board element the board cannot hold: refused, 4422 (issue 34)
+        # Past the document's bounds (4409), then a board element the board cannot hold (4422).
+        refusal = docsize.overflow_refusal(self.room, update) or await boardguard.board_refusal(
+            self.room, self.session_id, update)
+        if refusal is not None:
+            await self._refuse_update(refusal)
+            return
         seq = await update_writer().store(self.session_id, self.user.pk, update)
         if seq is None:
             await self._refuse()
@@ -359,6 +362,14 @@ class SessionDocConsumer(AsyncWebsocketConsumer):
         else:
             reason = "the session has not started"
         await self._send_json({"type": "refused", "reason": reason, "status": status})
+
+    async def _refuse_update(self, refusal: Refusal) -> None:
+        """An update the document may not hold: never stored, applied, broadcast or
+        acknowledged; the sender is told why, then closed (the page shows it at the board)."""
+        log.warning("session %s: refused an update from %s: %s", self.session_id, self.name,
+                    refusal.message)
+        await self._send_json(refusal.frame())
+        await self._close(refusal.code)
 
     def deadline_passed(self) -> bool:
         return self.deadline is not None and timezone.now() >= self.deadline

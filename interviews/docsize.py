@@ -7,7 +7,7 @@ Two bounds, both settings:
   each under that limit (`sync_frames`), so whatever was accepted can always be loaded again.
 - `ONSITE_DOC_MAX_BYTES` and `ONSITE_BOARD_MAX_ELEMENTS`: the document as stored. An update
   that would take the encoded document past the first, or the board's live elements past the
-  second, is refused before it is stored (`refuse_if_full`): the sender gets a JSON frame
+  second, is refused before it is stored (`overflow_refusal`): the sender gets a JSON frame
   `{"type": "refused", "reason": "board_full", "message": ...}` and the socket closes 4409.
   The page's own binding never writes past the bound (it checks first, frontend/js/board/
   binding.js), so the refusal only meets out-of-date or hostile clients.
@@ -20,16 +20,12 @@ document only when it could cross a bound.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
 
 import pycrdt
 from django.conf import settings
 
-from core.realtime import CLOSE_DOC_FULL
+from core.realtime import CLOSE_DOC_FULL, Refusal
 from interviews import collab
-
-if TYPE_CHECKING:
-    from interviews.consumers import SessionDocConsumer
 
 # What a frame adds around its update: message type, sync type and the length (a varuint of at
 # most 5 bytes for any length below 4 GiB), rounded up.
@@ -146,11 +142,8 @@ def would_overflow(room: collab.Room, update: bytes) -> bool:
     return after_elements > limit_elements and after_elements > before_elements
 
 
-async def refuse_if_full(consumer: SessionDocConsumer, update: bytes) -> bool:
-    """Refuse `update` if it would overflow the document (answer, close 4409): True if so."""
-    if not would_overflow(consumer.room, update):
-        return False
-    await consumer._send_json({"type": "refused", "reason": "board_full",
-                               "message": full_message()})
-    await consumer._close(CLOSE_DOC_FULL)
-    return True
+def overflow_refusal(room: collab.Room, update: bytes) -> Refusal | None:
+    """Why `update` may not be stored when it would overflow the document (close 4409)."""
+    if not would_overflow(room, update):
+        return None
+    return Refusal(reason="board_full", message=full_message(), code=CLOSE_DOC_FULL)
