@@ -24,7 +24,7 @@ from frontend.selectors import (
 )
 from grading.sandboxing import statement_time_limits
 from grading.scratch import custom_example
-from problems.models import DESIGN, Problem
+from problems.models import Problem
 from problems.services import statement_shown
 
 
@@ -64,7 +64,7 @@ def problem_detail(request: HttpRequest, slug: str) -> HttpResponse:
     """`/problems/<slug>/`: statement, editor, Run/Submit, results panel, hint reveal. A design
     problem's page has no code desk (nothing of it runs): it starts a solo design round."""
     problem = problem_get_visible(slug=slug, user=request.user)
-    if problem.kind == DESIGN:
+    if not problem.kind_spec.runs_code:
         return render(request, "frontend/problem_detail.html", {
             "problem": problem,
             "statement_html": markdown_render(problem.statement_md),

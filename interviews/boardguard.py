@@ -150,11 +150,12 @@ def board_problem(room: collab.Room, update: bytes, *, design: bool = True) -> s
     return problem
 
 
-def _is_design(session_id: int) -> bool:
+def _has_board(session_id: int) -> bool:
     from interviews.models import InterviewSession  # Django only where the consumer runs
-    from problems.models import DESIGN
+    from problems.kinds import names_where
 
-    return InterviewSession.objects.filter(pk=session_id, problem__kind=DESIGN).exists()
+    return InterviewSession.objects.filter(
+        pk=session_id, problem__kind__in=names_where(has_board=True)).exists()
 
 
 class Sender(Protocol):
@@ -177,7 +178,7 @@ async def admit(consumer: Sender, update: bytes) -> bool:
     doc = consumer.room.doc
     design = _design.get(doc)
     if design is None:  # once per room and process: a session's kind never changes
-        design = _design[doc] = await database_sync_to_async(_is_design)(consumer.session_id)
+        design = _design[doc] = await database_sync_to_async(_has_board)(consumer.session_id)
     problem = board_problem(consumer.room, update, design=design)
     if problem is None:
         return True

@@ -33,7 +33,7 @@ from interviews.forms import RescheduleForm, ScheduleForm
 from interviews.models import InterviewSession, ScheduleChange
 from interviews.review import selectors as review_selectors
 from interviews.services import SessionError
-from problems.models import DESIGN, Problem
+from problems.models import Problem
 from problems.services import statement_shown
 
 
@@ -239,8 +239,8 @@ def session_detail(request: HttpRequest, session_id: int) -> HttpResponse:
         # The desk's Custom input tab, as on the practice page.
         "custom_example": custom_example(version),
         "custom_reference": session.problem.custom_reference,
-        # A design round: the whiteboard and the notes pane where the code desk would be.
-        "is_design": session.problem.kind == DESIGN,
+        # Its kind: a design round has the whiteboard and the notes pane for a code desk.
+        "problem_kind": session.problem.kind_spec,
         "board_limits": docsize.page_limits(),
     }
     return render(request, "interviews/session_detail.html", context)
@@ -257,7 +257,7 @@ def session_replay(request: HttpRequest, session_id: int) -> HttpResponse:
     cite = review_selectors.replay_cite(session, request.user,
                                         chosen=request.GET.get("criterion", ""))
     return render(request, "interviews/session_replay.html", {
-        "session": session, "cite": cite, "is_design": session.problem.kind == DESIGN})
+        "session": session, "cite": cite, "problem_kind": session.problem.kind_spec})
 
 
 # ---------------------------------------------------------------- JSON

@@ -260,10 +260,6 @@ class Package:
         return kinds.kind_of(self.kind)
 
     @property
-    def is_design(self) -> bool:
-        return self.kind_spec.has_board
-
-    @property
     def tests_hash(self) -> str:
         """Identifies the graded behaviour: tests, driver, checker, support and limits."""
         digest = hashlib.sha256()
