@@ -239,8 +239,6 @@ def session_detail(request: HttpRequest, session_id: int) -> HttpResponse:
         # The desk's Custom input tab, as on the practice page.
         "custom_example": custom_example(version),
         "custom_reference": session.problem.custom_reference,
-        # Its kind: a design round has the whiteboard and the notes pane for a code desk.
-        "problem_kind": session.problem.kind_spec,
         "board_limits": docsize.page_limits(),
     }
     return render(request, "interviews/session_detail.html", context)
@@ -257,7 +255,7 @@ def session_replay(request: HttpRequest, session_id: int) -> HttpResponse:
     cite = review_selectors.replay_cite(session, request.user,
                                         chosen=request.GET.get("criterion", ""))
     return render(request, "interviews/session_replay.html", {
-        "session": session, "cite": cite, "problem_kind": session.problem.kind_spec})
+        "session": session, "cite": cite})
 
 
 # ---------------------------------------------------------------- JSON

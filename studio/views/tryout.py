@@ -21,6 +21,7 @@ from core.markdown import markdown_render
 from grading.sandboxing import statement_time_limits
 from grading.scratch import custom_example
 from grading.services import GradingError, version_for_trial
+from problems import kinds
 from problems.models import ProblemVersion
 from problems.services import statement_shown
 
@@ -38,6 +39,11 @@ class TriedProblem:
     starter_code: str
     published: bool
     custom_reference: bool
+
+    @property
+    def kind_spec(self) -> kinds.Kind:
+        """Its kind, as problems.kinds declares it (the page asks it, as of a problem)."""
+        return kinds.kind_of(self.kind)
 
     @classmethod
     def of(cls, version: ProblemVersion) -> TriedProblem:
