@@ -83,7 +83,7 @@ def cases() -> list[tuple[Case, Package]]:
         if only and folder.name not in only:
             continue
         package = package_read(folder)
-        if package.is_design:  # nothing grades a design problem
+        if not package.kind_spec.runs_code:  # nothing grades a design problem
             continue
         found.append((Case(package.slug, "reference", package.reference_code, "AC"), package))
         for alternative in sorted(folder.glob("alternatives/*.py")):  # correct, written otherwise

@@ -15,7 +15,8 @@ from typing import Any
 from core.markdown import markdown_render
 from grading.sandboxing import statement_time_limits
 from grading.scratch import custom_example
-from problems.models import DESIGN, Problem, ProblemVersion
+from problems.kinds import kind_of
+from problems.models import Problem, ProblemVersion
 from problems.services import statement_shown
 
 
@@ -30,7 +31,7 @@ def problem_page(
     """The page's context around a problem: `statement_md` as shown with what `version` (the
     one its runs grade on; None for a problem with no version yet) declares, and, for a kind
     that runs code, the code desk's facts (time limits, custom input, reference answers)."""
-    runs_code = kind != DESIGN
+    runs_code = kind_of(kind).runs_code
     return {
         "statement_html": markdown_render(statement_shown(statement_md, version)),
         "hint_count": hint_count,
@@ -38,8 +39,6 @@ def problem_page(
         if runs_code and version is not None else None,
         "custom_example": custom_example(version) if runs_code else None,
         "custom_reference": custom_reference if runs_code else False,
-        # A design round: the whiteboard and the notes pane where the code desk would be.
-        "is_design": not runs_code,
     }
 
 

@@ -39,6 +39,22 @@ def run_budget_seconds(raw_limits: Mapping[str, Any], n_tests: int) -> float:
     return sandbox_limits(raw_limits).total_wall_seconds(n_tests)
 
 
+# What a job that grades one program after another (a validation, a regrade) takes beyond its
+# runs: loading the version, storing each result.
+BATCH_OVERHEAD_SECONDS = 60.0
+
+
+def job_budget_seconds(
+    raw_limits: Mapping[str, Any], n_tests: int, *, runs: int = 1, batch: bool = False
+) -> float:
+    """The longest a job may take (grading.jobs' `budget_seconds`; Celery's limits lie above
+    it): `runs` runs of `n_tests` tests each, every one to its wall limit, and a batch job's
+    overhead. The one budget formula of every job: a submission's grading, a validation, a
+    regrade."""
+    overhead = BATCH_OVERHEAD_SECONDS if batch else 0.0
+    return runs * run_budget_seconds(raw_limits, n_tests) + overhead
+
+
 @cache
 def sandbox_image(queue: str) -> str:
     """The image for a queue: configured, or the one the recipe in sandbox/recipe builds."""

@@ -30,8 +30,9 @@ from grading.judge import (
 )
 from grading.lanes import Lane
 from grading.models import Submission, TestResult
-from grading.sandboxing import run_budget_seconds, sandbox_gpu, sandbox_image, sandbox_limits
-from problems.models import DESIGN, Problem, ProblemVersion
+from grading.sandboxing import job_budget_seconds, sandbox_gpu, sandbox_image, sandbox_limits
+from problems import kinds
+from problems.models import Problem, ProblemVersion
 from sandbox import WarmPool, preload_names
 
 log = logging.getLogger(__name__)
@@ -52,16 +53,16 @@ DESIGN_REFUSED = (
 )
 
 
-def design_refusal_check(kind: str) -> None:
-    """Refuse running or submitting code for a problem (or version) of kind design."""
-    if kind == DESIGN:
+def nothing_to_run_check(kind: str) -> None:
+    """Refuse running or submitting code for a problem (or version) whose kind runs none."""
+    if not kinds.kind_of(kind).runs_code:
         raise GradingError("design_problem", DESIGN_REFUSED)
 
 
 def grade_spec_for(*, version: ProblemVersion, code: str, mode: str) -> GradeSpec:
     """Everything the judge needs to grade `code` against `version` in `mode`. A design
     version has nothing to grade: refused (GradingError design_problem)."""
-    design_refusal_check(version.kind)
+    nothing_to_run_check(version.kind)
     tests = [
         TestSpec(
             name=t["name"],
@@ -100,7 +101,7 @@ def pool_prewarm_live(*, pool: WarmPool, queues: Collection[str]) -> list[str]:
     problems = (
         Problem.objects.offered()
         .filter(queue__in=list(queues))
-        .exclude(live_version__kind=DESIGN)  # nothing of a design problem runs
+        .exclude(live_version__kind__in=kinds.names_where(runs_code=False))  # nothing to run
         .select_related("live_version__problem")
     )
     worker_side: set[str] = set()
@@ -279,7 +280,7 @@ def submission_create(
         if offered is None or offered.live_version is None:
             raise GradingError("unknown_problem", f"no published problem {problem_slug!r}")
         problem, version = offered, offered.live_version
-    design_refusal_check(version.kind)
+    nothing_to_run_check(version.kind)
     if refuse_unworked:
         unworked_check(problem=problem, code=code, mode=mode)
     try:
@@ -324,8 +325,8 @@ def submission_budget_seconds(submission: Submission) -> float:
     """The longest grading `submission` may take (its tests at their wall limits)."""
     version = submission.version
     if submission.mode in scratch.SCRATCH_MODES:
-        return run_budget_seconds(version.limits, scratch.scratch_test_count(submission.mode))
-    return run_budget_seconds(version.limits, len(version.tests_for(submission.mode)))
+        return job_budget_seconds(version.limits, scratch.scratch_test_count(submission.mode))
+    return job_budget_seconds(version.limits, len(version.tests_for(submission.mode)))
 
 
 SUBMISSION_JOBS = jobs.register(

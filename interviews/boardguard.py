@@ -148,11 +148,12 @@ def board_problem(room: collab.Room, update: bytes, *, design: bool = True) -> s
     return problem
 
 
-def _is_design(session_id: int) -> bool:
+def _has_board(session_id: int) -> bool:
     from interviews.models import InterviewSession  # Django only where the consumer runs
-    from problems.models import DESIGN
+    from problems.kinds import names_where
 
-    return InterviewSession.objects.filter(pk=session_id, problem__kind=DESIGN).exists()
+    return InterviewSession.objects.filter(
+        pk=session_id, problem__kind__in=names_where(has_board=True)).exists()
 
 
 async def board_refusal(room: collab.Room, session_id: int, update: bytes) -> Refusal | None:
@@ -160,7 +161,7 @@ async def board_refusal(room: collab.Room, session_id: int, update: bytes) -> Re
     board cannot hold (close 4422); None when it may."""
     design = _design.get(room.doc)
     if design is None:  # once per room and process: a session's kind never changes
-        design = _design[room.doc] = await database_sync_to_async(_is_design)(session_id)
+        design = _design[room.doc] = await database_sync_to_async(_has_board)(session_id)
     problem = board_problem(room, update, design=design)
     if problem is None:
         return None

@@ -54,7 +54,8 @@ def load_set(path: Path = EVAL_SET) -> dict[str, dict[str, Any]]:
 def candidates_of(package: Package) -> tuple[list[dict[str, Any]], list[str]]:
     """What a solo session asks against: the clarifications and the figures (design only)."""
     clarifications = [c.as_dict() for c in package.clarifications]
-    figures = matching.statement_figures(package.statement_md) if package.kind == "design" else []
+    figures = (matching.statement_figures(package.statement_md)
+               if package.kind_spec.matches_figures else [])
     return clarifications, figures
 
 

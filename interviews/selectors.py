@@ -39,7 +39,6 @@ from interviews.services import (
     session_doors,
     session_role,
 )
-from problems.models import DESIGN
 from problems.package import criterion_title
 
 
@@ -176,7 +175,7 @@ def reference_design(problem: Any) -> dict[str, Any] | None:
     Markdown rendered as statements are) and its board (`reference_board`, drawn on the
     server: interviews/board.py, escaped and bounded). None for a coding problem. Callers
     ask `core.visibility` first (REFERENCE_SOLUTION): this is private to interviewers."""
-    if problem.kind != DESIGN:
+    if not problem.kind_spec.has_board:
         return None
     elements = problem.reference_board or []
     if not elements and problem.live_version is not None:

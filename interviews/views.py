@@ -31,7 +31,7 @@ from interviews.forms import RescheduleForm, ScheduleForm
 from interviews.models import InterviewSession, ScheduleChange
 from interviews.review import selectors as review_selectors
 from interviews.services import SessionError
-from problems.models import DESIGN, Problem
+from problems.models import Problem
 
 
 def _minutes(raw: Any) -> timedelta:
@@ -249,7 +249,7 @@ def session_replay(request: HttpRequest, session_id: int) -> HttpResponse:
     cite = review_selectors.replay_cite(session, request.user,
                                         chosen=request.GET.get("criterion", ""))
     return render(request, "interviews/session_replay.html", {
-        "session": session, "cite": cite, "is_design": session.problem.kind == DESIGN})
+        "session": session, "cite": cite})
 
 
 # ---------------------------------------------------------------- JSON

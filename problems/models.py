@@ -19,6 +19,7 @@ from django.db import models
 from django.db.models import Q
 
 from core import visibility
+from problems import kinds
 from problems.jsonsafe import TaggedFloatDecoder, TaggedFloatEncoder
 from problems.package import DESIGN, KINDS, MAX_SLUG_CHARS, MAX_TITLE_CHARS
 
@@ -128,6 +129,11 @@ class Problem(models.Model):
     def __str__(self) -> str:
         return self.slug
 
+    @property
+    def kind_spec(self) -> kinds.Kind:
+        """Its kind as problems.kinds declares it: ask it, never compare the name."""
+        return kinds.kind_of(self.kind)
+
     def is_authored_by(self, user: Any) -> bool:
         """Whether `user` is its owner or a co-author (the `own` of core.visibility's
         DRAFT_PROBLEM row: one of the people it is a draft of)."""
@@ -207,6 +213,11 @@ class ProblemVersion(models.Model):
 
     def __str__(self) -> str:
         return f"{self.problem.slug} v{self.number}"
+
+    @property
+    def kind_spec(self) -> kinds.Kind:
+        """Its kind as problems.kinds declares it: ask it, never compare the name."""
+        return kinds.kind_of(self.kind)
 
     def content(self) -> dict[str, Any]:
         """This version's CONTENT_FIELDS, as the problem stores them once it is live."""

@@ -12,9 +12,9 @@ from typing import Any
 from django import forms
 
 from core.verdicts import PRIORITY as VERDICT_PRIORITY
+from problems import kinds
 from problems.package import (
     COMPARES,
-    DESIGN,
     DESIGN_BOARD,
     DRIVERS,
     KINDS,
@@ -108,9 +108,8 @@ def _lines(text: str) -> tuple[str, ...]:
     return tuple(line.strip() for line in text.splitlines() if line.strip())
 
 
-# What a problem asks for (problems.package.KINDS), as the studio's choices name them.
-KIND_LABELS = {"implement": "implement", "debug": "debug", "design": "design (system design)"}
-KIND_CHOICES = [(kind, KIND_LABELS.get(kind, kind)) for kind in KINDS]
+# What a problem asks for (problems.kinds), as the studio's choices name them.
+KIND_CHOICES = [(kind, kinds.kind_of(kind).label) for kind in KINDS]
 
 
 class NewProblemForm(forms.Form):
@@ -128,7 +127,9 @@ class NewProblemForm(forms.Form):
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
-        if data.get("kind") != DESIGN and "entry" not in self.errors and not data.get("entry"):
+        kind = kinds.find(data.get("kind"))
+        needs_entry = kind is None or kind.runs_code
+        if needs_entry and "entry" not in self.errors and not data.get("entry"):
             self.add_error("entry", "name the function or class the candidate writes")
         return data
 
@@ -237,7 +238,7 @@ class PartsForm(forms.Form):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         kind = self.data.get("kind") if self.is_bound else self.initial.get("kind")
-        if kind == DESIGN:
+        if (spec := kinds.find(kind)) is not None and not spec.runs_code:
             # Its reference is prose (Markdown), not Python: a plain box, as the statement's.
             reference = self.fields["reference_code"]
             reference.label = "Reference design for the interviewer (Markdown, reference/design.md)"

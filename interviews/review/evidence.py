@@ -35,7 +35,7 @@ from interviews.models import (
     SessionEvent,
 )
 from interviews.review.suggest import RUN_KINDS, away_text, ms_since_start
-from interviews.services import SessionError, board_elements_at_ms, is_design
+from interviews.services import SessionError, board_elements_at_ms, has_board
 
 KINDS = ("moment", "submission", "question")
 MAX_PER_CRITERION = 20
@@ -175,7 +175,7 @@ class EvidenceLabels:
         self.questions = {q.pk: (q, ms_since_start(session, q.asked_at))
                           for q in Question.objects.filter(session=session)}
         self.moments = self._moments()
-        self.design = is_design(session)
+        self.design = has_board(session)
         self.board_url = reverse("interviews:report_board", kwargs={"session_id": session.pk})
         self._board_counts: dict[int, int] = {}
 

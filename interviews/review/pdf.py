@@ -110,20 +110,21 @@ def report_pdf(data: dict[str, Any], zone: str = "UTC") -> bytes:
     line(f"{kind}, session #{session.pk}{who}")
     line(f"Started {moment_in_zone(data['started_at'], zone)}")
     final = data["final"]
-    design = bool(data.get("design"))
-    if design:
+    sections = tuple(data.get("sections", ()))  # its kind's (problems.kinds)
+    runs = "runs" in sections
+    if "board" in sections:
         _design(pdf, data, width, line, heading)
-    else:
+    if runs:
         heading("Tests")
-    if final and not design and not final["graded"]:
+    if final and runs and not final["graded"]:
         line("Final submission: still being graded. Download the report again in a moment "
              "for its results.")
-    elif final and not design:
+    elif final and runs:
         line(f"Final submission: {final['verdict'] or 'IE'}, "
              f"{final['passed']}/{final['total']} tests passed")
         if final.get("rules_line"):
             line(f"  {final['rules_line']}")
-    elif not design:
+    elif runs:
         line("No final submission.")
     graded = not data.get("grading")
     for test in data["public_tests"] if graded else []:
@@ -161,7 +162,7 @@ def report_pdf(data: dict[str, Any], zone: str = "UTC") -> bytes:
                             line(f"    ({moment['label']}: diagram unavailable)")
         else:
             line("Not released yet.")
-    if not design:
+    if "code" in sections:
         heading("Final code")
         pdf.set_font("Courier", "", 8)
         for code_line in str(data.get("final_code", "")).splitlines() or ["(empty)"]:

@@ -52,7 +52,7 @@ from interviews.review.suggest import (
     session_signals,
     suggestions,
 )
-from interviews.services import board_elements_at, is_design
+from interviews.services import board_elements_at, has_board
 from interviews.services.documents import doc_updates, session_code
 from problems.package import criterion_title, tag_label
 
@@ -328,7 +328,7 @@ def review_context(session: InterviewSession, user: Any,
     released = ScoreRelease.objects.filter(session=session).exists()
     board, board_notes = report_board(session)
     return {
-        "design": is_design(session),
+        "design": has_board(session),
         "board": board,
         "board_notes": board_notes,
         "timeline_marks": cite_targets(labels, runs, question_rows, timeline["marks"]),
@@ -468,7 +468,7 @@ def report_board(session: InterviewSession) -> tuple[dict[str, Any], str]:
     """A design round's final board ({"svg", "count", "available"}) and notes, from the
     snapshot stored when it finished; a session finished before snapshots existed is drawn
     now (and nothing is stored: a read never writes). ({}, "") for a coding session."""
-    if not is_design(session):
+    if not has_board(session):
         return {}, ""
     snapshot = BoardSnapshot.objects.filter(session=session).first()
     if snapshot is not None:
@@ -546,7 +546,9 @@ def report_data(session: InterviewSession,
     board, board_notes = report_board(session)
     data: dict[str, Any] = {
         "solo": session.kind == InterviewSession.Kind.SOLO,
-        "design": is_design(session),
+        "design": has_board(session),
+        # The report's sections its kind has (problems.kinds: "board", "runs", "code").
+        "sections": session.problem.kind_spec.report_sections,
         # A design round's final diagram (the picture's own URL is the view's) and notes pane.
         "board": board,
         "board_notes": board_notes,

@@ -23,7 +23,7 @@ from core.ratelimit import rate_limit_check
 from core.roles import is_interviewer
 from interviews.models import InterviewSession, ReportShare
 from interviews.review import access, dashboard, pdf, selectors, services
-from interviews.services import SessionError, is_design, session_doors
+from interviews.services import SessionError, has_board, session_doors
 
 
 def _session(session_id: int) -> InterviewSession:
@@ -292,7 +292,7 @@ def report_board(request: HttpRequest, session_id: int) -> HttpResponse:
     session."""
     session = _session(session_id)
     role = access.report_role(session, request.user)
-    if role is None or not is_design(session):
+    if role is None or not has_board(session):
         raise Http404("No such session.")
     if role == access.CANDIDATE and session.status != InterviewSession.Status.FINISHED:
         raise Http404("The report exists once the session is over.")
@@ -311,7 +311,7 @@ def shared_board(request: HttpRequest, token: str) -> HttpResponse:
     session = _shared_session(token)
     if request.GET.get("t") is not None:
         raise Http404("No such moment.")
-    if not is_design(session) or not visibility.report_section_visible(
+    if not has_board(session) or not visibility.report_section_visible(
             "board", visibility.Channel.SHARE_LINK):
         raise Http404("No such diagram.")
     response = _board_response(selectors.report_board(session)[0].get("svg", ""))

@@ -18,7 +18,7 @@ from interviews.services.boards import (
     board_elements_at,
     board_elements_at_ms,
     board_snapshot_store,
-    is_design,
+    has_board,
 )
 from interviews.services.cockpit import (
     MAX_CHAT_CHARS,
@@ -117,12 +117,12 @@ __all__ = [
     "doc_updates_store",
     "door_check",
     "event_record",
+    "has_board",
     "hints_revealed",
     "invitation_enqueue",
     "invitation_ics",
     "invitation_recipients",
     "invitation_send",
-    "is_design",
     "join_opens_at",
     "join_too_early",
     "note_add",

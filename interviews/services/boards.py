@@ -21,14 +21,13 @@ from interviews import collab
 from interviews.board import board_elements, board_svg
 from interviews.models import BoardSnapshot, InterviewSession
 from interviews.services.documents import doc_updates
-from problems.models import DESIGN
 
 log = logging.getLogger(__name__)
 
 
-def is_design(session: InterviewSession) -> bool:
-    """Whether the session is a system-design round (its problem's kind)."""
-    return session.problem.kind == DESIGN
+def has_board(session: InterviewSession) -> bool:
+    """Whether the session's round is drawn on the shared board (its problem's kind says)."""
+    return session.problem.kind_spec.has_board
 
 
 def board_elements_at(session: InterviewSession, *, until: datetime | None = None,
@@ -47,7 +46,7 @@ def board_snapshot_store(*, session_id: int) -> BoardSnapshot | None:
     """Store (or store again: idempotent) the final board, its SVG and the notes of a design
     session; None for a coding session. Never raises for a board that cannot be read."""
     session = InterviewSession.objects.select_related("problem").get(pk=session_id)
-    if not is_design(session):
+    if not has_board(session):
         return None
     updates = [data for _, data in doc_updates(session_id)]
     errors: list[str] = []
@@ -77,7 +76,7 @@ def board_snapshot_store_safely(session: InterviewSession) -> None:
     """For the finishing call: store a design session's snapshot in a savepoint of its
     transaction, so that even a database error here rolls back only the snapshot, never the
     finish."""
-    if not is_design(session):
+    if not has_board(session):
         return
     try:
         with transaction.atomic():

@@ -78,7 +78,8 @@ def question_ask(*, session_id: int, user: Any, text: str) -> Question:
         raise SessionError("bad_question", f"a question has 1 to {MAX_QUESTION_CHARS} characters")
     problem = session.problem
     clarifications = list(problem.clarifications)
-    figures = matching.statement_figures(problem.statement_md) if problem.kind == "design" else []
+    figures = (matching.statement_figures(problem.statement_md)
+               if problem.kind_spec.matches_figures else [])
     # Seconds on first use: outside the lock.
     match = matching.best_match(text, clarifications, figures=figures, title=problem.title)
     now = timezone.now()

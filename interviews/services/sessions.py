@@ -44,7 +44,7 @@ from interviews.models import (
     SessionEvent,
     new_invite_token,
 )
-from interviews.services.boards import board_snapshot_store_safely, is_design
+from interviews.services.boards import board_snapshot_store_safely
 from interviews.services.documents import session_code
 from problems.models import Problem
 
@@ -417,7 +417,7 @@ def _finish(session_id: int, reason: str, by: Any) -> tuple[InterviewSession, bo
         submission: Submission | None = None
         error = ""
         # A design round grades nothing: its final board is kept instead (below).
-        if not is_design(session):
+        if session.problem.kind_spec.runs_code:
             if session.candidate is not None:
                 try:
                     submission = submission_create(

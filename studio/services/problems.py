@@ -13,14 +13,10 @@ from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from problems import kinds
 from problems.models import Problem, ProblemVersion
 from problems.package import (
-    DESIGN,
-    DESIGN_GRADING,
-    Grading,
-    Limits,
     Package,
-    TestCase,
     WrongSolution,
     package_read,
     package_write,
@@ -68,71 +64,11 @@ def problem_create(
     """
     if Problem.objects.filter(slug=slug).exists():
         raise ProblemActionError("slug_taken", f"a problem called {slug!r} exists already")
-    if kind == DESIGN:
-        return _created(user=user, slug=slug, package=_package_checked(
-            design_package_new(slug=slug, title=title, difficulty=difficulty, topics=topics)
-        ))
-    package = _package_checked(Package(
-        slug=slug,
-        title=title,
-        difficulty=difficulty,
-        queue=queue,
-        kind=kind,
-        topics=tuple(topics),
-        hints=(),
-        follow_ups=(),
-        statement_md=f"# {title}\n\nDescribe the task here.\n",
-        starter_code=f"def {entry}(x):\n    raise NotImplementedError\n",
-        reference_code=f"def {entry}(x):\n    return x\n",
-        limits=Limits(),
-        grading=Grading(driver="function", entry=entry, compare="exact"),
-        public_tests=(TestCase("sample", {"args": [1]}, 1, "correctness", False),),
-        hidden_tests=(),
-        wrong=(),
-        clarifications=(),
-        rubric=(),
+    package = _package_checked(kinds.kind_of(kind).part().new_package(
+        slug=slug, title=title, difficulty=difficulty, queue=queue, kind=kind,
+        topics=tuple(topics), entry=entry,
     ))
     return _created(user=user, slug=slug, package=package)
-
-
-DESIGN_STATEMENT = """# {title}
-
-Describe the system to design and what it must do.
-
-Figures to estimate from:
-
-- how many users or clients, and requests per second at peak;
-- the size of a request and of a response;
-- the hardware each part runs on and what one unit of it handles.
-
-Draw the architecture on the board and keep your estimates in the notes pane.
-"""
-DESIGN_TEXT = """# Reference design: {title}
-
-## Requirements
-## Estimates
-## API and data model
-## Architecture
-## Scaling and bottlenecks
-## Failure modes
-## Tradeoffs
-"""
-
-
-def design_package_new(
-    *, slug: str, title: str, difficulty: str, topics: tuple[str, ...]
-) -> Package:
-    """A new design problem's package: a statement and reference text to fill in, an empty
-    board; no tests or code. It is well formed from the first save, and its package checks
-    (rubric, clarifications, hints...) list what it still needs."""
-    return Package(
-        slug=slug, title=title, difficulty=difficulty, queue="cpu", kind=DESIGN,
-        topics=tuple(topics), hints=(), follow_ups=(),
-        statement_md=DESIGN_STATEMENT.format(title=title), starter_code="",
-        reference_code=DESIGN_TEXT.format(title=title), limits=Limits(),
-        grading=DESIGN_GRADING, public_tests=(), hidden_tests=(), wrong=(),
-        clarifications=(), rubric=(),
-    )
 
 
 def _created(*, user: User, slug: str, package: Package) -> Problem:
@@ -176,7 +112,8 @@ def problem_parts_update(
         raise ProblemActionError("bad_part", f"not a package part: {', '.join(sorted(unknown))}")
 
     def change(package: Package) -> Package:
-        if "kind" in parts and (parts["kind"] == DESIGN) != package.is_design:
+        if "kind" in parts and (kinds.kind_of(parts["kind"]).package_part
+                                != package.kind_spec.package_part):
             raise ProblemActionError("kind_change", KIND_CHANGE)
         package = replace(package, **parts)
         return edit(package) if edit is not None else package

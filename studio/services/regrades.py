@@ -15,10 +15,10 @@ from grading import jobs
 from grading.judge import JudgeError, judge
 from grading.lanes import Lane
 from grading.models import Submission
+from grading.sandboxing import job_budget_seconds
 from grading.services import grade_spec_for
 from problems.models import ProblemVersion
 from studio.models import Regrade, RegradeItem
-from studio.services.validations import per_run_seconds
 
 log = logging.getLogger(__name__)
 
@@ -52,7 +52,9 @@ def regrade_submissions(version: ProblemVersion) -> QuerySet[Submission]:
 
 
 def _regrade_budget_seconds(regrade: Regrade) -> float:
-    return max(1, regrade.total) * per_run_seconds(regrade.version) + 60
+    version = regrade.version
+    return job_budget_seconds(version.limits, len(version.tests_for("submit")),
+                              runs=max(1, regrade.total), batch=True)
 
 
 REGRADE_JOBS = jobs.register(
@@ -78,12 +80,12 @@ def version_regrade_preview(*, version: ProblemVersion, user: User | None = None
     return regrade
 
 
-def regrade_run(*, regrade_id: int) -> jobs.Outcome | str:
+def regrade_run(*, regrade_id: int) -> jobs.Outcome:
     """Grade each past submission again against the regrade's version; record old → new.
 
     Submissions themselves are untouched. Identical code is graded once. A resumed run (after
-    a platform fault or a dead worker) skips submissions it already recorded. Returns "done",
-    "skipped", "retry" or "failed".
+    a platform fault or a dead worker) skips submissions it already recorded. Returns the
+    job's outcome: DONE, SKIPPED, RETRY or FAILED.
     """
     claim = REGRADES.claim(regrade_id, started_at=timezone.now(), message="")
     if claim is jobs.Outcome.FAILED:
@@ -100,7 +102,7 @@ def regrade_run(*, regrade_id: int) -> jobs.Outcome | str:
         return _regrade_fault(claim, repr(exc) if not isinstance(exc, JudgeError) else str(exc))
 
 
-def _regrade_grade_all(claim: jobs.Claim) -> str:
+def _regrade_grade_all(claim: jobs.Claim) -> jobs.Outcome:
     regrade_id = claim.pk
     regrade = Regrade.objects.select_related("version__problem").get(pk=regrade_id)
     version = regrade.version
@@ -140,7 +142,7 @@ def _regrade_grade_all(claim: jobs.Claim) -> str:
         _regrade_count(regrade_id)
     _regrade_count(regrade_id)
     REGRADES.finish(claim, status=Regrade.Status.DONE, finished_at=timezone.now())
-    return str(jobs.Outcome.DONE)
+    return jobs.Outcome.DONE
 
 
 def _regrade_count(regrade_id: int) -> None:
@@ -150,7 +152,7 @@ def _regrade_count(regrade_id: int) -> None:
     )
 
 
-def _regrade_fault(claim: jobs.Claim, message: str) -> str:
+def _regrade_fault(claim: jobs.Claim, message: str) -> jobs.Outcome:
     # Back to queued so the retried task can claim it again; recorded items are kept.
     outcome = REGRADES.release(
         claim,
@@ -159,4 +161,4 @@ def _regrade_fault(claim: jobs.Claim, message: str) -> str:
         failed_fields={"message": f"the regrade stopped: {message}"[:300],
                        "finished_at": timezone.now()},
     )
-    return str(outcome)
+    return outcome

@@ -1,9 +1,12 @@
-"""Validation: the reference, starter and known-wrong solutions of a version graded on all
-of its tests in the sandbox, as a background job (grading.jobs' lifecycle)."""
+"""Validation: one background job (grading.jobs' lifecycle) that takes the steps the version's
+kind declares (problems.kinds): a code problem's reference, starter and known-wrong solutions
+graded on all of its tests in the sandbox, then its lint; a design problem's package checks."""
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -13,9 +16,10 @@ from django.utils import timezone
 from grading import jobs
 from grading.judge import GradeSpec, JudgeError, Judgement, judge
 from grading.lanes import Lane
-from grading.sandboxing import run_budget_seconds
+from grading.sandboxing import job_budget_seconds
 from grading.services import grade_spec_for
-from problems.models import DESIGN, ProblemVersion
+from problems import kinds
+from problems.models import ProblemVersion
 from problems.package import package_lint
 from problems.services import problem_to_package
 from studio import validation
@@ -28,8 +32,8 @@ log = logging.getLogger(__name__)
 
 def version_solutions(version: ProblemVersion) -> list[validation.Solution]:
     """The programs a validation of `version` grades: its reference, starter and wrong ones
-    (none for a design problem: nothing of it runs)."""
-    if version.kind == DESIGN:
+    (none for a kind whose code does not run: a design problem)."""
+    if kinds.GRADE_SOLUTIONS not in version.kind_spec.validation_steps:
         return []
     return validation.solutions_for(
         reference=version.reference_code,
@@ -58,15 +62,12 @@ VALIDATIONS = jobs.JobTable(
 )
 
 
-def per_run_seconds(version: ProblemVersion) -> float:
-    return run_budget_seconds(version.limits, len(version.tests_for("submit")))
-
-
 def _validation_budget_seconds(version: ProblemVersion) -> float:
     """The longest a whole validation may take: every solution run to its wall limit, and the
     reference's slowest tests graded again (studio.validation.RETIMES, at most a run each)."""
-    runs = len(version_solutions(version)) + validation.RETIMES
-    return runs * per_run_seconds(version) + 60.0
+    return job_budget_seconds(version.limits, len(version.tests_for("submit")),
+                              runs=len(version_solutions(version)) + validation.RETIMES,
+                              batch=True)
 
 
 def version_validation_request(*, version: ProblemVersion) -> bool:
@@ -95,13 +96,14 @@ VALIDATION_JOBS = jobs.register(
 )
 
 
-def version_validate(*, version: ProblemVersion) -> jobs.Outcome | str:
-    """Grade the reference, the starter and every known-wrong solution on all of `version`'s
-    tests, calibrate the time limit, and store the report.
+def version_validate(*, version: ProblemVersion) -> jobs.Outcome:
+    """Take every validation step `version`'s kind declares (grade the reference, the starter
+    and every known-wrong solution on all of its tests and calibrate the time limit; check
+    the package) and store the report, whose state says passed or failed.
 
-    Returns "passed" or "failed"; "skipped" when another worker holds it or it is not
-    pending; RETRY after a platform fault (Docker down) that a later attempt may get past,
-    leaving the version pending; past the attempt cap a platform fault fails the validation.
+    Returns DONE once the report is stored; SKIPPED when another worker holds it or it is
+    not pending; RETRY after a platform fault (Docker down) that a later attempt may get
+    past, leaving the version pending; FAILED past the attempt cap (the validation failed).
     """
     now = timezone.now()
     claim = VALIDATIONS.claim(version.pk, validation_started_at=now)
@@ -110,7 +112,7 @@ def version_validate(*, version: ProblemVersion) -> jobs.Outcome | str:
             version_number=version.number, message="too many attempts", retrying=False
         )
         VALIDATIONS.give_up(version.pk, validation_report=report)
-        return "failed"
+        return jobs.Outcome.FAILED
     if not isinstance(claim, jobs.Claim):
         return jobs.Outcome.SKIPPED  # busy (a duplicate delivery) or nothing to do
     try:
@@ -147,60 +149,67 @@ def reference_retimed(spec: GradeSpec, judgement: Judgement) -> list[Judgement]:
     return retimed
 
 
-def _validation_run(version: ProblemVersion, claim: jobs.Claim, *, started_at: datetime) -> str:
-    version = ProblemVersion.objects.select_related("problem").get(pk=version.pk)
-    problem = version.problem
-    if version.kind == DESIGN:
-        return _design_validation_run(version, claim, started_at=started_at)
-    solutions = version_solutions(version)
-    checks: list[dict[str, Any]] = []
+@dataclass
+class _Findings:
+    """What the steps found, for the report."""
+
+    version: ProblemVersion
+    issues: list[str]  # the package's unmet rules (package_lint)
+    checks: list[dict[str, Any]] = field(default_factory=list)
     timing: dict[str, Any] | None = None
-    for solution in solutions:
+    lint: dict[str, Any] = field(default_factory=lambda: validation.lint_check([]))
+
+
+def _grade_solutions(found: _Findings) -> None:
+    """Grade each solution on every test; calibrate the time limit on the reference."""
+    version = found.version
+    for solution in version_solutions(version):
         spec = grade_spec_for(version=version, code=solution.code, mode="submit")
         try:
             judgement = judge(spec)
         except JudgeError as exc:
             if exc.platform:
                 raise  # the platform, not the package: retry the whole validation
-            checks.append(validation.check_error(solution, str(exc)))
+            found.checks.append(validation.check_error(solution, str(exc)))
             continue
-        checks.append(validation.check_solution(solution, judgement))
+        found.checks.append(validation.check_solution(solution, judgement))
         if solution.role == "reference":
-            timing = validation.timing_calibrate(
+            found.timing = validation.timing_calibrate(
                 judgement, version.limits, reference_retimed(spec, judgement)
             )
-    lint = validation.lint_check(package_lint(problem_to_package(problem=problem, version=version)))
-    report = validation.report_build(
-        version_number=version.number,
-        checks=checks,
-        timing=timing,
-        lint=lint,
-        solutions_hash=validation.solutions_hash(solutions),
-        started_at=started_at.isoformat(),
-        finished_at=timezone.now().isoformat(),
-    )
-    states = ProblemVersion.Validation
-    state = states.PASSED if report["passed"] else states.FAILED
-    VALIDATIONS.finish(
-        claim, validation=state, validation_report=report, validated_at=timezone.now()
-    )
-    return str(state)
 
 
-def _design_validation_run(
+def _package_checks(found: _Findings) -> None:
+    """The package's rules as one check: all a version has when nothing of it runs."""
+    found.checks.append(validation.design_check(found.issues))
+
+
+def _lint(found: _Findings) -> None:
+    found.lint = validation.lint_check(found.issues)
+
+
+# The steps a kind may declare (problems.kinds), by name.
+STEPS: dict[str, Callable[[_Findings], None]] = {
+    kinds.GRADE_SOLUTIONS: _grade_solutions,
+    kinds.PACKAGE_CHECKS: _package_checks,
+    kinds.LINT: _lint,
+}
+
+
+def _validation_run(
     version: ProblemVersion, claim: jobs.Claim, *, started_at: datetime
-) -> str:
-    """A design version has nothing to run: it passes when its package checks pass (the
-    rubric's design criteria anchored, clarifications, statement, reference text and board),
-    through the same job lifecycle, so the studio shows it passed or failed like any other."""
+) -> jobs.Outcome:
+    version = ProblemVersion.objects.select_related("problem").get(pk=version.pk)
     package = problem_to_package(problem=version.problem, version=version)
-    issues = package_lint(package)
+    found = _Findings(version=version, issues=package_lint(package))
+    for step in version.kind_spec.validation_steps:
+        STEPS[step](found)
     report = validation.report_build(
         version_number=version.number,
-        checks=[validation.design_check(issues)],
-        timing=None,
-        lint=validation.lint_check(issues),
-        solutions_hash=validation.solutions_hash([]),
+        checks=found.checks,
+        timing=found.timing,
+        lint=found.lint,
+        solutions_hash=validation.solutions_hash(version_solutions(version)),
         started_at=started_at.isoformat(),
         finished_at=timezone.now().isoformat(),
     )
@@ -209,18 +218,17 @@ def _design_validation_run(
     VALIDATIONS.finish(
         claim, validation=state, validation_report=report, validated_at=timezone.now()
     )
-    return str(state)
+    return jobs.Outcome.DONE
 
 
-def _validation_fault(version: ProblemVersion, claim: jobs.Claim, message: str) -> str:
+def _validation_fault(version: ProblemVersion, claim: jobs.Claim, message: str) -> jobs.Outcome:
     final = claim.attempt >= jobs.max_attempts()
     report = validation.report_error(
         version_number=version.number, message=message, retrying=not final
     )
-    outcome = VALIDATIONS.release(
+    return VALIDATIONS.release(
         claim,
         error=message,
         retry_fields={"validation_report": report, "validation_started_at": None},
         failed_fields={"validation_report": report},
     )
-    return str(outcome)

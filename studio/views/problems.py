@@ -10,7 +10,8 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from core.markdown import markdown_render
-from problems.models import DESIGN, Problem, ProblemVersion
+from problems import kinds
+from problems.models import Problem, ProblemVersion
 from problems.package import DESIGN_BOARD, PackageError, WrongSolution
 from problems.services import problem_to_package, statement_shown
 from studio import selectors
@@ -127,8 +128,8 @@ def problem_page(
     statement = latest.statement_md if latest is not None else problem.statement_md
     context = {
         "problem": problem,
-        # A design problem's page has no tests, driver or wrong solutions to edit.
-        "is_design": (latest.kind if latest is not None else problem.kind) == DESIGN,
+        # Its kind: a design problem's page has no tests, driver or wrong solutions to edit.
+        "problem_kind": kinds.kind_of(latest.kind if latest is not None else problem.kind),
         "versions": selectors.studio_versions(problem),
         "latest": latest,
         "statement_form": statement_form or StatementForm(initial={"statement_md": statement}),

@@ -20,6 +20,7 @@ from django.views.decorators.http import require_GET
 from core.markdown import markdown_render
 from grading.problempage import version_page_of
 from grading.services import GradingError, version_for_trial
+from problems import kinds
 from problems.models import ProblemVersion
 
 
@@ -36,6 +37,11 @@ class TriedProblem:
     starter_code: str
     published: bool
     custom_reference: bool
+
+    @property
+    def kind_spec(self) -> kinds.Kind:
+        """Its kind, as problems.kinds declares it (the page asks it, as of a problem)."""
+        return kinds.kind_of(self.kind)
 
     @classmethod
     def of(cls, version: ProblemVersion) -> TriedProblem:

@@ -54,9 +54,8 @@ def test_the_code_desk_facts_are_a_coding_kinds_alone() -> None:
     coding, design = tiny_problem(), design_problem()
     page = problempage.problem_page_of(coding)
     assert page["time_limits"] is not None and page["custom_example"] == {"args": [0]}
-    assert page["is_design"] is False and page["hint_count"] == len(coding.hints)
+    assert page["hint_count"] == len(coding.hints)
     shown = problempage.problem_page_of(design)
-    assert shown["is_design"] is True
     assert (shown["time_limits"], shown["custom_example"], shown["custom_reference"]) == (
         None, None, False)
     assert "batch inference API" in str(shown["statement_html"])

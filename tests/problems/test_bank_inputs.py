@@ -25,7 +25,7 @@ from problems.services import BANK_DIR
 CUSTOM = [
     pytest.param(p, id=p.name)
     for p in sorted(p for p in BANK_DIR.iterdir() if (p / "problem.toml").exists())
-    if (package := package_read(p)).grading.driver == "custom" and not package.is_design
+    if (package := package_read(p)).grading.driver == "custom" and package.kind_spec.runs_code
 ]
 
 
@@ -98,7 +98,7 @@ DECLARING = [pytest.param(p, id=p.slug) for p in PACKAGES if p.constraints]
 
 
 def test_every_problem_declares_its_constraints_or_says_why_not() -> None:
-    gradable = {p.slug for p in PACKAGES if not p.is_design}
+    gradable = {p.slug for p in PACKAGES if p.kind_spec.runs_code}
     declaring = {p.slug for p in PACKAGES if p.constraints}
     assert gradable - declaring == set(UNDECLARED), "declare the constraints, or list why not"
     assert all(reason.strip() for reason in UNDECLARED.values())

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from problems.coverage import COVERAGE_FILE, Clause, coverage_parse, coverage_read
 from problems.package import PackageError, package_read
+from problems.package.coverage import COVERAGE_FILE, Clause, coverage_parse, coverage_read
 from tests.problems.test_package import BANK, make_package
 
 NAMES = {"h0", "h1", "p0"}
@@ -95,7 +95,7 @@ def test_package_read_checks_a_map_it_finds(tmp_path: Path) -> None:
         for p in BANK.iterdir()
         # A design problem has no tests to map clauses to: its rubric's anchored design
         # criteria are checked instead (tests/problems/test_design.py).
-        if (p / "problem.toml").exists() and not package_read(p).is_design
+        if (p / "problem.toml").exists() and package_read(p).kind_spec.runs_code
     )
     if BANK.exists()
     else [],

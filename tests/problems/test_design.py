@@ -60,7 +60,7 @@ def make_design(root: Path, board: object = BOARD) -> Path:
 
 def test_a_design_package_reads_with_its_text_and_board(tmp_path: Path) -> None:
     package = package_read(make_design(tmp_path))
-    assert package.is_design and package.kind == "design"
+    assert package.kind_spec.has_board and package.kind == "design"
     assert package.reference_code.startswith("# Reference")
     assert [e["id"] for e in package.reference_board] == ["a", "t", "r"]
     assert package.public_tests == () and package.wrong == () and package.starter_code == ""
@@ -265,7 +265,7 @@ def test_the_database_round_trip_keeps_the_board_and_the_text(tmp_path: Path) ->
 BANK_DESIGNS = sorted(
     p.name
     for p in BANK_DIR.iterdir()
-    if (p / "problem.toml").exists() and package_read(p).is_design
+    if (p / "problem.toml").exists() and package_read(p).kind_spec.has_board
 )
 
 

@@ -187,15 +187,17 @@ def test_a_design_problem_validates_without_a_sandbox_and_publishes(author: Any)
     problem = _create(author)
     # Incomplete: validation runs (no sandbox) and fails on its package checks.
     author.post(f"/studio/{problem.slug}/v1/validate/")
-    assert version_validate(version=_newest(problem)) == "failed"
+    assert version_validate(version=_newest(problem)) == "done"
     version = _newest(problem)
+    assert version.validation == "failed"
     check = version.validation_report["checks"][0]
     assert check["role"] == "design" and "clarifying questions" in check["message"]
     # Complete: it passes, goes live, and publishes.
     assert author.post(f"/studio/{problem.slug}/parts/", _complete(problem)).status_code == 302
     version = _newest(problem)
     author.post(f"/studio/{problem.slug}/v{version.number}/validate/")
-    assert version_validate(version=_newest(problem)) == "passed"
+    assert version_validate(version=_newest(problem)) == "done"
+    assert _newest(problem).validation == "passed"
     page = author.get(f"/studio/{problem.slug}/v{version.number}/").content.decode()
     assert "passed" in page
     author.post(f"/studio/{problem.slug}/v{version.number}/live/")
@@ -216,7 +218,7 @@ def test_a_design_problem_exports_and_imports_with_its_board(author: Any) -> Non
 
     data = b"".join(archive.streaming_content) if archive.streaming else archive.content
     package = package_unzip(data)
-    assert package.is_design and package.reference_board == BANK_DESIGN.reference_board
+    assert package.kind_spec.has_board and package.reference_board == BANK_DESIGN.reference_board
     assert package.reference_code == BANK_DESIGN.reference_code
     # Imported back as a new problem (its slug changed in the archive): the board comes too.
     import io

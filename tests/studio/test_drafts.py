@@ -189,7 +189,9 @@ def test_a_validated_draft_made_live_reaches_candidates(problem: Problem, writer
     draft = problem.versions.get(number=4)
     # when the draft is validated for real (reference AC, starter not AC)
     assert author.post("/studio/add-one/v4/validate/").status_code == 302
-    assert version_validate(version=draft) == "passed"
+    assert version_validate(version=draft) == "done"
+    draft.refresh_from_db()
+    assert draft.validation == "passed"
     assert_old(what_candidates_see(candidate))  # validated is not yet live
     # and made live from its page
     assert author.post("/studio/add-one/v4/live/").status_code == 302

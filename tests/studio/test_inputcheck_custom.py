@@ -152,7 +152,7 @@ BANK_CUSTOM = [
         id=folder.name,
     )
     for folder in sorted(p for p in BANK_DIR.iterdir() if (p / "problem.toml").exists())
-    if (package := package_read(folder)).grading.driver == "custom" and not package.is_design
+    if (package := package_read(folder)).grading.driver == "custom" and package.kind_spec.runs_code
 ]
 
 

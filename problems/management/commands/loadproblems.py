@@ -7,7 +7,6 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from problems.models import DESIGN
 from problems.package import PackageError
 from problems.services import BANK_DIR, problem_load_folder
 
@@ -50,6 +49,6 @@ class Command(BaseCommand):
         for problem, created in loaded:
             state = "new version" if created else "unchanged"
             live = problem.live_version.number if problem.live_version else "-"
-            design = ", design: nothing to grade" if problem.kind == DESIGN else ""
+            design = "" if problem.kind_spec.runs_code else f", {problem.kind}: nothing to grade"
             self.stdout.write(f"{problem.slug}: {state} (live v{live}{design})")
         self.stdout.write(f"{len(loaded)} problem(s) loaded")

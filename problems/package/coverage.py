@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from problems.packageerror import MAX_SOURCE_BYTES, PackageError
+from problems.package.model import MAX_SOURCE_BYTES, PackageError
 
 COVERAGE_FILE = "coverage.toml"
 CLAUSE_ID_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
