@@ -8,7 +8,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, sync_playwright
+from playwright.sync_api import Browser, Page, expect, sync_playwright
+
+from tests.frontend.fakes import ORIGIN, SUBMISSION_ID, FakeGrader, problem_page_html
 
 FRONTEND_DIR = Path(__file__).resolve().parents[2] / "frontend"
 BUNDLE = FRONTEND_DIR / "static" / "frontend" / "bundle.js"
@@ -57,3 +59,24 @@ def browser() -> Iterator[Browser]:
             yield browser
         finally:
             browser.close()
+
+
+@pytest.fixture
+def grader() -> FakeGrader:
+    return FakeGrader(page_html=problem_page_html())
+
+
+@pytest.fixture
+def page(browser: Browser, bundle: Path, grader: FakeGrader) -> Iterator[Page]:
+    context = browser.new_context(base_url=ORIGIN, viewport={"width": 1280, "height": 900})
+    context.add_cookies([{"name": "csrftoken", "value": "csrf-abc", "url": ORIGIN}])
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.route("**/*", grader.http)
+    page.route_web_socket(f"**/ws/submissions/{SUBMISSION_ID}/", grader.socket)
+    page.goto("/problems/token-bucket/")
+    expect(page.locator("#problem")).to_have_attribute("data-ready", "true")
+    yield page
+    context.close()
+    assert errors == [], f"uncaught errors in the page: {errors}"

@@ -9,14 +9,7 @@ import json
 import pytest
 from playwright.sync_api import Page, WebSocketRoute, expect
 
-from tests.frontend.test_bundle import (  # noqa: F401 - fixtures are used by name
-    FakeGrader,
-    grader,
-    page,
-    public_test,
-    send,
-    wait_for_sockets,
-)
+from tests.frontend.fakes import FakeGrader, public_test, send, wait_for_sockets
 from tests.processes import SCREENSHOTS
 
 pytestmark = pytest.mark.e2e
@@ -25,8 +18,8 @@ STREAMS = [["stdout", "out1\n"], ["stderr", "err2\n"], ["stdout", "out3\n"], ["s
 
 
 def test_a_tests_rows_follow_the_order_the_streams_were_written_in(
-    page: Page,  # noqa: F811 - the fixture imported above
-    grader: FakeGrader,  # noqa: F811
+    page: Page,
+    grader: FakeGrader,
 ) -> None:
     page.click("#run-button")
     ws = wait_for_sockets(page, grader, 1)
@@ -51,8 +44,8 @@ def test_a_tests_rows_follow_the_order_the_streams_were_written_in(
 
 
 def test_a_custom_run_that_wrote_to_both_streams_shows_them_in_one_box_in_order(
-    page: Page,  # noqa: F811 - the fixture imported above
-    grader: FakeGrader,  # noqa: F811
+    page: Page,
+    grader: FakeGrader,
 ) -> None:
     def script(ws: WebSocketRoute, _: int) -> None:
         ws.send(

@@ -21,7 +21,7 @@ from interviews.services import SessionError
 from problems.models import Problem
 from tests.factories import client_for, tiny_problem, user_with_role
 from tests.interviews.ydoc_client import YClient
-from tests.privacy.test_matrix import pdf_text
+from tests.pdf import pdf_text
 from tests.sockets import run_scenario
 
 pytestmark = pytest.mark.django_db(transaction=True)

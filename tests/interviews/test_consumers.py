@@ -3,19 +3,16 @@ and the real database: who may join, sync both ways, persistence before broadcas
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import timedelta
 from functools import partial
 from typing import Any
 
 import pycrdt
 import pytest
-from channels.routing import URLRouter
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import AnonymousUser
 from django.utils import timezone
 
-from config.routing import websocket_urlpatterns
 from interviews import collab, services
 from interviews.consumers import (
     CLOSE_FORBIDDEN,
@@ -27,7 +24,7 @@ from interviews.consumers import (
 )
 from interviews.models import DocUpdate, InterviewSession, SessionEvent
 from tests.factories import tiny_problem, user_with_role
-from tests.interviews.ydoc_client import WithUser, YClient, doc_path
+from tests.interviews.ydoc_client import YClient, append, close_code_for, doc_path
 from tests.sockets import run_scenario
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -52,23 +49,6 @@ def live(*, interviewer_can_edit: bool = False) -> tuple[InterviewSession, Any, 
 
 def stored_updates(session: InterviewSession) -> int:
     return DocUpdate.objects.filter(session=session).count()
-
-
-async def close_code_for(user: Any, session_id: int) -> int | None:
-    app = WithUser(URLRouter(websocket_urlpatterns), user)
-    communicator = WebsocketCommunicator(app, doc_path(session_id))
-    connected, _ = await communicator.connect()
-    assert connected
-    output = await communicator.receive_output(timeout=5)
-    await communicator.wait()
-    return output.get("code") if output["type"] == "websocket.close" else None
-
-
-def append(text: str) -> Callable[[pycrdt.Text], None]:
-    def edit(ytext: pycrdt.Text) -> None:
-        ytext += text
-
-    return edit
 
 
 # ---------------------------------------------------------------- who may join

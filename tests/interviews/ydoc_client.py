@@ -8,6 +8,7 @@ server misses (step 2); each local edit is sent as one update and counted until 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 import pycrdt
@@ -147,3 +148,20 @@ class YClient:
     @property
     def code(self) -> str:
         return str(self.text)
+
+
+async def close_code_for(user: Any, session_id: int) -> int | None:
+    app = WithUser(URLRouter(websocket_urlpatterns), user)
+    communicator = WebsocketCommunicator(app, doc_path(session_id))
+    connected, _ = await communicator.connect()
+    assert connected
+    output = await communicator.receive_output(timeout=5)
+    await communicator.wait()
+    return output.get("code") if output["type"] == "websocket.close" else None
+
+
+def append(text: str) -> Callable[[pycrdt.Text], None]:
+    def edit(ytext: pycrdt.Text) -> None:
+        ytext += text
+
+    return edit

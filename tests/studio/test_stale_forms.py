@@ -24,7 +24,7 @@ from studio.forms import PartsForm
 from studio.services.revisions import version_revision
 from studio.urls import urlpatterns
 from tests.factories import client_for, tiny_problem, user_with_role
-from tests.studio.test_views import mark_validated
+from tests.studio.versions import mark_validated
 
 pytestmark = pytest.mark.django_db
 

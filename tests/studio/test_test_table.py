@@ -12,7 +12,7 @@ from django.test import Client
 
 from problems.models import Problem, ProblemVersion
 from tests.factories import tiny_problem, user_with_role
-from tests.studio.test_views import mark_validated
+from tests.studio.versions import mark_validated
 
 pytestmark = pytest.mark.django_db
 

@@ -15,10 +15,9 @@ from django.utils import timezone
 
 from grading.models import Submission
 from problems.models import Problem, ProblemVersion
-from studio import validation
 from studio.models import Regrade, RegradeItem
-from studio.services.validations import version_solutions
 from tests.factories import ADD_ONE, client_for, tiny_problem, user_with_role
+from tests.studio.versions import mark_validated
 
 pytestmark = pytest.mark.django_db
 
@@ -52,13 +51,6 @@ def problem(writer: User) -> Problem:
     problem.owner = writer
     problem.save()
     return problem
-
-
-def mark_validated(version: ProblemVersion, report: dict[str, Any] | None = None) -> None:
-    current = validation.solutions_hash(version_solutions(version))
-    ProblemVersion.objects.filter(pk=version.pk).update(
-        validation="passed", validation_report=(report or {}) | {"solutions_hash": current}
-    )
 
 
 def edit_data(problem: Problem, **changes: Any) -> dict[str, Any]:
