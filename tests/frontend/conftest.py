@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -80,3 +81,21 @@ def page(browser: Browser, bundle: Path, grader: FakeGrader) -> Iterator[Page]:
     yield page
     context.close()
     assert errors == [], f"uncaught errors in the page: {errors}"
+
+
+@pytest.fixture
+def node_findings() -> Callable[[str], dict[str, bool]]:
+    """Runs a `tests/frontend/js/<name>` check with node against frontend/node_modules and
+    returns its findings (the JSON object on its last line of output); skips without node."""
+    if shutil.which("node") is None or not (FRONTEND_DIR / "node_modules" / "yjs").is_dir():
+        pytest.skip("node and frontend/node_modules are needed (cd frontend && npm ci)")
+
+    def run(name: str) -> dict[str, bool]:
+        script = Path(__file__).resolve().parent / "js" / name
+        done = subprocess.run(["node", str(script), str(FRONTEND_DIR)], capture_output=True,
+                              text=True, timeout=60, check=False)  # fmt: skip
+        assert done.returncode == 0, done.stderr[-3000:]
+        findings: dict[str, bool] = json.loads(done.stdout.strip().splitlines()[-1])
+        return findings
+
+    return run

@@ -1,7 +1,8 @@
 """The results panel's checker evidence (continuous-batching-engine): three schedules on one step
 axis with a legend and axes, the first violating step marked, per-request latency, and one
 per-group summary whose verdict names the failing group. The real bundle in chromium; the
-grader's websocket is scripted (the helpers and fixtures of test_bundle.py)."""
+grader's websocket is scripted (tests/frontend/fakes.py and
+the fixtures of tests/frontend/conftest.py)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
 """stdout and stderr in the order they were written (issue 36): a test's rows and a custom
 run's box follow the harness's ordered `streams`; without them, stdout then stderr. The real
-bundle in chromium; the grader's websocket is scripted (the fixtures of test_bundle.py)."""
+bundle in chromium; the grader's websocket is scripted (the
+fixtures of tests/frontend/conftest.py)."""
 
 from __future__ import annotations
 

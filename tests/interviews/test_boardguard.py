@@ -6,7 +6,6 @@ load with their bad elements skipped and logged."""
 from __future__ import annotations
 
 import logging
-from datetime import timedelta
 from typing import Any
 
 import pycrdt
@@ -19,7 +18,7 @@ from interviews import boardguard, boardschema, collab, services
 from interviews.models import InterviewSession
 from interviews.services.boards import board_snapshot_store
 from tests import boardvectors
-from tests.factories import board_update, design_problem, user_with_role
+from tests.factories import board_update, design_problem, joined_live_session
 from tests.interviews.ydoc_client import YClient
 from tests.sockets import run_scenario
 
@@ -165,17 +164,7 @@ def test_random_updates_never_leave_an_invalid_element_on_the_board(
 
 
 def live_design() -> tuple[InterviewSession, Any, Any]:
-    problem = design_problem()
-    interviewer = user_with_role("int", "interviewer")
-    candidate = user_with_role("cand", "candidate")
-    session = services.session_schedule_live(
-        interviewer=interviewer,
-        problem_slug=problem.slug,
-        duration=timedelta(minutes=30),
-        interviewer_can_edit=True,
-    )
-    assert session.invite_token
-    return services.session_join(token=session.invite_token, user=candidate), candidate, interviewer
+    return joined_live_session(design_problem(), interviewer_can_edit=True)
 
 
 async def refused_close(client: YClient) -> int | None:

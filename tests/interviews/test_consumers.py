@@ -23,7 +23,7 @@ from interviews.consumers import (
     ROOMS,
 )
 from interviews.models import DocUpdate, InterviewSession, SessionEvent
-from tests.factories import tiny_problem, user_with_role
+from tests.factories import joined_live_session, tiny_problem, user_with_role
 from tests.interviews.ydoc_client import YClient, append, close_code_for, doc_path
 from tests.sockets import run_scenario
 
@@ -33,18 +33,7 @@ STARTER = "def solve(x):\n    pass\n"
 
 
 def live(*, interviewer_can_edit: bool = False) -> tuple[InterviewSession, Any, Any]:
-    problem = tiny_problem()
-    interviewer = user_with_role("int", "interviewer")
-    candidate = user_with_role("cand", "candidate")
-    session = services.session_schedule_live(
-        interviewer=interviewer,
-        problem_slug=problem.slug,
-        duration=timedelta(minutes=30),
-        interviewer_can_edit=interviewer_can_edit,
-    )
-    assert session.invite_token
-    session = services.session_join(token=session.invite_token, user=candidate)
-    return session, candidate, interviewer
+    return joined_live_session(tiny_problem(), interviewer_can_edit=interviewer_can_edit)
 
 
 def stored_updates(session: InterviewSession) -> int:

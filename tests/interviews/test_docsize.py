@@ -5,7 +5,6 @@ would take the document past its byte or element bound is refused ("the board is
 
 from __future__ import annotations
 
-from datetime import timedelta
 from typing import Any
 
 import pycrdt
@@ -18,7 +17,7 @@ from interviews.consumers import ROOMS
 from interviews.models import DocUpdate, InterviewSession
 from problems.package import package_read
 from problems.services import BANK_DIR, problem_load
-from tests.factories import client_for, tiny_problem, user_with_role
+from tests.factories import client_for, joined_live_session, tiny_problem, user_with_role
 from tests.interviews.ydoc_client import YClient
 from tests.sockets import run_scenario
 
@@ -28,14 +27,8 @@ LIMIT = 20_000  # the message limit in these tests: small, so a few hundred elem
 
 
 def live() -> tuple[InterviewSession, Any]:
-    problem = tiny_problem()
-    interviewer = user_with_role("int", "interviewer")
-    candidate = user_with_role("cand", "candidate")
-    session = services.session_schedule_live(
-        interviewer=interviewer, problem_slug=problem.slug, duration=timedelta(minutes=30)
-    )
-    assert session.invite_token
-    return services.session_join(token=session.invite_token, user=candidate), candidate
+    session, candidate, _ = joined_live_session(tiny_problem())
+    return session, candidate
 
 
 def element(key: str, **extra: Any) -> dict[str, Any]:

@@ -1,6 +1,6 @@
 """The visibility matrix (issue 13): every channel, every viewer, a marker in every private field.
 
-A finished live session (tests/interviews/test_review.py's world) gets one marker text per
+A finished live session (tests/interviews/worlds.py's) gets one marker text per
 private field of `core.visibility.PRIVATE_FIELDS`: a review note, a draft scorecard (written by
 a panel interviewer), a submitted but unreleased scorecard (written by the session's
 interviewer), hidden tests' inputs and outputs, the problem's reference solution. Then each

@@ -9,14 +9,13 @@ import re
 from typing import Any
 
 import pytest
-from django.contrib.auth.models import User
 from django.test import Client
 from django.utils import timezone
 
 from grading.models import Submission
 from problems.models import Problem, ProblemVersion
 from studio.models import Regrade, RegradeItem
-from tests.factories import ADD_ONE, client_for, tiny_problem, user_with_role
+from tests.factories import ADD_ONE, client_for, user_with_role
 from tests.studio.versions import mark_validated
 
 pytestmark = pytest.mark.django_db
@@ -33,24 +32,6 @@ def solve(x):
 <script>alert("x")</script>
 <a href="javascript:alert(1)">click</a>
 """
-
-
-@pytest.fixture
-def writer() -> User:
-    return user_with_role("writer", "author")
-
-
-@pytest.fixture
-def author(writer: User) -> Client:
-    return client_for(writer)
-
-
-@pytest.fixture
-def problem(writer: User) -> Problem:
-    problem = tiny_problem(published=False)
-    problem.owner = writer
-    problem.save()
-    return problem
 
 
 def edit_data(problem: Problem, **changes: Any) -> dict[str, Any]:
