@@ -19,7 +19,7 @@ from interviews.models import InterviewSession
 from interviews.services.boards import board_snapshot_store
 from tests import boardvectors
 from tests.factories import board_update, design_problem, joined_live_session
-from tests.interviews.ydoc_client import YClient
+from tests.interviews.ydoc_client import YClient, refused_close
 from tests.sockets import run_scenario
 
 DATA = boardvectors.load()
@@ -165,17 +165,6 @@ def test_random_updates_never_leave_an_invalid_element_on_the_board(
 
 def live_design() -> tuple[InterviewSession, Any, Any]:
     return joined_live_session(design_problem(), interviewer_can_edit=True)
-
-
-async def refused_close(client: YClient) -> int | None:
-    """Take the frames until the server closes (keeping the events), then disconnect."""
-    while True:
-        message = await client.receive_one()
-        if message["type"] == "websocket.close":
-            assert client.communicator is not None
-            await client.communicator.disconnect(code=client.close_code or 1000, timeout=30)
-            client.communicator = None
-            return client.close_code
 
 
 def board_of(client: YClient) -> pycrdt.Map[Any]:

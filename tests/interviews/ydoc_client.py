@@ -165,3 +165,15 @@ def append(text: str) -> Callable[[pycrdt.Text], None]:
         ytext += text
 
     return edit
+
+
+async def refused_close(client: YClient) -> int | None:
+    """Take the frames until the server closes (keeping the JSON events in client.events),
+    then disconnect; the close code."""
+    while True:
+        message = await client.receive_one()
+        if message["type"] == "websocket.close":
+            assert client.communicator is not None
+            await client.communicator.disconnect(code=client.close_code or 1000, timeout=30)
+            client.communicator = None
+            return client.close_code
