@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import asdict
+from datetime import timedelta
+from typing import Any
 
 from django.contrib.auth.models import Group, User
 from django.test import Client
 
+from interviews import services as session_services
+from interviews.models import InterviewSession
 from problems.models import CONTENT_FIELDS, Problem, ProblemVersion
 from problems.package import Limits
 
@@ -136,3 +140,21 @@ def board_update(
     if notes:
         text += notes
     return doc_update_store(session_id=session_id, author_id=author_id, data=doc.get_update(before))
+
+
+def joined_live_session(
+    problem: Problem, *, interviewer_name: str = "int", **schedule: Any
+) -> tuple[InterviewSession, User, User]:
+    """A 30-minute live session of `problem` that its candidate has joined:
+    (session, candidate, interviewer); `schedule` goes to `session_schedule_live`."""
+    interviewer = user_with_role(interviewer_name, "interviewer")
+    candidate = user_with_role("cand", "candidate")
+    session = session_services.session_schedule_live(
+        interviewer=interviewer,
+        problem_slug=problem.slug,
+        duration=timedelta(minutes=30),
+        **schedule,
+    )
+    assert session.invite_token
+    session = session_services.session_join(token=session.invite_token, user=candidate)
+    return session, candidate, interviewer

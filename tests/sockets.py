@@ -49,3 +49,13 @@ def run_scenario(scenario: Callable[..., Awaitable[Any]], *args: Any, **kwargs: 
         return result
     finally:
         fresh_layers()
+
+
+class WithUser:
+    """ASGI middleware that puts a given user into the scope (what AuthMiddleware would do)."""
+
+    def __init__(self, app: Any, user: Any) -> None:
+        self.app, self.user = app, user
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> Any:
+        return await self.app(dict(scope, user=self.user), receive, send)

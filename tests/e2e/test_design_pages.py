@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import Browser, expect
 
 from tests.e2e.conftest import Platform
-from tests.e2e.test_desk_pages import WIDTHS, Watch, assert_fits, context_for
+from tests.e2e.layout import WIDTHS, Watch, assert_fits, context_for
 from tests.processes import SCREENSHOTS
 
 pytestmark = [pytest.mark.e2e]

@@ -8,20 +8,19 @@ Screenshots go to var/screenshots/ (git-ignored) for a person to look at.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, expect
+from playwright.sync_api import Browser, Page, expect
 
 from tests.e2e.conftest import Platform
+from tests.e2e.layout import WIDTHS, Watch, assert_fits, context_for
 from tests.processes import SCREENSHOTS
 
 pytestmark = [pytest.mark.e2e, pytest.mark.docker]
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "problems" / "bank" / "token-bucket"
-WIDTHS = {"desktop": (1440, 900), "phone": (390, 844)}
 GRADING_TIMEOUT_MS = 180_000
 # Pages per role: (name, path). A session page is opened by starting a solo session.
 PAGES = {
@@ -37,59 +36,6 @@ PAGES = {
     "interviewer": [("review", "/sessions/review/"), ("sessions-interviewer", "/sessions/")],
     "author": [("studio", "/studio/"), ("studio-problem", "/studio/token-bucket/")],
 }
-
-
-@dataclass
-class Watch:
-    """Console errors, uncaught exceptions and failed requests of one browser context."""
-
-    problems: list[str] = field(default_factory=list)
-
-    def attach(self, page: Page) -> None:
-        page.on("pageerror", lambda error: self.problems.append(f"pageerror: {error}"))
-        page.on(
-            "console",
-            lambda m: self.problems.append(f"console: {m.text}") if m.type == "error" else None,
-        )
-        page.on(
-            "response",
-            lambda r: self.problems.append(f"{r.status} {r.url}") if r.status >= 400 else None,
-        )
-
-
-def log_in(context: BrowserContext, platform: Platform, username: str) -> None:
-    page = context.new_page()
-    page.goto("/accounts/login/")
-    page.fill("input[name=username]", username)
-    page.fill("input[name=password]", platform.password)
-    page.click("form.login-form button[type=submit]")
-    expect(page.locator(".user-name")).to_contain_text(username)
-    page.close()
-
-
-def context_for(
-    browser: Browser, platform: Platform, role: str, width: int, height: int
-) -> BrowserContext:
-    context = browser.new_context(
-        base_url=platform.base_url, viewport={"width": width, "height": height}
-    )
-    if role != "anonymous":
-        log_in(context, platform, role)
-    return context
-
-
-def assert_fits(page: Page, name: str, width: int) -> None:
-    overflow = page.evaluate(
-        "() => document.documentElement.scrollWidth - document.documentElement.clientWidth"
-    )
-    if overflow > 0:
-        wide = page.evaluate(
-            """(limit) => [...document.querySelectorAll('body *')]
-                .filter((el) => el.getBoundingClientRect().right > limit + 1)
-                .slice(0, 5).map((el) => el.tagName + '.' + el.className)""",
-            width,
-        )
-        raise AssertionError(f"{name} at {width} px scrolls sideways by {overflow} px: {wide}")
 
 
 def check_page(page: Page, name: str, size: str, width: int) -> None:

@@ -12,7 +12,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.e2e.conftest import Platform
-from tests.e2e.test_run_flow import GRADING_TIMEOUT_MS, PACKAGE, log_in
+from tests.e2e.run_pages import GRADING_TIMEOUT_MS, PACKAGE, log_in
 from tests.processes import SCREENSHOTS
 
 pytestmark = [pytest.mark.e2e, pytest.mark.docker]

@@ -10,21 +10,16 @@ from __future__ import annotations
 import json
 import time
 import tomllib
-from pathlib import Path
 from typing import Any
 
 import pytest
 from playwright.sync_api import Page, expect
 
 from tests.e2e.conftest import Platform
+from tests.e2e.run_pages import GRADING_TIMEOUT_MS, PACKAGE, PROBLEM_URL, log_in
 
 # docker: grading runs in the real sandbox.
 pytestmark = [pytest.mark.e2e, pytest.mark.docker]
-
-PACKAGE = Path(__file__).resolve().parents[2] / "problems" / "bank" / "token-bucket"
-PROBLEM_URL = "/problems/token-bucket/"
-# Grading starts a container per submission; on a busy two-core machine that can take a while.
-GRADING_TIMEOUT_MS = 180_000
 
 
 def package_json(name: str) -> list[dict[str, Any]]:
@@ -46,16 +41,6 @@ def serialised(value: Any) -> set[str]:
         json.dumps(value, separators=(",", ":")),
         json.dumps(value, sort_keys=True),
     }
-
-
-def log_in(page: Page, platform: Platform) -> None:
-    """Opens the problem, is sent to the login form, and comes back to the problem."""
-    page.goto(PROBLEM_URL)
-    page.fill("input[name=username]", "candidate")
-    page.fill("input[name=password]", platform.password)
-    page.click("form.login-form button[type=submit]")
-    expect(page).to_have_url(platform.base_url + PROBLEM_URL)
-    expect(page.locator("#problem")).to_have_attribute("data-ready", "true")
 
 
 def test_anonymous_user_is_sent_to_the_login_page(page: Page, platform: Platform) -> None:

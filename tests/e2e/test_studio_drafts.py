@@ -12,7 +12,7 @@ import pytest
 from playwright.sync_api import Browser, BrowserContext, Locator, Page, expect
 
 from tests.e2e.conftest import Platform
-from tests.e2e.test_studio import code_type, log_in
+from tests.e2e.studio_pages import code_type, log_in
 from tests.processes import SCREENSHOTS
 
 pytestmark = [pytest.mark.e2e, pytest.mark.docker]

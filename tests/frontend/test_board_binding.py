@@ -10,23 +10,12 @@ written, the rest is counted as only on this screen, and later edits still go.""
 
 from __future__ import annotations
 
-import json
-import shutil
-import subprocess
-from pathlib import Path
-
-import pytest
-
-FRONTEND = Path(__file__).resolve().parents[2] / "frontend"
-SCRIPT = Path(__file__).resolve().parent / "js" / "board_binding.mjs"
+from collections.abc import Callable
 
 
-def test_two_boards_converge_through_the_document() -> None:
-    if shutil.which("node") is None or not (FRONTEND / "node_modules" / "yjs").is_dir():
-        pytest.skip("node and frontend/node_modules are needed (cd frontend && npm ci)")
-    done = subprocess.run(["node", str(SCRIPT), str(FRONTEND)], capture_output=True, text=True,
-                          timeout=60, check=False)  # fmt: skip
-    assert done.returncode == 0, done.stderr[-3000:]
-    findings = json.loads(done.stdout.strip().splitlines()[-1])
+def test_two_boards_converge_through_the_document(
+    node_findings: Callable[[str], dict[str, bool]],
+) -> None:
+    findings = node_findings("board_binding.mjs")
     assert findings == {name: True for name in findings}, findings
     assert len(findings) == 26

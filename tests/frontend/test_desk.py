@@ -19,23 +19,17 @@ from playwright.sync_api import Browser, Page, WebSocketRoute, expect
 from core.markdown import markdown_render
 from problems.models import Problem
 from tests.csp import NONCE
-from tests.frontend.test_bundle import ORIGIN, SUBMISSION_ID, FakeGrader, public_test, send
+from tests.frontend.fakes import (
+    EXAMPLE,
+    ORIGIN,
+    SUBMISSION_ID,
+    FakeGrader,
+    FakeUser,
+    public_test,
+    send,
+)
 
 pytestmark = pytest.mark.e2e
-
-EXAMPLE = {"init": [3, 1], "ops": [["allow", 0.0, 1]]}
-
-
-class FakeUser:
-    """Just what the templates read of a signed-in user."""
-
-    is_authenticated = True
-
-    def __init__(self, pk: int) -> None:
-        self.pk = pk
-
-    def get_username(self) -> str:
-        return f"user{self.pk}"
 
 
 # paged-KV's example table lost its last column (issue 26): a wide table must scroll in its box.

@@ -27,8 +27,15 @@ from core.markdown import markdown_render
 from interviews.models import InterviewSession
 from problems.models import Problem
 from tests.csp import NONCE, csp_headers
-from tests.frontend.test_bundle import ORIGIN, STATIC_DIR, SUBMISSION_ID, public_test, send
-from tests.frontend.test_desk import EXAMPLE, FakeUser
+from tests.frontend.fakes import (
+    EXAMPLE,
+    ORIGIN,
+    STATIC_DIR,
+    SUBMISSION_ID,
+    FakeUser,
+    public_test,
+    send,
+)
 
 pytestmark = pytest.mark.e2e
 

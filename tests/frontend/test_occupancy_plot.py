@@ -1,7 +1,8 @@
 """The results panel's checker evidence (continuous-batching-engine): three schedules on one step
 axis with a legend and axes, the first violating step marked, per-request latency, and one
 per-group summary whose verdict names the failing group. The real bundle in chromium; the
-grader's websocket is scripted (the helpers and fixtures of test_bundle.py)."""
+grader's websocket is scripted (tests/frontend/fakes.py and
+the fixtures of tests/frontend/conftest.py)."""
 
 from __future__ import annotations
 
@@ -13,22 +14,15 @@ from playwright.sync_api import Page, WebSocketRoute, expect
 
 from grading.judge import TestVerdict, judgement_from, verdict_text
 from tests.csp import CspGuard
-from tests.frontend.test_bundle import (  # noqa: F401 - fixtures are used by name
-    FakeGrader,
-    grader,
-    page,
-    public_test,
-    send,
-    wait_for_sockets,
-)
+from tests.frontend.fakes import FakeGrader, public_test, send, wait_for_sockets
 from tests.processes import SCREENSHOTS
 
 pytestmark = pytest.mark.e2e
 
 
 def test_engine_oracle_and_static_schedules_are_plotted_with_axes_and_a_legend(
-    page: Page,  # noqa: F811 - the fixture imported above
-    grader: FakeGrader,  # noqa: F811
+    page: Page,
+    grader: FakeGrader,
 ) -> None:
     page.click("#run-button")
     ws = wait_for_sockets(page, grader, 1)
@@ -92,8 +86,8 @@ def done_event(verdicts: list[TestVerdict]) -> dict[str, Any]:
 
 
 def test_groups_give_the_only_summary_and_the_verdict_names_the_failing_group(
-    page: Page,  # noqa: F811 - the fixture imported above
-    grader: FakeGrader,  # noqa: F811
+    page: Page,
+    grader: FakeGrader,
 ) -> None:
     page.click("#submit-button")
     ws = wait_for_sockets(page, grader, 1)
@@ -115,8 +109,8 @@ def test_groups_give_the_only_summary_and_the_verdict_names_the_failing_group(
 
 
 def test_the_verdict_line_says_one_thing_from_one_set_of_facts(
-    page: Page,  # noqa: F811 - the fixture imported above
-    grader: FakeGrader,  # noqa: F811
+    page: Page,
+    grader: FakeGrader,
 ) -> None:
     # Issue 36.3: the headline named the group's rule ('schedule') where the first failing
     # test's message was a capacity breach; "rule 'tokens' held in 2 of 2 — wrong answer";
@@ -162,8 +156,8 @@ def test_the_verdict_line_says_one_thing_from_one_set_of_facts(
 
 
 def test_a_rule_judged_row_shows_the_schedule_and_the_rules_not_the_record(
-    page: Page,  # noqa: F811 - the fixture imported above
-    grader: FakeGrader,  # noqa: F811
+    page: Page,
+    grader: FakeGrader,
 ) -> None:
     page.click("#run-button")
     ws = wait_for_sockets(page, grader, 1)
@@ -217,8 +211,8 @@ def test_a_rule_judged_row_shows_the_schedule_and_the_rules_not_the_record(
 
 
 def test_the_plots_tick_labels_stay_readable_in_a_narrow_results_pane(
-    page: Page,  # noqa: F811 - the fixture imported above
-    grader: FakeGrader,  # noqa: F811
+    page: Page,
+    grader: FakeGrader,
 ) -> None:
     # Issue 26: the plot shrank with its pane, and its tick labels with it (about 6 px).
     page.set_viewport_size({"width": 1280, "height": 800})
@@ -237,8 +231,8 @@ def test_the_plots_tick_labels_stay_readable_in_a_narrow_results_pane(
 
 
 def test_a_custom_input_on_a_rule_judging_problem_shows_findings_not_the_record(
-    page: Page,  # noqa: F811 - the fixture imported above
-    grader: FakeGrader,  # noqa: F811
+    page: Page,
+    grader: FakeGrader,
 ) -> None:
     message = (
         "work conservation broken at step 2: 1 of 2 slots were used, and the "
@@ -276,8 +270,8 @@ def test_a_custom_input_on_a_rule_judging_problem_shows_findings_not_the_record(
 
 
 def test_the_capacity_line_is_at_the_capacity_and_a_breach_is_drawn_in_the_warning_colour(
-    page: Page,  # noqa: F811 - the fixture imported above
-    grader: FakeGrader,  # noqa: F811
+    page: Page,
+    grader: FakeGrader,
 ) -> None:
     # Issue 36: the line was drawn at max(capacity, peak), so three sequences in capacity 2
     # sat exactly on it. Now the scale goes up to the peak and the line stays at 2.
@@ -327,8 +321,8 @@ def test_the_capacity_line_is_at_the_capacity_and_a_breach_is_drawn_in_the_warni
 
 
 def test_the_policy_guard_fails_an_inline_style_on_a_batching_result(
-    page: Page,  # noqa: F811 - the fixture imported above
-    grader: FakeGrader,  # noqa: F811
+    page: Page,
+    grader: FakeGrader,
     csp_guard: CspGuard,
 ) -> None:
     # The scripted page is served with the site's real header, so the guard that fails every

@@ -20,7 +20,7 @@ from playwright.sync_api import Browser, Request, Route, expect
 from core.csp import HEADER
 from grading.models import Submission
 from tests.factories import client_for
-from tests.interviews.test_review import build_world
+from tests.interviews.worlds import build_world
 from tests.processes import SCREENSHOTS
 
 # Committed data: Playwright calls the route from its own greenlet, which Django gives a

@@ -1,6 +1,7 @@
 """stdout and stderr in the order they were written (issue 36): a test's rows and a custom
 run's box follow the harness's ordered `streams`; without them, stdout then stderr. The real
-bundle in chromium; the grader's websocket is scripted (the fixtures of test_bundle.py)."""
+bundle in chromium; the grader's websocket is scripted (the
+fixtures of tests/frontend/conftest.py)."""
 
 from __future__ import annotations
 
@@ -9,14 +10,7 @@ import json
 import pytest
 from playwright.sync_api import Page, WebSocketRoute, expect
 
-from tests.frontend.test_bundle import (  # noqa: F401 - fixtures are used by name
-    FakeGrader,
-    grader,
-    page,
-    public_test,
-    send,
-    wait_for_sockets,
-)
+from tests.frontend.fakes import FakeGrader, public_test, send, wait_for_sockets
 from tests.processes import SCREENSHOTS
 
 pytestmark = pytest.mark.e2e
@@ -25,8 +19,8 @@ STREAMS = [["stdout", "out1\n"], ["stderr", "err2\n"], ["stdout", "out3\n"], ["s
 
 
 def test_a_tests_rows_follow_the_order_the_streams_were_written_in(
-    page: Page,  # noqa: F811 - the fixture imported above
-    grader: FakeGrader,  # noqa: F811
+    page: Page,
+    grader: FakeGrader,
 ) -> None:
     page.click("#run-button")
     ws = wait_for_sockets(page, grader, 1)
@@ -51,8 +45,8 @@ def test_a_tests_rows_follow_the_order_the_streams_were_written_in(
 
 
 def test_a_custom_run_that_wrote_to_both_streams_shows_them_in_one_box_in_order(
-    page: Page,  # noqa: F811 - the fixture imported above
-    grader: FakeGrader,  # noqa: F811
+    page: Page,
+    grader: FakeGrader,
 ) -> None:
     def script(ws: WebSocketRoute, _: int) -> None:
         ws.send(

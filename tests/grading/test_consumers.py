@@ -14,8 +14,7 @@ from config.routing import websocket_urlpatterns
 from grading.consumers import CLOSE_NOT_FOUND, CLOSE_UNAUTHENTICATED
 from grading.models import Submission
 from tests.factories import ADD_ONE, tiny_problem, user_with_role
-from tests.grading.test_pipeline import WithUser
-from tests.sockets import run_scenario
+from tests.sockets import WithUser, run_scenario
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -17,21 +17,11 @@ from grading.models import Submission
 from grading.services import submission_create
 from tests.factories import ADD_ONE, tiny_problem, user_with_role
 from tests.processes import wait_for, worker
-from tests.sockets import run_scenario
+from tests.sockets import WithUser, run_scenario
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.docker]
 
 WRONG = "def solve(x):\n    return x + 1 if x < 100 else 0\n"
-
-
-class WithUser:
-    """ASGI middleware that puts a given user into the scope (what AuthMiddleware would do)."""
-
-    def __init__(self, app: Any, user: Any) -> None:
-        self.app, self.user = app, user
-
-    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> Any:
-        return await self.app(dict(scope, user=self.user), receive, send)
 
 
 async def _collect(user: Any, submission_id: int, timeout: float) -> list[dict[str, Any]]:

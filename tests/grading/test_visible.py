@@ -22,10 +22,9 @@ from config.routing import websocket_urlpatterns
 from core.visibility import Channel, Viewer
 from grading import visible
 from tests.factories import client_for
-from tests.grading.test_pipeline import WithUser
-from tests.interviews.test_review import SECRET_INPUT, World, build_world
-from tests.privacy.test_matrix import pdf_text
-from tests.sockets import run_scenario
+from tests.interviews.worlds import SECRET_INPUT, World, build_world
+from tests.pdf import pdf_text
+from tests.sockets import WithUser, run_scenario
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

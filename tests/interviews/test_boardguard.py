@@ -6,7 +6,6 @@ load with their bad elements skipped and logged."""
 from __future__ import annotations
 
 import logging
-from datetime import timedelta
 from typing import Any
 
 import pycrdt
@@ -19,8 +18,8 @@ from interviews import boardguard, boardschema, collab, services
 from interviews.models import InterviewSession
 from interviews.services.boards import board_snapshot_store
 from tests import boardvectors
-from tests.factories import board_update, design_problem, user_with_role
-from tests.interviews.ydoc_client import YClient
+from tests.factories import board_update, design_problem, joined_live_session
+from tests.interviews.ydoc_client import YClient, refused_close
 from tests.sockets import run_scenario
 
 DATA = boardvectors.load()
@@ -165,28 +164,7 @@ def test_random_updates_never_leave_an_invalid_element_on_the_board(
 
 
 def live_design() -> tuple[InterviewSession, Any, Any]:
-    problem = design_problem()
-    interviewer = user_with_role("int", "interviewer")
-    candidate = user_with_role("cand", "candidate")
-    session = services.session_schedule_live(
-        interviewer=interviewer,
-        problem_slug=problem.slug,
-        duration=timedelta(minutes=30),
-        interviewer_can_edit=True,
-    )
-    assert session.invite_token
-    return services.session_join(token=session.invite_token, user=candidate), candidate, interviewer
-
-
-async def refused_close(client: YClient) -> int | None:
-    """Take the frames until the server closes (keeping the events), then disconnect."""
-    while True:
-        message = await client.receive_one()
-        if message["type"] == "websocket.close":
-            assert client.communicator is not None
-            await client.communicator.disconnect(code=client.close_code or 1000, timeout=30)
-            client.communicator = None
-            return client.close_code
+    return joined_live_session(design_problem(), interviewer_can_edit=True)
 
 
 def board_of(client: YClient) -> pycrdt.Map[Any]:

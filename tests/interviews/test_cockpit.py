@@ -19,9 +19,10 @@ from interviews import services
 from interviews.models import ChatMessage, InterviewSession, Question, ReviewNote
 from interviews.services import SessionError
 from problems.models import Problem
-from tests.factories import client_for, tiny_problem, user_with_role
+from tests.factories import client_for, joined_live_session, tiny_problem, user_with_role
+from tests.interviews.pages import page_state
 from tests.interviews.ydoc_client import YClient
-from tests.privacy.test_matrix import pdf_text
+from tests.pdf import pdf_text
 from tests.sockets import run_scenario
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -60,24 +61,7 @@ def marked_problem() -> Problem:
 
 
 def live_session(**schedule: Any) -> tuple[InterviewSession, Any, Any]:
-    problem = marked_problem()
-    interviewer = user_with_role("int", "interviewer")
-    candidate = user_with_role("cand", "candidate")
-    session = services.session_schedule_live(
-        interviewer=interviewer,
-        problem_slug=problem.slug,
-        duration=timedelta(minutes=30),
-        **schedule,
-    )
-    assert session.invite_token
-    session = services.session_join(token=session.invite_token, user=candidate)
-    return session, candidate, interviewer
-
-
-def page_state(html: str) -> dict[str, Any]:
-    start = html.index('<script id="session-state" type="application/json">')
-    state: dict[str, Any] = json.loads(html[start:].split(">", 1)[1].split("</script>", 1)[0])
-    return state
+    return joined_live_session(marked_problem(), **schedule)
 
 
 def assert_no_private(text: str, where: str) -> None:

@@ -3,19 +3,16 @@ and the real database: who may join, sync both ways, persistence before broadcas
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import timedelta
 from functools import partial
 from typing import Any
 
 import pycrdt
 import pytest
-from channels.routing import URLRouter
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import AnonymousUser
 from django.utils import timezone
 
-from config.routing import websocket_urlpatterns
 from interviews import collab, services
 from interviews.consumers import (
     CLOSE_FORBIDDEN,
@@ -26,8 +23,8 @@ from interviews.consumers import (
     ROOMS,
 )
 from interviews.models import DocUpdate, InterviewSession, SessionEvent
-from tests.factories import tiny_problem, user_with_role
-from tests.interviews.ydoc_client import WithUser, YClient, doc_path
+from tests.factories import joined_live_session, tiny_problem, user_with_role
+from tests.interviews.ydoc_client import YClient, append, close_code_for, doc_path
 from tests.sockets import run_scenario
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -36,39 +33,11 @@ STARTER = "def solve(x):\n    pass\n"
 
 
 def live(*, interviewer_can_edit: bool = False) -> tuple[InterviewSession, Any, Any]:
-    problem = tiny_problem()
-    interviewer = user_with_role("int", "interviewer")
-    candidate = user_with_role("cand", "candidate")
-    session = services.session_schedule_live(
-        interviewer=interviewer,
-        problem_slug=problem.slug,
-        duration=timedelta(minutes=30),
-        interviewer_can_edit=interviewer_can_edit,
-    )
-    assert session.invite_token
-    session = services.session_join(token=session.invite_token, user=candidate)
-    return session, candidate, interviewer
+    return joined_live_session(tiny_problem(), interviewer_can_edit=interviewer_can_edit)
 
 
 def stored_updates(session: InterviewSession) -> int:
     return DocUpdate.objects.filter(session=session).count()
-
-
-async def close_code_for(user: Any, session_id: int) -> int | None:
-    app = WithUser(URLRouter(websocket_urlpatterns), user)
-    communicator = WebsocketCommunicator(app, doc_path(session_id))
-    connected, _ = await communicator.connect()
-    assert connected
-    output = await communicator.receive_output(timeout=5)
-    await communicator.wait()
-    return output.get("code") if output["type"] == "websocket.close" else None
-
-
-def append(text: str) -> Callable[[pycrdt.Text], None]:
-    def edit(ytext: pycrdt.Text) -> None:
-        ytext += text
-
-    return edit
 
 
 # ---------------------------------------------------------------- who may join

@@ -12,8 +12,8 @@ from django.utils import timezone
 from interviews.models import InterviewSession, ReviewAssignment
 from interviews.review import dashboard, services
 from interviews.review.dashboard import DashboardFilters
-from tests.factories import user_with_role
-from tests.interviews.test_review import World, build_world, client_for, full_scores
+from tests.factories import client_for, user_with_role
+from tests.interviews.worlds import World, build_world, full_scores
 
 pytestmark = pytest.mark.django_db
 

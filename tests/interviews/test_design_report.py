@@ -3,131 +3,25 @@ reference design (real database, real Yjs updates, the test client)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any
 
 import pytest
-from django.contrib.auth.models import User
-from django.utils import timezone
 
 from interviews import services
 from interviews.models import (
     BoardSnapshot,
-    DocUpdate,
-    InterviewSession,
-    ReportShare,
     SessionEvent,
 )
 from interviews.review import services as review_services
 from tests.factories import (
-    board_update,
     client_for,
-    design_problem,
     tiny_problem,
     user_with_role,
 )
-from tests.privacy.test_matrix import pdf_text
+from tests.interviews.worlds import DRAWN, NOTES, REF_BOARD, REF_TEXT, design_world, scores
+from tests.pdf import pdf_text
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-REF_TEXT = "MARK-REFERENCE-DESIGN-TEXT-5772"
-REF_BOARD = "MARK-REFERENCE-BOARD-4669"
-DRAWN = "Gateway-drawn-by-candidate"
-NOTES = "10k rps x 2 KB = 20 MB/s"
-
-GATEWAY = {
-    "id": "gw",
-    "type": "rectangle",
-    "index": "a1",
-    "version": 1,
-    "x": 0,
-    "y": 0,
-    "width": 200,
-    "height": 80,
-}
-GATEWAY_LABEL = {
-    "id": "gw-t",
-    "type": "text",
-    "index": "a2",
-    "version": 1,
-    "x": 10,
-    "y": 25,
-    "width": 180,
-    "height": 25,
-    "text": DRAWN,
-    "containerId": "gw",
-}
-QUEUE = {
-    "id": "q",
-    "type": "ellipse",
-    "index": "a3",
-    "version": 1,
-    "x": 300,
-    "y": 0,
-    "width": 120,
-    "height": 80,
-}
-REFERENCE_BOARD = [
-    {"id": "r1", "type": "rectangle", "x": 0, "y": 0, "width": 220, "height": 80},
-    {
-        "id": "r1-t",
-        "type": "text",
-        "x": 10,
-        "y": 25,
-        "width": 200,
-        "height": 25,
-        "text": f"Batcher {REF_BOARD}",
-        "containerId": "r1",
-    },
-]
-
-
-@dataclass
-class DesignWorld:
-    session: InterviewSession
-    candidate: User
-    interviewer: User
-    other: User
-    unassigned: User
-    admin: User
-    share: ReportShare
-
-
-def design_world(*, finish: bool = True) -> DesignWorld:
-    """A live design round: the candidate drew a gateway at 02:00, its label and a queue at
-    05:00, wrote notes; the interviewer ended it (the snapshot is stored then)."""
-    problem = design_problem(
-        reference_text=f"Use a **queue** in front. {REF_TEXT}", reference_board=REFERENCE_BOARD
-    )
-    interviewer = user_with_role("int", "interviewer")
-    candidate = user_with_role("cand", "candidate")
-    other = user_with_role("other", "candidate")
-    unassigned = user_with_role("unassigned", "interviewer")
-    admin = user_with_role("admin", admin=True)
-    session = services.session_schedule_live(
-        interviewer=interviewer, problem_slug=problem.slug, duration=timedelta(minutes=45)
-    )
-    assert session.invite_token
-    services.session_join(token=session.invite_token, user=candidate)
-    start = timezone.now() - timedelta(minutes=10)
-    InterviewSession.objects.filter(pk=session.pk).update(started_at=start)
-    first = board_update(session.pk, [GATEWAY], author_id=candidate.pk)
-    second = board_update(session.pk, [GATEWAY_LABEL, QUEUE], notes=NOTES, author_id=candidate.pk)
-    DocUpdate.objects.filter(pk=first).update(created_at=start + timedelta(minutes=2))
-    DocUpdate.objects.filter(pk=second).update(created_at=start + timedelta(minutes=5))
-    if finish:
-        services.session_finish_by(session_id=session.pk, user=interviewer)
-    session.refresh_from_db()
-    share = review_services.share_create(session=session, user=candidate) if finish else None
-    return DesignWorld(session, candidate, interviewer, other, unassigned, admin, share)  # type: ignore[arg-type]
-
-
-def scores(evidence: list[str]) -> dict[str, dict[str, Any]]:
-    return {
-        "requirements": {"level": 3, "comment": "Asked for the scale.", "evidence": []},
-        "architecture": {"level": 3, "comment": "A sound pipeline.", "evidence": evidence},
-    }
 
 
 # ---------------------------------------------------------------- the report

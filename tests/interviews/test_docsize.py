@@ -5,7 +5,6 @@ would take the document past its byte or element bound is refused ("the board is
 
 from __future__ import annotations
 
-from datetime import timedelta
 from typing import Any
 
 import pycrdt
@@ -18,8 +17,8 @@ from interviews.consumers import ROOMS
 from interviews.models import DocUpdate, InterviewSession
 from problems.package import package_read
 from problems.services import BANK_DIR, problem_load
-from tests.factories import client_for, tiny_problem, user_with_role
-from tests.interviews.ydoc_client import YClient
+from tests.factories import client_for, joined_live_session, tiny_problem, user_with_role
+from tests.interviews.ydoc_client import YClient, refused_close
 from tests.sockets import run_scenario
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -28,14 +27,8 @@ LIMIT = 20_000  # the message limit in these tests: small, so a few hundred elem
 
 
 def live() -> tuple[InterviewSession, Any]:
-    problem = tiny_problem()
-    interviewer = user_with_role("int", "interviewer")
-    candidate = user_with_role("cand", "candidate")
-    session = services.session_schedule_live(
-        interviewer=interviewer, problem_slug=problem.slug, duration=timedelta(minutes=30)
-    )
-    assert session.invite_token
-    return services.session_join(token=session.invite_token, user=candidate), candidate
+    session, candidate, _ = joined_live_session(tiny_problem())
+    return session, candidate
 
 
 def element(key: str, **extra: Any) -> dict[str, Any]:
@@ -68,17 +61,6 @@ async def put(client: YClient, elements: dict[str, dict[str, Any]], *, wait: boo
     await client.send(collab.update_frame(client.doc.get_update(before)))
     if wait:
         await client.flush()
-
-
-async def refused_then_closed(client: YClient) -> int | None:
-    """Take frames until the server closes: the JSON events are kept in client.events."""
-    while True:
-        message = await client.receive_one()
-        if message["type"] == "websocket.close":
-            assert client.communicator is not None
-            await client.communicator.disconnect(code=client.close_code or 1000, timeout=30)
-            client.communicator = None
-            return client.close_code
 
 
 def live_ids(client: YClient) -> set[str]:
@@ -134,7 +116,7 @@ def test_past_the_element_bound_an_update_is_refused_and_not_stored(settings: An
         await client.connect()
         await put(client, {f"k{i}": element(f"k{i}") for i in range(10)})  # exactly full
         await put(client, {"k11": element("k11")}, wait=False)
-        code = await refused_then_closed(client)
+        code = await refused_close(client)
         events = client.events
         # Deleting always goes in; then there is room for one more.
         again = YClient(candidate, session.pk)
@@ -169,7 +151,7 @@ def test_past_the_byte_bound_an_update_is_refused_and_small_edits_still_go(setti
         await put(client, {"big": element("big", text="y" * 25_000)})
         await client.edit(lambda t: t.__iadd__("# still typing\n"))  # well within the bound
         await put(client, {"more": element("more", text="z" * 10_000)}, wait=False)
-        code = await refused_then_closed(client)
+        code = await refused_close(client)
         count = await database_sync_to_async(DocUpdate.objects.filter(session=session).count)()
         return code, client.events[-1]["reason"], count
 

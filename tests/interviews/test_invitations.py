@@ -4,17 +4,11 @@ e-mail with its .ics entry, sent through Django's SMTP backend to a real local S
 
 from __future__ import annotations
 
-import email
-import email.policy
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
-from email.message import EmailMessage
 from pathlib import Path
-from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
-from aiosmtpd.controller import Controller
 from django.db.models import Q
 from django.test import Client
 from django.utils import timezone
@@ -23,40 +17,11 @@ from grading.lanes import IO_QUEUE
 from interviews import services
 from interviews.models import InterviewSession
 from tests.factories import client_for, tiny_problem, user_with_role
+from tests.interviews.mail import Inbox
 from tests.processes import broker_purge, wait_for, worker
 from tests.services import free_port
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-class Inbox:
-    """aiosmtpd handler: keeps every message the server accepted."""
-
-    def __init__(self) -> None:
-        self.messages: list[EmailMessage] = []
-        self.port = 0
-        self.sender = "Onsite <invites@onsite.test>"
-
-    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
-        parsed = email.message_from_bytes(envelope.content, policy=email.policy.default)
-        assert isinstance(parsed, EmailMessage)
-        self.messages.append(parsed)
-        return "250 Message accepted for delivery"
-
-
-@pytest.fixture
-def inbox(settings: Any) -> Iterator[Inbox]:
-    handler = Inbox()
-    port = handler.port = free_port()
-    controller = Controller(handler, hostname="127.0.0.1", port=port)
-    controller.start()
-    settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
-    settings.EMAIL_HOST, settings.EMAIL_PORT = "127.0.0.1", port
-    settings.DEFAULT_FROM_EMAIL = handler.sender
-    try:
-        yield handler
-    finally:
-        controller.stop()
 
 
 def ics_fields(text: str) -> dict[str, str]:

@@ -12,14 +12,8 @@ from __future__ import annotations
 import pytest
 
 from interviews.review import services
-from tests.interviews.test_review import (
-    PRIVATE_NOTE,
-    SECRET_INPUT,
-    World,
-    build_world,
-    client_for,
-    full_scores,
-)
+from tests.factories import client_for
+from tests.interviews.worlds import PRIVATE_NOTE, SECRET_INPUT, World, build_world, full_scores
 
 pytestmark = pytest.mark.django_db
 

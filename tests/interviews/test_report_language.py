@@ -26,8 +26,7 @@ from interviews.models import ChatMessage, InterviewSession, Note, Question, Ses
 from interviews.review import charts, services
 from problems.package import criterion_title
 from tests.factories import client_for, user_with_role
-from tests.interviews.test_design_report import design_world
-from tests.interviews.test_review import RUBRIC, World, build_world, solo_world
+from tests.interviews.worlds import RUBRIC, World, build_world, design_world, solo_world
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

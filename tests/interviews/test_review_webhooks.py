@@ -18,7 +18,7 @@ from django.utils import timezone
 from config.celery import app
 from interviews.models import SessionEvent
 from interviews.review import services, webhooks
-from tests.interviews.test_review import build_world, full_scores
+from tests.interviews.worlds import build_world, full_scores
 from tests.processes import wait_for, worker
 
 pytestmark = pytest.mark.django_db

@@ -8,7 +8,6 @@ co-interviewers, a candidate or a stranger cannot; the error pages are the site'
 
 from __future__ import annotations
 
-import json
 from datetime import timedelta
 from typing import Any
 
@@ -17,27 +16,14 @@ import pytest
 from core.roles import may_add_co_interviewer, may_end_session
 from interviews import selectors, services
 from interviews.models import InterviewSession, ReviewAssignment, SessionEvent
-from tests.factories import client_for, tiny_problem, user_with_role
+from tests.factories import client_for, joined_live_session, tiny_problem, user_with_role
+from tests.interviews.pages import page_state
 
 pytestmark = pytest.mark.django_db
 
 
 def live() -> tuple[InterviewSession, Any, Any]:
-    problem = tiny_problem()
-    interviewer = user_with_role("lead", "interviewer")
-    candidate = user_with_role("cand", "candidate")
-    session = services.session_schedule_live(
-        interviewer=interviewer, problem_slug=problem.slug, duration=timedelta(minutes=30)
-    )
-    assert session.invite_token
-    session = services.session_join(token=session.invite_token, user=candidate)
-    return session, candidate, interviewer
-
-
-def page_state(html: str) -> dict[str, Any]:
-    start = html.index('<script id="session-state" type="application/json">')
-    state: dict[str, Any] = json.loads(html[start:].split(">", 1)[1].split("</script>", 1)[0])
-    return state
+    return joined_live_session(tiny_problem(), interviewer_name="lead")
 
 
 # ---------------------------------------------------------------- who ends the session

@@ -18,8 +18,7 @@ from interviews import services
 from interviews.consumers import ROOMS
 from interviews.models import InterviewSession
 from tests.factories import client_for, design_problem, tiny_problem, user_with_role
-from tests.interviews.test_consumers import append, close_code_for
-from tests.interviews.ydoc_client import YClient
+from tests.interviews.ydoc_client import YClient, append, close_code_for
 from tests.sockets import run_scenario
 
 STATEMENT = "Return x + 1."  # tiny_problem's statement

@@ -19,9 +19,7 @@ from icalendar import Calendar
 from interviews import services
 from interviews.models import InterviewSession, ReviewAssignment, ScheduleChange
 from tests.factories import client_for, tiny_problem, user_with_role
-from tests.interviews.test_invitations import Inbox, inbox
-
-__all__ = ["inbox"]  # the aiosmtpd fixture, shared with the invitation tests
+from tests.interviews.mail import Inbox
 
 pytestmark = pytest.mark.django_db
 JOIN_URL = "https://onsite.test/sessions/join/abc/"

@@ -8,6 +8,7 @@ server misses (step 2); each local edit is sent as one update and counted until 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 import pycrdt
@@ -147,3 +148,32 @@ class YClient:
     @property
     def code(self) -> str:
         return str(self.text)
+
+
+async def close_code_for(user: Any, session_id: int) -> int | None:
+    app = WithUser(URLRouter(websocket_urlpatterns), user)
+    communicator = WebsocketCommunicator(app, doc_path(session_id))
+    connected, _ = await communicator.connect()
+    assert connected
+    output = await communicator.receive_output(timeout=5)
+    await communicator.wait()
+    return output.get("code") if output["type"] == "websocket.close" else None
+
+
+def append(text: str) -> Callable[[pycrdt.Text], None]:
+    def edit(ytext: pycrdt.Text) -> None:
+        ytext += text
+
+    return edit
+
+
+async def refused_close(client: YClient) -> int | None:
+    """Take the frames until the server closes (keeping the JSON events in client.events),
+    then disconnect; the close code."""
+    while True:
+        message = await client.receive_one()
+        if message["type"] == "websocket.close":
+            assert client.communicator is not None
+            await client.communicator.disconnect(code=client.close_code or 1000, timeout=30)
+            client.communicator = None
+            return client.close_code

@@ -15,7 +15,7 @@ from django.test import Client
 from core.jsonbody import json_depth
 from interviews import services
 from tests.factories import ADD_ONE, tiny_problem, user_with_role
-from tests.interviews.test_review import build_world
+from tests.interviews.worlds import build_world
 
 pytestmark = pytest.mark.django_db
 

@@ -23,7 +23,7 @@ from interviews import services
 from interviews.review import services as review_services
 from interviews.review.selectors import DESIGN_SECTIONS, report_data
 from tests.factories import client_for, user_with_role
-from tests.interviews.test_design_report import (
+from tests.interviews.worlds import (
     DRAWN,
     NOTES,
     REF_BOARD,
@@ -33,7 +33,7 @@ from tests.interviews.test_design_report import (
     scores,
 )
 from tests.interviews.ydoc_client import YClient
-from tests.privacy.test_matrix import pdf_text
+from tests.pdf import pdf_text
 from tests.sockets import run_scenario
 
 pytestmark = pytest.mark.django_db(transaction=True)

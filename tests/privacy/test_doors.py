@@ -53,10 +53,9 @@ from interviews.models import (
 )
 from problems.models import CONTENT_FIELDS, Problem
 from tests.factories import tiny_problem, user_with_role
-from tests.grading.test_pipeline import WithUser
-from tests.privacy.test_matrix import pdf_text
-from tests.privacy.test_routes import Route, url_routes
-from tests.sockets import run_scenario
+from tests.pdf import pdf_text
+from tests.privacy.routes import Route, url_routes
+from tests.sockets import WithUser, run_scenario
 
 STATEMENT = "MARK-STATEMENT-5501"
 STARTER = "MARK-STARTER-5502"

@@ -1,6 +1,6 @@
 """The visibility matrix (issue 13): every channel, every viewer, a marker in every private field.
 
-A finished live session (tests/interviews/test_review.py's world) gets one marker text per
+A finished live session (tests/interviews/worlds.py's) gets one marker text per
 private field of `core.visibility.PRIVATE_FIELDS`: a review note, a draft scorecard (written by
 a panel interviewer), a submitted but unreleased scorecard (written by the session's
 interviewer), hidden tests' inputs and outputs, the problem's reference solution. Then each
@@ -18,7 +18,6 @@ below and the channels that render it in `RENDERS`.
 from __future__ import annotations
 
 import re
-import zlib
 from datetime import timedelta
 from typing import Any
 
@@ -34,16 +33,10 @@ from interviews.models import ReviewAssignment
 from interviews.review import services
 from interviews.review.services import scored_data
 from interviews.review.webhooks import session_finished_data, webhook_body
-from tests.factories import user_with_role
-from tests.grading.test_pipeline import WithUser
-from tests.interviews.test_review import (
-    PRIVATE_NOTE,
-    SECRET_INPUT,
-    build_world,
-    client_for,
-    full_scores,
-)
-from tests.sockets import run_scenario
+from tests.factories import client_for, user_with_role
+from tests.interviews.worlds import PRIVATE_NOTE, SECRET_INPUT, build_world, full_scores
+from tests.pdf import pdf_text
+from tests.sockets import WithUser, run_scenario
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -155,19 +148,6 @@ def allowed(field: str, name: str, channel: Channel) -> bool:
             visibility.others_scorecards_visible(viewer, own_card=OWN_CARD.get(name))
         )
     return visibility.may_see(field, viewer, channel, own=own)
-
-
-def pdf_text(body: bytes) -> str:
-    """The text of a PDF: fpdf2 deflates its content streams. Each is inflated from where
-    it starts to where the deflate data says it ends (a stream whose last byte is a carriage
-    return must not lose it to a line-ending pattern)."""
-    chunks = [body.decode("latin-1")]
-    for start in re.finditer(rb"stream\r?\n", body):
-        try:
-            chunks.append(zlib.decompressobj().decompress(body[start.end() :]).decode("latin-1"))
-        except zlib.error:
-            continue
-    return "\n".join(chunks)
 
 
 async def _socket_frames(user: User | None, path: str) -> tuple[bool, str]:

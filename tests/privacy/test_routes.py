@@ -27,8 +27,6 @@ from django.contrib.auth.models import User
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.test.client import encode_multipart
-from django.urls import URLPattern, URLResolver, get_resolver
-from django.utils.regex_helper import normalize
 from rest_framework.views import APIView
 
 from core.tokens import token_create
@@ -38,7 +36,8 @@ from interviews.models import Question
 from interviews.review import services as review_services
 from problems.models import Problem
 from tests.factories import tiny_problem
-from tests.interviews.test_review import build_world
+from tests.interviews.worlds import build_world
+from tests.privacy.routes import Route, url_routes
 
 # About a minute and a half of requests: the full suite walks it, the fast loop stays near a minute.
 pytestmark = [pytest.mark.django_db, pytest.mark.slow]
@@ -223,29 +222,6 @@ LAST = (
     "admin-delete",
     "logout",
 )
-
-
-@dataclass(frozen=True)
-class Route:
-    template: str  # "sessions/%(session_id)s/run"
-    params: tuple[str, ...]
-    callback: Callable[..., Any]
-    name: str
-
-
-def url_routes(
-    resolver: URLResolver | None = None, prefix: str = "", params: tuple[str, ...] = ()
-) -> Iterator[Route]:
-    """Every URL pattern under `resolver`, with its full path as a format string (the very
-    normalisation `reverse` uses)."""
-    resolver = resolver or get_resolver()
-    for entry in resolver.url_patterns:
-        template, names = normalize(entry.pattern.regex.pattern)[0]
-        if isinstance(entry, URLResolver):
-            yield from url_routes(entry, prefix + template, params + tuple(names))
-        else:
-            assert isinstance(entry, URLPattern)
-            yield Route(prefix + template, params + tuple(names), entry.callback, entry.name or "")
 
 
 @dataclass

@@ -9,7 +9,7 @@ import pytest
 
 from problems.package import PackageError, package_read
 from problems.package.coverage import COVERAGE_FILE, Clause, coverage_parse, coverage_read
-from tests.problems.test_package import BANK, make_package
+from tests.problems.packages import BANK, make_package
 
 NAMES = {"h0", "h1", "p0"}
 GOOD = """

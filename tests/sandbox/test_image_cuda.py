@@ -1,5 +1,6 @@
-"""The gpu image's torch build follows the host: CUDA torch 2.14.1 only where an NVIDIA GPU is
-present (nvidia-smi lists one, or ONSITE_SANDBOX_CUDA=1), CPU torch 2.13.0 everywhere else.
+"""The gpu image's torch build follows the host: the CUDA torch of requirements-gpu-cuda.txt only
+where an NVIDIA GPU is present (nvidia-smi lists one, or ONSITE_SANDBOX_CUDA=1), the CPU torch of
+requirements-gpu.txt everywhere else (the versions are the recipe's, never this test's).
 Nothing is built: a CUDA image is several GB and this machine has no GPU."""
 
 from __future__ import annotations
@@ -12,7 +13,18 @@ import pytest
 
 from sandbox import image
 
-CUDA_WHEEL = Path("/opt/pypi-more/files/torch-2.14.1-cp311-cp311-manylinux_2_28_x86_64.whl")
+RECIPE = Path(image.__file__).parent / "recipe"
+
+
+def torch_pin(recipe: str) -> str:
+    """The torch version a recipe file pins (`torch==X` is how the recipe writes it)."""
+    lines = (RECIPE / recipe).read_text().splitlines()
+    return next(line.split("==", 1)[1].strip() for line in lines if line.startswith("torch=="))
+
+
+CPU_TORCH = torch_pin("requirements-gpu.txt")
+CUDA_TORCH = torch_pin("requirements-gpu-cuda.txt")
+CUDA_WHEEL = Path(f"/opt/pypi-more/files/torch-{CUDA_TORCH}-cp311-cp311-manylinux_2_28_x86_64.whl")
 
 
 def _fake_nvidia_smi(folder: Path, output: str, status: int = 0) -> None:
@@ -27,7 +39,7 @@ def test_a_host_without_a_gpu_keeps_the_cpu_torch(monkeypatch: pytest.MonkeyPatc
 
     assert not image.host_has_nvidia_gpu()
     assert image.requirements_file("gpu").name == "requirements-gpu.txt"
-    assert "torch==2.13.0" in image.requirement_lines(image.requirements_file("gpu"))
+    assert f"torch=={CPU_TORCH}" in image.requirement_lines(image.requirements_file("gpu"))
 
 
 def test_nvidia_smi_listing_a_gpu_selects_the_cuda_recipe(
@@ -40,7 +52,8 @@ def test_nvidia_smi_listing_a_gpu_selects_the_cuda_recipe(
 
     assert image.host_has_nvidia_gpu()
     lines = image.requirement_lines(image.requirements_file("gpu"))
-    assert "torch==2.14.1" in lines and "torch==2.13.0" not in lines
+    assert CUDA_TORCH != CPU_TORCH
+    assert f"torch=={CUDA_TORCH}" in lines and f"torch=={CPU_TORCH}" not in lines
     assert image.requirements_file("cpu").name == "requirements-cpu.txt"
     assert image.image_tag("cpu") == cpu_tag  # the CPU image never changes with the host
 
@@ -70,7 +83,7 @@ def test_the_cuda_recipe_pins_every_dependency_of_the_cuda_wheel(
         for line in image.requirement_lines(image.requirements_file("gpu"))
     }
     with zipfile.ZipFile(CUDA_WHEEL) as wheel:
-        meta = wheel.read("torch-2.14.1.dist-info/METADATA").decode()
+        meta = wheel.read(f"torch-{CUDA_TORCH}.dist-info/METADATA").decode()
     needed = set()
     for line in meta.splitlines():
         if not line.startswith("Requires-Dist:") or "extra ==" in line:

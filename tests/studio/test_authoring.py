@@ -25,11 +25,6 @@ WRONG = "def solve(x):\n    return x + 1\n"
 
 
 @pytest.fixture
-def writer() -> User:
-    return user_with_role("writer", "author")
-
-
-@pytest.fixture
 def client(writer: User) -> Client:
     client = Client()
     client.force_login(writer)

@@ -23,23 +23,14 @@ from studio.services.problems import problem_parts_update, wrong_solution_put
 from studio.services.revisions import Revision, version_revision
 from studio.services.testcases import test_edit as edit_test
 from studio.services.versions import problem_statement_update, version_create
-from tests.factories import client_for, tiny_problem, user_with_role
+from tests.factories import client_for, tiny_problem
+from tests.studio.versions import head
 
 pytestmark = pytest.mark.django_db
 
 EXTRA = {"name": "bob's test", "input": {"args": [7]}, "expected": 8, "tag": "correctness"}
 MINE = {"name": "alice's test", "input": {"args": [9]}, "expected": 10, "tag": "correctness"}
 STATEMENT = "# Add one\n\nReturn x + 1.\n\nInputs are integers.\n"
-
-
-@pytest.fixture
-def alice() -> User:
-    return user_with_role("alice", "author")
-
-
-@pytest.fixture
-def bob(alice: User) -> User:
-    return user_with_role("bob", "author")
 
 
 @pytest.fixture
@@ -50,12 +41,6 @@ def problem(alice: User, bob: User) -> Problem:
     problem.coauthors.add(bob)
     problem.refresh_from_db()
     return problem
-
-
-def head(problem: Problem) -> ProblemVersion:
-    version = problem.versions.order_by("-number").first()
-    assert version is not None
-    return version
 
 
 def head_token(problem: Problem) -> str:

@@ -8,14 +8,12 @@ import json
 from typing import Any
 
 import pytest
-from django.contrib.auth.models import User
 
 from problems.models import Problem, ProblemVersion
 from problems.package import package_read
 from problems.services import BANK_DIR, problem_to_package
 from studio.forms import PartsForm
 from studio.services.validations import version_validate
-from tests.factories import client_for
 
 pytestmark = pytest.mark.django_db
 
@@ -73,11 +71,6 @@ def _complete(problem: Problem) -> dict[str, Any]:
         reference_code=package.reference_code,
         reference_board=json.dumps(list(package.reference_board)),
     )
-
-
-@pytest.fixture
-def author(writer: User) -> Any:
-    return client_for(writer)
 
 
 def test_an_author_creates_a_design_problem_without_tests_or_code(author: Any) -> None:

@@ -43,11 +43,6 @@ RUBRIC = json.dumps(
 
 
 @pytest.fixture
-def writer() -> User:
-    return user_with_role("writer", "author")
-
-
-@pytest.fixture
 def problem(writer: User) -> Problem:
     problem = tiny_problem(published=True)
     Problem.objects.filter(pk=problem.pk).update(owner=writer, hints=["The old hint."])

@@ -16,27 +16,14 @@ from django.test import Client
 from grading.sandboxing import sandbox_limits
 from problems.models import Problem, ProblemVersion
 from studio.services.testcases import limit_refusal
-from tests.factories import client_for, tiny_problem, user_with_role
+from tests.factories import client_for
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def writer() -> User:
-    return user_with_role("writer", "author")
-
-
-@pytest.fixture
 def client(writer: User) -> Client:
     return client_for(writer)
-
-
-@pytest.fixture
-def problem(writer: User) -> Problem:
-    problem = tiny_problem(published=False)
-    problem.owner = writer
-    problem.save()
-    return problem
 
 
 def newest(problem: Problem) -> Any:

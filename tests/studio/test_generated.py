@@ -16,7 +16,7 @@ from problems.package import PackageError, package_read, package_write
 from problems.services import problem_to_package
 from studio.generators import input_generate
 from tests.factories import client_for
-from tests.studio.test_views import mark_validated
+from tests.studio.versions import mark_validated
 
 pytestmark = pytest.mark.django_db
 

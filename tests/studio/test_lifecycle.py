@@ -12,7 +12,7 @@ from grading.models import Submission
 from problems.models import Problem
 from studio.models import LimitConfirmation
 from tests.factories import ADD_ONE, client_for, user_with_role
-from tests.studio.test_views import mark_validated
+from tests.studio.versions import mark_validated
 
 pytestmark = pytest.mark.django_db
 

@@ -12,22 +12,9 @@ from django.contrib.auth.models import User
 
 from problems.models import Problem, ProblemVersion
 from studio.services.revisions import version_revision
-from tests.factories import client_for, tiny_problem, user_with_role
+from tests.factories import client_for
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def writer() -> User:
-    return user_with_role("writer", "author")
-
-
-@pytest.fixture
-def problem(writer: User) -> Problem:
-    problem = tiny_problem(published=False)
-    problem.owner = writer
-    problem.save()
-    return problem
 
 
 def big_tests(problem: Problem, count: int = 3) -> None:

@@ -25,11 +25,6 @@ collapsing = override_settings(ONSITE_STUDIO_COLLAPSE_SECONDS=600)
 
 
 @pytest.fixture
-def alice() -> User:
-    return user_with_role("alice", "author")
-
-
-@pytest.fixture
 def problem(alice: User) -> Problem:
     problem = tiny_problem(published=True)
     Problem.objects.filter(pk=problem.pk).update(owner=alice)

@@ -23,8 +23,8 @@ from problems.models import Problem, ProblemVersion
 from studio.forms import PartsForm
 from studio.services.revisions import version_revision
 from studio.urls import urlpatterns
-from tests.factories import client_for, tiny_problem, user_with_role
-from tests.studio.test_views import mark_validated
+from tests.factories import client_for, tiny_problem
+from tests.studio.versions import head, mark_validated
 
 pytestmark = pytest.mark.django_db
 
@@ -90,16 +90,6 @@ NOT_EDITS = {
 
 
 @pytest.fixture
-def alice() -> User:
-    return user_with_role("alice", "author")
-
-
-@pytest.fixture
-def bob(alice: User) -> User:
-    return user_with_role("bob", "author")
-
-
-@pytest.fixture
 def problem(alice: User, bob: User) -> Problem:
     problem = tiny_problem(published=False)
     Problem.objects.filter(pk=problem.pk).update(owner=alice)
@@ -119,12 +109,6 @@ def problem(alice: User, bob: User) -> Problem:
     problem.coauthors.add(bob)
     problem.refresh_from_db()
     return problem
-
-
-def head(problem: Problem) -> ProblemVersion:
-    version = problem.versions.order_by("-number").first()
-    assert version is not None
-    return version
 
 
 def token(problem: Problem) -> str:

@@ -11,15 +11,10 @@ from django.contrib.auth.models import User
 from django.test import Client
 
 from problems.models import Problem, ProblemVersion
-from tests.factories import tiny_problem, user_with_role
-from tests.studio.test_views import mark_validated
+from tests.factories import user_with_role
+from tests.studio.versions import mark_validated
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def writer() -> User:
-    return user_with_role("writer", "author")
 
 
 @pytest.fixture
@@ -27,14 +22,6 @@ def client(writer: User) -> Client:
     client = Client()
     client.force_login(writer)
     return client
-
-
-@pytest.fixture
-def problem(writer: User) -> Problem:
-    problem = tiny_problem(published=False)
-    problem.owner = writer
-    problem.save()
-    return problem
 
 
 def newest(problem: Problem) -> Any:

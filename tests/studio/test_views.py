@@ -9,16 +9,14 @@ import re
 from typing import Any
 
 import pytest
-from django.contrib.auth.models import User
 from django.test import Client
 from django.utils import timezone
 
 from grading.models import Submission
 from problems.models import Problem, ProblemVersion
-from studio import validation
 from studio.models import Regrade, RegradeItem
-from studio.services.validations import version_solutions
-from tests.factories import ADD_ONE, client_for, tiny_problem, user_with_role
+from tests.factories import ADD_ONE, client_for, user_with_role
+from tests.studio.versions import mark_validated
 
 pytestmark = pytest.mark.django_db
 
@@ -34,31 +32,6 @@ def solve(x):
 <script>alert("x")</script>
 <a href="javascript:alert(1)">click</a>
 """
-
-
-@pytest.fixture
-def writer() -> User:
-    return user_with_role("writer", "author")
-
-
-@pytest.fixture
-def author(writer: User) -> Client:
-    return client_for(writer)
-
-
-@pytest.fixture
-def problem(writer: User) -> Problem:
-    problem = tiny_problem(published=False)
-    problem.owner = writer
-    problem.save()
-    return problem
-
-
-def mark_validated(version: ProblemVersion, report: dict[str, Any] | None = None) -> None:
-    current = validation.solutions_hash(version_solutions(version))
-    ProblemVersion.objects.filter(pk=version.pk).update(
-        validation="passed", validation_report=(report or {}) | {"solutions_hash": current}
-    )
 
 
 def edit_data(problem: Problem, **changes: Any) -> dict[str, Any]:
