@@ -125,8 +125,8 @@ LEXICAL_WEIGHT = 0.35
 
 # Not here, though common: "now", "more", "own" (they carry meaning in our questions).
 _STOP_TEXT = """
-a about after again all also am an and any are as at be been before being but by can could
-did do does doing done during else even ever for from had has have having he her here how i
+a about again all also am an and any are as at be been being but by can could
+did do does doing done else even ever for from had has have having he her here how i
 if in into is it its just let me might mine most must my need needs no nor not of okay on
 once only or other our out please really say shall she should so some such than that the
 their them then there these they this those to too us very was we were what whatever when
@@ -173,7 +173,8 @@ SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = (
     ("each", "every", "per", "separate", "individual"),
     ("global", "shared", "single"),
     ("float", "floats", "fractional", "fraction", "decimal", "real"),
-    ("integer", "integers", "int", "whole"),
+    ("integer", "integers", "int"),
+    ("pass", "send", "resend", "feed", "supply", "provide"),
     ("rewrite", "scratch", "reimplement", "redo"),
     ("library", "builtin", "stdlib", "module", "collections"),
     ("manually", "hand", "myself", "yourself", "handwritten", "own"),
@@ -206,12 +207,23 @@ def stem(word: str) -> str:
 
 _SYNONYM = {stem(word): group[0] for group in SYNONYM_GROUPS for word in group}
 _WORD = re.compile(r"[a-z0-9]+")
+_ORDINAL = re.compile(r"^(\d+)(?:st|nd|rd|th)$")
+# Phrases folded before words are split: "whole numbers" are integers, not "all" numbers.
+_PHRASES = ((re.compile(r"\bwhole numbers?\b"), "integers"),)
+
+
+def words(text: str) -> list[str]:
+    """A sentence's lower-cased words, an ordinal as its number ("99th" is 99)."""
+    text = text.lower().replace("_", " ")
+    for pattern, replacement in _PHRASES:
+        text = pattern.sub(replacement, text)
+    return [_ORDINAL.sub(r"\1", word) for word in _WORD.findall(text)]
 
 
 def terms(text: str) -> frozenset[str]:
     """A sentence's content words, stemmed and folded into their synonym group."""
     out = set()
-    for word in _WORD.findall(text.lower().replace("_", " ")):
+    for word in words(text):
         if word in STOP_WORDS:
             continue
         root = stem(word)
@@ -310,7 +322,7 @@ TWO_FOREIGN = 0.9
 _DECISIVE_TEXT = """
 zero negative none null empty nan infinite infinity change update share float integer string
 duplicate cancel expire sort priority limit different split return error concurrent two
-three more big many much long
+three more big many much long size
 """
 
 # General English used to pose a question, not its topic: such a word never makes a
@@ -324,7 +336,7 @@ same sure take takes tell thing things way ways work ever still just mean means 
 kind know new point pass handle handled treat treated behave behaviour use used uses using
 run runs running ran ask asks asked want wants try several fewer less amount amounts
 value values apply applies together keep kept position positions format
-behavior assume assumption should supposed look looks something someone
+behavior assume assumption should supposed look looks something someone whole entire
 """
 GENERIC_WORDS = frozenset(_GENERIC_TEXT.split())
 _GENERIC_TERMS = frozenset(terms(_GENERIC_TEXT))
@@ -342,10 +354,23 @@ def decisive(term: str) -> bool:
     return term in _DECISIVE_TERMS or any(ch.isdigit() for ch in term)
 
 
-def forgiven(foreign: Sequence[str], similarity: float) -> bool:
+# Adjectives of size that ask for a figure only after "how" ("how long is a prompt?"); in "can
+# I split a long prefill?" they only describe what the question is about.
+_SIZE_ADJECTIVES = frozenset("big long large small short huge tiny".split())
+_HOW = re.compile(r"\bhow (?:big|long|large|small|short|huge|tiny)\b")
+
+
+def decisive_word(word: str, question: str = "") -> bool:
+    """Whether the question's own word turns it into another question (see MARGIN)."""
+    if word in _SIZE_ADJECTIVES and not _HOW.search(question.lower()):
+        return False
+    return decisive(next(iter(terms(word)), word))
+
+
+def forgiven(foreign: Sequence[str], similarity: float, question: str = "") -> bool:
     """Whether a paraphrase this close may keep these foreign words (none of them decisive).
     The words are the question's own (foreign_terms)."""
-    if any(decisive(next(iter(terms(word)), word)) for word in foreign):
+    if any(decisive_word(word, question) for word in foreign):
         return False
     if len(foreign) > 2:
         return False
@@ -361,16 +386,32 @@ def _covered(term: str, vocabulary: frozenset[str]) -> bool:
     return any(len(word) >= PREFIX and word[:PREFIX] == head for word in vocabulary)
 
 
-def answer_vocabulary(candidate: dict[str, Any]) -> frozenset[str]:
-    """What a candidate speaks about: its phrasings, keywords and answer, and scale words when
-    it gives a number."""
-    words = set(vocabulary(candidate)) | terms(str(candidate.get("answer", "")))
+def stems(text: str) -> frozenset[str]:
+    """A sentence's content words, stemmed but not folded: "small" is covered by "smaller"
+    (PREFIX) though "smaller" folds into another group."""
+    return frozenset(stem(word) for word in words(text) if word not in STOP_WORDS)
+
+
+def _figures(candidate: dict[str, Any]) -> frozenset[str]:
+    """Scale words and the numbers as written (foreign_terms) when a candidate gives a number:
+    such a candidate answers "how many" and "how long"."""
     text = " ".join((*phrasings(candidate), *_strings(candidate.get("keywords")),
                      str(candidate.get("answer", ""))))
     numbers = set(re.findall(r"\d+", text))
-    if numbers:
-        words |= _SCALE_TERMS | numbers  # the numbers as written too (foreign_terms)
-    return frozenset(words)
+    return frozenset(_SCALE_TERMS | numbers) if numbers else frozenset()
+
+
+def asked_vocabulary(candidate: dict[str, Any]) -> frozenset[str]:
+    """What a candidate is asked about: its phrasings and keywords, folded and as written, and
+    scale words when it gives a number."""
+    text = " ".join((*phrasings(candidate), *_strings(candidate.get("keywords"))))
+    return vocabulary(candidate) | stems(text) | _figures(candidate)
+
+
+def answer_vocabulary(candidate: dict[str, Any]) -> frozenset[str]:
+    """What a candidate speaks about: what it is asked about and its answer's words."""
+    answer = str(candidate.get("answer", ""))
+    return asked_vocabulary(candidate) | terms(answer) | stems(answer)
 
 
 def domain_terms(clarifications: Sequence[dict[str, Any]], title: str = "") -> frozenset[str]:
@@ -388,10 +429,14 @@ def domain_terms(clarifications: Sequence[dict[str, Any]], title: str = "") -> f
 def foreign_terms(question: str, candidate: dict[str, Any],
                   domain: frozenset[str] = frozenset()) -> list[str]:
     """The question's own words (one per term) that neither the candidate, the problem's
-    domain nor general question wording accounts for: what a near miss adds."""
+    domain nor general question wording accounts for: what a near miss adds. A decisive word
+    (a value, a change, a type...) must be one the candidate is asked about (its phrasings
+    and keywords): an answer that merely mentions it ("only their order matters") does not
+    answer a question about it ("are the scores sorted?")."""
     known = answer_vocabulary(candidate) | domain | _GENERIC_TERMS
+    strict = asked_vocabulary(candidate) | domain | _GENERIC_TERMS
     foreign: dict[str, str] = {}  # term -> the question's own word for it
-    for word in _WORD.findall(question.lower().replace("_", " ")):
+    for word in words(question):
         if word in STOP_WORDS:
             continue
         (term,) = terms(word) or (word,)
@@ -399,7 +444,9 @@ def foreign_terms(question: str, candidate: dict[str, Any],
             covered = word in known or (term in known and term not in _GENERIC_TERMS)
             if not covered:
                 foreign.setdefault(word, word)
-        elif not _covered(term, known):
+            continue
+        vocabulary_ = strict if decisive_word(word, question) else known
+        if not (_covered(term, vocabulary_) or _covered(stem(word), vocabulary_)):
             foreign.setdefault(term, word)
     return sorted(foreign.values())
 
@@ -446,7 +493,8 @@ def best_match(question: str, clarifications: Sequence[dict[str, Any]],
     np.maximum.at(semantic, np.asarray(owners), cosines)
     lexical = lexical_scores(question, [vocabulary(c) for c in candidates],
                              [declared_keywords(c) for c in candidates])
-    scores = np.minimum(1.0, semantic + LEXICAL_WEIGHT * lexical)
+    # Not capped: two candidates that both pass 1 must still be told apart by the margin.
+    scores = semantic + LEXICAL_WEIGHT * lexical
     order = [int(i) for i in np.argsort(-scores, kind="stable")]
     domain = domain_terms(clarifications, title)
     match = _judge(question, candidates, scores, order, bar, domain)
@@ -481,12 +529,12 @@ def _judge(question: str, candidates: Sequence[dict[str, Any]], scores: Any,
         declined = f"a close call with {_label(runner_up)}"
     else:
         foreign = foreign_terms(question, chosen, domain)
-        if not forgiven(foreign, similarity):
+        if not forgiven(foreign, similarity, question):
             declined = _FOREIGN + ", ".join(foreign)
     if declined:
-        return Match(None, similarity, False, "", question=_label(chosen), declined=declined)
+        return Match(None, min(1.0, similarity), False, "", question=_label(chosen), declined=declined)
     figure = bool(chosen.get("figure"))
-    return Match(None if figure else best, similarity, bool(chosen.get("key", False)),
+    return Match(None if figure else best, min(1.0, similarity), bool(chosen.get("key", False)),
                  str(chosen.get("answer", "")), question=str(chosen.get("question", "")),
                  figure=figure)
 
