@@ -125,8 +125,8 @@ LEXICAL_WEIGHT = 0.35
 
 # Not here, though common: "now", "more", "own" (they carry meaning in our questions).
 _STOP_TEXT = """
-a about again all also am an and any are as at be been being but by can could
-did do does doing done else even ever for from had has have having he her here how i
+a about after again all also am an and any are as at be been before being but by can could
+did do does doing done during else even ever for from had has have having he her here how i
 if in into is it its just let me might mine most must my need needs no nor not of okay on
 once only or other our out please really say shall she should so some such than that the
 their them then there these they this those to too us very was we were what whatever when
@@ -170,7 +170,7 @@ SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = (
     ("big", "large", "huge", "many", "much", "scale", "maximum", "max", "bound", "bounds",
      "constraint", "constraints", "volume"),
     ("tenant", "user", "users", "client", "clients", "customer", "account", "caller"),
-    ("each", "every", "per", "separate", "individual"),
+    ("each", "per", "separate", "individual"),
     ("global", "shared", "single"),
     ("float", "floats", "fractional", "fraction", "decimal", "real"),
     ("integer", "integers", "int"),
@@ -213,11 +213,14 @@ _PHRASES = ((re.compile(r"\bwhole numbers?\b"), "integers"),)
 
 
 def words(text: str) -> list[str]:
-    """A sentence's lower-cased words, an ordinal as its number ("99th" is 99)."""
+    """A sentence's lower-cased words, an ordinal as its number ("99th" is 99), and "no"
+    before a content word as "none" ("a stage with no dependencies" asks about none)."""
     text = text.lower().replace("_", " ")
     for pattern, replacement in _PHRASES:
         text = pattern.sub(replacement, text)
-    return [_ORDINAL.sub(r"\1", word) for word in _WORD.findall(text)]
+    found = [_ORDINAL.sub(r"\1", word) for word in _WORD.findall(text)]
+    return ["none" if word == "no" and following not in STOP_WORDS else word
+            for word, following in zip(found, [*found[1:], "the"][:len(found)], strict=True)]
 
 
 def terms(text: str) -> frozenset[str]:
@@ -316,13 +319,22 @@ def _canned_embeddings(embedder: str, questions: tuple[str, ...]) -> Any:
 # of interviews/clarify_eval.toml and checked on the other (`python -m bench matching`).
 MARGIN = 0.02
 FIGURE_MARGIN = 0.08  # a figure answers only a clear winner: figures share many words
-ONE_FOREIGN = 0.85
+ONE_FOREIGN = 0.75
 TWO_FOREIGN = 0.9
+# ...and only when the model alone finds the phrasings this close (the lexical score counts
+# the question's other words, which a near miss shares too).
+ONE_FOREIGN_MODEL = 0.7
+TWO_FOREIGN_MODEL = 0.78
+# Whatever the words, a candidate the model finds this far from the question answers nothing:
+# the lexical score alone (shared subject words) does not make a question the same one.
+# A figure's text is long and full of the problem's words, so it needs more.
+MODEL_FLOOR = 0.45
+FIGURE_MODEL_FLOOR = 0.5
 
 _DECISIVE_TEXT = """
 zero negative none null empty nan infinite infinity change update share float integer string
-duplicate cancel expire sort priority limit different split return error concurrent two
-three more big many much long size
+duplicate cancel expire sort priority limit different split return error concurrent more
+big many much long size
 """
 
 # General English used to pose a question, not its topic: such a word never makes a
@@ -337,6 +349,7 @@ kind know new point pass handle handled treat treated behave behaviour use used 
 run runs running ran ask asks asked want wants try several fewer less amount amounts
 value values apply applies together keep kept position positions format
 behavior assume assumption should supposed look looks something someone whole entire
+every well enough matter matters up since contain contains
 """
 GENERIC_WORDS = frozenset(_GENERIC_TEXT.split())
 _GENERIC_TERMS = frozenset(terms(_GENERIC_TEXT))
@@ -367,14 +380,21 @@ def decisive_word(word: str, question: str = "") -> bool:
     return decisive(next(iter(terms(word)), word))
 
 
-def forgiven(foreign: Sequence[str], similarity: float, question: str = "") -> bool:
-    """Whether a paraphrase this close may keep these foreign words (none of them decisive).
-    The words are the question's own (foreign_terms)."""
+def forgiven(foreign: Sequence[str], similarity: float, question: str = "",
+             model: float | None = None) -> bool:
+    """Whether a paraphrase this close (`similarity`, and `model`: the model's cosine alone)
+    may keep these foreign words (none of them decisive). The words are the question's own
+    (foreign_terms)."""
     if any(decisive_word(word, question) for word in foreign):
         return False
     if len(foreign) > 2:
         return False
-    return not foreign or similarity >= (ONE_FOREIGN if len(foreign) == 1 else TWO_FOREIGN)
+    if not foreign:
+        return True
+    one = len(foreign) == 1
+    model = similarity if model is None else model
+    return (similarity >= (ONE_FOREIGN if one else TWO_FOREIGN)
+            and model >= (ONE_FOREIGN_MODEL if one else TWO_FOREIGN_MODEL))
 
 
 def _covered(term: str, vocabulary: frozenset[str]) -> bool:
@@ -427,14 +447,18 @@ def domain_terms(clarifications: Sequence[dict[str, Any]], title: str = "") -> f
 
 
 def foreign_terms(question: str, candidate: dict[str, Any],
-                  domain: frozenset[str] = frozenset()) -> list[str]:
+                  domain: frozenset[str] = frozenset(),
+                  shared: frozenset[str] | None = None) -> list[str]:
     """The question's own words (one per term) that neither the candidate, the problem's
     domain nor general question wording accounts for: what a near miss adds. A decisive word
     (a value, a change, a type...) must be one the candidate is asked about (its phrasings
     and keywords): an answer that merely mentions it ("only their order matters") does not
-    answer a question about it ("are the scores sorted?")."""
+    answer a question about it ("are the scores sorted?"), nor does the problem's title (a
+    pipeline of parallel stages does not say whether one layer runs in threads): only the
+    words its clarifications share (`shared`)."""
     known = answer_vocabulary(candidate) | domain | _GENERIC_TERMS
-    strict = asked_vocabulary(candidate) | domain | _GENERIC_TERMS
+    # The words of the problem's clarifications only (`shared`: domain_terms without the title).
+    strict = asked_vocabulary(candidate) | (domain if shared is None else shared) | _GENERIC_TERMS
     foreign: dict[str, str] = {}  # term -> the question's own word for it
     for word in words(question):
         if word in STOP_WORDS:
@@ -496,13 +520,13 @@ def best_match(question: str, clarifications: Sequence[dict[str, Any]],
     # Not capped: two candidates that both pass 1 must still be told apart by the margin.
     scores = semantic + LEXICAL_WEIGHT * lexical
     order = [int(i) for i in np.argsort(-scores, kind="stable")]
-    domain = domain_terms(clarifications, title)
-    match = _judge(question, candidates, scores, order, bar, domain)
+    domain = (domain_terms(clarifications, title), domain_terms(clarifications))
+    match = _judge(question, candidates, scores, semantic, order, bar, domain)
     if match.declined.startswith(_FOREIGN) and terms(question) & _SCALE_TERMS:
         # "How many GPUs...?": a scale question is for the candidates that give numbers.
         numeric = [i for i in order if answer_vocabulary(candidates[i]) >= _SCALE_TERMS]
         if numeric and numeric[0] != order[0]:
-            retry = _judge(question, candidates, scores, numeric, bar, domain)
+            retry = _judge(question, candidates, scores, semantic, numeric, bar, domain)
             if retry.answer:
                 return retry
     return match
@@ -511,15 +535,17 @@ def best_match(question: str, clarifications: Sequence[dict[str, Any]],
 _FOREIGN = "it also asks about "
 
 
-def _judge(question: str, candidates: Sequence[dict[str, Any]], scores: Any,
-           order: Sequence[int], bar: float, domain: frozenset[str]) -> Match:
+def _judge(question: str, candidates: Sequence[dict[str, Any]], scores: Any, semantic: Any,
+           order: Sequence[int], bar: float,
+           domain: tuple[frozenset[str], frozenset[str]]) -> Match:
     """The first of `order` if it passes the threshold, the margin and the foreign words."""
     best = order[0]
     similarity = float(scores[best])
     chosen = candidates[best]
     runner_up = candidates[order[1]] if len(order) > 1 else None
     declined = ""
-    if similarity < bar:
+    floor = FIGURE_MODEL_FLOOR if chosen.get("figure") else MODEL_FLOOR
+    if similarity < bar or float(semantic[best]) < floor:
         declined = "below the threshold"
     elif (runner_up is not None
           and similarity - float(scores[order[1]])
@@ -528,8 +554,8 @@ def _judge(question: str, candidates: Sequence[dict[str, Any]], scores: Any,
         # A canned answer just ahead of a figure stands: the figure is the statement's own.
         declined = f"a close call with {_label(runner_up)}"
     else:
-        foreign = foreign_terms(question, chosen, domain)
-        if not forgiven(foreign, similarity, question):
+        foreign = foreign_terms(question, chosen, *domain)
+        if not forgiven(foreign, similarity, question, float(semantic[best])):
             declined = _FOREIGN + ", ".join(foreign)
     if declined:
         return Match(None, min(1.0, similarity), False, "", question=_label(chosen), declined=declined)
