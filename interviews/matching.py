@@ -170,7 +170,7 @@ SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = (
     ("big", "large", "huge", "many", "much", "scale", "maximum", "max", "bound", "bounds",
      "constraint", "constraints", "volume"),
     ("tenant", "user", "users", "client", "clients", "customer", "account", "caller"),
-    ("each", "per", "separate", "individual"),
+    ("per", "separate", "individual"),
     ("global", "shared", "single"),
     ("float", "floats", "fractional", "fraction", "decimal", "real"),
     ("integer", "integers", "int"),
@@ -209,7 +209,9 @@ _SYNONYM = {stem(word): group[0] for group in SYNONYM_GROUPS for word in group}
 _WORD = re.compile(r"[a-z0-9]+")
 _ORDINAL = re.compile(r"^(\d+)(?:st|nd|rd|th)$")
 # Phrases folded before words are split: "whole numbers" are integers, not "all" numbers.
-_PHRASES = ((re.compile(r"\bwhole numbers?\b"), "integers"),)
+# "The number of machines" asks for a quantity: another question than one about the machines.
+_PHRASES = ((re.compile(r"\bwhole numbers?\b"), "integers"),
+            (re.compile(r"\bnumbers? of\b"), "quantity of"))
 
 
 def words(text: str) -> list[str]:
@@ -323,7 +325,7 @@ ONE_FOREIGN = 0.75
 TWO_FOREIGN = 0.9
 # ...and only when the model alone finds the phrasings this close (the lexical score counts
 # the question's other words, which a near miss shares too).
-ONE_FOREIGN_MODEL = 0.7
+ONE_FOREIGN_MODEL = 0.62
 TWO_FOREIGN_MODEL = 0.78
 # Whatever the words, a candidate the model finds this far from the question answers nothing:
 # the lexical score alone (shared subject words) does not make a question the same one.
@@ -333,8 +335,8 @@ FIGURE_MODEL_FLOOR = 0.5
 
 _DECISIVE_TEXT = """
 zero negative none null empty nan infinite infinity change update share float integer string
-duplicate cancel expire sort priority limit different split return error concurrent more
-big many much long size
+duplicate cancel cancelled cancelling canceled expire sort priority limit different split
+return error concurrent more two three big many much long size quantity
 """
 
 # General English used to pose a question, not its topic: such a word never makes a
@@ -349,14 +351,14 @@ kind know new point pass handle handled treat treated behave behaviour use used 
 run runs running ran ask asks asked want wants try several fewer less amount amounts
 value values apply applies together keep kept position positions format
 behavior assume assumption should supposed look looks something someone whole entire
-every well enough matter matters up since contain contains
+every each well enough matter matters up since contain contains
 """
 GENERIC_WORDS = frozenset(_GENERIC_TEXT.split())
 _GENERIC_TERMS = frozenset(terms(_GENERIC_TEXT))
 _DECISIVE_TERMS = frozenset(terms(_DECISIVE_TEXT))
 
 # Words asking for a size, an amount or a rate: answered by any candidate that gives a number.
-_SCALE_TERMS = frozenset(terms("big many much long rate often"))
+_SCALE_TERMS = frozenset(terms("big many much long rate often quantity"))
 
 # Terms shorter than this are compared whole; longer ones also match a term they share this
 # many leading letters with ("depends" and "dependency", "submitter" and "submitted").
@@ -397,8 +399,13 @@ def forgiven(foreign: Sequence[str], similarity: float, question: str = "",
             and model >= (ONE_FOREIGN_MODEL if one else TWO_FOREIGN_MODEL))
 
 
+# A word that a candidate covers when it speaks of one of these: "two calls at the same
+# time" asks about concurrency (but "two stages with one name" does not ask about duplicates).
+_IMPLIED = {"two": frozenset(terms("concurrent overlap"))}
+
+
 def _covered(term: str, vocabulary: frozenset[str]) -> bool:
-    if term in vocabulary:
+    if term in vocabulary or _IMPLIED.get(term, frozenset()) & vocabulary:
         return True
     if len(term) < PREFIX:
         return False
@@ -415,8 +422,7 @@ def stems(text: str) -> frozenset[str]:
 def _figures(candidate: dict[str, Any]) -> frozenset[str]:
     """Scale words and the numbers as written (foreign_terms) when a candidate gives a number:
     such a candidate answers "how many" and "how long"."""
-    text = " ".join((*phrasings(candidate), *_strings(candidate.get("keywords")),
-                     str(candidate.get("answer", ""))))
+    text = " ".join((str(candidate.get("question", "")), str(candidate.get("answer", ""))))
     numbers = set(re.findall(r"\d+", text))
     return frozenset(_SCALE_TERMS | numbers) if numbers else frozenset()
 
