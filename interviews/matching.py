@@ -170,7 +170,7 @@ SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = (
     ("big", "large", "huge", "many", "much", "scale", "maximum", "max", "bound", "bounds",
      "constraint", "constraints", "volume"),
     ("tenant", "user", "users", "client", "clients", "customer", "account", "caller"),
-    ("per", "separate", "individual"),
+    ("each", "every", "per", "separate", "individual"),
     ("global", "shared", "single"),
     ("float", "floats", "fractional", "fraction", "decimal", "real"),
     ("integer", "integers", "int"),
@@ -178,7 +178,7 @@ SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = (
     ("rewrite", "scratch", "reimplement", "redo"),
     ("library", "builtin", "stdlib", "module", "collections"),
     ("manually", "hand", "myself", "yourself", "handwritten", "own"),
-    ("recent", "recently", "recency", "front", "touch", "promote", "refresh", "bump"),
+    ("recent", "recently", "recency", "front", "touch", "promote", "refresh", "bump", "move"),
     ("evict", "evicted", "eviction", "evicts", "remove", "removed", "discard", "delete",
      "deleted", "purge", "kick"),
     ("update", "updates", "overwrite", "overwrites", "overwriting", "replace", "replaces",
@@ -211,17 +211,19 @@ _ORDINAL = re.compile(r"^(\d+)(?:st|nd|rd|th)$")
 # Phrases folded before words are split: "whole numbers" are integers, not "all" numbers.
 # "The number of machines" asks for a quantity: another question than one about the machines.
 _PHRASES = ((re.compile(r"\bwhole numbers?\b"), "integers"),
+            (re.compile(r"\bo\([^)]*\)"), "complexity"),  # "O(1)", "O(n log n)"
             (re.compile(r"\bnumbers? of\b"), "quantity of"))
 
 
 def words(text: str) -> list[str]:
     """A sentence's lower-cased words, an ordinal as its number ("99th" is 99), and "no"
-    before a content word as "none" ("a stage with no dependencies" asks about none)."""
+    before a content word as "empty" ("a stage with no dependencies", "no samples in the
+    window" ask about an empty collection)."""
     text = text.lower().replace("_", " ")
     for pattern, replacement in _PHRASES:
         text = pattern.sub(replacement, text)
     found = [_ORDINAL.sub(r"\1", word) for word in _WORD.findall(text)]
-    return ["none" if word == "no" and following not in STOP_WORDS else word
+    return ["empty" if word == "no" and following not in STOP_WORDS else word
             for word, following in zip(found, [*found[1:], "the"][:len(found)], strict=True)]
 
 
@@ -354,7 +356,7 @@ kind know new point pass handle handled treat treated behave behaviour use used 
 run runs running ran ask asks asked want wants try several fewer less amount amounts
 value values apply applies together keep kept position positions format
 behavior assume assumption should supposed look looks something someone whole entire
-every each well enough matter matters up since contain contains
+well enough matter matters up since contain contains across acceptable worry
 """
 GENERIC_WORDS = frozenset(_GENERIC_TEXT.split())
 _GENERIC_TERMS = frozenset(terms(_GENERIC_TEXT))
