@@ -45,11 +45,6 @@ def test_the_tuning_half_gets_no_false_answer() -> None:
     assert false == []
 
 
-@pytest.mark.xfail(
-    reason="issue 36.1 not met yet: the check half has false answers and the "
-    "recall is under 85 % (python -m bench matching)",
-    strict=False,
-)
 def test_the_whole_set_meets_the_targets() -> None:
     total = matching_eval.Tally()
     for tally in matching_eval.evaluate().values():
