@@ -1,0 +1,150 @@
+"""The one edge of every HTML form post (the JSON endpoints have theirs: core.endpoints).
+
+`form_edge` does for a view that answers a page what `json_endpoint` does for one that answers
+JSON, so no form view writes its own copy (30 of them did, and the copies drifted: some had no
+rate limit, six answered a JSON 429 to a browser's form):
+
+- refuses a method the view does not take (405, as Django's `require_POST` does);
+- counts a state-changing request against the view's rate-limit scope (core.ratelimit, the
+  limiter of the JSON edge and of the API);
+- maps every `ApplicationError` the view raises to a page, never a 500:
+  - one whose code means "no such thing" (404) or "not yours" (403) is the site's 404 / 403
+    page, as the JSON edge answers them (nobody learns which sessions exist);
+  - any other goes to the view's `on_error(request, error, *url_args)`, which re-renders
+    its page with what was posted and the error at its field or at the top (nothing typed is
+    lost); a view without one (a button: nothing typed) gets the error as a message on the
+    page it came back to (`back`, else the same-site page it was posted from);
+  - over the rate limit: the page `on_error` renders, else the styled 429 page (429.html,
+    on the site's layout: when to try again, and the way back); both with `Retry-After`.
+
+Sign-in stays with `login_required` (or the studio's `author_required`), stacked above it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from datetime import timedelta
+from functools import wraps
+from typing import Any
+
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied
+from django.http import (
+    Http404,
+    HttpRequest,
+    HttpResponse,
+    HttpResponseNotAllowed,
+    HttpResponseRedirect,
+)
+from django.shortcuts import render
+from django.utils import timezone
+from django.utils.http import url_has_allowed_host_and_scheme
+
+from core.errors import ApplicationError, error_status
+from core.ratelimit import RateLimited, rate_limit_check
+
+View = Callable[..., HttpResponse]
+# on_error(request, error, *url_args, **url_kwargs): the view's page again, with what was posted.
+ErrorPage = Callable[..., HttpResponse]
+# back(request, *url_args, **url_kwargs): where a refused button goes back to.
+Back = Callable[..., str]
+
+_SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
+# The header of a page's autosave: the same form posted by script, answered in JSON.
+AUTOSAVE_HEADER = "X-Autosave"
+
+
+def came_from(request: HttpRequest, default: str = "/") -> str:
+    """The same-site page this form was posted from (its Referer), else `default`."""
+    referer = request.headers.get("Referer", "")
+    if referer and url_has_allowed_host_and_scheme(
+        referer, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        return referer
+    return default
+
+
+def _retry_after(exc: ApplicationError) -> int:
+    return max(1, exc.retry_after) if isinstance(exc, RateLimited) else 60
+
+
+def rate_limited_page(request: HttpRequest, exc: ApplicationError, *, back: str) -> HttpResponse:
+    """The styled 429: nothing was saved, when to try again, the way back."""
+    seconds = _retry_after(exc)
+    context = {
+        "seconds": seconds,
+        "minutes": math.ceil(seconds / 60),
+        "retry_at": timezone.now() + timedelta(seconds=seconds),
+        "back": back,
+    }
+    response = render(request, "429.html", context, status=429)
+    response["Retry-After"] = str(seconds)
+    return response
+
+
+def _refusal(
+    request: HttpRequest,
+    exc: ApplicationError,
+    on_error: ErrorPage | None,
+    back: Back | None,
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+) -> HttpResponse:
+    status = error_status(exc)
+    if status == 404:
+        raise Http404(exc.message)
+    if status == 403:
+        raise PermissionDenied(exc.message)
+    if exc.code == "rate_limited":
+        if on_error is None:
+            way_back = back(request, *args, **kwargs) if back else came_from(request)
+            return rate_limited_page(request, exc, back=way_back)
+        response = on_error(request, exc, *args, **kwargs)
+        response.status_code = 429
+        response["Retry-After"] = str(_retry_after(exc))
+        return response
+    if on_error is not None:
+        return on_error(request, exc, *args, **kwargs)
+    messages.error(request, exc.message)
+    return HttpResponseRedirect(back(request, *args, **kwargs) if back else came_from(request))
+
+
+def form_edge(
+    *,
+    scope: str | None,
+    methods: Sequence[str] = ("POST",),
+    on_error: ErrorPage | None = None,
+    back: Back | None = None,
+    autosave: View | None = None,
+) -> Callable[[View], View]:
+    """Decorate `view(request, **url_kwargs)` as an HTML form post (see the module doc).
+
+    `scope` names the rate limit a state-changing request counts against (None: a post that
+    changes nothing, such as a preview). `autosave`: the view (on the JSON edge) that answers
+    the page's script posting the same form with `X-Autosave: 1`; it counts it itself.
+    """
+    allowed = tuple(m.upper() for m in methods)
+    if "GET" in allowed and "HEAD" not in allowed:
+        allowed += ("HEAD",)
+
+    def decorate(view: View) -> View:
+        @wraps(view)
+        def edge(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+            if request.method not in allowed:
+                return HttpResponseNotAllowed(allowed)
+            if autosave is not None and request.headers.get(AUTOSAVE_HEADER) == "1":
+                return autosave(request, *args, **kwargs)
+            try:
+                if scope is not None and request.method not in _SAFE_METHODS:
+                    rate_limit_check(request=request, scope=scope)
+                return view(request, *args, **kwargs)
+            except ApplicationError as exc:
+                return _refusal(request, exc, on_error, back, args, kwargs)
+
+        edge.form_edge = scope or "unlimited"  # type: ignore[attr-defined]  # the route walk's
+        if autosave is not None:
+            edge.json_endpoint = True  # type: ignore[attr-defined]  # its JSON: the JSON edge's
+        return edge
+
+    return decorate
