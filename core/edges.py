@@ -8,8 +8,8 @@ rate limit, six answered a JSON 429 to a browser's form):
 - counts a state-changing request against the view's rate-limit scope (core.ratelimit, the
   limiter of the JSON edge and of the API);
 - maps every `ApplicationError` the view raises to a page, never a 500:
-  - one whose code means "no such thing" (404) or "not yours" (403) is the site's 404 / 403
-    page, as the JSON edge answers them (nobody learns which sessions exist);
+  - "not_found" / "not_participant" and "forbidden" are the site's 404 and 403 pages, as
+    the JSON edge answers them (nobody learns which sessions exist);
   - any other goes to the view's `on_error(request, error, *url_args)`, which re-renders
     its page with what was posted and the error at its field or at the top (nothing typed is
     lost); a view without one (a button: nothing typed) gets the error as a message on the
@@ -41,7 +41,7 @@ from django.shortcuts import render
 from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
 
-from core.errors import ApplicationError, error_status
+from core.errors import ANSWERED_AS_MISSING, ApplicationError
 from core.ratelimit import RateLimited, rate_limit_check
 
 View = Callable[..., HttpResponse]
@@ -51,6 +51,10 @@ ErrorPage = Callable[..., HttpResponse]
 Back = Callable[..., str]
 
 _SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
+# Refusals answered by the site's 404 and 403 pages, as the JSON edge answers them. (Other 404
+# codes, "no_version" say, are a message an author can act on: they stay on the page.)
+MISSING_CODES = ANSWERED_AS_MISSING | {"not_found"}
+FORBIDDEN_CODES = frozenset({"forbidden"})
 # The header of a page's autosave: the same form posted by script, answered in JSON.
 AUTOSAVE_HEADER = "X-Autosave"
 
@@ -91,10 +95,9 @@ def _refusal(
     args: tuple[Any, ...],
     kwargs: dict[str, Any],
 ) -> HttpResponse:
-    status = error_status(exc)
-    if status == 404:
+    if exc.code in MISSING_CODES:
         raise Http404(exc.message)
-    if status == 403:
+    if exc.code in FORBIDDEN_CODES:
         raise PermissionDenied(exc.message)
     if exc.code == "rate_limited":
         if on_error is None:

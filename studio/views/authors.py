@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
-from django.views.decorators.http import require_POST
 
+from core.edges import form_edge
 from studio.services.authors import problem_coauthor_add, problem_coauthor_remove
 from studio.services.errors import ProblemActionError
-from studio.views.access import author_required, editable, problem_page_redirect
+from studio.views.access import author_required, editable, problem_back, problem_page_redirect
 
 
 @author_required
-@require_POST
+@form_edge(scope="studio", back=problem_back)
 def coauthor_add(request: HttpRequest, slug: str) -> HttpResponse:
     problem = editable(request, slug)
     try:
@@ -27,7 +27,7 @@ def coauthor_add(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @author_required
-@require_POST
+@form_edge(scope="studio", back=problem_back)
 def coauthor_remove(request: HttpRequest, slug: str, user_id: int) -> HttpResponse:
     problem = editable(request, slug)
     problem_coauthor_remove(problem=problem, user_id=user_id)
