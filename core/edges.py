@@ -8,8 +8,9 @@ rate limit, six answered a JSON 429 to a browser's form):
 - counts a state-changing request against the view's rate-limit scope (core.ratelimit, the
   limiter of the JSON edge and of the API);
 - maps every `ApplicationError` the view raises to a page, never a 500:
-  - "not_found" / "not_participant" and "forbidden" are the site's 404 and 403 pages, as
-    the JSON edge answers them (nobody learns which sessions exist);
+  - "not_participant", and the codes the view lists in `pages` ("forbidden", "not_found"),
+    are the site's 404 / 403 page by their status (core.errors), as the JSON edge answers
+    them (nobody learns which sessions exist);
   - any other goes to the view's `on_error(request, error, *url_args)`, which re-renders
     its page with what was posted and the error at its field or at the top (nothing typed is
     lost); a view without one (a button: nothing typed) gets the error as a message on the
@@ -23,7 +24,7 @@ Sign-in stays with `login_required` (or the studio's `author_required`), stacked
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from datetime import timedelta
 from functools import wraps
 from typing import Any
@@ -41,7 +42,7 @@ from django.shortcuts import render
 from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
 
-from core.errors import ANSWERED_AS_MISSING, ApplicationError
+from core.errors import ANSWERED_AS_MISSING, ApplicationError, error_status
 from core.ratelimit import RateLimited, rate_limit_check
 
 View = Callable[..., HttpResponse]
@@ -51,10 +52,6 @@ ErrorPage = Callable[..., HttpResponse]
 Back = Callable[..., str]
 
 _SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
-# Refusals answered by the site's 404 and 403 pages, as the JSON edge answers them. (Other 404
-# codes, "no_version" say, are a message an author can act on: they stay on the page.)
-MISSING_CODES = ANSWERED_AS_MISSING | {"not_found"}
-FORBIDDEN_CODES = frozenset({"forbidden"})
 # The header of a page's autosave: the same form posted by script, answered in JSON.
 AUTOSAVE_HEADER = "X-Autosave"
 
@@ -92,25 +89,32 @@ def _refusal(
     exc: ApplicationError,
     on_error: ErrorPage | None,
     back: Back | None,
+    pages: Collection[str],
     args: tuple[Any, ...],
     kwargs: dict[str, Any],
 ) -> HttpResponse:
-    if exc.code in MISSING_CODES:
+    if exc.code in ANSWERED_AS_MISSING or exc.code in pages:
+        if error_status(exc) == 403:
+            raise PermissionDenied(exc.message)
         raise Http404(exc.message)
-    if exc.code in FORBIDDEN_CODES:
-        raise PermissionDenied(exc.message)
+    way_back = back(request, *args, **kwargs) if back else came_from(request)
     if exc.code == "rate_limited":
-        if on_error is None:
-            way_back = back(request, *args, **kwargs) if back else came_from(request)
-            return rate_limited_page(request, exc, back=way_back)
-        response = on_error(request, exc, *args, **kwargs)
+        response = on_error(request, exc, *args, **kwargs) if on_error else None
+        if response is None or response.status_code in range(300, 400):
+            # Nothing typed to keep on a page (a button, or a refusal that redirects): the 429
+            # page, its way back where the refusal would have gone.
+            where = way_back
+            if response is not None and not back:
+                where = came_from(request, default=response["Location"].partition("?")[0])
+            return rate_limited_page(request, exc, back=where)
+        # The form again, with what was posted and the refusal: only the status is the 429's.
         response.status_code = 429
         response["Retry-After"] = str(_retry_after(exc))
         return response
     if on_error is not None:
         return on_error(request, exc, *args, **kwargs)
-    messages.error(request, exc.message)
-    return HttpResponseRedirect(back(request, *args, **kwargs) if back else came_from(request))
+    messages.error(request, exc.message, fail_silently=True)
+    return HttpResponseRedirect(way_back)
 
 
 def form_edge(
@@ -119,13 +123,16 @@ def form_edge(
     methods: Sequence[str] = ("POST",),
     on_error: ErrorPage | None = None,
     back: Back | None = None,
+    pages: Collection[str] = (),
     autosave: View | None = None,
 ) -> Callable[[View], View]:
     """Decorate `view(request, **url_kwargs)` as an HTML form post (see the module doc).
 
     `scope` names the rate limit a state-changing request counts against (None: a post that
-    changes nothing, such as a preview). `autosave`: the view (on the JSON edge) that answers
-    the page's script posting the same form with `X-Autosave: 1`; it counts it itself.
+    changes nothing, such as a preview). `pages`: refusal codes answered by the site's 404 /
+    403 page rather than the view's own (a 404 or a 403 status in core.errors). `autosave`:
+    the view (on the JSON edge) that answers the page's script posting the same form with
+    `X-Autosave: 1`; it counts it itself.
     """
     allowed = tuple(m.upper() for m in methods)
     if "GET" in allowed and "HEAD" not in allowed:
@@ -143,7 +150,7 @@ def form_edge(
                     rate_limit_check(request=request, scope=scope)
                 return view(request, *args, **kwargs)
             except ApplicationError as exc:
-                return _refusal(request, exc, on_error, back, args, kwargs)
+                return _refusal(request, exc, on_error, back, pages, args, kwargs)
 
         edge.form_edge = scope or "unlimited"  # type: ignore[attr-defined]  # the route walk's
         if autosave is not None:

@@ -161,7 +161,8 @@ def _scorecard_autosave(request: HttpRequest, body: Body, session_id: int) -> Ht
 
 
 @login_required
-@form_edge(scope="scorecards", on_error=_scorecard_refused, autosave=_scorecard_autosave)
+@form_edge(scope="scorecards", on_error=_scorecard_refused, pages=("forbidden",),
+           autosave=_scorecard_autosave)
 def scorecard_post(request: HttpRequest, session_id: int) -> HttpResponse:
     """The rubric form: save a draft, or submit (final). The page's autosave (an
     `X-Autosave: 1` POST of the same form) is a JSON endpoint and never submits."""
@@ -197,7 +198,7 @@ def release(request: HttpRequest, session_id: int) -> HttpResponse:
 
 
 @login_required
-@form_edge(scope="reviews", on_error=_refused)
+@form_edge(scope="reviews", on_error=_refused, pages=("forbidden",))
 def assign(request: HttpRequest, session_id: int) -> HttpResponse:
     session = _reviewable(request, session_id)
     services.reviewer_assign(session=session, user=request.user,
@@ -319,7 +320,7 @@ def share_create(request: HttpRequest, session_id: int) -> HttpResponse:
 
 
 @login_required
-@form_edge(scope="reviews", back=_to_report)
+@form_edge(scope="reviews", back=_to_report, pages=("not_found",))
 def share_revoke(request: HttpRequest, session_id: int, share_id: int) -> HttpResponse:
     session = _report_session(request, session_id)
     services.share_revoke(session=session, user=request.user, share_id=share_id)
