@@ -102,11 +102,10 @@ def _refusal(
         response = on_error(request, exc, *args, **kwargs) if on_error else None
         if response is None or response.status_code in range(300, 400):
             # Nothing typed to keep on a page (a button, or a refusal that redirects): the 429
-            # page, its way back where the refusal would have gone.
-            where = way_back
+            # page, its way back the page it was posted from (else where a refusal goes).
             if response is not None and not back:
-                where = came_from(request, default=response["Location"].partition("?")[0])
-            return rate_limited_page(request, exc, back=where)
+                way_back = response["Location"].partition("?")[0]
+            return rate_limited_page(request, exc, back=came_from(request, default=way_back))
         # The form again, with what was posted and the refusal: only the status is the 429's.
         response.status_code = 429
         response["Retry-After"] = str(_retry_after(exc))
