@@ -184,6 +184,9 @@ ONSITE_RATES = {
     "scorecards": env_str("ONSITE_RATE_SCORECARDS", "60/min"),
     "reviews": env_str("ONSITE_RATE_REVIEWS", "60/min"),
     "preferences": env_str("ONSITE_RATE_PREFERENCES", "60/min"),
+    # The studio's saves and actions (each a form post; some run the sandbox).
+    "studio": env_str("ONSITE_RATE_STUDIO", "60/min"),
+    "tokens": env_str("ONSITE_RATE_TOKENS", "30/min"),
 }
 # The counters live in the cache: Redis, so every web process counts against one limit.
 CACHES = {

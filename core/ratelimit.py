@@ -2,7 +2,8 @@
 
 Each scope (`submissions`, `sessions`, `questions`, `notes`, `scorecards`, ...) has its own
 setting `ONSITE_RATE_<SCOPE>` ("<count>/<sec|min|hour|day>"), collected in
-`settings.ONSITE_RATES`. Plain Django views call `rate_limit_check`; DRF views use
+`settings.ONSITE_RATES`. Plain Django views count through their edge (core.endpoints for JSON,
+core.edges for HTML form posts), which calls `rate_limit_check`; DRF views use
 `ScopeRateThrottle`. Both count in Django's cache with a fixed window per user (or address),
 so the limit holds across processes when the cache is shared (Redis). An anonymous client is
 counted by its address as `core.clientaddr.client_address` resolves it behind the proxy.
@@ -66,11 +67,19 @@ def _hit(scope: str, key: str) -> float | None:
     return (window + 1) * period - time.time()
 
 
+class RateLimited(ApplicationError):
+    """A request over its scope's limit (429); `retry_after`: whole seconds to wait."""
+
+    def __init__(self, retry_after: int) -> None:
+        super().__init__("rate_limited", f"too many requests; retry in {retry_after} s")
+        self.retry_after = retry_after
+
+
 def rate_limit_check(*, request: Any, scope: str) -> None:
-    """Count this request against `scope`; ApplicationError("rate_limited") (429) when over."""
+    """Count this request against `scope`; RateLimited (an ApplicationError, 429) when over."""
     wait = _hit(scope, _client_key(request))
     if wait is not None:
-        raise ApplicationError("rate_limited", f"too many requests; retry in {int(wait) + 1} s")
+        raise RateLimited(int(wait) + 1)
 
 
 class ScopeRateThrottle(BaseThrottle):

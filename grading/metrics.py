@@ -17,6 +17,7 @@ from django.conf import settings
 from django.db.models import Min
 from django.http import HttpRequest, HttpResponse, HttpResponseForbidden
 from django.utils import timezone
+from django.views.decorators.http import require_GET
 
 from core.clientaddr import carries_forwarding, client_is_local
 from grading import queueing
@@ -154,6 +155,7 @@ def metrics_allowed(request: HttpRequest) -> bool:
     return bool(settings.DEBUG) or client_is_local(request)
 
 
+@require_GET  # a scrape reads; a POST here is no form (tests/privacy/test_routes.py)
 def metrics_view(request: HttpRequest) -> HttpResponse:
     if not metrics_allowed(request):
         response = HttpResponseForbidden("metrics need a bearer token\n", content_type="text/plain")

@@ -18,11 +18,11 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.http import require_GET
 
+from core.edges import form_edge
 from core.endpoints import Body, json_endpoint, text_field
 from core.errors import ApplicationError
-from core.ratelimit import rate_limit_check
 from core.roles import is_interviewer, may_add_co_interviewer, may_end_session
 from core.visibility import DOOR_STATUS, Door
 from grading.problempage import problem_page_of
@@ -83,58 +83,53 @@ def session_list(request: HttpRequest) -> HttpResponse:
     return render(request, "interviews/session_list.html", _list_context(request))
 
 
-def _back_with_error(exc: ApplicationError) -> HttpResponse:
+def _back_with_error(request: HttpRequest, exc: ApplicationError) -> HttpResponse:
     from urllib.parse import urlencode
 
     return redirect(reverse("interviews:list") + "?" + urlencode({"error": exc.message}))
 
 
 @login_required
-@require_POST
+@form_edge(scope="sessions", on_error=_back_with_error)
 def session_start(request: HttpRequest) -> HttpResponse:
     """Form: start a solo session now."""
-    try:
-        rate_limit_check(request=request, scope="sessions")
-        session = services.session_start_solo(
-            candidate=request.user, problem_slug=request.POST.get("problem", ""),
-            duration=_minutes(request.POST.get("minutes")),
-        )
-    except ApplicationError as exc:
-        return _back_with_error(exc)
+    session = services.session_start_solo(
+        candidate=request.user, problem_slug=request.POST.get("problem", ""),
+        duration=_minutes(request.POST.get("minutes")),
+    )
     return redirect("interviews:detail", session_id=session.pk)
 
 
+def _schedule_refused(request: HttpRequest, exc: ApplicationError) -> HttpResponse:
+    """The list again with every value of the schedule form kept, the refusal at its field."""
+    form = ScheduleForm(request.POST)
+    form.is_valid()
+    form.service_error(exc.code, exc.message)
+    return render(request, "interviews/session_list.html", _list_context(request, form),
+                  status=400)
+
+
 @login_required
-@require_POST
+@form_edge(scope="sessions", on_error=_schedule_refused)
 def session_schedule(request: HttpRequest) -> HttpResponse:
     """Form (interviewers): schedule a live session, e-mail the invitation (with a calendar
     entry) to the candidate and the interviewer; the session page shows the link with a Copy
     button. A refused form comes back with every value kept and each error at its field."""
     form = ScheduleForm(request.POST)
-    try:
-        rate_limit_check(request=request, scope="sessions")
-    except ApplicationError as exc:
-        form.is_valid()
-        form.service_error(exc.code, exc.message)
-    else:
-        if form.is_valid():
-            data = form.cleaned_data
-            try:
-                session = services.session_schedule_live(
-                    interviewer=request.user, problem_slug=data["problem"],
-                    duration=form.duration(), candidate=data["candidate"],
-                    interviewer_can_edit=data["interviewer_can_edit"],
-                    candidate_opens_hints=data["candidate_opens_hints"],
-                    scheduled_for=data["scheduled_for"], candidate_email=data["email"],
-                    call_link=data["call_link"],
-                )
-            except ApplicationError as exc:
-                form.service_error(exc.code, exc.message)
-            else:
-                if services.invitation_recipients(session):
-                    services.invitation_enqueue(session_id=session.pk,
-                                                join_url=_join_url(request, session))
-                return redirect("interviews:detail", session_id=session.pk)
+    if form.is_valid():
+        data = form.cleaned_data
+        session = services.session_schedule_live(
+            interviewer=request.user, problem_slug=data["problem"],
+            duration=form.duration(), candidate=data["candidate"],
+            interviewer_can_edit=data["interviewer_can_edit"],
+            candidate_opens_hints=data["candidate_opens_hints"],
+            scheduled_for=data["scheduled_for"], candidate_email=data["email"],
+            call_link=data["call_link"],
+        )
+        if services.invitation_recipients(session):
+            services.invitation_enqueue(session_id=session.pk,
+                                        join_url=_join_url(request, session))
+        return redirect("interviews:detail", session_id=session.pk)
     return render(request, "interviews/session_list.html", _list_context(request, form),
                   status=400)
 
@@ -163,7 +158,7 @@ def _join_page(request: HttpRequest, session: InterviewSession, *, error: str = 
 
 
 @login_required
-@require_http_methods(["GET", "POST"])
+@form_edge(scope="sessions", methods=("GET", "POST"))
 def session_join(request: HttpRequest, token: str) -> HttpResponse:
     """The invitation link. GET shows what joining means (or the waiting room before the
     link opens, or that the interview was cancelled); POST starts the clock (a link preview or
@@ -463,8 +458,25 @@ DONE_ACTIONS = {
 }
 
 
+def _schedule_change_refused(request: HttpRequest, exc: ApplicationError,
+                             session_id: int) -> HttpResponse:
+    """The schedule page again: a refused reschedule with its values and the error at its
+    field; any other refusal above the page."""
+    session = _managed_session(request, session_id)
+    if request.POST.get("action", "") == "reschedule":
+        form = RescheduleForm(request.POST)
+        if not form.is_valid() or exc.code in ("bad_start", "bad_duration"):
+            form.service_error(exc.code, exc.message)
+            return _schedule_page(request, session, form=form, status=400)
+        return _schedule_page(request, session, form=form,
+                              error=exc.message[:1].upper() + exc.message[1:],
+                              status=409 if exc.code == "conflict" else 400)
+    return _schedule_page(request, session, error=exc.message[:1].upper() + exc.message[1:],
+                          status=409 if exc.code == "conflict" else 400)
+
+
 @login_required
-@require_http_methods(["GET", "POST"])
+@form_edge(scope="sessions", methods=("GET", "POST"), on_error=_schedule_change_refused)
 def schedule_manage(request: HttpRequest, session_id: int) -> HttpResponse:
     """`/sessions/<id>/schedule/`: the session's interviewer(s) and admins reschedule, resend
     or cancel; each change e-mails both sides an updated calendar entry. POST's `action` says
@@ -474,34 +486,22 @@ def schedule_manage(request: HttpRequest, session_id: int) -> HttpResponse:
         return _schedule_page(request, session)
     action = request.POST.get("action", "")
     join_url = _join_url(request, session)
-    form = RescheduleForm(request.POST) if action == "reschedule" else None
-    try:
-        rate_limit_check(request=request, scope="sessions")
-        if action == "reschedule":
-            assert form is not None
-            if not form.is_valid():
-                return _schedule_page(request, session, form=form, status=400)
-            change = services.session_reschedule(
-                session_id=session.pk, user=request.user,
-                scheduled_for=form.cleaned_data["scheduled_for"], duration=form.duration(),
-                join_url=join_url)
-        elif action == "resend":
-            change = services.session_invitation_resend(session_id=session.pk,
-                                                        user=request.user, join_url=join_url)
-        elif action == "cancel":
-            change = services.session_cancel(session_id=session.pk, user=request.user,
-                                             join_url=join_url)
-        else:
-            raise SessionError("bad_action", "choose reschedule, resend or cancel")
-    except ApplicationError as exc:
-        if exc.code == "not_participant":
-            raise Http404("No such session.") from None
-        session.refresh_from_db()
-        if form is not None and exc.code in ("bad_start", "bad_duration"):
-            form.service_error(exc.code, exc.message)
+    if action == "reschedule":
+        form = RescheduleForm(request.POST)
+        if not form.is_valid():
             return _schedule_page(request, session, form=form, status=400)
-        return _schedule_page(request, session, error=exc.message[:1].upper() + exc.message[1:],
-                              status=409 if exc.code == "conflict" else 400)
+        change = services.session_reschedule(
+            session_id=session.pk, user=request.user,
+            scheduled_for=form.cleaned_data["scheduled_for"], duration=form.duration(),
+            join_url=join_url)
+    elif action == "resend":
+        change = services.session_invitation_resend(session_id=session.pk,
+                                                    user=request.user, join_url=join_url)
+    elif action == "cancel":
+        change = services.session_cancel(session_id=session.pk, user=request.user,
+                                         join_url=join_url)
+    else:
+        raise SessionError("bad_action", "choose reschedule, resend or cancel")
     done = DONE_ACTIONS.get(ScheduleChange.Action(change.action), "")
     return redirect(reverse("interviews:schedule_manage", kwargs={"session_id": session.pk})
                     + f"?done={done}")

@@ -14,16 +14,16 @@ from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET
 
 from core import visibility
+from core.edges import form_edge
 from core.endpoints import Body, json_endpoint, text_field
-from core.errors import ApplicationError, error_json
-from core.ratelimit import rate_limit_check
+from core.errors import ApplicationError
 from core.roles import is_interviewer
 from interviews.models import InterviewSession, ReportShare
 from interviews.review import access, dashboard, pdf, selectors, services
-from interviews.services import SessionError, has_board, session_doors
+from interviews.services import has_board, session_doors
 
 
 def _session(session_id: int) -> InterviewSession:
@@ -42,20 +42,20 @@ def _reviewable(request: HttpRequest, session_id: int) -> InterviewSession:
     return session
 
 
-def _throttled(request: HttpRequest, scope: str) -> HttpResponse | None:
-    """The 429 (JSON) when this user is over the scope's rate limit, else None."""
-    try:
-        rate_limit_check(request=request, scope=scope)
-    except ApplicationError as exc:
-        return error_json(exc)
-    return None
-
-
 def _back(session_id: int, *, error: str = "", anchor: str = "") -> HttpResponse:
     url = reverse("interviews:review", kwargs={"session_id": session_id})
     if error:
         url += "?" + urlencode({"error": error})
     return redirect(url + anchor)
+
+
+def _refused(request: HttpRequest, exc: ApplicationError, session_id: int) -> HttpResponse:
+    """The review page again, the refusal above it (the form edge's `on_error`)."""
+    return _back(session_id, error=exc.message)
+
+
+def _to_report(request: HttpRequest, session_id: int, **_: Any) -> str:
+    return reverse("interviews:report", kwargs={"session_id": session_id}) + "#share"
 
 
 def _sort_links(request: HttpRequest, current: str) -> dict[str, dict[str, str]]:
@@ -118,16 +118,11 @@ def review_page(request: HttpRequest, session_id: int) -> HttpResponse:
 
 
 @login_required
-@require_POST
+@form_edge(scope="notes", on_error=_refused)
 def review_note(request: HttpRequest, session_id: int) -> HttpResponse:
-    if (limited := _throttled(request, "notes")) is not None:
-        return limited
     session = _reviewable(request, session_id)
-    try:
-        services.review_note_add(session=session, user=request.user,
-                                 text=request.POST.get("text", ""))
-    except SessionError as exc:
-        return _back(session_id, error=exc.message)
+    services.review_note_add(session=session, user=request.user,
+                             text=request.POST.get("text", ""))
     return _back(session_id, anchor="#review-notes")
 
 
@@ -137,35 +132,22 @@ def _scores_from_form(session: InterviewSession, post: Any) -> dict[str, dict[st
             for c in services.criteria_of(session)}
 
 
-@login_required
-@require_POST
-def scorecard_post(request: HttpRequest, session_id: int) -> HttpResponse:
-    """The rubric form: save a draft, or submit (final). The page's autosave (an
-    `X-Autosave: 1` POST of the same form) is a JSON endpoint and never submits."""
-    if request.headers.get("X-Autosave") == "1":
-        return _scorecard_autosave(request, session_id=session_id)
-    if (limited := _throttled(request, "scorecards")) is not None:
-        return limited
+def _scorecard_posted(session: InterviewSession, post: Any) -> dict[str, Any]:
+    return {"recommendation": post.get("recommendation", ""),
+            "summary": post.get("summary", ""),
+            "scores": _scores_from_form(session, post)}
+
+
+def _scorecard_refused(request: HttpRequest, exc: ApplicationError,
+                       session_id: int) -> HttpResponse:
+    """Re-render with every value as sent: one bad entry never wipes the form."""
     session = _reviewable(request, session_id)
-    posted: dict[str, Any] = {"recommendation": request.POST.get("recommendation", ""),
-              "summary": request.POST.get("summary", ""),
-              "scores": _scores_from_form(session, request.POST)}
-    try:
-        services.scorecard_save(
-            session=session, user=request.user, recommendation=posted["recommendation"],
-            summary=posted["summary"], scores=posted["scores"],
-            submit=request.POST.get("action") == "submit",
-        )
-    except SessionError as exc:
-        if exc.code == "forbidden":
-            raise PermissionDenied(exc.message) from None
-        # Re-render with every value as sent: one bad entry never wipes the form.
-        fields = exc.fields if isinstance(exc, services.ScorecardInvalid) else {}
-        context = selectors.review_context(session, request.user, posted=posted,
-                                           field_errors=fields)
-        context["error"] = exc.message
-        return render(request, "interviews/review/review.html", context, status=400)
-    return _back(session_id, anchor="#scorecard")
+    fields = exc.fields if isinstance(exc, services.ScorecardInvalid) else {}
+    context = selectors.review_context(session, request.user,
+                                       posted=_scorecard_posted(session, request.POST),
+                                       field_errors=fields)
+    context["error"] = exc.message
+    return render(request, "interviews/review/review.html", context, status=400)
 
 
 @json_endpoint(scope="scorecards")
@@ -176,6 +158,22 @@ def _scorecard_autosave(request: HttpRequest, body: Body, session_id: int) -> Ht
         recommendation=text_field(body, "recommendation"), summary=text_field(body, "summary"),
         scores=_scores_from_form(session, request.POST), submit=False)
     return JsonResponse({"saved_at": card.updated_at.isoformat()})
+
+
+@login_required
+@form_edge(scope="scorecards", on_error=_scorecard_refused, pages=("forbidden",),
+           autosave=_scorecard_autosave)
+def scorecard_post(request: HttpRequest, session_id: int) -> HttpResponse:
+    """The rubric form: save a draft, or submit (final). The page's autosave (an
+    `X-Autosave: 1` POST of the same form) is a JSON endpoint and never submits."""
+    session = _reviewable(request, session_id)
+    posted = _scorecard_posted(session, request.POST)
+    services.scorecard_save(
+        session=session, user=request.user, recommendation=posted["recommendation"],
+        summary=posted["summary"], scores=posted["scores"],
+        submit=request.POST.get("action") == "submit",
+    )
+    return _back(session_id, anchor="#scorecard")
 
 
 @login_required
@@ -192,31 +190,19 @@ def scorecard_cite(request: HttpRequest, body: Body, session_id: int) -> HttpRes
 
 
 @login_required
-@require_POST
+@form_edge(scope="reviews", on_error=_refused)
 def release(request: HttpRequest, session_id: int) -> HttpResponse:
-    if (limited := _throttled(request, "reviews")) is not None:
-        return limited
     session = _reviewable(request, session_id)
-    try:
-        services.scores_release(session=session, user=request.user)
-    except SessionError as exc:
-        return _back(session_id, error=exc.message)
+    services.scores_release(session=session, user=request.user)
     return _back(session_id)
 
 
 @login_required
-@require_POST
+@form_edge(scope="reviews", on_error=_refused, pages=("forbidden",))
 def assign(request: HttpRequest, session_id: int) -> HttpResponse:
-    if (limited := _throttled(request, "reviews")) is not None:
-        return limited
     session = _reviewable(request, session_id)
-    try:
-        services.reviewer_assign(session=session, user=request.user,
-                                 username=request.POST.get("username", ""))
-    except SessionError as exc:
-        if exc.code == "forbidden":
-            raise PermissionDenied(exc.message) from None
-        return _back(session_id, error=exc.message)
+    services.reviewer_assign(session=session, user=request.user,
+                             username=request.POST.get("username", ""))
     return _back(session_id)
 
 
@@ -326,25 +312,18 @@ def report_pdf(request: HttpRequest, session_id: int) -> HttpResponse:
 
 
 @login_required
-@require_POST
+@form_edge(scope="reviews", back=_to_report)
 def share_create(request: HttpRequest, session_id: int) -> HttpResponse:
-    if (limited := _throttled(request, "reviews")) is not None:
-        return limited
     session = _report_session(request, session_id)
     services.share_create(session=session, user=request.user)
     return redirect(reverse("interviews:report", kwargs={"session_id": session_id}) + "#share")
 
 
 @login_required
-@require_POST
+@form_edge(scope="reviews", back=_to_report, pages=("not_found",))
 def share_revoke(request: HttpRequest, session_id: int, share_id: int) -> HttpResponse:
-    if (limited := _throttled(request, "reviews")) is not None:
-        return limited
     session = _report_session(request, session_id)
-    try:
-        services.share_revoke(session=session, user=request.user, share_id=share_id)
-    except SessionError as exc:
-        raise Http404(exc.message) from exc
+    services.share_revoke(session=session, user=request.user, share_id=share_id)
     return redirect(reverse("interviews:report", kwargs={"session_id": session_id}) + "#share")
 
 

@@ -11,6 +11,7 @@ from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect
+from django.urls import reverse
 
 from core.roles import is_author
 from problems.models import Problem, ProblemVersion
@@ -58,3 +59,18 @@ def problem_page_redirect(problem: Problem, anchor: str) -> HttpResponseRedirect
     response = problem_url(problem)
     response["Location"] += f"#{anchor}"
     return response
+
+
+# Where a refused studio button goes back to, its refusal as a message (core.edges.form_edge).
+
+
+def index_back(request: HttpRequest, **_: Any) -> str:
+    return reverse("studio:index")
+
+
+def problem_back(request: HttpRequest, slug: str, **_: Any) -> str:
+    return reverse("studio:problem", kwargs={"slug": slug})
+
+
+def version_back(request: HttpRequest, slug: str, number: int, **_: Any) -> str:
+    return reverse("studio:version", kwargs={"slug": slug, "number": number})

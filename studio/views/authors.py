@@ -4,30 +4,27 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
-from django.views.decorators.http import require_POST
 
+from core.edges import form_edge
 from studio.services.authors import problem_coauthor_add, problem_coauthor_remove
-from studio.services.errors import ProblemActionError
-from studio.views.access import author_required, editable, problem_page_redirect
+from studio.views.access import author_required, editable, problem_back, problem_page_redirect
+
+
+def _authors_back(request: HttpRequest, slug: str) -> str:
+    return problem_back(request, slug) + "#authors"
 
 
 @author_required
-@require_POST
+@form_edge(scope="studio", back=_authors_back)
 def coauthor_add(request: HttpRequest, slug: str) -> HttpResponse:
     problem = editable(request, slug)
-    try:
-        user = problem_coauthor_add(
-            problem=problem, username=request.POST.get("username", "").strip()
-        )
-    except ProblemActionError as exc:
-        messages.error(request, exc.message)
-    else:
-        messages.success(request, f"{user.username} can now edit {problem.title}.")
+    user = problem_coauthor_add(problem=problem, username=request.POST.get("username", "").strip())
+    messages.success(request, f"{user.username} can now edit {problem.title}.")
     return problem_page_redirect(problem, "authors")
 
 
 @author_required
-@require_POST
+@form_edge(scope="studio", back=problem_back)
 def coauthor_remove(request: HttpRequest, slug: str, user_id: int) -> HttpResponse:
     problem = editable(request, slug)
     problem_coauthor_remove(problem=problem, user_id=user_id)

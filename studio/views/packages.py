@@ -6,8 +6,9 @@ from __future__ import annotations
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET
 
+from core.edges import form_edge
 from problems.package import PackageError
 from studio import selectors
 from studio.forms import (
@@ -15,11 +16,11 @@ from studio.forms import (
 )
 from studio.services.errors import ProblemActionError
 from studio.services.packages import MAX_UPLOAD_BYTES, problem_export_zip, problem_import_zip
-from studio.views.access import author_required, problem_url, request_user
+from studio.views.access import author_required, index_back, problem_url, request_user
 
 
 @author_required
-@require_POST
+@form_edge(scope="studio", back=index_back)
 def problem_import(request: HttpRequest) -> HttpResponse:
     """Upload a package `.zip` (the problems/bank/ folder format)."""
     form = ImportForm(request.POST, request.FILES)

@@ -7,8 +7,9 @@ from django.conf import settings
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.http import require_GET
 
+from core.edges import form_edge
 from core.markdown import markdown_render
 from problems import kinds
 from problems.models import Problem, ProblemVersion
@@ -41,6 +42,8 @@ from studio.services.versions import problem_statement_update
 from studio.views.access import (
     author_required,
     editable,
+    index_back,
+    problem_back,
     problem_page_redirect,
     problem_url,
     request_user,
@@ -63,7 +66,7 @@ def studio_index(request: HttpRequest) -> HttpResponse:
 
 
 @author_required
-@require_http_methods(["GET", "POST"])
+@form_edge(scope="studio", methods=("GET", "POST"), back=index_back)
 def problem_new(request: HttpRequest) -> HttpResponse:
     """`/studio/new/`: a new problem from nothing (the author owns it; it starts unpublished)."""
     form = NewProblemForm(request.POST or None)
@@ -180,7 +183,7 @@ def studio_problem(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @author_required
-@require_POST
+@form_edge(scope=None)  # a preview: renders, changes nothing
 def statement_preview(request: HttpRequest, slug: str) -> HttpResponse:
     """An htmx fragment: the posted Markdown as the candidate will see it (sanitised)."""
     problem = selectors.studio_problem_get(slug=slug)  # 404 for an unknown problem
@@ -192,7 +195,7 @@ def statement_preview(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @author_required
-@require_POST
+@form_edge(scope="studio", back=problem_back)
 def statement_save(request: HttpRequest, slug: str) -> HttpResponse:
     problem = editable(request, slug)
     form = StatementForm(request.POST)
@@ -251,7 +254,7 @@ def _parts_saved(request: HttpRequest, problem: Problem, new: ProblemVersion | N
 
 
 @author_required
-@require_POST
+@form_edge(scope="studio", back=problem_back)
 def parts_save(request: HttpRequest, slug: str) -> HttpResponse:
     """Save the code, prose and grading settings of the package; all of it, or nothing."""
     problem = editable(request, slug)
@@ -282,7 +285,7 @@ def parts_save(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @author_required
-@require_POST
+@form_edge(scope="studio", back=problem_back)
 def wrong_add(request: HttpRequest, slug: str) -> HttpResponse:
     """Add (or replace, by file name) a known-wrong solution with the verdict it must get."""
     problem = editable(request, slug)
@@ -311,7 +314,7 @@ def wrong_add(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @author_required
-@require_POST
+@form_edge(scope="studio", back=problem_back)
 def wrong_delete(request: HttpRequest, slug: str, index: int) -> HttpResponse:
     problem = editable(request, slug)
     note = merging_with(request, problem)

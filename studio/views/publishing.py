@@ -5,32 +5,33 @@ from __future__ import annotations
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
-from django.views.decorators.http import require_POST
 
+from core.edges import form_edge
 from studio.services import publishing
-from studio.services.errors import ProblemActionError
-from studio.views.access import author_required, editable, problem_url, request_user
+from studio.views.access import (
+    author_required,
+    editable,
+    problem_back,
+    problem_url,
+    request_user,
+)
 
 
 @author_required
-@require_POST
+@form_edge(scope="studio", back=problem_back)
 def problem_publish(request: HttpRequest, slug: str) -> HttpResponse:
     problem = editable(request, slug)
-    try:
-        publishing.problem_publish(
-            problem=problem,
-            user=request_user(request),
-            confirm_low_limit=request.POST.get("confirm_low_limit") == "on",
-        )
-    except ProblemActionError as exc:
-        messages.error(request, exc.message)
-    else:
-        messages.success(request, f"{problem.title} is published.")
+    publishing.problem_publish(
+        problem=problem,
+        user=request_user(request),
+        confirm_low_limit=request.POST.get("confirm_low_limit") == "on",
+    )
+    messages.success(request, f"{problem.title} is published.")
     return problem_url(problem)
 
 
 @author_required
-@require_POST
+@form_edge(scope="studio", back=problem_back)
 def problem_unpublish(request: HttpRequest, slug: str) -> HttpResponse:
     problem = editable(request, slug)
     publishing.problem_unpublish(problem=problem)
@@ -39,7 +40,7 @@ def problem_unpublish(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @author_required
-@require_POST
+@form_edge(scope="studio", back=problem_back)
 def problem_archive(request: HttpRequest, slug: str) -> HttpResponse:
     problem = editable(request, slug)
     publishing.problem_archive(problem=problem)
@@ -49,17 +50,13 @@ def problem_archive(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @author_required
-@require_POST
+@form_edge(scope="studio", back=problem_back)
 def problem_delete(request: HttpRequest, slug: str) -> HttpResponse:
     """Delete a draft; the form asks for the slug typed again, as the confirmation."""
     problem = editable(request, slug)
     if request.POST.get("confirm_slug", "").strip() != problem.slug:
         messages.error(request, f"Type {problem.slug} to confirm deleting it.")
         return problem_url(problem)
-    try:
-        publishing.problem_delete(problem=problem)
-    except ProblemActionError as exc:
-        messages.error(request, exc.message)
-        return problem_url(problem)
+    publishing.problem_delete(problem=problem)
     messages.success(request, f"{problem.title} is deleted.")
     return redirect("studio:index")

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
-from django.views.decorators.http import require_POST
 
+from core.edges import form_edge
 from grading.inputchecks import InputCheckError
 from problems.models import ProblemVersion
 from problems.package import PackageError
@@ -33,6 +33,7 @@ from studio.services.versions import version_create
 from studio.views.access import (
     author_required,
     editable,
+    problem_back,
     problem_page_redirect,
     request_user,
     version_url,
@@ -48,7 +49,7 @@ from studio.views.problems import problem_page
 
 
 @author_required
-@require_POST
+@form_edge(scope="studio", back=problem_back)
 def tests_save(request: HttpRequest, slug: str) -> HttpResponse:
     """Save edited tests as a new version: all of it, or nothing (limits: `limits_save`)."""
     problem = editable(request, slug)
@@ -95,7 +96,7 @@ def tests_save(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @author_required
-@require_POST
+@form_edge(scope="studio", back=problem_back)
 def limits_save(request: HttpRequest, slug: str) -> HttpResponse:
     """Save the limits alone as a new version (issue 34.5): the form posts four numbers and
     its base, never the tests, so it works whatever their number and size."""
@@ -145,7 +146,7 @@ def _edited_name(latest: ProblemVersion | None, editing: tuple[str, int] | None)
 
 
 @author_required
-@require_POST
+@form_edge(scope="studio", back=problem_back)
 def test_save(request: HttpRequest, slug: str) -> HttpResponse:
     """Add a test, or (with `where` and `index`) replace one; the expected output can be filled
     from the reference, graded in the sandbox."""
@@ -200,7 +201,7 @@ def test_save(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @author_required
-@require_POST
+@form_edge(scope="studio", back=problem_back)
 def test_action(request: HttpRequest, slug: str, where: str, index: int, op: str) -> HttpResponse:
     """Duplicate or delete one test."""
     problem = editable(request, slug)
@@ -223,7 +224,7 @@ def test_action(request: HttpRequest, slug: str, where: str, index: int, op: str
 
 
 @author_required
-@require_POST
+@form_edge(scope="studio", back=problem_back)
 def generated_rebuild(request: HttpRequest, slug: str) -> HttpResponse:
     """Re-run the stored generators and refill their expected outputs (one new draft)."""
     problem = editable(request, slug)

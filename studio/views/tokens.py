@@ -12,38 +12,40 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_http_methods, require_POST
+from django.urls import reverse
 
-from core.tokens import TokenError, token_create, token_revoke, tokens_of
+from core.edges import form_edge
+from core.errors import ApplicationError
+from core.tokens import token_create, token_revoke, tokens_of
+
+
+def tokens_back(request: HttpRequest, **_: object) -> str:
+    return reverse("account-tokens")
+
 
 NEW_SECRET_SESSION_KEY = "new_token"  # noqa: S105 (a session key, not a secret)
 
 
+def _tokens_refused(request: HttpRequest, exc: ApplicationError) -> HttpResponse:
+    context = {"tokens": tokens_of(request.user), "secret": "", "error": exc.message}
+    return render(request, "studio/tokens.html", context, status=400)
+
+
 @login_required
-@require_http_methods(["GET", "POST"])
+@form_edge(scope="tokens", methods=("GET", "POST"), on_error=_tokens_refused)
 def tokens_page(request: HttpRequest) -> HttpResponse:
-    secret, error, status = "", "", 200
     if request.method == "POST":
-        try:
-            _, secret = token_create(user=request.user, name=request.POST.get("name", ""))
-        except TokenError as exc:
-            error, status = exc.message, 400
-        else:
-            request.session[NEW_SECRET_SESSION_KEY] = secret
-            return redirect("account-tokens")
-    else:
-        secret = request.session.pop(NEW_SECRET_SESSION_KEY, "")
-    context = {"tokens": tokens_of(request.user), "secret": secret, "error": error}
-    return render(request, "studio/tokens.html", context, status=status)
+        _, secret = token_create(user=request.user, name=request.POST.get("name", ""))
+        request.session[NEW_SECRET_SESSION_KEY] = secret
+        return redirect("account-tokens")
+    secret = request.session.pop(NEW_SECRET_SESSION_KEY, "")
+    context = {"tokens": tokens_of(request.user), "secret": secret, "error": ""}
+    return render(request, "studio/tokens.html", context)
 
 
 @login_required
-@require_POST
+@form_edge(scope="tokens", back=tokens_back)
 def token_revoke_view(request: HttpRequest, token_id: int) -> HttpResponse:
-    try:
-        token = token_revoke(user=request.user, token_id=token_id)
-    except TokenError as exc:
-        messages.error(request, exc.message)
-    else:
-        messages.success(request, f"Token {token.name} revoked.")
+    token = token_revoke(user=request.user, token_id=token_id)
+    messages.success(request, f"Token {token.name} revoked.")
     return redirect("account-tokens")

@@ -9,8 +9,9 @@ from typing import Any
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET
 
+from core.edges import form_edge
 from problems.models import ProblemVersion
 from problems.package import PackageError
 from problems.services import problem_to_package
@@ -26,7 +27,13 @@ from studio.services.revisions import Revision, version_revision
 from studio.services.rules import version_rules, version_shown_labels
 from studio.services.validations import version_validation_request, version_validation_state
 from studio.services.versions import version_create
-from studio.views.access import author_required, editable, request_user, version_url
+from studio.views.access import (
+    author_required,
+    editable,
+    request_user,
+    version_back,
+    version_url,
+)
 from studio.views.conflicts import merged_tell, merging_with
 
 ACTIVE_VALIDATION = (ProblemVersion.Validation.PENDING, ProblemVersion.Validation.RUNNING)
@@ -112,7 +119,7 @@ def version_panel(request: HttpRequest, slug: str, number: int) -> HttpResponse:
 
 
 @author_required
-@require_POST
+@form_edge(scope="studio", back=version_back)
 def version_validate(request: HttpRequest, slug: str, number: int) -> HttpResponse:
     problem = editable(request, slug)
     version = selectors.studio_version_get(problem=problem, number=number)
@@ -124,7 +131,7 @@ def version_validate(request: HttpRequest, slug: str, number: int) -> HttpRespon
 
 
 @author_required
-@require_POST
+@form_edge(scope="studio", back=version_back)
 def version_regrade(request: HttpRequest, slug: str, number: int) -> HttpResponse:
     problem = editable(request, slug)
     version = selectors.studio_version_get(problem=problem, number=number)
@@ -134,25 +141,21 @@ def version_regrade(request: HttpRequest, slug: str, number: int) -> HttpRespons
 
 
 @author_required
-@require_POST
+@form_edge(scope="studio", back=version_back)
 def version_live(request: HttpRequest, slug: str, number: int) -> HttpResponse:
     problem = editable(request, slug)
     version = selectors.studio_version_get(problem=problem, number=number)
-    try:
-        version_make_live(
-            version=version,
-            user=request_user(request),
-            confirm_low_limit=request.POST.get("confirm_low_limit") == "on",
-        )
-    except ProblemActionError as exc:
-        messages.error(request, exc.message)
-    else:
-        messages.success(request, f"v{version.number} is live: new submissions grade on it.")
+    version_make_live(
+        version=version,
+        user=request_user(request),
+        confirm_low_limit=request.POST.get("confirm_low_limit") == "on",
+    )
+    messages.success(request, f"v{version.number} is live: new submissions grade on it.")
     return version_url(version)
 
 
 @author_required
-@require_POST
+@form_edge(scope="studio", back=version_back)
 def version_apply_limit(request: HttpRequest, slug: str, number: int) -> HttpResponse:
     """A new version from this one with the time limit the validation suggested."""
     problem = editable(request, slug)

@@ -5,7 +5,10 @@ rows) and with junk ids; by GET (plain and with a junk query) and by POSTs of no
 malformed JSON, a JSON array, deep JSON, wrong types, huge strings and bad forms.
 
 And every JSON answer outside the REST API comes from a view on the one JSON edge
-(core.endpoints.json_endpoint): a view writing its own parsing would drift again.
+(core.endpoints.json_endpoint): a view writing its own parsing would drift again. Every other
+view that takes a POST is on the one edge of HTML form posts (core.edges.form_edge: its rate
+limit, its refusals as pages, its 429 page), but Django's own: the admin's and the accounts'
+(django.contrib.auth, whose sign-in axes throttles: core/loginlock.py).
 
 Websocket routes are not URL routes (tests/interviews/test_consumers.py covers them).
 """
@@ -348,6 +351,26 @@ def _on_the_json_edge(callback: Callable[..., Any]) -> bool:
     )
 
 
+def _on_the_form_edge(callback: Callable[..., Any]) -> bool:
+    return bool(getattr(callback, "form_edge", False))
+
+
+def _djangos_own(route: Route) -> bool:
+    """The admin's pages and the accounts' (django.contrib.auth): Django's forms, not ours."""
+    return route.template.startswith("admin/") or route.callback.__module__.startswith(
+        "django.contrib.auth."
+    )
+
+
+def _off_the_edges(route: Route) -> bool:
+    """A view on neither edge: it may take no POST."""
+    return not (
+        _on_the_json_edge(route.callback)
+        or _on_the_form_edge(route.callback)
+        or _djangos_own(route)
+    )
+
+
 def test_the_walk_finds_every_kind_of_route() -> None:
     names = {route.name for route in url_routes()}
     # the session cockpit, the review, the studio, the API, the admin and the accounts
@@ -372,11 +395,13 @@ def _send(client: Client, what: str, url: str, kwargs: dict[str, Any]) -> Any:
         return exc
 
 
-def _walk(world: World) -> tuple[list[str], set[str]]:
-    """Every request of every route as every role: the server errors, and the routes that
-    answered JSON outside the REST API from a view off the JSON edge."""
+def _walk(world: World) -> tuple[list[str], set[str], set[str]]:
+    """Every request of every route as every role: the server errors, the routes that
+    answered JSON outside the REST API from a view off the JSON edge, and the routes that
+    took a POST (answered it other than 405) from a view off both edges."""
     failures: list[str] = []
     off_the_edge: set[str] = set()
+    posted_off_the_edges: set[str] = set()
     clients = {role: Client() for role in ROLES}
     for route in _ordered(list(url_routes())):
         for role, client in clients.items():
@@ -393,14 +418,28 @@ def _walk(world: World) -> tuple[list[str], set[str]]:
                         failures.append(f"{where}: {type(answer).__name__}: {str(answer)[:200]}")
                     elif answer.status_code >= 500:
                         failures.append(f"{where}: {answer.status_code}")
-                    elif (
+                    # Whether the view takes a POST: the admin's empty one (every role's gate
+                    # opens to the admin; a bad body can be refused before any view) to a real
+                    # path (a junk id may match no route: a 404) is not refused for its method.
+                    if (
+                        role == "admin"
+                        and what == "POST no body"
+                        and depth != "junk"
+                        and not isinstance(answer, Exception)
+                        and answer.status_code != 405
+                        and _off_the_edges(route)
+                    ):
+                        posted_off_the_edges.add(route.name or route.template)
+                    if isinstance(answer, Exception):
+                        continue
+                    if (
                         answer.get("Content-Type", "").startswith("application/json")
                         and not url.startswith("/api/")
                         and answer.resolver_match is not None
                         and not _on_the_json_edge(answer.resolver_match.func)
                     ):
                         off_the_edge.add(route.name or route.template)
-    return failures, off_the_edge
+    return failures, off_the_edge, posted_off_the_edges
 
 
 @pytest.fixture
@@ -419,8 +458,35 @@ def test_every_route_answers_bad_input_as_every_role_without_a_server_error() ->
     # given objects of every kind, each role's user, and every route from the resolver
     world = _world()
     # when every route gets every bad request as every role
-    failures, off_the_edge = _walk(world)
+    failures, off_the_edge, posted_off_the_edges = _walk(world)
     # then nothing is a server error
     assert failures == []
     # and every JSON answer outside the REST API came from a view on the one JSON edge
     assert off_the_edge == set()
+    # and every other view that took a POST is on the one edge of HTML form posts
+    assert posted_off_the_edges == set()
+
+
+def test_every_view_that_takes_a_post_is_on_the_json_edge_or_the_form_edge() -> None:
+    """The walk's last check, quickly: one empty POST per route as an admin (every role's
+    pages open), junk ids; a view that is on no edge must refuse the method (405)."""
+    client = Client()
+    client.force_login(User.objects.create_superuser("root", "root@example.com", "pw"))
+    taking: set[str] = set()
+    off: set[str] = set()
+    for route in url_routes():
+        if _djangos_own(route):
+            continue
+        path = "/" + route.template % dict.fromkeys(route.params, "0")
+        answer = _send(client, "POST", path, {"data": b"", "content_type": FORM})
+        if isinstance(answer, Exception) or answer.status_code != 405:
+            taking.add(route.name)
+            if _off_the_edges(route):
+                off.add(route.name)
+    assert off == set()
+    # the studio's, the sessions', the review's and the tokens' forms are all found (and so
+    # on the form edge), with their rate-limit scope
+    assert {"publish", "import", "schedule", "release", "account-token-revoke"} <= taking
+    scopes = {route.name: getattr(route.callback, "form_edge", None) for route in url_routes()}
+    assert (scopes["publish"], scopes["schedule"], scopes["release"]) == (
+        "studio", "sessions", "reviews")
