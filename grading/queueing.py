@@ -102,9 +102,10 @@ class Service:
 class ServiceTimes:
     """Service times of the most specific group measured enough (MIN_SAMPLES gradings): the
     problem and mode (a continuous-batching Submit is not a token-bucket Run), from the worker's
-    slot times in Redis, else from the database's start-to-verdict spans; else the kind's
-    gradings in that mode, widened to a range (another problem is only a guess); else the few
-    of its own, or DEFAULT_SERVICE_SECONDS, widened likewise. Runs and Submits are never mixed
+    slot times in Redis, else from the database's start-to-verdict spans; else the few of its
+    own (the studio's validation records the live reference's grading as its first Submit),
+    widened to a range; else the kind's gradings in that mode, widened likewise (another problem
+    is only a guess); else DEFAULT_SERVICE_SECONDS, widened. Runs and Submits are never mixed
     (a Run of four public tests says little of a Submit of thirty). Each group is read once
     per estimate."""
 
@@ -134,12 +135,10 @@ class ServiceTimes:
 
     def _group(self, problem_id: int, mode: str) -> Service:
         own_n, own = self._sources(problem_id, mode)
-        if own is not None and own_n >= MIN_SAMPLES:
-            return own
-        peers_n, peers = self._sources(None, mode)
-        if peers is not None and peers_n >= MIN_SAMPLES:
-            return peers.widened()
-        return (own or peers or Service.of([])).widened()
+        if own is not None:  # enough of its own: them; a few (its validation's): a range
+            return own if own_n >= MIN_SAMPLES else own.widened()
+        _, peers = self._sources(None, mode)
+        return (peers or Service.of([])).widened()
 
 
 def slots(kind: str, lane: Lane | str) -> int:

@@ -5,6 +5,7 @@ graded on all of its tests in the sandbox, then its lint; a design problem's pac
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -13,7 +14,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from grading import jobs
+from grading import jobs, service_times
 from grading.judge import GradeSpec, JudgeError, Judgement, judge
 from grading.lanes import Lane
 from grading.sandboxing import job_budget_seconds
@@ -165,6 +166,7 @@ def _grade_solutions(found: _Findings) -> None:
     version = found.version
     for solution in version_solutions(version):
         spec = grade_spec_for(version=version, code=solution.code, mode="submit")
+        started = time.monotonic()
         try:
             judgement = judge(spec)
         except JudgeError as exc:
@@ -174,9 +176,20 @@ def _grade_solutions(found: _Findings) -> None:
             continue
         found.checks.append(validation.check_solution(solution, judgement))
         if solution.role == "reference":
+            _submit_time_record(version, seconds=time.monotonic() - started)
             found.timing = validation.timing_calibrate(
                 judgement, version.limits, reference_retimed(spec, judgement)
             )
+
+
+def _submit_time_record(version: ProblemVersion, *, seconds: float) -> None:
+    """The live version's reference, graded on every test, is what a Submit of the problem
+    costs: its time is the queue's first measure of the problem's Submits, before any candidate
+    has submitted (grading/service_times.py; a draft's tests may differ, so only the live)."""
+    problem = version.problem
+    if problem.live_version_id == version.pk:
+        service_times.record(kind=problem.queue, mode="submit", problem_id=problem.pk,
+                             seconds=seconds)
 
 
 def _package_checks(found: _Findings) -> None:

@@ -127,6 +127,26 @@ def test_a_problem_with_few_gradings_borrows_its_mode_and_kind() -> None:
     broker_purge()
 
 
+def test_a_problem_measured_once_by_its_validation_counts_for_its_own_time() -> None:
+    """Issue 36.5: the first Submits of a problem were told the kind's mean (a quick problem's
+    time for a slow one). The studio's validation records the live reference's grading as the
+    problem's first Submit (studio/services/validations.py); one measure of its own beats any
+    number of another problem's, as a range about it."""
+    broker_purge()
+    service_times.forget_all()
+    known, slow = tiny_problem(slug="quick-known"), tiny_problem(slug="slow-validated")
+    _graded(problem_slug=known.slug, mode="submit", seconds=1.0, count=5)
+    service_times.record(kind=slow.queue, mode="submit", problem_id=slow.pk, seconds=8.0)
+    user = user_with_role("validated", "candidate")
+    submission_create(user=user, problem_slug=slow.slug, code=ADD_ONE, mode="submit")
+    mine = submission_create(user=user, problem_slug=slow.slug, code=ADD_ONE, mode="submit")
+    position = queueing.queue_position(mine)
+    assert position is not None and position.wait_seconds == pytest.approx(8.0)
+    assert position.as_event()["wait_range"] == [4.0, 16.0]
+    service_times.forget_all()
+    broker_purge()
+
+
 def test_a_wide_spread_of_gradings_is_a_range_in_the_status_event() -> None:
     broker_purge()
     problem = tiny_problem(slug="spread-times")
