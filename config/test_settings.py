@@ -24,3 +24,13 @@ if DATABASES["default"]["ENGINE"].endswith("sqlite3"):  # noqa: F405
     DATABASES["default"]["TEST"] = {  # noqa: F405
         "NAME": str(VAR_DIR / f"test_onsite_{os.getpid()}.sqlite3")  # noqa: F405
     }
+
+# Each pytest-xdist worker counts in a cache of its own: the workers' databases hand out the
+# same user ids, so a shared rate-limit bucket ("rate:<scope>:user:<id>") let one worker's
+# posts count against another's (tests/conftest.py empties this worker's counters per test).
+CACHES = {
+    "default": {
+        **CACHES["default"],  # noqa: F405
+        "KEY_PREFIX": f"test-{os.environ.get('PYTEST_XDIST_WORKER', 'main')}",
+    }
+}

@@ -95,3 +95,21 @@ def _fresh_channel_layer(request: pytest.FixtureRequest) -> Iterator[None]:
         pytest.fail(
             f"{request.node.nodeid} left a consumer waiting on channel layer {left}", pytrace=False
         )
+
+
+@pytest.fixture(autouse=True)
+def _fresh_rate_limits() -> None:
+    """Every test starts with no request counted against any rate limit. The counters live in
+    the real Redis under ids the test databases hand out again (a user id of an earlier test
+    is a later test's too), so a test that lowers a limit could start over it. Only this
+    worker's counters are emptied (config/test_settings.py gives each its own key prefix)."""
+    import redis
+    from django.core.cache import cache
+
+    try:
+        client = cache._cache.get_client(write=True)  # type: ignore[attr-defined]
+        stale = list(client.scan_iter(match=cache.make_key("rate:*"), count=1000))
+        if stale:
+            client.delete(*stale)
+    except redis.RedisError:
+        pass  # a test that stopped Redis: nothing can be counted either
