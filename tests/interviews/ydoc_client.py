@@ -57,7 +57,7 @@ class YClient:
         self._got_step2 = False
         await self.send(collab.sync_step1_frame(self.doc.get_state()))
         # The server's step 1 comes first; answering it uploads offline edits.
-        await self.pump(until=lambda c: c._got_step2 and c.pending == 0, timeout=5)
+        await self.pump(until=lambda c: c._got_step2 and c.pending == 0)
 
     async def disconnect(self) -> None:
         if self.communicator is not None:
@@ -91,7 +91,7 @@ class YClient:
 
     _got_step2 = False
 
-    async def receive_one(self, timeout: float = 5) -> dict[str, Any]:
+    async def receive_one(self, timeout: float = 30) -> dict[str, Any]:
         assert self.communicator is not None
         message = await self.communicator.receive_output(timeout=timeout)
         if message["type"] == "websocket.close":
@@ -107,7 +107,7 @@ class YClient:
             self.events.append(event)
         return message
 
-    async def pump(self, *, until: Any, timeout: float = 5) -> None:
+    async def pump(self, *, until: Any, timeout: float = 30) -> None:
         while not until(self):
             message = await self.receive_one(timeout=timeout)
             if message["type"] == "websocket.close":
@@ -155,7 +155,7 @@ async def close_code_for(user: Any, session_id: int) -> int | None:
     communicator = WebsocketCommunicator(app, doc_path(session_id))
     connected, _ = await communicator.connect()
     assert connected
-    output = await communicator.receive_output(timeout=5)
+    output = await communicator.receive_output(timeout=30)  # the door's answer, however late
     await communicator.wait()
     return output.get("code") if output["type"] == "websocket.close" else None
 

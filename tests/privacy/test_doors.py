@@ -407,13 +407,20 @@ async def _open(user: User | None, path: str) -> tuple[int | None, str]:
     assert connected  # accepted first, so that the close code reaches the browser
     frames: list[str] = []
     code: int | None = None
-    # Until it closes or goes quiet (receive_nothing waits without cancelling the app).
-    while not await communicator.receive_nothing(timeout=0.3):
-        output = await communicator.receive_output()
+    # The door's answer comes first, however long the machine takes: both consumers, once they
+    # have decided, either close or send (the doc its sync step 1, a submission its status).
+    # Silence is never taken for "accepted" (a loaded machine answered a closed door late).
+    output = await communicator.receive_output(timeout=60)
+    while True:
         if output["type"] == "websocket.close":
             code = output.get("code")
             break
         frames.append(output.get("text") or output.get("bytes", b"").decode("latin-1"))
+        # Then what an open door sends, until it goes quiet (receive_nothing waits without
+        # cancelling the app).
+        if await communicator.receive_nothing(timeout=0.3):
+            break
+        output = await communicator.receive_output()
     # Always end the connection and wait for the consumer to finish (its disconnect handler
     # writes to the database): a handler still running when this loop closes is cancelled
     # mid-call, and on PostgreSQL the loop then never finished closing (a hang).

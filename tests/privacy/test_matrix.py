@@ -159,11 +159,15 @@ async def _socket_frames(user: User | None, path: str) -> tuple[bool, str]:
     assert connected
     frames: list[str] = []
     closed = False
+    # The first answer (a frame or the close) however late a loaded machine sends it; then
+    # the socket's frames until it goes quiet or says done.
+    wait = 60.0
     while True:
         try:
-            output = await communicator.receive_output(timeout=2)
+            output = await communicator.receive_output(timeout=wait)
         except TimeoutError:
             break
+        wait = 2.0
         if output["type"] == "websocket.close":
             closed = True
             break
