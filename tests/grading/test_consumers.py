@@ -25,7 +25,7 @@ async def _close_code(
     communicator = WebsocketCommunicator(
         app, path, headers=headers or [(b"origin", b"http://localhost")]
     )
-    connected, _ = await communicator.connect()
+    connected, _ = await communicator.connect(timeout=30)
     assert connected
     output = await communicator.receive_output(timeout=5)
     await communicator.wait()
@@ -77,7 +77,7 @@ def test_garbage_and_binary_frames_are_ignored_and_the_socket_stays_open() -> No
 
     async def scenario() -> list[str]:
         communicator = WebsocketCommunicator(app, f"/ws/submissions/{submission.pk}/")
-        connected, _ = await communicator.connect()
+        connected, _ = await communicator.connect(timeout=30)
         assert connected
         first = await communicator.receive_json_from(timeout=5)
         await communicator.send_to(text_data="not json {")

@@ -27,7 +27,7 @@ WRONG = "def solve(x):\n    return x + 1 if x < 100 else 0\n"
 async def _collect(user: Any, submission_id: int, timeout: float) -> list[dict[str, Any]]:
     app = WithUser(URLRouter(websocket_urlpatterns), user)
     communicator = WebsocketCommunicator(app, f"/ws/submissions/{submission_id}/")
-    connected, _ = await communicator.connect()
+    connected, _ = await communicator.connect(timeout=30)
     assert connected
     events: list[dict[str, Any]] = []
     try:

@@ -49,7 +49,7 @@ async def _socket_tests(user: User, submission_id: int) -> list[dict[str, Any]]:
     communicator = WebsocketCommunicator(
         WithUser(URLRouter(websocket_urlpatterns), user), f"/ws/submissions/{submission_id}/"
     )
-    connected, _ = await communicator.connect()
+    connected, _ = await communicator.connect(timeout=30)
     assert connected
     events: list[dict[str, Any]] = []
     while not events or events[-1].get("type") != "done":

@@ -63,7 +63,7 @@ def test_without_the_auth_middleware_user_the_real_stack_closes_4401() -> None:
         communicator = WebsocketCommunicator(
             application, doc_path(session.pk), headers=[(b"origin", b"http://localhost")]
         )
-        connected, _ = await communicator.connect()
+        connected, _ = await communicator.connect(timeout=30)
         assert connected
         output = await communicator.receive_output(timeout=5)
         await communicator.wait()

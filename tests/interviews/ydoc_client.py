@@ -52,7 +52,7 @@ class YClient:
         """Open the socket and complete the initial sync both ways."""
         app = WithUser(URLRouter(websocket_urlpatterns), self.user)
         self.communicator = WebsocketCommunicator(app, doc_path(self.session_id))
-        connected, _ = await self.communicator.connect()
+        connected, _ = await self.communicator.connect(timeout=30)
         assert connected
         self._got_step2 = False
         await self.send(collab.sync_step1_frame(self.doc.get_state()))
@@ -153,7 +153,7 @@ class YClient:
 async def close_code_for(user: Any, session_id: int) -> int | None:
     app = WithUser(URLRouter(websocket_urlpatterns), user)
     communicator = WebsocketCommunicator(app, doc_path(session_id))
-    connected, _ = await communicator.connect()
+    connected, _ = await communicator.connect(timeout=30)
     assert connected
     output = await communicator.receive_output(timeout=30)  # the door's answer, however late
     await communicator.wait()

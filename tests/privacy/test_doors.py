@@ -403,7 +403,7 @@ async def _open(user: User | None, path: str) -> tuple[int | None, str]:
     """(close code, or None when accepted; the text of every frame before it)."""
     app = WithUser(URLRouter(_router_patterns()), user or AnonymousUser())
     communicator = WebsocketCommunicator(app, path)
-    connected, _ = await communicator.connect()
+    connected, _ = await communicator.connect(timeout=30)
     assert connected  # accepted first, so that the close code reaches the browser
     frames: list[str] = []
     code: int | None = None

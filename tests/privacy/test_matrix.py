@@ -155,7 +155,7 @@ async def _socket_frames(user: User | None, path: str) -> tuple[bool, str]:
 
     app = WithUser(URLRouter(websocket_urlpatterns), user or AnonymousUser())
     communicator = WebsocketCommunicator(app, path)
-    connected, _ = await communicator.connect()
+    connected, _ = await communicator.connect(timeout=30)
     assert connected
     frames: list[str] = []
     closed = False
