@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from datetime import datetime
 from typing import Any
 
 from django.db import transaction
@@ -100,10 +101,11 @@ def session_run(
 
 
 def event_record(
-    *, session_id: int, kind: str, actor: Any = None, data: dict[str, Any] | None = None
+    *, session_id: int, kind: str, actor: Any = None, data: dict[str, Any] | None = None,
+    at: datetime | None = None,
 ) -> SessionEvent:
     return SessionEvent.objects.create(
-        session_id=session_id, kind=kind, actor=actor, at=timezone.now(), data=data or {}
+        session_id=session_id, kind=kind, actor=actor, at=at or timezone.now(), data=data or {}
     )
 
 
@@ -115,6 +117,7 @@ def page_event_report(*, session_id: int, user: Any, kind: str) -> SessionEvent 
     if role != "candidate" or session.status != Status.ACTIVE:
         return None  # the interviewer's own tab is nobody's business
     data: dict[str, Any] = {}
+    now = timezone.now()  # one instant: the event's time and the away time it closes agree
     if kind == SessionEvent.Kind.TAB_VISIBLE:
         # Back: how long the tab was away is measured here, from the leave it closes (the
         # server's clock, not the page's). A return with no open leave is not a signal.
@@ -123,8 +126,8 @@ def page_event_report(*, session_id: int, user: Any, kind: str) -> SessionEvent 
                 .order_by("-at", "-id").first())
         if last is None or last.kind != SessionEvent.Kind.TAB_HIDDEN:
             return None
-        data["away_ms"] = max(0, int((timezone.now() - last.at).total_seconds() * 1000))
-    event = event_record(session_id=session_id, kind=kind, actor=user, data=data)
+        data["away_ms"] = max(0, int((now - last.at).total_seconds() * 1000))
+    event = event_record(session_id=session_id, kind=kind, actor=user, data=data, at=now)
     realtime.broadcast_interviewer(
         session_id, {"type": "event", "kind": kind, "at": event.at.isoformat(), **data}
     )
