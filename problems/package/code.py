@@ -17,7 +17,7 @@ from problems.package.fields import (
     read_text,
     require,
     require_bool,
-    table,
+    tables,
 )
 from problems.package.model import (
     COMPARES,
@@ -161,13 +161,8 @@ def _read_tests(path: Path, *, hidden: bool, minimum: int) -> tuple[TestCase, ..
 
 
 def _read_wrong(meta: dict[str, Any], root: Path, path: Path) -> tuple[WrongSolution, ...]:
-    raw = meta.get("wrong", [])
-    if not isinstance(raw, list):
-        raise PackageError(path, "wrong", "must be an array of tables")
     wrong = []
-    for index, item in enumerate(raw):
-        where = f"wrong[{index}]."
-        item = table(item, path, f"wrong[{index}]")
+    for where, item in tables(meta, "wrong", path):
         file = require(item, "file", str, path, where)
         verdict = choice(
             require(item, "verdict", str, path, where), VERDICTS, path, where + "verdict"

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from problems.package.fields import tables
 from problems.package.model import MAX_SOURCE_BYTES, PackageError
 
 COVERAGE_FILE = "coverage.toml"
@@ -53,26 +54,22 @@ def coverage_parse(
     unknown = sorted(set(meta) - {"clause"})
     if unknown:
         raise PackageError(path, unknown[0], "unknown key (only [[clause]] tables)")
-    raw = meta.get("clause", [])
-    if not isinstance(raw, list) or not all(isinstance(item, dict) for item in raw):
-        raise PackageError(path, "clause", "must be an array of tables ([[clause]])")
-    if not raw:
-        raise PackageError(path, "clause", "no clauses (a map lists at least one)")
     clauses: list[Clause] = []
     seen: set[str] = set()
-    for index, item in enumerate(raw):
-        clause = _clause(item, index, path, test_names)
+    for where, item in tables(meta, "clause", path, hint=" ([[clause]])"):
+        clause = _clause(item, where, path, test_names)
         if clause.id in seen:
-            raise PackageError(path, f"clause[{index}].id", f"duplicate id {clause.id!r}")
+            raise PackageError(path, where + "id", f"duplicate id {clause.id!r}")
         seen.add(clause.id)
         clauses.append(clause)
+    if not clauses:
+        raise PackageError(path, "clause", "no clauses (a map lists at least one)")
     return tuple(clauses)
 
 
 def _clause(
-    item: dict[str, Any], index: int, path: Path | str, test_names: Collection[str]
+    item: dict[str, Any], where: str, path: Path | str, test_names: Collection[str]
 ) -> Clause:
-    where = f"clause[{index}]."
     extra = sorted(set(item) - CLAUSE_KEYS)
     if extra:
         raise PackageError(path, where + extra[0], "unknown key (id, text, tests)")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -86,10 +87,22 @@ def number(
         raise PackageError(path, name, "is far out of range") from None
 
 
-def table(item: Any, path: Path, name: str) -> dict[str, Any]:
+def table(item: Any, path: Path | str, name: str) -> dict[str, Any]:
     if not isinstance(item, dict):
         raise PackageError(path, name, f"must be a table, got {type(item).__name__}")
     return item
+
+
+def tables(
+    meta: dict[str, Any], key: str, path: Path | str, *, hint: str = ""
+) -> Iterator[tuple[str, dict[str, Any]]]:
+    """The `[[key]]` tables of a TOML document, each with the prefix its fields are named by
+    (`key[2].`): an absent key is none, anything but an array of tables a PackageError."""
+    raw = meta.get(key, [])
+    if not isinstance(raw, list):
+        raise PackageError(path, key, f"must be an array of tables{hint}")
+    for index, item in enumerate(raw):
+        yield f"{key}[{index}].", table(item, path, f"{key}[{index}]")
 
 
 def read_title(meta: dict[str, Any], path: Path) -> str:

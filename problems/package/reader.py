@@ -15,7 +15,7 @@ from problems.package.fields import (
     read_title,
     require,
     str_list,
-    table,
+    tables,
 )
 from problems.package.model import (
     CRITERIA,
@@ -29,13 +29,8 @@ from problems.package.model import (
 
 
 def _read_clarifications(meta: dict[str, Any], path: Path) -> tuple[Clarification, ...]:
-    raw = meta.get("clarification", [])
-    if not isinstance(raw, list):
-        raise PackageError(path, "clarification", "must be an array of tables")
     out = []
-    for index, item in enumerate(raw):
-        where = f"clarification[{index}]."
-        item = table(item, path, f"clarification[{index}]")
+    for where, item in tables(meta, "clarification", path):
         question = require(item, "question", str, path, where)
         answer = require(item, "answer", str, path, where)
         out.append(Clarification(
@@ -48,13 +43,8 @@ def _read_clarifications(meta: dict[str, Any], path: Path) -> tuple[Clarificatio
 
 
 def _read_rubric(meta: dict[str, Any], path: Path) -> tuple[RubricCriterion, ...]:
-    raw = meta.get("rubric", [])
-    if not isinstance(raw, list):
-        raise PackageError(path, "rubric", "must be an array of tables")
     out = []
-    for index, item in enumerate(raw):
-        where = f"rubric[{index}]."
-        item = table(item, path, f"rubric[{index}]")
+    for where, item in tables(meta, "rubric", path):
         criterion = choice(
             require(item, "criterion", str, path, where), CRITERIA, path, where + "criterion"
         )
