@@ -73,6 +73,7 @@ UNRELEASED_HINT = "unreleased_hint"
 ACTIVITY_SIGNALS = "activity_signals"
 SESSION_CHAT = "session_chat"
 DRAFT_PROBLEM = "draft_problem"
+ACCOMMODATION = "accommodation"
 
 _REVIEWERS = frozenset({Viewer.ASSIGNED, Viewer.ADMIN})
 
@@ -114,6 +115,10 @@ PRIVATE_FIELDS: dict[str, frozenset[Viewer]] = {
     # A problem not offered to candidates (a draft, a withdrawn one): its authors (`own=True`)
     # and admins, in every list and filter. Offered problems are no secret.
     DRAFT_PROBLEM: frozenset({Viewer.ADMIN}),
+    # Extra time granted to the candidate at scheduling (WCAG 2.2.1): the candidate's own, the
+    # interviewer who granted it (`own=True`) and admins. The other interviewers of the session
+    # see the clock, never that time was granted or how much.
+    ACCOMMODATION: frozenset({Viewer.CANDIDATE, Viewer.ADMIN}),
 }
 
 # What a share link shows of a report: the candidate's own work and how it did, nothing of

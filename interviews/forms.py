@@ -24,6 +24,7 @@ SERVICE_FIELDS = {
     "bad_candidate": "candidate",
     "bad_duration": "minutes",
     "bad_call_link": "call_link",
+    "bad_extra_time": "extra_minutes",
     "unknown_problem": "problem",
 }
 # A start a few minutes in the past is "now" typed slowly (the service allows the same).
@@ -121,9 +122,22 @@ class ScheduleForm(StartFields):
         error_messages={"invalid": "An http(s) address of the meeting."})
     interviewer_can_edit = forms.BooleanField(required=False)
     candidate_opens_hints = forms.BooleanField(required=False)
+    # An accommodation: more time on the candidate's clock (seen by the candidate, you and
+    # admins; the other interviewers see only the clock).
+    extra_minutes = forms.IntegerField(
+        label="Extra time for the candidate (minutes)", required=False, min_value=0,
+        max_value=120,
+        widget=forms.NumberInput(attrs={"min": "0", "max": "120", "step": "1",
+                                        "id": "extra-minutes"}),
+        error_messages={"invalid": "A whole number of minutes.",
+                        "min_value": "Between 0 and 120 minutes.",
+                        "max_value": "Between 0 and 120 minutes."})
 
-    field_order = ["problem", "starts_date", "starts_time", "minutes", "tz", "email",
-                   "candidate", "call_link"]
+    field_order = ["problem", "starts_date", "starts_time", "minutes", "extra_minutes", "tz",
+                   "email", "candidate", "call_link"]
+
+    def extra_time(self) -> timedelta:
+        return timedelta(minutes=self.cleaned_data.get("extra_minutes") or 0)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

@@ -9,6 +9,7 @@ up to that moment gives (`interviews.collab.text_from_updates`).
 from __future__ import annotations
 
 import secrets
+from datetime import timedelta
 
 from django.conf import settings
 from django.db import models
@@ -49,6 +50,10 @@ class InterviewSession(models.Model):
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.SCHEDULED,
                               db_index=True)
     duration = models.DurationField()
+    # Extra time granted at scheduling (an accommodation, WCAG 2.2.1): the clock runs for
+    # duration + extra_time. Why it was granted is the candidate's business and the scheduler's
+    # (`core.visibility.ACCOMMODATION`): the other interviewers see only the clock.
+    extra_time = models.DurationField(default=timedelta(0))
     interviewer_can_edit = models.BooleanField(default=False)
     # Whether the candidate's own button opens the next hint (`core.visibility`'s
     # UNRELEASED_HINT row): on for solo practice; off by default for a live session, where the
@@ -57,8 +62,8 @@ class InterviewSession(models.Model):
     invite_token = models.CharField(max_length=64, unique=True, null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
-    # Fixed when the session starts and never moved: the server, not the page, decides when
-    # time is up.
+    # Fixed when the session starts; moved only by the interviewer's extension (an
+    # `extended` event records each): the server, not the page, decides when time is up.
     deadline = models.DateTimeField(null=True, blank=True, db_index=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     finish_reason = models.CharField(max_length=12, choices=FinishReason.choices, blank=True)
@@ -87,6 +92,11 @@ class InterviewSession(models.Model):
         if self.status == self.Status.ACTIVE and self.deadline and self.deadline <= timezone.now():
             return str(self.Status.FINISHED)
         return str(self.status)
+
+    @property
+    def clock_length(self) -> timedelta:
+        """How long the clock runs once started: the length plus any extra time granted."""
+        return self.duration + (self.extra_time or timedelta(0))
 
     @property
     def duration_label(self) -> str:
@@ -143,6 +153,8 @@ class SessionEvent(models.Model):
         # The candidate of a live session says they have finished: only the interviewer ends
         # it, so this tells them (the cockpit's notice, the timeline) and changes nothing else.
         DONE = "done"
+        # The interviewer gave the session more time (`data`: minutes, the new deadline).
+        EXTENDED = "extended"
 
     session = models.ForeignKey(InterviewSession, on_delete=models.CASCADE, related_name="events")
     kind = models.CharField(max_length=16, choices=Kind.choices)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import base64
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
@@ -186,6 +186,22 @@ def reference_design(problem: Any) -> dict[str, Any] | None:
             "elements": len(elements)}
 
 
+def accommodation_note(session: InterviewSession, user: Any) -> str:
+    """The extra time granted at scheduling, said to those the policy lets know
+    (`core.visibility.ACCOMMODATION`: the candidate, the interviewer who granted it, admins);
+    "" for anyone else and when none was granted."""
+    extra = session.extra_time
+    if not extra or extra <= timedelta(0):
+        return ""
+    viewer = visibility.viewer_of("session", session, user)
+    own = bool(getattr(user, "pk", None)) and user.pk == session.interviewer_id
+    if not visibility.may_see(visibility.ACCOMMODATION, viewer, visibility.Channel.PAGE,
+                              own=own):
+        return ""
+    minutes = round(extra.total_seconds() / 60)
+    return f"includes {minutes} min extra time (an accommodation)"
+
+
 def _ms_since(start: datetime, moment: datetime) -> int:
     return max(0, int((moment - start).total_seconds() * 1000))
 
@@ -212,6 +228,7 @@ def _event_label(event: SessionEvent) -> str:
         SessionEvent.Kind.FINISHED: f"Finished ({data.get('reason', '')})",
         SessionEvent.Kind.HINT: f"Hint {data.get('number', '?')} opened",
         SessionEvent.Kind.DONE: "Candidate said they are done",
+        SessionEvent.Kind.EXTENDED: f"Interviewer added {data.get('minutes', '?')} min",
     }
     return labels.get(str(event.kind), str(event.kind))
 

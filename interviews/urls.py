@@ -36,6 +36,7 @@ urlpatterns = [
     path("<int:session_id>/run", views.session_run, name="run"),
     path("<int:session_id>/finish", views.session_finish, name="finish"),
     path("<int:session_id>/done", views.session_done, name="done"),
+    path("<int:session_id>/extend", views.session_extend, name="extend"),
     path("<int:session_id>/co-interviewers", views.co_interviewer_add, name="co_interviewers"),
     path("<int:session_id>/questions", views.question_ask, name="ask"),
     path("<int:session_id>/questions/<int:question_id>/answer", views.question_answer,

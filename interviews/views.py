@@ -124,7 +124,7 @@ def session_schedule(request: HttpRequest) -> HttpResponse:
             interviewer_can_edit=data["interviewer_can_edit"],
             candidate_opens_hints=data["candidate_opens_hints"],
             scheduled_for=data["scheduled_for"], candidate_email=data["email"],
-            call_link=data["call_link"],
+            call_link=data["call_link"], extra_time=form.extra_time(),
         )
         if services.invitation_recipients(session):
             services.invitation_enqueue(session_id=session.pk,
@@ -229,6 +229,7 @@ def session_detail(request: HttpRequest, session_id: int) -> HttpResponse:
             request.user, interviewer_id=session.interviewer_id),
         "chat_max": services.MAX_CHAT_CHARS,
         "board_limits": docsize.page_limits(),
+        "accommodation": selectors.accommodation_note(session, request.user),
     }
     return render(request, "interviews/session_detail.html", context)
 
@@ -287,6 +288,15 @@ def session_run(request: HttpRequest, body: Body, session_id: int) -> JsonRespon
 def session_finish(request: HttpRequest, body: Body, session_id: int) -> JsonResponse:
     session = services.session_finish_by(session_id=session_id, user=request.user)
     return JsonResponse({"status": session.status, "submission": session.final_submission_id})
+
+
+@login_required
+@json_endpoint(scope="session_actions")
+def session_extend(request: HttpRequest, body: Body, session_id: int) -> JsonResponse:
+    """The interviewer gives the running session more time: `{"minutes": 5}`."""
+    session = services.session_extend(session_id=session_id, user=request.user,
+                                      minutes=body.get("minutes"))
+    return JsonResponse({"deadline": session.deadline.isoformat() if session.deadline else None})
 
 
 @login_required

@@ -53,6 +53,9 @@ MIN_DURATION = timedelta(seconds=10)
 MAX_CALL_LINK_CHARS = 500
 # A start time a few minutes in the past is "now" typed slowly, not a mistake.
 SCHEDULE_SLACK = timedelta(minutes=10)
+# Extra time granted at scheduling (an accommodation), and one extension of a running session.
+MAX_EXTRA_TIME = timedelta(hours=2)
+MAX_EXTENSION_MINUTES = 60
 Kind = InterviewSession.Kind
 Status = InterviewSession.Status
 
@@ -145,7 +148,7 @@ def session_expired(session: InterviewSession, now: datetime | None = None) -> b
     """A scheduled session whose whole planned slot went by without the candidate joining (a
     no-show): nothing starts it any more; its interviewers reschedule it."""
     return (session.status == Status.SCHEDULED and session.scheduled_for is not None
-            and (now or timezone.now()) >= session.scheduled_for + session.duration)
+            and (now or timezone.now()) >= session.scheduled_for + session.clock_length)
 
 
 def _participant(session_id: int, user: Any) -> tuple[InterviewSession, str]:
@@ -233,7 +236,7 @@ def _start_clock(session: InterviewSession, now: datetime) -> None:
     """Start a saved session's clock and schedule its end once the transaction commits."""
     session.status = Status.ACTIVE
     session.started_at = now
-    session.deadline = now + session.duration
+    session.deadline = now + session.clock_length
     session.save(update_fields=["status", "started_at", "deadline"])
 
 
@@ -265,8 +268,12 @@ def session_schedule_live(
     scheduled_for: datetime | None = None,
     candidate_email: str = "",
     call_link: str = "",
+    extra_time: timedelta = timedelta(0),
 ) -> InterviewSession:
     """Schedule a live session; the clock starts when the candidate joins by its link.
+
+    `extra_time` is an accommodation: the clock runs that much longer, and only the candidate,
+    the scheduler and admins are told why (`core.visibility.ACCOMMODATION`).
 
     `scheduled_for` is when the interview is planned (the invitation and its calendar entry
     say so); `candidate_email` is where the invitation goes; `call_link` the video meeting.
@@ -279,6 +286,9 @@ def session_schedule_live(
     _check_duration(duration)
     candidate_email = _check_email(candidate_email)
     call_link = call_link_check(call_link)
+    if not timedelta(0) <= extra_time <= MAX_EXTRA_TIME:
+        raise SessionError("bad_extra_time", "extra time is 0 to "
+                           f"{int(MAX_EXTRA_TIME.total_seconds() // 60)} minutes")
     if scheduled_for is not None and scheduled_for < timezone.now() - SCHEDULE_SLACK:
         raise SessionError("bad_start", "the start time is in the past")
     with transaction.atomic():
@@ -294,6 +304,7 @@ def session_schedule_live(
             scheduled_for=scheduled_for,
             candidate_email=candidate_email,
             call_link=call_link,
+            extra_time=extra_time,
         )
         _store_starter(session)
         # The first step of its schedule (interviews.services.scheduling records the others).
@@ -367,7 +378,7 @@ def session_join(*, token: str, user: Any) -> InterviewSession:
                 candidate=user,
                 status=Status.ACTIVE,
                 started_at=now,
-                deadline=now + session.duration,
+                deadline=now + session.clock_length,
             )
             if claimed != 1:
                 raise SessionError("forbidden", "this invitation was already used")
@@ -479,6 +490,35 @@ def session_finish_by(*, session_id: int, user: Any) -> InterviewSession:
         else InterviewSession.FinishReason.INTERVIEWER
     )
     return session_finish(session_id=session_id, reason=reason, by=user)
+
+
+def session_extend(*, session_id: int, user: Any, minutes: Any) -> InterviewSession:
+    """The one who runs a live room gives it more time (WCAG 2.2.1): the deadline moves by
+    `minutes` (1 to MAX_EXTENSION_MINUTES), an `extended` event records it, and both sides'
+    clocks follow. Refused once the deadline has passed: a finished session stays finished."""
+    session, _role = _participant(session_id, user)
+    if session.kind != Kind.LIVE or not may_end_session(
+            user, candidate_id=session.candidate_id, interviewer_id=session.interviewer_id):
+        raise SessionError("forbidden", "only the interviewer gives a live interview more time")
+    if isinstance(minutes, bool) or not isinstance(minutes, int) or not (
+            1 <= minutes <= MAX_EXTENSION_MINUTES):
+        raise SessionError("bad_minutes",
+                           f"an extension is 1 to {MAX_EXTENSION_MINUTES} whole minutes")
+    now = timezone.now()
+    with transaction.atomic():
+        locked = InterviewSession.objects.select_for_update().get(pk=session.pk)
+        if locked.status != Status.ACTIVE or locked.deadline is None or locked.deadline <= now:
+            raise SessionError("not_active", "the session is not running")
+        locked.deadline += timedelta(minutes=minutes)
+        locked.save(update_fields=["deadline"])
+        deadline = locked.deadline
+        SessionEvent.objects.create(
+            session=locked, kind=SessionEvent.Kind.EXTENDED, actor=user, at=now,
+            data={"minutes": minutes, "deadline": deadline.isoformat()},
+        )
+        payload = {"type": "extended", "minutes": minutes, "deadline": deadline.isoformat()}
+        transaction.on_commit(lambda: realtime.broadcast(session_id, payload))
+    return locked
 
 
 def session_expire_if_due(session_id: int) -> bool:

@@ -84,6 +84,7 @@ DOOR_OF: dict[str, str] = {
             "run",
             "finish",
             "done",
+            "extend",
             "co_interviewers",
             "ask",
             "answer",

@@ -33,7 +33,7 @@ import {
 import { boardAlert, designDeskMount } from "./design.js";
 import { ActivityFeed, NotesPanel, QuestionsPanel } from "./panels.js";
 import { SessionProvider } from "./provider.js";
-import { Countdown } from "./timer.js";
+import { Countdown, warningText } from "./timer.js";
 
 const CONNECTION_TEXT = {
   connecting: "Connecting…",
@@ -82,6 +82,7 @@ export function sessionPageMount(root) {
     canned: `${base}/canned`,
     hintReveal: `${base}/hints/reveal`,
     done: `${base}/done`,
+    extend: `${base}/extend`,
     coInterviewers: `${base}/co-interviewers`,
   };
   const role = state.role;
@@ -237,6 +238,7 @@ export function sessionPageMount(root) {
     root.dataset.status = "finished";
     setEditable(false);
     countdown.stop("00:00");
+    document.querySelector(".extend-controls")?.remove();
     setBusy(false);
     const text = finishText(event.reason, { role, kind: state.kind, design });
     showBanner(event.error ? `${text} (${event.error})` : text, "done");
@@ -290,6 +292,10 @@ export function sessionPageMount(root) {
       setEditable(false);
       showBanner(design ? "Time is up: closing the board…" : "Time is up: submitting your code…", "warn");
       awaitFinish();
+    },
+    // Said once at 5 and at 1 minute left (the banner is a polite live region).
+    onWarning: (mark) => {
+      if (state.status === "active") showBanner(warningText(mark), "warn");
     },
   });
 
@@ -425,6 +431,12 @@ export function sessionPageMount(root) {
         if (editToggle) editToggle.checked = interviewerCanEdit;
         if (interviewerSide && state.status === "active") setEditable(interviewerCanEdit);
         return undefined;
+      case "extended":
+        // The interviewer gave more time: both clocks move to the server's new deadline.
+        state.deadline = event.deadline;
+        countdown.start(event.deadline);
+        showBanner(`${event.minutes} more minutes: the interviewer extended the session.`);
+        return undefined;
       case "started":
         state.status = "active";
         root.dataset.status = "active";
@@ -499,6 +511,18 @@ export function sessionPageMount(root) {
       showBanner(error instanceof ApiError ? error.message : "Something went wrong.", "warn");
     }
   });
+  for (const button of document.querySelectorAll(".extend-button")) {
+    button.addEventListener("click", async () => {
+      button.disabled = true;
+      try {
+        await postJson(urls.extend, { minutes: Number(button.dataset.minutes) });
+      } catch (error) {
+        showBanner(error instanceof ApiError ? error.message : "Something went wrong.", "warn");
+      } finally {
+        button.disabled = false;
+      }
+    });
+  }
   editToggle?.addEventListener("change", async () => {
     try {
       await postJson(urls.settings, { interviewer_can_edit: editToggle.checked });
