@@ -48,6 +48,8 @@ HINT = "MARK-UNRELEASED-HINT-1732"  # the second hint; the interviewer released 
 ACTIVITY = "731953"  # a paste's size (a number: the signals sum it), in every label of it
 CHAT = "MARK-SESSION-CHAT-2646"
 DRAFT_TITLE = "MARK-DRAFT-PROBLEM-1123"  # another author's unpublished problem
+EXTRA_MINUTES = 97  # extra time granted at scheduling (an accommodation), as the page says it
+ACCOMMODATION = f"{EXTRA_MINUTES} min extra time"
 MARKERS = {
     visibility.REVIEW_NOTE: PRIVATE_NOTE,
     visibility.DRAFT_SCORECARD: DRAFT,
@@ -59,6 +61,7 @@ MARKERS = {
     visibility.ACTIVITY_SIGNALS: ACTIVITY,
     visibility.SESSION_CHAT: CHAT,
     visibility.DRAFT_PROBLEM: DRAFT_TITLE,
+    visibility.ACCOMMODATION: ACCOMMODATION,
 }
 # Who each matrix viewer is to the policy, and whose scorecard they hold.
 VIEWERS: dict[str, Viewer] = {
@@ -73,7 +76,9 @@ VIEWERS: dict[str, Viewer] = {
     "share_link": Viewer.SHARE_LINK,
 }
 OWN_CARD = {"assigned": "submitted", "panel": "draft"}
-WROTE = {"assigned": visibility.SCORECARD, "panel": visibility.DRAFT_SCORECARD}
+# What each wrote or granted themselves (`own=True`): the session's interviewer scheduled it.
+WROTE = {"assigned": {visibility.SCORECARD, visibility.ACCOMMODATION},
+         "panel": {visibility.DRAFT_SCORECARD}}
 
 H, R, D, S, REF, P = (
     visibility.HIDDEN_TEST_IO,
@@ -83,11 +88,12 @@ H, R, D, S, REF, P = (
     visibility.REFERENCE_SOLUTION,
     visibility.INTERVIEWER_PROMPTS,
 )
-UH, ACT, CH, DP = (
+UH, ACT, CH, DP, AC = (
     visibility.UNRELEASED_HINT,
     visibility.ACTIVITY_SIGNALS,
     visibility.SESSION_CHAT,
     visibility.DRAFT_PROBLEM,
+    visibility.ACCOMMODATION,
 )
 # In the room: the candidate, the session's interviewer and its co-interviewer (issue 35.2:
 # the panel watches live, with the private panel).
@@ -97,7 +103,7 @@ READERS = REVIEWERS | {"candidate"}
 # channel name → (Channel, URL template, fields it renders, viewers who get a 200).
 CHANNELS: dict[str, tuple[Channel, str, set[str], set[str]]] = {
     # The cockpit's side panel: the interviewer's own private notes and the reference.
-    "session page": (Channel.PAGE, "/sessions/{id}/", {R, REF, P, UH, CH}, PARTICIPANTS),
+    "session page": (Channel.PAGE, "/sessions/{id}/", {R, REF, P, UH, CH, AC}, PARTICIPANTS),
     "review page": (Channel.PAGE, "/sessions/{id}/review/", {H, R, D, S, CH, ACT}, REVIEWERS),
     "admin problem page": (
         Channel.PAGE,
@@ -142,7 +148,7 @@ CHANNELS: dict[str, tuple[Channel, str, set[str], set[str]]] = {
 
 def allowed(field: str, name: str, channel: Channel) -> bool:
     viewer = VIEWERS[name]
-    own = WROTE.get(name) == field
+    own = field in WROTE.get(name, set())
     if field == visibility.SCORECARD and not own:
         return channel not in visibility.OUTSIDE_CHANNELS and (
             visibility.others_scorecards_visible(viewer, own_card=OWN_CARD.get(name))
@@ -237,6 +243,8 @@ def _plant_session_markers(world: Any) -> None:
 
     session = world.session
     start = session.started_at
+    session.extra_time = timedelta(minutes=EXTRA_MINUTES)
+    session.save(update_fields=["extra_time"])
     SessionEvent.objects.create(
         session=session,
         kind=SessionEvent.Kind.HINT,
