@@ -87,6 +87,7 @@ def test_schedule_invite_join_and_run_the_interview_from_the_cockpit(
     form.locator("input[name=starts_date]").fill(day)
     form.locator("input[name=starts_time]").fill(at)
     form.locator("input[name=minutes]").fill("30")
+    form.locator("input[name=extra_minutes]").fill("15")  # an accommodation (issue 40.5)
     form.locator("input[name=email]").fill("ada@example.com")
     form.locator("input[name=candidate]").fill("candidate")
     form.locator("input[name=call_link]").fill("https://meet.example.com/onsite-e2e")
@@ -149,6 +150,26 @@ def test_schedule_invite_join_and_run_the_interview_from_the_cockpit(
     expect(candidate.locator("#call-link")).to_have_attribute(
         "href", "https://meet.example.com/onsite-e2e"
     )
+
+    # ------------------------------------------------------------ time that can be adjusted
+    # The granted extra time runs on the candidate's clock (30 + 15 minutes); the candidate and
+    # the interviewer who granted it are told why. The interviewer gives 5 minutes more: both
+    # clocks move to the server's new deadline, and the candidate hears it (a polite banner).
+    for page in (candidate, interviewer):
+        expect(page.locator("#accommodation")).to_contain_text("15 min extra time")
+    timer = candidate.locator("#session-timer")
+    expect(timer).to_have_text(re.compile(r"^4[45]:\d\d$"))
+    first_deadline = timer.get_attribute("data-deadline")
+    expect(candidate.locator(".extend-button")).to_have_count(0)
+    interviewer.locator(".extend-button[data-minutes='5']").click()
+    expect(candidate.locator("#session-banner")).to_contain_text("5 more minutes",
+                                                                timeout=SYNC_MS)
+    expect(timer).to_have_text(re.compile(r"^(49|50):\d\d$"))
+    for page in (candidate, interviewer):
+        expect(page.locator("#session-timer")).not_to_have_attribute(
+            "data-deadline", first_deadline or "", timeout=SYNC_MS)
+    room_shot(interviewer, "cockpit-extended")
+    room_shot(candidate, "candidate-extended")
 
     # ------------------------------------------------------------ the cockpit at work
     cockpit = interviewer.locator("#cockpit")
