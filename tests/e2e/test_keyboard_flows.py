@@ -172,3 +172,58 @@ def test_a_live_interview_by_keyboard_for_both_roles(browser: Browser,
         expect(host.locator("#own-summary")).to_have_text("Scored by keyboard alone.")
         expect(host.locator("#own-recommendation")).to_have_text("Yes")
         assert unseen == [], f"focus not shown at: {sorted(set(unseen))}"
+
+
+def test_the_studios_new_problem_flow_by_keyboard(keyboard_page: Page,
+                                                  platform: Platform) -> None:
+    page = keyboard_page
+    unseen: list[str] = []
+    slug = "keyboard-double"
+    reference = "def solve(x):\n    return 2 * x\n"
+    keyboard_log_in(page, "author", platform.password, "/studio/new/")
+
+    # The new problem's form: each field by Tab, the difficulty chosen by typing.
+    for field, text in (("input[name=slug]", slug), ("input[name=title]", "Double by keys")):
+        tab_to(page, field, unseen=unseen)
+        page.keyboard.type(text)
+    tab_to(page, "select[name=difficulty]", unseen=unseen)
+    page.keyboard.type("easy")
+    tab_to(page, "#create-button", unseen=unseen)
+    page.keyboard.press("Enter")
+    page.wait_for_url(f"**/studio/{slug}/")
+
+    # The statement, saved by Enter on its button.
+    tab_to(page, "textarea[name=statement_md]", unseen=unseen)
+    page.keyboard.press("Control+a")
+    page.keyboard.type("# Double it\n\nReturn `2 * x`.\n")
+    expect(page.locator("#statement-preview h1").first).to_have_text("Double it")
+    tab_to(page, "form.statement-editor button[type=submit]", unseen=unseen)
+    page.keyboard.press("Enter")
+    expect(page.locator(".studio-message-success")).to_be_visible()
+
+    # The reference solution in its code editor (pasted), the parts saved.
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page.evaluate("text => navigator.clipboard.writeText(text)", reference)
+    tab_to(page, "#parts .studio-code-editor[data-code-for=reference_code] .cm-content",
+           unseen=unseen)
+    page.keyboard.press("Control+a")
+    page.keyboard.press("Control+v")
+    posted = page.locator("#parts textarea[name=reference_code]")
+    as_pasted = re.compile(r"^def solve\(x\):\n    return 2 \* x\n?$")
+    expect(posted).to_have_value(as_pasted)
+    tab_to(page, "#parts-save", unseen=unseen)
+    page.keyboard.press("Enter")
+    expect(page.locator(".studio-message-success")).to_contain_text("Saved as draft")
+    expect(page.locator("#parts textarea[name=reference_code]")).to_have_value(as_pasted)
+
+    # A public test through the table's form: name, input and expected typed, saved by Enter.
+    tab_to(page, "#test-form input[name=name]", unseen=unseen)
+    page.keyboard.type("two")
+    tab_to(page, "#test-form textarea[name=input]", unseen=unseen)
+    page.keyboard.type('{"args": [2]}')
+    tab_to(page, "#test-form textarea[name=expected]", unseen=unseen)
+    page.keyboard.type("4")
+    tab_to(page, "#test-save", unseen=unseen)
+    page.keyboard.press("Enter")
+    expect(page.locator("tr[data-test='two']")).to_have_count(1)
+    assert unseen == [], f"focus not shown at: {sorted(set(unseen))}"
