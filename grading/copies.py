@@ -1,0 +1,198 @@
+"""Copied code, stored and compared incrementally (issue 41.2): a background job per Submit.
+
+Every Submit (practice, in a session, and a session's final submission) gets a `CodePrint`
+row, a job of the one lifecycle (grading/jobs.py) on the background lane: the worker
+fingerprints the code (grading/similarity.py, the version's starter and reference taken out),
+finds the earlier submissions of the same problem that share most fingerprints through the
+inverted index `CodePrintHash` (one grouped query over the new submission's own hashes, never
+a pass over every stored pair), scores the few best exactly, and stores its hashes in the index
+for the submissions that come later. A later submission that matches an earlier one raises the
+earlier one's score too, so either side of a copy is flagged. A person's own earlier
+submissions are never a match.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import numpy as np
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Count
+from django.utils import timezone
+
+from grading import jobs, similarity
+from grading.lanes import Lane
+from grading.models import CodePrint, CodePrintHash, Submission
+
+# The submissions that share most fingerprints with a new one are scored exactly; the rest
+# share fewer, and a share can only be as high as what is shared.
+CANDIDATES = 5
+# Hashes per `IN (...)` query: below SQLite's older 999-parameter limit.
+LOOKUP_CHUNK = 500
+BUDGET_SECONDS = 60.0
+
+CODEPRINTS = jobs.JobTable(
+    model=CodePrint,
+    status_field="status",
+    waiting=(CodePrint.Status.QUEUED, CodePrint.Status.RETRYING),
+    running=CodePrint.Status.RUNNING,
+    retrying=CodePrint.Status.RETRYING,
+    failed=CodePrint.Status.FAILED,
+)
+CODEPRINT_JOBS = jobs.register(
+    jobs.JobKind(
+        name="codeprint",
+        table=CODEPRINTS,
+        task="grading.tasks.fingerprint_submission",
+        queue_kind=lambda codeprint: "cpu",  # tokenizing, whatever the problem runs on
+        lane=lambda codeprint: Lane.BACKGROUND,
+        budget_seconds=lambda codeprint: BUDGET_SECONDS,
+    )
+)
+
+
+def threshold() -> float:
+    return float(settings.ONSITE_SIMILARITY_THRESHOLD)
+
+
+def pack(hashes: Iterable[int]) -> bytes:
+    """Sorted distinct fingerprints as 8-byte big-endian signed integers."""
+    return np.array(sorted(set(hashes)), dtype=">i8").tobytes()
+
+
+def unpack(blob: bytes | memoryview) -> frozenset[int]:
+    return frozenset(np.frombuffer(bytes(blob), dtype=">i8").tolist())
+
+
+@dataclass(frozen=True)
+class Shape:
+    """What every solution of one version shares: the names it forces, its boilerplate."""
+
+    keep: frozenset[str]
+    ignore: frozenset[int]
+
+
+@functools.lru_cache(maxsize=64)
+def _shape(version_id: int, starter: str, reference: str) -> Shape:
+    keep = similarity.forced_names(starter)
+    return Shape(keep, similarity.boilerplate(starter, reference, keep=keep))
+
+
+def shape_of(submission: Submission) -> Shape:
+    version = submission.version
+    return _shape(version.pk, version.starter_code or "", version.reference_code or "")
+
+
+def fingerprint_of(submission: Submission) -> similarity.Fingerprints:
+    shape = shape_of(submission)
+    return similarity.fingerprint(submission.code, keep=shape.keep, ignore=shape.ignore)
+
+
+def codeprint_request(*, submission: Submission) -> CodePrint | None:
+    """Queue the fingerprinting of a Submit once the transaction commits (None for others:
+    a Run, a scratch run, an author's try-out)."""
+    if submission.mode != Submission.Mode.SUBMIT or submission.trial:
+        return None
+    codeprint = CodePrint.objects.create(submission=submission, problem_id=submission.problem_id)
+    CODEPRINT_JOBS.enqueue_on_commit(codeprint)
+    return codeprint
+
+
+def candidates(
+    *, problem_id: int, hashes: Iterable[int], exclude_user_id: int, limit: int = CANDIDATES
+) -> list[tuple[int, int]]:
+    """The stored prints of the problem sharing most of `hashes`: (codeprint id, shared)."""
+    values = sorted(set(hashes))
+    counts: dict[int, int] = {}
+    for start in range(0, len(values), LOOKUP_CHUNK):
+        rows = (
+            CodePrintHash.objects.filter(
+                problem_id=problem_id, value__in=values[start : start + LOOKUP_CHUNK]
+            )
+            .exclude(codeprint__submission__user_id=exclude_user_id)
+            .values("codeprint_id")
+            .annotate(shared=Count("id"))
+        )
+        for row in rows:
+            counts[row["codeprint_id"]] = counts.get(row["codeprint_id"], 0) + row["shared"]
+    best = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    return best[:limit]
+
+
+def codeprint_compute(*, codeprint_id: int) -> jobs.Outcome:
+    """Fingerprint one Submit, score it against the closest stored ones, index it."""
+    claim = CODEPRINTS.claim(codeprint_id)
+    if claim is jobs.Outcome.FAILED:
+        CODEPRINTS.give_up(codeprint_id, finished_at=timezone.now())
+        return jobs.Outcome.FAILED
+    if not isinstance(claim, jobs.Claim):
+        return claim
+    codeprint = CodePrint.objects.select_related("submission__version").get(pk=codeprint_id)
+    submission = codeprint.submission
+    own = fingerprint_of(submission)
+    match: Submission | None = None
+    score = 0.0
+    found = candidates(
+        problem_id=codeprint.problem_id, hashes=own.hashes, exclude_user_id=submission.user_id
+    )
+    others = CodePrint.objects.select_related("submission__version").in_bulk(
+        [pk for pk, _ in found]
+    )
+    for pk, _shared in found:
+        other = others[pk]
+        forward = similarity.share(own, unpack(other.hashes))
+        if forward > score:
+            match, score = other.submission, forward
+        # The earlier one is flagged too when it is (mostly) in the new one.
+        backward = similarity.share(fingerprint_of(other.submission), own.hashes)
+        if backward > other.match_score:
+            CodePrint.objects.filter(pk=pk, match_score__lt=backward).update(
+                match=submission, match_known="", match_score=backward
+            )
+    with transaction.atomic():
+        finished = CODEPRINTS.finish(
+            claim,
+            status=CodePrint.Status.DONE,
+            hashes=pack(own.hashes),
+            match=match,
+            match_known="",
+            match_score=score,
+            finished_at=timezone.now(),
+        )
+        if finished:
+            CodePrintHash.objects.filter(codeprint_id=codeprint_id).delete()
+            CodePrintHash.objects.bulk_create(
+                CodePrintHash(problem_id=codeprint.problem_id, value=h, codeprint_id=codeprint_id)
+                for h in sorted(own.hashes)
+            )
+    return jobs.Outcome.DONE
+
+
+@dataclass(frozen=True)
+class SideBySide:
+    """A flagged submission and its closest match, the shared stretches marked on each side."""
+
+    score: float
+    own_code: str
+    own_regions: list[similarity.Region]
+    other: Submission
+    other_code: str
+    other_regions: list[similarity.Region]
+
+
+def side_by_side(codeprint: CodePrint) -> SideBySide | None:
+    """The matched regions of a print and its closest match (None without a match)."""
+    other = codeprint.match
+    if other is None:
+        return None
+    submission = codeprint.submission
+    shape = shape_of(submission)
+    own = similarity.fingerprint(submission.code, keep=shape.keep, ignore=shape.ignore)
+    theirs = similarity.fingerprint(other.code, keep=shape.keep, ignore=shape.ignore)
+    left, right = similarity.matched_regions(
+        own, theirs, source_a=submission.code, source_b=other.code
+    )
+    return SideBySide(codeprint.match_score, submission.code, left, other, other.code, right)
