@@ -4,11 +4,11 @@ Every Submit (practice, in a session, and a session's final submission) gets a `
 row, a job of the one lifecycle (grading/jobs.py) on the background lane: the worker
 fingerprints the code (grading/similarity.py, the version's starter and reference taken out),
 finds the earlier submissions of the same problem that share most fingerprints through the
-inverted index `CodePrintHash` (one grouped query over the new submission's own hashes, never
-a pass over every stored pair), scores the few best exactly, and stores its hashes in the index
-for the submissions that come later. A later submission that matches an earlier one raises the
-earlier one's score too, so either side of a copy is flagged. A person's own earlier
-submissions are never a match.
+inverted index `CodePrintHash` (one bounded index lookup per fingerprint of the new
+submission, never a pass over every stored pair), scores the few best exactly, and stores its
+hashes in the index for the submissions that come later. A later submission that matches an
+earlier one raises the earlier one's score too, so either side of a copy is flagged. A
+person's own earlier submissions are never a match.
 """
 
 from __future__ import annotations
@@ -19,8 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from django.conf import settings
-from django.db import transaction
-from django.db.models import Count
+from django.db import connection, transaction
 from django.utils import timezone
 
 from grading import jobs, similarity
@@ -29,9 +28,11 @@ from grading.models import CodePrint, CodePrintHash, Submission
 
 # The submissions that share most fingerprints with a new one are scored exactly; the rest
 # share fewer, and a share can only be as high as what is shared.
-CANDIDATES = 5
-# Hashes per `IN (...)` query: below SQLite's older 999-parameter limit.
-LOOKUP_CHUNK = 500
+CANDIDATES = 25
+# A fingerprint in more than this many of a problem's submissions is its common code.
+MAX_POSTINGS = 100
+# Values per lookup statement (SQLite allows 500 terms in a compound SELECT).
+LOOKUP_CHUNK = 200
 BUDGET_SECONDS = 60.0
 
 CODEPRINTS = jobs.JobTable(
@@ -104,22 +105,49 @@ def codeprint_request(*, submission: Submission) -> CodePrint | None:
 def candidates(
     *, problem_id: int, hashes: Iterable[int], exclude_user_id: int, limit: int = CANDIDATES
 ) -> list[tuple[int, int]]:
-    """The stored prints of the problem sharing most of `hashes`: (codeprint id, shared)."""
-    values = sorted(set(hashes))
+    """The stored prints of the problem sharing most of `hashes`: (codeprint id, shared).
+
+    One index lookup per hash, each reading at most MAX_POSTINGS + 1 entries: a fingerprint
+    found in more of the problem's submissions than that is the problem's common code, not a
+    copy between two people (MOSS's `-m`), and is skipped. So the work per new submission is
+    bounded by its own fingerprints, whatever the number stored.
+    """
     counts: dict[int, int] = {}
-    for start in range(0, len(values), LOOKUP_CHUNK):
-        rows = (
-            CodePrintHash.objects.filter(
-                problem_id=problem_id, value__in=values[start : start + LOOKUP_CHUNK]
-            )
-            .exclude(codeprint__submission__user_id=exclude_user_id)
-            .values("codeprint_id")
-            .annotate(shared=Count("id"))
+    for posting in _postings(problem_id, sorted(set(hashes))).values():
+        if len(posting) > MAX_POSTINGS:
+            continue
+        for codeprint_id in posting:
+            counts[codeprint_id] = counts.get(codeprint_id, 0) + 1
+    own = set(
+        CodePrint.objects.filter(pk__in=counts, submission__user_id=exclude_user_id).values_list(
+            "pk", flat=True
         )
-        for row in rows:
-            counts[row["codeprint_id"]] = counts.get(row["codeprint_id"], 0) + row["shared"]
-    best = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    )
+    best = sorted(
+        ((pk, n) for pk, n in counts.items() if pk not in own), key=lambda item: (-item[1], item[0])
+    )
     return best[:limit]
+
+
+def _postings(problem_id: int, values: list[int]) -> dict[int, list[int]]:
+    """Each value's posting list, at most MAX_POSTINGS + 1 entries of it, in few queries.
+
+    One statement per LOOKUP_CHUNK values: a UNION ALL of one bounded index range each (an
+    ORM query per value costs more in Python than in the database)."""
+    table = CodePrintHash._meta.db_table
+    one = (
+        f"SELECT * FROM (SELECT value, codeprint_id FROM {table} "  # noqa: S608 (names are ours)
+        f"WHERE problem_id = %s AND value = %s LIMIT {MAX_POSTINGS + 1}) AS p{{n}}"
+    )
+    found: dict[int, list[int]] = {value: [] for value in values}
+    with connection.cursor() as cursor:
+        for start in range(0, len(values), LOOKUP_CHUNK):
+            chunk = values[start : start + LOOKUP_CHUNK]
+            sql = " UNION ALL ".join(one.format(n=n) for n in range(len(chunk)))
+            cursor.execute(sql, [p for value in chunk for p in (problem_id, value)])
+            for value, codeprint_id in cursor.fetchall():
+                found[value].append(codeprint_id)
+    return found
 
 
 def codeprint_compute(*, codeprint_id: int) -> jobs.Outcome:
@@ -142,14 +170,15 @@ def codeprint_compute(*, codeprint_id: int) -> jobs.Outcome:
         [pk for pk, _ in found]
     )
     for pk, _shared in found:
-        other = others[pk]
-        forward = similarity.share(own, unpack(other.hashes))
+        forward = similarity.share(own, unpack(others[pk].hashes))
         if forward > score:
-            match, score = other.submission, forward
+            match, score = others[pk].submission, forward
+    if match is not None and score >= threshold():
         # The earlier one is flagged too when it is (mostly) in the new one.
-        backward = similarity.share(fingerprint_of(other.submission), own.hashes)
+        other = next(cp for cp in others.values() if cp.submission_id == match.pk)
+        backward = similarity.share(fingerprint_of(match), own.hashes)
         if backward > other.match_score:
-            CodePrint.objects.filter(pk=pk, match_score__lt=backward).update(
+            CodePrint.objects.filter(pk=other.pk, match_score__lt=backward).update(
                 match=submission, match_known="", match_score=backward
             )
     with transaction.atomic():

@@ -171,7 +171,10 @@ class CodePrintHash(models.Model):
     codeprint = models.ForeignKey(CodePrint, on_delete=models.CASCADE, related_name="index_rows")
 
     class Meta:
-        indexes = [models.Index(fields=["problem", "value"], name="codeprint_hash_lookup")]
+        # Covering: a lookup reads the posting list from the index alone.
+        indexes = [
+            models.Index(fields=["problem", "value", "codeprint"], name="codeprint_hash_lookup")
+        ]
 
     def __str__(self) -> str:
         return f"{self.problem_id}:{self.value} -> {self.codeprint_id}"

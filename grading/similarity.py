@@ -28,6 +28,7 @@ half of it copied, whatever the other holds besides.
 from __future__ import annotations
 
 import ast
+import bisect
 import builtins
 import hashlib
 import io
@@ -114,14 +115,14 @@ def forced_names(starter: str) -> frozenset[str]:
     return frozenset(names)
 
 
-def bound_names(source: str) -> frozenset[str] | None:
+def bound_names(source: str | ast.Module) -> frozenset[str] | None:
     """Names the source binds itself: assigned, parameters, its defs, classes, imports' aliases.
 
     An attribute counts when the source assigns it (`self.capacity = ...`); an attribute it only
     reads (`heap.append`, `heapq.heappush`) is a library's name and stays. None when the source
     does not parse.
     """
-    tree = _parse(source)
+    tree = source if isinstance(source, ast.Module) else _parse(source)
     if tree is None:
         return None
     names: set[str] = set()
@@ -150,16 +151,19 @@ def normalise(source: str, *, keep: Iterable[str] = ()) -> tuple[Token, ...]:
     submission still has a fingerprint).
     """
     kept = frozenset(keep) | _BUILTIN_NAMES
-    bound = bound_names(source)
+    tree = _parse(source)
+    bound = bound_names(tree) if tree is not None else None
     line_starts = _line_starts(source)
-    dead = _dead_spans(source, line_starts, kept)
+    dead = _merged(_dead_spans(tree, line_starts, kept)) if tree is not None else []
+    dead_starts = [first for first, _ in dead]
     raw = _raw_tokens(source)
     out: list[Token] = []
     for index, tok in enumerate(raw):
         if tok.type in _DROPPED:
             continue
         start = line_starts[tok.start[0] - 1] + tok.start[1]
-        if any(first <= start < last for first, last in dead):
+        at = bisect.bisect_right(dead_starts, start) - 1
+        if at >= 0 and start < dead[at][1]:
             continue
         if tok.type == tokenize.STRING and _is_docstring(raw, index):
             continue
@@ -259,11 +263,21 @@ def _regions(indexes: list[int], tokens: tuple[Token, ...], source: str, *, k: i
     return regions
 
 
-def _dead_spans(source: str, line_starts: list[int], kept: frozenset[str]) -> list[tuple[int, int]]:
+def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Overlapping spans (a dead block inside a dead function) as disjoint ones, in order."""
+    out: list[tuple[int, int]] = []
+    for first, last in sorted(spans):
+        if out and first <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], last))
+        else:
+            out.append((first, last))
+    return out
+
+
+def _dead_spans(
+    tree: ast.Module, line_starts: list[int], kept: frozenset[str]
+) -> list[tuple[int, int]]:
     """Character spans of statements that do nothing (see the module's docstring)."""
-    tree = _parse(source)
-    if tree is None:
-        return []
     read = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
     named = read | {
         n.attr
