@@ -73,6 +73,7 @@ UNRELEASED_HINT = "unreleased_hint"
 ACTIVITY_SIGNALS = "activity_signals"
 SESSION_CHAT = "session_chat"
 DRAFT_PROBLEM = "draft_problem"
+COPIED_CODE = "copied_code"
 
 _REVIEWERS = frozenset({Viewer.ASSIGNED, Viewer.ADMIN})
 
@@ -114,6 +115,12 @@ PRIVATE_FIELDS: dict[str, frozenset[Viewer]] = {
     # A problem not offered to candidates (a draft, a withdrawn one): its authors (`own=True`)
     # and admins, in every list and filter. Offered problems are no secret.
     DRAFT_PROBLEM: frozenset({Viewer.ADMIN}),
+    # Copied code (grading/copies.py): a submission whose closest match (another candidate's
+    # submission of the problem, a known solution) is above the threshold, its matched regions
+    # side by side. A prompt to those who judge, never a verdict: never the candidate's, never
+    # on a report or a share link. The other candidate is named, and their code shown, only to
+    # a viewer this table also lets see the flag of the other submission (both sessions).
+    COPIED_CODE: _REVIEWERS,
 }
 
 # What a share link shows of a report: the candidate's own work and how it did, nothing of

@@ -16,12 +16,14 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
+from core import visibility
 from grading import jobs, similarity
 from grading.lanes import Lane
 from grading.models import CodePrint, CodePrintHash, Submission
@@ -225,3 +227,58 @@ def side_by_side(codeprint: CodePrint) -> SideBySide | None:
         own, theirs, source_a=submission.code, source_b=other.code
     )
     return SideBySide(codeprint.match_score, submission.code, left, other, other.code, right)
+
+
+def _lines(code: str, regions: list[similarity.Region]) -> list[dict[str, Any]]:
+    """The code's lines, each marked when a matched region covers it (1-based numbers)."""
+    hit = {n for r in regions for n in range(r.first_line, r.last_line + 1)}
+    return [
+        {"number": n, "text": text, "hit": n in hit}
+        for n, text in enumerate(code.splitlines(), start=1)
+    ]
+
+
+def copied_code_view(
+    *, submission: Submission, user: Any, channel: visibility.Channel = visibility.Channel.PAGE
+) -> dict[str, Any] | None:
+    """What `user` sees of `submission`'s closest match: the one builder every channel calls.
+
+    None when the policy refuses the viewer (`core.visibility.COPIED_CODE`: the session's
+    interviewers and admins; never the candidate) or when nothing is above the threshold. The
+    other candidate's name and code are there only for a viewer who may see the other
+    submission's flag as well (who may see both sessions); for everyone else the other side
+    is "another candidate's submission", its matched lines as counts. A prompt to look, never
+    a verdict: nothing here changes a score.
+    """
+    viewer = visibility.viewer_of("submission", submission, user)
+    if not visibility.may_see(visibility.COPIED_CODE, viewer, channel):
+        return None
+    codeprint = (
+        CodePrint.objects.filter(submission=submission, status=CodePrint.Status.DONE)
+        .select_related("submission__version", "match__user")
+        .first()
+    )
+    if codeprint is None or codeprint.match_score < threshold():
+        return None
+    view: dict[str, Any] = {
+        "percent": round(100 * codeprint.match_score),
+        "threshold_percent": round(100 * threshold()),
+        "known": codeprint.match_known,
+        "other_named": False,
+        "other_name": "",
+        "own_lines": _lines(submission.code, []),
+        "other_lines": [],
+        "other_matched": 0,
+    }
+    pair = side_by_side(codeprint)
+    if pair is None:
+        return view
+    view["own_lines"] = _lines(submission.code, pair.own_regions)
+    other_viewer = visibility.viewer_of("submission", pair.other, user)
+    view["other_matched"] = sum(r.last_line - r.first_line + 1 for r in pair.other_regions)
+    if visibility.may_see(visibility.COPIED_CODE, other_viewer, channel):
+        view["other_named"] = True
+        view["other_name"] = pair.other.user.get_username()
+        view["other_submission"] = pair.other.pk
+        view["other_lines"] = _lines(pair.other_code, pair.other_regions)
+    return view

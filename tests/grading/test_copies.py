@@ -5,6 +5,8 @@ is flagged too."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from django.conf import settings
 from django.db import connection
@@ -14,7 +16,9 @@ from grading import copies, jobs, similarity
 from grading.lanes import Lane
 from grading.models import CodePrint, CodePrintHash, Submission
 from grading.services import submission_create
-from tests.factories import tiny_problem, user_with_role
+from interviews.models import InterviewSession
+from tests.factories import client_for, tiny_problem, user_with_role
+from tests.interviews.worlds import build_world
 
 pytestmark = pytest.mark.django_db
 
@@ -142,3 +146,81 @@ def test_the_comparison_reads_the_index_not_every_stored_print() -> None:
 def test_stored_hashes_round_trip() -> None:
     values = {3, -1, 2**62, -(2**63)}
     assert copies.unpack(copies.pack(values)) == frozenset(values)
+
+
+def _flagged_world(*, their_interviewer: str, score: float = 0.9) -> Any:
+    """A finished session whose final submission matches another candidate's, in a session
+    run by `their_interviewer` ("assigned": the same interviewer, "unassigned": another)."""
+    world = build_world()
+    world.final.code = SOLUTION  # the world's own is the reference: nothing of it would count
+    world.final.save()
+    theirs = Submission.objects.create(
+        user=world.other,
+        problem=world.session.problem,
+        version=world.final.version,
+        mode="submit",
+        code=COPY,
+        status="done",
+    )
+    InterviewSession.objects.create(
+        problem=world.session.problem,
+        candidate=world.other,
+        interviewer=getattr(world, their_interviewer),
+        kind="live",
+        status="finished",
+        duration=world.session.duration,
+        started_at=world.session.started_at,
+        deadline=world.session.deadline,
+        finished_at=world.session.finished_at,
+        finish_reason="candidate",
+        final_submission=theirs,
+    )
+    CodePrint.objects.create(
+        submission=world.final,
+        problem=world.session.problem,
+        status=CodePrint.Status.DONE,
+        match=theirs,
+        match_score=score,
+    )
+    return world
+
+
+def test_the_other_candidate_is_named_only_to_staff_who_may_see_both_sessions() -> None:
+    # Given a flagged final submission; the other session is run by another interviewer
+    world = _flagged_world(their_interviewer="unassigned")
+
+    # Then the candidate sees nothing of it, anywhere
+    assert copies.copied_code_view(submission=world.final, user=world.owner) is None
+    assert copies.copied_code_view(submission=world.final, user=world.other) is None
+    # the session's interviewer sees the flag, not who or what it matched
+    seen = copies.copied_code_view(submission=world.final, user=world.assigned)
+    assert seen is not None and seen["percent"] == 90
+    assert not seen["other_named"] and seen["other_name"] == "" and seen["other_lines"] == []
+    assert any(line["hit"] for line in seen["own_lines"])
+    # an admin (who may see both sessions) sees the other candidate and their code
+    full = copies.copied_code_view(submission=world.final, user=world.admin)
+    assert full is not None and full["other_named"] and full["other_name"] == "other"
+    assert any(line["hit"] for line in full["other_lines"])
+    # and the review page says so without naming them
+    page = client_for(world.assigned).get(f"/sessions/{world.session.pk}/review/")
+    assert page.status_code == 200
+    assert b"Similar code: 90%" in page.content
+    assert b"are in another candidate's submission" in page.content
+
+
+def test_the_same_interviewer_of_both_sessions_sees_both_sides() -> None:
+    world = _flagged_world(their_interviewer="assigned")
+
+    seen = copies.copied_code_view(submission=world.final, user=world.assigned)
+
+    assert seen is not None and seen["other_named"] and seen["other_name"] == "other"
+
+
+def test_below_the_threshold_there_is_no_flag_and_a_flag_never_changes_a_score() -> None:
+    world = _flagged_world(their_interviewer="assigned", score=copies.threshold() - 0.01)
+    before = Submission.objects.values("verdict", "score", "passed").get(pk=world.final.pk)
+
+    assert copies.copied_code_view(submission=world.final, user=world.admin) is None
+    page = client_for(world.admin).get(f"/sessions/{world.session.pk}/review/")
+    assert b"Similar code" not in page.content
+    assert Submission.objects.values("verdict", "score", "passed").get(pk=world.final.pk) == before
