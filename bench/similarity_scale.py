@@ -195,6 +195,7 @@ def _run(*, stored: int, new: int) -> int:
         cp.refresh_from_db()
         scores.append((cp.match_score, best))
     agree = sum((a >= threshold) == (b >= threshold) for a, b in scores)
+    planted = scores[0::2]  # every other new Submit is a disguised copy of a stored one
     ratios = [b / a for a, b in zip(incremental, baseline, strict=True)]
     hashes = CodePrintHash.objects.filter(codeprint__submission__in=submissions).count()
     report = {
@@ -210,6 +211,8 @@ def _run(*, stored: int, new: int) -> int:
         "peak_alloc_bytes": peaks,
         "scores_incremental_vs_all_pairs": scores,
         "same_flag_as_all_pairs": agree,
+        "planted_copies_flagged": sum(a >= threshold for a, _ in planted),
+        "planted_copies_flagged_all_pairs": sum(b >= threshold for _, b in planted),
     }
     labelled.RESULTS.mkdir(exist_ok=True)
     (labelled.RESULTS / "similarity_scale.json").write_text(json.dumps(report, indent=1))
@@ -221,6 +224,8 @@ def _run(*, stored: int, new: int) -> int:
     print(f"new submission, incremental: median {1000 * statistics.median(incremental):.1f} ms, "
           f"p95 {1000 * p95:.1f} ms; all pairs {1000 * statistics.median(baseline):.1f} ms; "
           f"peak Python allocation {max(peaks) / 2**20:.1f} MiB")  # fmt: skip
+    print(f"planted copies flagged: {sum(a >= threshold for a, _ in planted)}/{len(planted)} "
+          f"(all pairs {sum(b >= threshold for _, b in planted)}/{len(planted)})")  # fmt: skip
     print(f"same flag as all pairs at {threshold}: {agree}/{new}; same best score: "
           f"{sum(abs(a - b) < 1e-9 for a, b in scores)}/{new}")  # fmt: skip
     low, high = min(ratios), max(ratios)

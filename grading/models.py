@@ -166,7 +166,8 @@ class CodePrint(models.Model):
 class CodePrintHash(models.Model):
     """The inverted index: one row per (problem, fingerprint, submission that has it)."""
 
-    problem = models.ForeignKey(Problem, on_delete=models.CASCADE, related_name="+")
+    # No index of its own: the lookup index below starts with it.
+    problem = models.ForeignKey(Problem, on_delete=models.CASCADE, related_name="+", db_index=False)
     value = models.BigIntegerField()
     codeprint = models.ForeignKey(CodePrint, on_delete=models.CASCADE, related_name="index_rows")
 
