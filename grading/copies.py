@@ -72,21 +72,34 @@ def unpack(blob: bytes | memoryview) -> frozenset[int]:
 
 @dataclass(frozen=True)
 class Shape:
-    """What every solution of one version shares: the names it forces, its boilerplate."""
+    """What every solution of one version shares (the names it forces, its boilerplate), and
+    its known solutions' fingerprints (file, fingerprints, code)."""
 
     keep: frozenset[str]
     ignore: frozenset[int]
+    known: tuple[tuple[str, similarity.Fingerprints, str], ...] = ()
 
 
 @functools.lru_cache(maxsize=64)
-def _shape(version_id: int, starter: str, reference: str) -> Shape:
+def _shape(
+    version_id: int, starter: str, reference: str, known: tuple[tuple[str, str], ...]
+) -> Shape:
     keep = similarity.forced_names(starter)
-    return Shape(keep, similarity.boilerplate(starter, reference, keep=keep))
+    ignore = similarity.boilerplate(starter, reference, keep=keep)
+    prints = tuple(
+        (name, similarity.fingerprint(code, keep=keep, ignore=ignore), code) for name, code in known
+    )
+    return Shape(keep, ignore, prints)
 
 
 def shape_of(submission: Submission) -> Shape:
     version = submission.version
-    return _shape(version.pk, version.starter_code or "", version.reference_code or "")
+    known = tuple(
+        (str(k.get("file", "")), str(k.get("code", "")))
+        for k in (version.known_solutions or [])
+        if isinstance(k, dict)
+    )
+    return _shape(version.pk, version.starter_code or "", version.reference_code or "", known)
 
 
 def fingerprint_of(submission: Submission) -> similarity.Fingerprints:
@@ -175,6 +188,11 @@ def codeprint_compute(*, codeprint_id: int) -> jobs.Outcome:
         forward = similarity.share(own, unpack(others[pk].hashes))
         if forward > score:
             match, score = others[pk].submission, forward
+    known_name = ""
+    for name, known, _code in shape_of(submission).known:  # the package's known/*.py
+        forward = similarity.share(own, known.hashes)
+        if forward > score:
+            match, score, known_name = None, forward, name
     if match is not None and score >= threshold():
         # The earlier one is flagged too when it is (mostly) in the new one.
         other = next(cp for cp in others.values() if cp.submission_id == match.pk)
@@ -189,7 +207,7 @@ def codeprint_compute(*, codeprint_id: int) -> jobs.Outcome:
             status=CodePrint.Status.DONE,
             hashes=pack(own.hashes),
             match=match,
-            match_known="",
+            match_known=known_name,
             match_score=score,
             finished_at=timezone.now(),
         )
@@ -209,24 +227,29 @@ class SideBySide:
     score: float
     own_code: str
     own_regions: list[similarity.Region]
-    other: Submission
+    other: Submission | None  # None: a known solution of the package
     other_code: str
     other_regions: list[similarity.Region]
 
 
 def side_by_side(codeprint: CodePrint) -> SideBySide | None:
     """The matched regions of a print and its closest match (None without a match)."""
-    other = codeprint.match
-    if other is None:
-        return None
     submission = codeprint.submission
     shape = shape_of(submission)
+    other = codeprint.match
+    if other is not None:
+        other_code = other.code
+        theirs = similarity.fingerprint(other_code, keep=shape.keep, ignore=shape.ignore)
+    else:
+        found = [(p, code) for name, p, code in shape.known if name == codeprint.match_known]
+        if not codeprint.match_known or not found:
+            return None
+        theirs, other_code = found[0]
     own = similarity.fingerprint(submission.code, keep=shape.keep, ignore=shape.ignore)
-    theirs = similarity.fingerprint(other.code, keep=shape.keep, ignore=shape.ignore)
     left, right = similarity.matched_regions(
-        own, theirs, source_a=submission.code, source_b=other.code
+        own, theirs, source_a=submission.code, source_b=other_code
     )
-    return SideBySide(codeprint.match_score, submission.code, left, other, other.code, right)
+    return SideBySide(codeprint.match_score, submission.code, left, other, other_code, right)
 
 
 def _lines(code: str, regions: list[similarity.Region]) -> list[dict[str, Any]]:
@@ -274,8 +297,11 @@ def copied_code_view(
     if pair is None:
         return view
     view["own_lines"] = _lines(submission.code, pair.own_regions)
-    other_viewer = visibility.viewer_of("submission", pair.other, user)
     view["other_matched"] = sum(r.last_line - r.first_line + 1 for r in pair.other_regions)
+    if pair.other is None:  # a known solution: part of the package, as the reference is
+        view["other_lines"] = _lines(pair.other_code, pair.other_regions)
+        return view
+    other_viewer = visibility.viewer_of("submission", pair.other, user)
     if visibility.may_see(visibility.COPIED_CODE, other_viewer, channel):
         view["other_named"] = True
         view["other_name"] = pair.other.user.get_username()
