@@ -27,6 +27,7 @@ from core import visibility
 from grading import jobs, similarity
 from grading.lanes import Lane
 from grading.models import CodePrint, CodePrintHash, Submission
+from problems.models import ProblemVersion
 
 # The submissions that share most fingerprints with a new one are scored exactly; the rest
 # share fewer, and a share can only be as high as what is shared.
@@ -218,6 +219,27 @@ def codeprint_compute(*, codeprint_id: int) -> jobs.Outcome:
                 for h in sorted(own.hashes)
             )
     return jobs.Outcome.DONE
+
+
+def paste_match(*, version: ProblemVersion, text: str, exclude_user_id: int) -> tuple[float, str]:
+    """A large paste in a session (issue 41.5): the share of its fingerprints found in another
+    candidate's stored Submit of the problem, or in one of its known solutions, and which
+    ("known/<name>.py", or "" for another candidate's code, never named here). (0.0, "") when
+    it matches nothing (or is too small to judge)."""
+    shape = shape_of(Submission(version=version))
+    own = similarity.fingerprint(text, keep=shape.keep, ignore=shape.ignore)
+    score, known_name = 0.0, ""
+    found = candidates(
+        problem_id=version.problem_id, hashes=own.hashes, exclude_user_id=exclude_user_id
+    )
+    stored = CodePrint.objects.in_bulk([pk for pk, _ in found])
+    for pk, _shared in found:
+        score = max(score, similarity.share(own, unpack(stored[pk].hashes)))
+    for name, known, _code in shape.known:
+        forward = similarity.share(own, known.hashes)
+        if forward > score:
+            score, known_name = forward, name
+    return score, known_name
 
 
 @dataclass(frozen=True)
