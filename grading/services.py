@@ -16,6 +16,7 @@ from django.utils import timezone
 from core import visibility
 from core.errors import ApplicationError
 from grading import events, jobs, queueing, realtime, scratch, service_times
+from grading.copies import codeprint_request
 from grading.judge import (
     STOP_GROUP,
     STOP_RUN,
@@ -298,6 +299,7 @@ def submission_create(
                 request_hash=fingerprint,
             )
             SUBMISSION_JOBS.enqueue_on_commit(submission)
+            codeprint_request(submission=submission)
     except IntegrityError:
         # Two requests with one key at once (a double click racing itself): the unique
         # constraint let one in; the other answers with it, or refuses a different request.

@@ -7,6 +7,7 @@ import time
 from celery import Task, shared_task
 
 from grading import jobs
+from grading.copies import CODEPRINTS, codeprint_compute
 from grading.services import SUBMISSIONS, slot_time_record, submission_grade
 
 
@@ -31,6 +32,12 @@ def grade_submission(self: Task, submission_id: int) -> str:
     if outcome is jobs.Outcome.DONE:  # how long the slot was held: the queue's estimates
         slot_time_record(submission_id=submission_id, seconds=time.monotonic() - began)
     return job_outcome(self, outcome, SUBMISSIONS, submission_id)
+
+
+@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=None)
+def fingerprint_submission(self: Task, codeprint_id: int) -> str:
+    """Fingerprint one Submit and compare it with the problem's stored ones (background)."""
+    return job_outcome(self, codeprint_compute(codeprint_id=codeprint_id), CODEPRINTS, codeprint_id)
 
 
 @shared_task(ignore_result=True)

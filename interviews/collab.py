@@ -111,6 +111,9 @@ def var_bytes(data: bytes) -> bytes:
 # ---------------------------------------------------------------- messages
 
 
+# The most of one update's inserted text a room keeps for the paste comparison.
+PASTE_TEXT_MAX_CHARS = 64 * 1024
+
 @dataclass(frozen=True)
 class Message:
     """One parsed frame. `kind` is step1, step2, update, awareness or query_awareness."""
@@ -329,6 +332,7 @@ class Room:
     session_id: int
     doc: pycrdt.Doc[Any] = field(default_factory=pycrdt.Doc)
     seen: set[int] = field(default_factory=set)
+    last_inserted: str = ""
 
     def __post_init__(self) -> None:
         self.text = self.doc.get(TEXT_NAME, type=pycrdt.Text)
@@ -363,17 +367,22 @@ class Room:
         return self.size_bound
 
     def apply(self, seq: int, update: bytes) -> int:
-        """Apply a stored update; return how many characters it inserted (0 if seen before)."""
+        """Apply a stored update; return how many characters it inserted (0 if seen before).
+        What it inserted is `last_inserted` (bounded: a large paste's text, compared with other
+        candidates' code by interviews.services.activity.paste_record)."""
+        self.last_inserted = ""
         if seq in self.seen:
             return 0
         self.seen.add(seq)
         inserted = 0
+        parts: list[str] = []
 
         def count(event: Any) -> None:
             nonlocal inserted
             for op in event.delta:
                 if "insert" in op and isinstance(op["insert"], str):
                     inserted += len(op["insert"])
+                    parts.append(op["insert"])
 
         subscription = self.text.observe(count)
         try:
@@ -381,6 +390,7 @@ class Room:
         finally:
             self.text.unobserve(subscription)
         self.size_bound += len(update)
+        self.last_inserted = "".join(parts)[:PASTE_TEXT_MAX_CHARS]
         return inserted
 
     def state_vector(self) -> bytes:

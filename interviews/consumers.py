@@ -332,7 +332,7 @@ class SessionDocConsumer(AsyncWebsocketConsumer):
         )
         await self._ack()
         if inserted >= settings.ONSITE_PASTE_CHARS:
-            await self._record_paste(inserted)
+            await self._record_paste(inserted, self.room.last_inserted)
 
     async def _answer_step1(self, state_vector: bytes) -> None:
         """What the page misses, in frames under the message limit (docsize.sync_frames): a
@@ -374,14 +374,15 @@ class SessionDocConsumer(AsyncWebsocketConsumer):
     def deadline_passed(self) -> bool:
         return self.deadline is not None and timezone.now() >= self.deadline
 
-    async def _record_paste(self, inserted: int) -> None:
-        event = await database_sync_to_async(services.event_record)(
-            session_id=self.session_id, kind=SessionEvent.Kind.PASTE, actor=self.user,
-            data={"chars": inserted, "role": self.role})
+    async def _record_paste(self, inserted: int, text: str) -> None:
+        event = await database_sync_to_async(services.paste_record)(
+            session_id=self.session_id, actor=self.user, role=self.role, chars=inserted,
+            text=text)
         await self.channel_layer.group_send(realtime.interviewer_group(self.session_id), {
             "type": realtime.EVENT_TYPE,
             "payload": {"type": "event", "kind": "paste", "chars": inserted,
-                        "at": event.at.isoformat(), "by": self.name},
+                        "at": event.at.isoformat(), "by": self.name,
+                        "similar_text": selectors.paste_match_text(event.data)},
         })
 
     async def _on_awareness(self, update: bytes) -> None:

@@ -206,6 +206,22 @@ def _ms_since(start: datetime, moment: datetime) -> int:
     return max(0, int((moment - start).total_seconds() * 1000))
 
 
+def paste_match_text(data: dict[str, Any]) -> str:
+    """What a large paste matched (interviews.services.paste_record), or "" for nothing."""
+    if not isinstance(data.get("similar"), int):
+        return ""
+    like = (f"the known solution {data['similar_to']}" if data.get("similar_to")
+            else "another candidate's submitted code")
+    return f"{data['similar']}% of it is in {like}"
+
+
+def paste_label(data: dict[str, Any]) -> str:
+    """A large paste's timeline line, with what it matched."""
+    label = f"Large paste ({data.get('chars', '?')} characters)"
+    match = paste_match_text(data)
+    return f"{label}: {match}" if match else label
+
+
 def _event_label(event: SessionEvent) -> str:
     data = event.data or {}
     labels: dict[str, str] = {
@@ -214,7 +230,7 @@ def _event_label(event: SessionEvent) -> str:
         SessionEvent.Kind.CUSTOM_RUN: "Custom input run",
         SessionEvent.Kind.CONSOLE_RUN: "Console run (the file as a script)",
         SessionEvent.Kind.FINAL_SUBMIT: "Final submission",
-        SessionEvent.Kind.PASTE: f"Large paste ({data.get('chars', '?')} characters)",
+        SessionEvent.Kind.PASTE: paste_label(data),
         SessionEvent.Kind.TAB_HIDDEN: "Candidate left the tab",
         SessionEvent.Kind.TAB_VISIBLE: "Candidate came back to the tab" + (
             f" (away {away_text(int(data['away_ms']))})"

@@ -174,6 +174,10 @@ class ProblemVersion(models.Model):
     reference_code = models.TextField(blank=True)
     reference_board = models.JSONField(default=list, blank=True)
     custom_reference = models.BooleanField(default=True)
+    # Known solutions (the package's known/*.py, [{"file", "code"}]): a Submit that matches
+    # one is flagged for those who judge (grading/copies.py). Graded behaviour, not content:
+    # the candidate never sees them.
+    known_solutions = models.JSONField(default=list, blank=True)
     compare = models.JSONField()  # {"mode": ..., "float_rel": ..., "float_abs": ...}
     limits = models.JSONField()
     public_tests = models.JSONField(

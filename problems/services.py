@@ -20,6 +20,7 @@ from problems.models import CONTENT_FIELDS, Problem, ProblemVersion
 from problems.package import (
     Clarification,
     Grading,
+    KnownSolution,
     Limits,
     Package,
     RubricCriterion,
@@ -77,14 +78,17 @@ def version_fields(package: Package) -> dict[str, Any]:
         "limits": asdict(package.limits),
         "public_tests": [test_as_json(t) for t in package.public_tests],
         "hidden_tests": [test_as_json(t) for t in package.hidden_tests],
+        "known_solutions": [k.as_dict() for k in package.known],
     } | content_fields(package)
 
 
 def version_matches(version: ProblemVersion, fields: dict[str, Any]) -> bool:
     """Whether `version` already holds `fields` (version_fields): same graded behaviour and
     same content, so storing them again would make an identical version."""
-    return version.tests_hash == fields["tests_hash"] and all(
-        getattr(version, name) == fields[name] for name in CONTENT_FIELDS
+    return (
+        version.tests_hash == fields["tests_hash"]
+        and version.known_solutions == fields["known_solutions"]
+        and all(getattr(version, name) == fields[name] for name in CONTENT_FIELDS)
     )
 
 
@@ -207,6 +211,7 @@ def problem_to_package(*, problem: Problem, version: ProblemVersion | None = Non
         support_code=version.support_code,
         reference_board=tuple(version.reference_board),
         constraints=version_constraints(version),
+        known=tuple(KnownSolution.from_dict(k) for k in version.known_solutions),
     )
 
 

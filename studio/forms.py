@@ -423,6 +423,14 @@ class PartsForm(forms.Form):
         }
 
 
+class KnownForm(forms.Form):
+    """A known solution (leaked, posted): a Submit that matches it is flagged for reviewers."""
+
+    file = forms.RegexField(regex=r"^known/[a-z0-9_]+\.py$", max_length=80,
+                            initial="known/", help_text="known/<name>.py")
+    code = forms.CharField(strip=False, widget=_CODE, max_length=MAX_SOURCE_BYTES)
+
+
 class WrongForm(forms.Form):
     """A known-wrong solution: its file, the verdict it must get, and why."""
 

@@ -27,6 +27,8 @@ urlpatterns = [
     ),
     path("<slug:slug>/wrong/", problems.wrong_add, name="wrong_add"),
     path("<slug:slug>/wrong/<int:index>/delete/", problems.wrong_delete, name="wrong_delete"),
+    path("<slug:slug>/known/", problems.known_add, name="known_add"),
+    path("<slug:slug>/known/<int:index>/delete/", problems.known_delete, name="known_delete"),
     path("<slug:slug>/export.zip", packages.problem_export, name="export"),
     path("<slug:slug>/coauthors/", authors.coauthor_add, name="coauthor_add"),
     path(

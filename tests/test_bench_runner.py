@@ -7,7 +7,8 @@ import sys
 
 import pytest
 
-PARSING = ("batching", "paged_kv", "sessions")  # the benchmarks that take options
+# the benchmarks that take options
+PARSING = ("batching", "paged_kv", "sessions", "similarity_scale")
 
 
 @pytest.mark.parametrize("name", PARSING)

@@ -20,6 +20,7 @@ from pygments.lexers import PythonLexer
 from core import visibility
 from core.verdicts import NOT_RUN
 from grading import visible
+from grading.copies import copied_code_view
 from grading.judge import rules_line
 from grading.models import Submission
 from grading.selectors import submission_detail
@@ -315,6 +316,14 @@ def review_context(session: InterviewSession, user: Any,
     questions = list(session.questions.order_by("asked_at", "id"))
     viewer = access.session_viewer(session, user)
     runs = session_runs(session, staff=visibility.may_see(visibility.HIDDEN_TEST_IO, viewer))
+    submits = Submission.objects.filter(
+        pk__in=[run["id"] for run in runs], mode=Submission.Mode.SUBMIT
+    ).select_related("user")
+    for submission in submits:
+        copied = copied_code_view(submission=submission, user=user)
+        for run in runs:
+            if run["id"] == submission.pk:
+                run["copied"] = copied
     for run in runs:
         run.update(run_overview(run))
         run["code_html"] = code_html(run["code"])

@@ -9,6 +9,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
+from grading import copies
 from grading.models import Submission
 from grading.scratch import SCRATCH_MODES
 from grading.services import GRADED_MODES, GradingError, submission_create
@@ -107,6 +108,26 @@ def event_record(
     return SessionEvent.objects.create(
         session_id=session_id, kind=kind, actor=actor, at=at or timezone.now(), data=data or {}
     )
+
+
+def paste_record(
+    *, session_id: int, actor: Any, role: str, chars: int, text: str
+) -> SessionEvent:
+    """A large paste into the editor (ONSITE_PASTE_CHARS or more), compared with other
+    candidates' stored Submits of the problem and its known solutions (grading/copies.py):
+    a match at or above ONSITE_SIMILARITY_THRESHOLD is kept beside the paste (`similar`, a
+    percentage, and `similar_to`: a known solution's file, or empty for another candidate's
+    code, never named). The event is an activity signal: the interviewers' alone."""
+    data: dict[str, Any] = {"chars": chars, "role": role}
+    session = InterviewSession.objects.select_related("problem__live_version").get(pk=session_id)
+    version = session.problem.live_version
+    if text and version is not None and session.problem.kind_spec.runs_code:
+        candidate = session.candidate_id if session.candidate_id is not None else -1
+        score, known = copies.paste_match(version=version, text=text, exclude_user_id=candidate)
+        if score >= copies.threshold():
+            data |= {"similar": round(100 * score), "similar_to": known}
+    return event_record(session_id=session_id, kind=SessionEvent.Kind.PASTE, actor=actor,
+                        data=data)
 
 
 def page_event_report(*, session_id: int, user: Any, kind: str) -> SessionEvent | None:

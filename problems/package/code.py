@@ -25,6 +25,7 @@ from problems.package.model import (
     MAX_TESTS_BYTES,
     TAGS,
     Grading,
+    KnownSolution,
     Limits,
     Package,
     PackageError,
@@ -53,6 +54,7 @@ def read(root: Path, meta: dict[str, Any], toml_path: Path, common: dict[str, An
         support_code=read_text(root / "support.py", required=False),
         custom_reference=require_bool(meta, "custom_reference", toml_path, default=True),
         constraints=_read_constraints(meta, toml_path),
+        known=_read_known(root),
     )
     checks.check_unique_names(package, root)
     checks.check_constraints(package, root)
@@ -160,6 +162,21 @@ def _read_tests(path: Path, *, hidden: bool, minimum: int) -> tuple[TestCase, ..
     return tuple(tests)
 
 
+# At most this many known solutions per package (each one bounded as every source is).
+MAX_KNOWN_SOLUTIONS = 50
+
+
+def _read_known(root: Path) -> tuple[KnownSolution, ...]:
+    """`known/*.py`: solutions known to be out there, compared with every Submit."""
+    folder = root / "known"
+    if not folder.is_dir():
+        return ()
+    paths = sorted(folder.glob("*.py"))
+    if len(paths) > MAX_KNOWN_SOLUTIONS:
+        raise PackageError(folder, "known", f"more than {MAX_KNOWN_SOLUTIONS} known solutions")
+    return tuple(KnownSolution(f"known/{p.name}", read_text(p)) for p in paths)
+
+
 def _read_wrong(meta: dict[str, Any], root: Path, path: Path) -> tuple[WrongSolution, ...]:
     wrong = []
     for where, item in tables(meta, "wrong", path):
@@ -257,6 +274,8 @@ def write(package: Package, folder: Path) -> Path:
     }
     for wrong in package.wrong:
         files[wrong.file] = wrong.code
+    for known in package.known:
+        files[known.file] = known.code
     for name, text in files.items():
         if text or name in ("starter.py", "reference.py", "statement.md"):
             (folder / name).parent.mkdir(parents=True, exist_ok=True)

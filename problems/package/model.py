@@ -176,6 +176,23 @@ class WrongSolution:
 
 
 @dataclass(frozen=True)
+class KnownSolution:
+    """A solution known to be out there (leaked, posted): a submission that matches it is
+    flagged for those who judge (grading/copies.py). `file` is its path in the package
+    (`known/<name>.py`)."""
+
+    file: str
+    code: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"file": self.file, "code": self.code}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> KnownSolution:
+        return cls(file=str(data["file"]), code=str(data["code"]))
+
+
+@dataclass(frozen=True)
 class Clarification:
     question: str
     answer: str
@@ -253,6 +270,8 @@ class Package:
     # The input constraints every test obeys (problems.constraints; issue 36.10): the
     # statement's "Constraints" list is rendered from them.
     constraints: tuple[Constraint, ...] = ()
+    # Known solutions (known/*.py): matches against them are flagged too (issue 41.3).
+    known: tuple[KnownSolution, ...] = ()
 
     @property
     def kind_spec(self) -> kinds.Kind:

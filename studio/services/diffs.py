@@ -47,6 +47,7 @@ def package_files(package: Package) -> dict[str, str]:
         "tests/hidden.json": _tests_text(package.hidden_tests),
     }
     files |= {w.file: w.code for w in sorted(package.wrong, key=lambda w: w.file)}
+    files |= {k.file: k.code for k in sorted(package.known, key=lambda k: k.file)}
     return {path: text for path, text in files.items() if text or path in _ORDER[:4]}
 
 

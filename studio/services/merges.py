@@ -279,6 +279,7 @@ TABLES: dict[str, tuple[Callable[[Any], Hashable], Callable[[Hashable], str]]] =
     "public_tests": (lambda t: t.name, lambda k: f"public test {k!r}"),
     "hidden_tests": (lambda t: t.name, lambda k: f"hidden test {k!r}"),
     "wrong": (lambda w: w.file, lambda k: f"wrong solution {k}"),
+    "known": (lambda k: k.file, lambda k: f"known solution {k}"),
     "clarifications": (lambda c: c.question, lambda k: f"clarification {k!r}"),
     "rubric": (lambda r: r.criterion, lambda k: f"rubric criterion {k!r}"),
     "hints": (_same, lambda k: f"hint {k!r}"),

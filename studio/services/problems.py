@@ -16,6 +16,7 @@ from django.utils import timezone
 from problems import kinds
 from problems.models import Problem, ProblemVersion
 from problems.package import (
+    KnownSolution,
     Package,
     WrongSolution,
     package_read,
@@ -33,7 +34,7 @@ from studio.services.versions import version_store
 PARTS = frozenset({
     "title", "difficulty", "queue", "kind", "topics", "hints", "follow_ups", "statement_md",
     "starter_code", "reference_code", "wrong", "clarifications", "rubric", "driver_code",
-    "checker_code", "support_code", "grading", "limits", "reference_board",
+    "checker_code", "support_code", "grading", "limits", "reference_board", "known",
 })
 
 KIND_CHANGE = ("a problem cannot change to or from a design problem: a design problem has no "
@@ -178,6 +179,52 @@ def wrong_solution_delete(
         if not 0 <= index < len(package.wrong):
             raise ProblemActionError("no_wrong", f"there is no wrong solution #{index}")
         return replace(package, wrong=package.wrong[:index] + package.wrong[index + 1:])
+
+    return problem_parts_update(
+        problem=problem, user=user, edit=edit, based_on=based_on, onto=onto, choices=choices
+    )
+
+
+def known_solution_put(
+    *,
+    problem: Problem,
+    user: User | None,
+    known: KnownSolution,
+    based_on: str | None = None,
+    onto: str | None = None,
+    choices: Mapping[str, Choice] | None = None,
+) -> tuple[Problem, ProblemVersion | None]:
+    """Add a known solution (a leaked one, say: grading/copies.py flags Submits that match it),
+    or replace the one of that file name, as a new draft."""
+
+    def edit(package: Package) -> Package:
+        kept = tuple(k for k in package.known if k.file != known.file)
+        if len(kept) == len(package.known):
+            return replace(package, known=(*package.known, known))
+        return replace(
+            package, known=tuple(known if k.file == known.file else k for k in package.known)
+        )
+
+    return problem_parts_update(
+        problem=problem, user=user, edit=edit, based_on=based_on, onto=onto, choices=choices
+    )
+
+
+def known_solution_delete(
+    *,
+    problem: Problem,
+    user: User | None,
+    index: int,
+    based_on: str | None = None,
+    onto: str | None = None,
+    choices: Mapping[str, Choice] | None = None,
+) -> tuple[Problem, ProblemVersion | None]:
+    """Drop the `index`-th known solution of the version the page showed, as a new draft."""
+
+    def edit(package: Package) -> Package:
+        if not 0 <= index < len(package.known):
+            raise ProblemActionError("no_known", f"there is no known solution #{index}")
+        return replace(package, known=package.known[:index] + package.known[index + 1 :])
 
     return problem_parts_update(
         problem=problem, user=user, edit=edit, based_on=based_on, onto=onto, choices=choices

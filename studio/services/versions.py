@@ -158,6 +158,7 @@ _NOTED_FIELDS = {
     "starter_code": "starter",
     "reference_code": "reference",
     "wrong_solutions": "wrong solutions",
+    "known_solutions": "known solutions",
     "hints": "hints",
     "follow_ups": "follow-ups",
     "clarifications": "clarifications",

@@ -79,4 +79,4 @@ class ConflictShown:
 
 
 # Buttons with no values of their own to keep: their conflict has its own form to resolve in.
-ROW_FORMS = ("test-table", "wrong-table", "rebuild")
+ROW_FORMS = ("test-table", "wrong-table", "known-table", "rebuild")

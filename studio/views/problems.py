@@ -13,11 +13,12 @@ from core.edges import form_edge
 from core.markdown import markdown_render
 from problems import kinds
 from problems.models import Problem, ProblemVersion
-from problems.package import DESIGN_BOARD, PackageError, WrongSolution
+from problems.package import DESIGN_BOARD, KnownSolution, PackageError, WrongSolution
 from problems.services import problem_to_package, statement_shown
 from studio import selectors
 from studio.forms import (
     ImportForm,
+    KnownForm,
     LimitsForm,
     NewProblemForm,
     PartsForm,
@@ -30,6 +31,8 @@ from studio.permissions import problem_can_edit
 from studio.services.conflicts import EditConflict
 from studio.services.errors import ProblemActionError
 from studio.services.problems import (
+    known_solution_delete,
+    known_solution_put,
     problem_create,
     problem_parts_update,
     wrong_solution_delete,
@@ -96,6 +99,7 @@ def problem_page(
     limits_form: LimitsForm | None = None,
     parts_form: PartsForm | None = None,
     wrong_form: WrongForm | None = None,
+    known_form: KnownForm | None = None,
     test_form: TestForm | None = None,
     editing: tuple[str, int] | None = None,
     conflict: ConflictShown | None = None,
@@ -152,6 +156,7 @@ def problem_page(
         "post_limit_bytes": settings.DATA_UPLOAD_MAX_MEMORY_SIZE,
         "parts_form": parts_form,
         "wrong_form": wrong_form or WrongForm(),
+        "known_form": known_form or KnownForm(),
         "wrong_editing": wrong_form is not None and wrong_form.initial.get("file"),
         "test_form": test_form,
         "editing": editing,
@@ -330,3 +335,48 @@ def wrong_delete(request: HttpRequest, slug: str, index: int) -> HttpResponse:
     _parts_saved(request, problem, new)
     merged_tell(request, note)
     return problem_page_redirect(problem, "wrong")
+
+
+@author_required
+@form_edge(scope="studio", back=problem_back)
+def known_add(request: HttpRequest, slug: str) -> HttpResponse:
+    """Add (or replace, by file name) a known solution: Submits matching it are flagged."""
+    problem = editable(request, slug)
+    form = KnownForm(request.POST)
+    if not form.is_valid():
+        return problem_page(request, problem, known_form=form, status=400)
+    known = KnownSolution(form.cleaned_data["file"], form.cleaned_data["code"])
+    note = merging_with(request, problem)
+    try:
+        problem, new = known_solution_put(
+            problem=problem, user=request_user(request), known=known, **based(request)
+        )
+    except EditConflict as exc:
+        shown = ConflictShown.of(request, "known", exc)
+        return problem_page(request, problem, known_form=form, conflict=shown,
+                            status=CONFLICT_STATUS)
+    except (PackageError, ProblemActionError) as exc:
+        form.add_error(None, str(exc))
+        return problem_page(request, problem, known_form=form, status=400)
+    _parts_saved(request, problem, new)
+    merged_tell(request, note)
+    return problem_page_redirect(problem, "known")
+
+
+@author_required
+@form_edge(scope="studio", back=problem_back)
+def known_delete(request: HttpRequest, slug: str, index: int) -> HttpResponse:
+    problem = editable(request, slug)
+    note = merging_with(request, problem)
+    try:
+        problem, new = known_solution_delete(
+            problem=problem, user=request_user(request), index=index, **based(request)
+        )
+    except EditConflict as exc:
+        shown = ConflictShown.of(request, "known-table", exc)
+        return problem_page(request, problem, conflict=shown, status=CONFLICT_STATUS)
+    except ProblemActionError as exc:
+        raise Http404(exc.message) from exc
+    _parts_saved(request, problem, new)
+    merged_tell(request, note)
+    return problem_page_redirect(problem, "known")

@@ -50,6 +50,7 @@ CHAT = "MARK-SESSION-CHAT-2646"
 DRAFT_TITLE = "MARK-DRAFT-PROBLEM-1123"  # another author's unpublished problem
 EXTRA_MINUTES = 97  # extra time granted at scheduling (an accommodation), as the page says it
 ACCOMMODATION = f"{EXTRA_MINUTES} min extra time"
+COPIED = "MARK-COPIED-CODE-5772"  # in the other candidate's code the final submission matches
 MARKERS = {
     visibility.REVIEW_NOTE: PRIVATE_NOTE,
     visibility.DRAFT_SCORECARD: DRAFT,
@@ -62,6 +63,7 @@ MARKERS = {
     visibility.SESSION_CHAT: CHAT,
     visibility.DRAFT_PROBLEM: DRAFT_TITLE,
     visibility.ACCOMMODATION: ACCOMMODATION,
+    visibility.COPIED_CODE: COPIED,
 }
 # Who each matrix viewer is to the policy, and whose scorecard they hold.
 VIEWERS: dict[str, Viewer] = {
@@ -88,12 +90,13 @@ H, R, D, S, REF, P = (
     visibility.REFERENCE_SOLUTION,
     visibility.INTERVIEWER_PROMPTS,
 )
-UH, ACT, CH, DP, AC = (
+UH, ACT, CH, DP, AC, CC = (
     visibility.UNRELEASED_HINT,
     visibility.ACTIVITY_SIGNALS,
     visibility.SESSION_CHAT,
     visibility.DRAFT_PROBLEM,
     visibility.ACCOMMODATION,
+    visibility.COPIED_CODE,
 )
 # In the room: the candidate, the session's interviewer and its co-interviewer (issue 35.2:
 # the panel watches live, with the private panel).
@@ -104,7 +107,12 @@ READERS = REVIEWERS | {"candidate"}
 CHANNELS: dict[str, tuple[Channel, str, set[str], set[str]]] = {
     # The cockpit's side panel: the interviewer's own private notes and the reference.
     "session page": (Channel.PAGE, "/sessions/{id}/", {R, REF, P, UH, CH, AC}, PARTICIPANTS),
-    "review page": (Channel.PAGE, "/sessions/{id}/review/", {H, R, D, S, CH, ACT}, REVIEWERS),
+    "review page": (
+        Channel.PAGE,
+        "/sessions/{id}/review/",
+        {H, R, D, S, CH, ACT, CC},
+        REVIEWERS,
+    ),
     "admin problem page": (
         Channel.PAGE,
         "/admin/problems/problem/{problem}/change/",
@@ -214,6 +222,7 @@ def _world() -> dict[str, Any]:
         scores=draft,
         submit=False,
     )
+    _plant_copied_code(world, panel)
     share = services.share_create(session=world.session, user=world.owner)
     users: dict[str, User | None] = {
         "candidate": world.owner,
@@ -288,6 +297,45 @@ def _plant_session_markers(world: Any) -> None:
         owner=user_with_role("other_author", "author"),
     )
     assert not Problem.objects.offered().filter(pk=draft.pk).exists()
+
+
+def _plant_copied_code(world: Any, panel: User) -> None:
+    """Another candidate's session, reviewed by the same interviewer and panel, whose final
+    submission the session's final one matches above the threshold (grading/copies.py): its
+    code, with the marker, is what the flag shows beside the final's."""
+    from grading.models import CodePrint, Submission
+    from interviews.models import InterviewSession
+
+    session = world.session
+    theirs = Submission.objects.create(
+        user=world.other,
+        problem=session.problem,
+        version=world.final.version,
+        mode="submit",
+        code=f"def solve(x):\n    # {COPIED}\n    return x + 1\n",
+        status="done",
+    )
+    their_session = InterviewSession.objects.create(
+        problem=session.problem,
+        candidate=world.other,
+        interviewer=world.assigned,
+        kind="live",
+        status="finished",
+        duration=session.duration,
+        started_at=session.started_at,
+        deadline=session.deadline,
+        finished_at=session.finished_at,
+        finish_reason="candidate",
+        final_submission=theirs,
+    )
+    ReviewAssignment.objects.create(session=their_session, interviewer=panel)
+    CodePrint.objects.create(
+        submission=world.final,
+        problem=session.problem,
+        status=CodePrint.Status.DONE,
+        match=theirs,
+        match_score=0.95,
+    )
 
 
 def _read(

@@ -177,6 +177,25 @@ def test_wrong_solutions_are_added_with_their_verdict_and_deleted(client: Client
     assert client.post("/studio/echo/wrong/5/delete/").status_code == 404
 
 
+def test_known_solutions_are_added_replaced_and_deleted_in_the_studio(client: Client) -> None:
+    # issue 41.3: known leaked solutions, compared with every Submit (grading/copies.py)
+    create(client)
+    data = {"file": "known/forum_post.py", "code": WRONG}
+    assert client.post("/studio/echo/known/", data).status_code == 302
+    assert newest().known_solutions == [{"file": "known/forum_post.py", "code": WRONG}]
+    assert newest().change_note == "known solutions"
+    page = client.get("/studio/echo/")
+    assert b"known/forum_post.py" in page.content and b'id="known-form"' in page.content
+    again = "def solve(y):\n    return y + 2\n"
+    assert client.post("/studio/echo/known/", data | {"code": again}).status_code == 302
+    assert newest().known_solutions == [{"file": "known/forum_post.py", "code": again}]
+    refused = client.post("/studio/echo/known/", data | {"file": "../evil.py"})
+    assert refused.status_code == 400
+    assert client.post("/studio/echo/known/0/delete/").status_code == 302
+    assert newest().known_solutions == []
+    assert client.post("/studio/echo/known/5/delete/").status_code == 404
+
+
 def test_replacing_a_wrong_solution_keeps_the_groups_and_words_it_declared(
     client: Client,
 ) -> None:

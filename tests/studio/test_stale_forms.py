@@ -62,6 +62,8 @@ EDIT_FORMS = {
     "generated_rebuild",
     "wrong_add",
     "wrong_delete",
+    "known_add",
+    "known_delete",
     "apply_limit",
 }
 # Every other route, and why it has no base to carry.
@@ -97,6 +99,7 @@ def problem(alice: User, bob: User) -> Problem:
     ProblemVersion.objects.filter(pk=version.pk).update(
         statement_md=STATEMENT,
         wrong_solutions=WRONG,
+        known_solutions=KNOWN,
         hidden_tests=[*version.hidden_tests, GENERATED],
     )
     mark_validated(
@@ -198,6 +201,12 @@ def row_form(name: str, expected: str) -> dict[str, str]:
     }
 
 
+KNOWN = [
+    {"file": "known/first.py", "code": "def solve(x):\n    return x - -1\n"},
+    {"file": "known/second.py", "code": "def solve(x):\n    return 1 + x\n"},
+]
+
+
 def wrong_form(file: str) -> dict[str, str]:
     return {
         "file": file,
@@ -286,6 +295,17 @@ TWO_AUTHORS: dict[str, tuple[Post, Post, Check]] = {
         ("/studio/add-one/wrong/0/delete/", lambda p, c: {}),
         ("/studio/add-one/wrong/1/delete/", lambda p, c: {}),
         lambda v: v.wrong_solutions == [],
+    ),
+    "known_add": (
+        ("/studio/add-one/known/", lambda p, c: {"file": "known/bob.py", "code": "x = 1\n"}),
+        ("/studio/add-one/known/", lambda p, c: {"file": "known/alice.py", "code": "x = 2\n"}),
+        # a package lists its known/ folder by name
+        lambda v: {"known/bob.py", "known/alice.py"} <= {k["file"] for k in v.known_solutions},
+    ),
+    "known_delete": (
+        ("/studio/add-one/known/0/delete/", lambda p, c: {}),
+        ("/studio/add-one/known/1/delete/", lambda p, c: {}),
+        lambda v: v.known_solutions == [],
     ),
     "apply_limit": (
         (

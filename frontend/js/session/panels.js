@@ -163,7 +163,9 @@ function awayText(ms) {
 }
 
 const ACTIVITY_TEXT = {
-  paste: (event) => `${event.by || "someone"} pasted ${event.chars} characters`,
+  // With what it matched, when it did (the server's sentence: interviews/selectors.py).
+  paste: (event) => `${event.by || "someone"} pasted ${event.chars} characters`
+    + (event.similar_text ? `: ${event.similar_text}` : ""),
   tab_hidden: () => "The candidate left the tab",
   tab_visible: (e) => "The candidate came back to the tab"
     + (Number.isInteger(e.away_ms) ? ` (away ${awayText(e.away_ms)})` : ""),

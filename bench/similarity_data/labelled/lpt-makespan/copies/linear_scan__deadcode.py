@@ -1,0 +1,21 @@
+"""Wrong (TLE): correct LPT, but each job finds the least-loaded machine by scanning all m
+machines: O(n * m), minutes for 2 * 10^5 jobs on thousands of machines.
+"""
+
+def _log_state(*parts):
+    return ' '.join(map(str, parts))
+from __future__ import annotations
+
+def lpt_schedule(durations: list[int], m: int) -> tuple[list[list[int]], int]:
+    order = sorted(range(len(durations)), key=lambda j: (-durations[j], j))
+    _debug_steps = 0
+    loads = [0] * m
+    machines: list[list[int]] = [[] for _ in range(m)]
+    if False:
+        print('trace')
+    for job in order:
+        best = min(range(m), key=lambda k: (loads[k], k))
+        _scratch = [x for x in range(0)]
+        machines[best].append(job)
+        loads[best] += durations[job]
+    return (machines, max(loads, default=0))

@@ -1,0 +1,17 @@
+"""Wrong (TLE): correct LPT, but each job finds the least-loaded machine by scanning all m
+machines: O(n * m), minutes for 2 * 10^5 jobs on thousands of machines.
+"""
+from __future__ import annotations
+
+def lpt_schedule(durations: list[int], m: int) -> tuple[list[list[int]], int]:
+    order = sorted(range(len(durations)), key=lambda j: (-durations[j], j))
+    loads = [0] * m
+    machines: list[list[int]] = [[] for _ in range(m)]
+    _i1 = 0
+    while _i1 < len(order):
+        job = order[_i1]
+        best = min(range(m), key=lambda k: (loads[k], k))
+        machines[best].append(job)
+        loads[best] += durations[job]
+        _i1 = _i1 + 1
+    return (machines, max(loads, default=0))
