@@ -131,7 +131,9 @@ def open_session(people: People, username: str, session_id: int) -> Page:
 
 def draw(page: Page, tool: str, box: tuple[float, float, float, float]) -> None:
     """Draw one shape with the mouse: pick the tool, drag across `box` (fractions of the
-    canvas: left, top, right, bottom)."""
+    canvas: left, top, right, bottom). The board is wide enough for Excalidraw's desktop
+    layout (issue 38), whose shape properties panel covers the canvas's left edge while a tool
+    is picked: a box starts right of it."""
     # The tool is a radio input under its icon: the click lands on the icon, inside its label.
     page.locator(f'#session-board [data-testid="toolbar-{tool}"]').click(force=True)
     canvas = page.locator("#session-board canvas.interactive")
@@ -193,10 +195,10 @@ def test_two_people_draw_on_one_board_which_reloads_ends_read_only_and_replays(
         expect(page.locator("#questions-panel")).to_be_visible()
 
     # ------------------------------------------------------------ both draw with the mouse
-    draw(candidate, "rectangle", (0.15, 0.25, 0.35, 0.45))
+    draw(candidate, "rectangle", (0.3, 0.25, 0.45, 0.45))
     first = wait_for_ids(interviewer, 1)
     draw(interviewer, "ellipse", (0.5, 0.3, 0.7, 0.5))
-    draw(candidate, "diamond", (0.2, 0.6, 0.35, 0.75))
+    draw(candidate, "diamond", (0.32, 0.6, 0.45, 0.75))
     wait_for_ids(candidate, 3)
     wait_for_ids(interviewer, 3)
     candidate.evaluate("window.onsiteSession.flush(4000)")
@@ -383,7 +385,7 @@ def test_a_bad_element_is_refused_skipped_where_stored_and_never_blanks_a_board(
     session_id = int(platform.shell(SEED).strip().splitlines()[-1])
     candidate = open_session(people, "candidate", session_id)
     interviewer = open_session(people, "interviewer", session_id)
-    draw(candidate, "rectangle", (0.15, 0.25, 0.35, 0.45))
+    draw(candidate, "rectangle", (0.3, 0.25, 0.45, 0.45))
     drawn = wait_for_ids(interviewer, 1)
     candidate.evaluate("window.onsiteSession.flush(4000)")
 
