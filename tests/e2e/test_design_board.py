@@ -287,10 +287,11 @@ def test_two_people_draw_on_one_board_which_reloads_ends_read_only_and_replays(
     expect(board).to_have_attribute(
         "data-count", str(replay.evaluate("window.onsiteReplay.boardCount()"))
     )
-    # The board's strokes are marks on the timeline: the first one shows the first shape.
+    # The board's bursts are marks on the timeline (issue 38): the first one shows the first
+    # shape, and who drew it; the other person's shape is another burst.
     strokes = replay.locator("#replay-marks .item-board")
-    expect(strokes.first).to_contain_text("Board: a shape added (1 on the board)")
-    assert strokes.count() >= 4
+    expect(strokes.first).to_contain_text("Board: added 1 — by candidate (1 on the board)")
+    assert strokes.count() >= 3
     strokes.first.locator(".mark-time").click()
     expect(board).to_have_attribute("data-count", "1")
     # A scorer cites that board moment, as they cite a run.
