@@ -46,7 +46,8 @@ def open_board(people: People, username: str, session_id: int) -> Page:
 def board_box(page: Page) -> dict[str, float]:
     box = page.locator("#session-board").bounding_box()
     assert box is not None
-    return {key: round(value) for key, value in box.items()}
+    return {"x": round(box["x"]), "y": round(box["y"]), "width": round(box["width"]),
+            "height": round(box["height"])}
 
 
 def settle(page: Page) -> None:

@@ -183,7 +183,8 @@ function mount(
         if (awareness) pointers = new PointerSync({ api, awareness });
         resolve(api);
       },
-      onChange: (elements) => {
+      onChange: (elements, appState) => {
+        pointers?.selected(appState?.selectedElementIds);
         // How many live elements this page shows (tests wait on it).
         const count = String(elements.filter((element) => !element.isDeleted).length);
         if (container.dataset.count !== count) container.dataset.count = count;
@@ -222,6 +223,19 @@ function mount(
     get api() {
       return binding?.api;
     },
+    /** Who else is on the board: [{id, name, pointer, selected}] (tests read it). */
+    collaborators: () =>
+      binding
+        ? [...binding.api.getAppState().collaborators.entries()].map(([id, user]) => ({
+            id,
+            name: user.username,
+            pointer: user.pointer || null,
+            selected: Object.keys(user.selectedElementIds || {}),
+          }))
+        : [],
+    /** Follow the participant `id` (null: stop), as a click on their avatar does. */
+    follow: (id) => pointers?.followUser(id),
+    following: () => binding?.api.getAppState().userToFollow?.socketId ?? null,
   };
 }
 
