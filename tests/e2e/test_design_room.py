@@ -38,7 +38,10 @@ from problems.models import ProblemVersion
 from tests.factories import design_problem
 from django.utils import timezone
 
-problem = design_problem("design-room-e2e")
+reference = [{"id": f"refsecret{n}", "type": "rectangle", "index": f"a{n}", "version": 1,
+              "x": n * 260, "y": 0, "width": 200, "height": 80, "strokeColor": "#1971c2",
+              "backgroundColor": "#a5d8ff"} for n in range(1, 4)]
+problem = design_problem("design-room-e2e", reference_board=reference)
 ProblemVersion.objects.filter(pk=problem.live_version_id).update(
     validation=ProblemVersion.Validation.PASSED, validated_at=timezone.now())
 interviewer = User.objects.get(username="interviewer")
@@ -154,6 +157,26 @@ def test_everyone_in_a_design_room_draws_and_sees_the_others_pointers(
     assert interviewer.evaluate("window.onsiteSession.board.following()") == candidate_id
     interviewer.screenshot(path=str(SHOTS / "interviewer-following-1440.png"))
     interviewer.evaluate("window.onsiteSession.board.follow(null)")
+
+    # The interviewer opens the reference board full size, beside the live board; the
+    # candidate's page never holds it (issue 38, 3).
+    interviewer.locator("[data-tab-button=rubric]").click()
+    interviewer.locator("#reference-panel summary").click()
+    interviewer.locator("#reference-open").click()
+    expect(interviewer.locator("#reference-open")).to_have_attribute("aria-pressed", "true")
+    viewer = interviewer.locator("#reference-viewer-board")
+    expect(viewer).to_have_attribute("data-count", "3", timeout=SYNC_MS)
+    live_box = interviewer.locator("#session-board").bounding_box()
+    reference_box = viewer.bounding_box()
+    assert live_box is not None and reference_box is not None
+    assert reference_box["x"] >= live_box["x"] + live_box["width"], (live_box, reference_box)
+    assert reference_box["width"] >= 400, reference_box
+    interviewer.screenshot(path=str(SHOTS / "interviewer-reference-1440.png"))
+    interviewer.locator("#reference-close").click()
+    expect(interviewer.locator("#reference-viewer")).to_be_hidden()
+    for page in (candidate,):
+        assert page.locator("#reference-board-data, #reference-open").count() == 0
+        assert "refsecret" not in page.content()
 
     # The interviewer locks the board to the candidate: the interviewers watch.
     interviewer.locator("#interviewer-edit").uncheck()

@@ -122,6 +122,69 @@ export function notesToggleMount(button) {
   return body;
 }
 
+/** The interviewer's reference board full size (issue 38, 3): #reference-open (in the
+ * private reference panel, aria-pressed) opens a read-only board (zoom and pan) of the
+ * elements in #reference-board-data, beside the live board on a wide screen (over it on a
+ * narrow one), with its own close button. Only the interviewer's page has either. */
+export function referenceViewerMount() {
+  const button = document.getElementById("reference-open");
+  const data = document.getElementById("reference-board-data");
+  const desk = document.getElementById("design-desk");
+  if (!button || !data || !desk || !window.onsiteBoard) return null;
+  let viewer = null;
+  let pane = null;
+  const elements = () => {
+    try {
+      const parsed = JSON.parse(data.textContent || "[]");
+      return Array.isArray(parsed) ? parsed : [];
+    } catch {
+      return [];
+    }
+  };
+  const set = (open) => {
+    if (open && !pane) {
+      pane = document.createElement("section");
+      pane.id = "reference-viewer";
+      pane.className = "reference-viewer";
+      pane.setAttribute("aria-label", "Reference design (private)");
+      const bar = document.createElement("div");
+      bar.className = "design-board-bar reference-viewer-bar";
+      const title = document.createElement("span");
+      title.className = "design-board-label";
+      title.textContent = "Reference design ";
+      const badge = document.createElement("span");
+      badge.className = "badge badge-private";
+      badge.textContent = "private";
+      title.append(badge);
+      const close = document.createElement("button");
+      close.type = "button";
+      close.id = "reference-close";
+      close.className = "button button-secondary board-full-button";
+      close.textContent = "Close";
+      close.addEventListener("click", () => {
+        set(false);
+        button.focus();
+      });
+      bar.append(title, close);
+      const board = document.createElement("div");
+      board.id = "reference-viewer-board";
+      board.className = "board reference-viewer-board";
+      pane.append(bar, board);
+      desk.append(pane);
+      viewer = window.onsiteBoard.view(board);
+      const shown = elements();
+      viewer.fit(shown);
+      viewer.show(shown);
+    }
+    if (pane) pane.hidden = !open;
+    desk.classList.toggle("has-reference", open);
+    button.setAttribute("aria-pressed", String(open));
+    button.textContent = open ? "Close the full-size reference board" : "Open the reference board full size";
+  };
+  button.addEventListener("click", () => set(button.getAttribute("aria-pressed") !== "true"));
+  return { set };
+}
+
 /** The board and the notes of the live page; setEditable switches both. */
 export function designDeskMount({ doc, awareness, editable, userName }) {
   const boardNode = document.getElementById("session-board");
