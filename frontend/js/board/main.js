@@ -308,4 +308,82 @@ function view(container) {
   };
 }
 
-window.onsiteBoard = { mount, view };
+/** An author's board (the studio's reference board, issue 38, 5): Excalidraw on its own,
+ * showing `elements`; each change by the author hands the live elements to `onChange`
+ * (debounced). `replace(elements)` shows others (the JSON typed by hand). */
+function edit(container, { elements = [], onChange = () => {} }) {
+  const frame = boardFrame(container);
+  const root = createRoot(frame.host);
+  const first = checkedElements(elements.map((e) => [undefined, e]));
+  frame.setSkipped(first.skipped);
+  let api = null;
+  let shown = null; // the elements' ids and versions last loaded or handed on
+  let timer = null;
+  const key = (list) => list.map((e) => `${e.id}:${e.version}`).join(",");
+  render(root, {
+    initialData: { elements: first.elements, scrollToContent: true },
+    excalidrawAPI: (value) => {
+      if (!value || api) return;
+      api = value;
+      trackOffsets(container, api);
+    },
+    onChange: (sceneElements) => {
+      const live = sceneElements.filter((e) => !e.isDeleted);
+      container.dataset.count = String(live.length);
+      const now = key(live);
+      // The first change is the loaded elements: only the author's own changes are handed on.
+      if (shown === null) shown = now;
+      if (now === shown) return;
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        const settled = api.getSceneElements().filter((e) => !e.isDeleted);
+        shown = key(settled);
+        onChange(settled.map((e) => ({ ...e })));
+      }, 250);
+    },
+  });
+  container.dataset.board = "mounted";
+  return {
+    replace(next) {
+      if (!api) return;
+      const checked = checkedElements(next.map((e) => [undefined, e]));
+      frame.setSkipped(checked.skipped);
+      shown = key(checked.elements.filter((e) => !e.isDeleted));
+      api.updateScene({ elements: checked.elements, captureUpdate: CaptureUpdateAction.NEVER });
+    },
+  };
+}
+
+/** Mounts an author's board on each `[data-board-editor]` container: the value of the textarea
+ * it names (a JSON list of elements) is what it shows, and what it draws is written back there
+ * (as JSON, with an "input" event), so the form saves it as it saves every other part. */
+function editorsMount() {
+  for (const container of document.querySelectorAll("[data-board-editor]")) {
+    const textarea = document.getElementById(container.dataset.boardEditor);
+    if (!textarea || container.dataset.board) continue;
+    const parse = () => {
+      try {
+        const value = JSON.parse(textarea.value || "[]");
+        return Array.isArray(value) ? value : null;
+      } catch {
+        return null;
+      }
+    };
+    const editor = edit(container, {
+      elements: parse() || [],
+      onChange: (elements) => {
+        textarea.value = JSON.stringify(elements, null, 1);
+        textarea.dispatchEvent(new Event("input", { bubbles: true }));
+      },
+    });
+    // JSON typed or pasted by hand shows on the board once it parses.
+    textarea.addEventListener("change", () => {
+      const elements = parse();
+      if (elements) editor.replace(elements);
+    });
+  }
+}
+
+window.onsiteBoard = { mount, view, edit };
+if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", editorsMount);
+else editorsMount();
