@@ -3,7 +3,8 @@
 The studio's design round form has an Excalidraw board over the reference board's JSON: the
 author draws a rectangle with the mouse, the JSON under it holds it, and saving the form makes
 a new draft version whose reference board has it (saved like any other part). JSON pasted by
-hand shows on the board. Screenshots: var/screenshots/studio-board/*.png at 1440 and 390 px.
+hand shows on the board. The draft is then tried as a candidate: its try page has a board to
+draw on (nothing saved). Screenshots: var/screenshots/studio-board/*.png at 1440 and 390 px.
 """
 
 from __future__ import annotations
@@ -76,3 +77,26 @@ def test_an_author_draws_the_reference_board_and_saves_it_as_a_version(
     after = json.loads(platform.shell(NEWEST).strip().splitlines()[-1])
     assert after["number"] == before["number"] + 1, (before, after)
     assert after["types"] == ["ellipse", "rectangle"], after
+
+    # The new draft tried as a candidate: its statement and a board to draw on (not saved).
+    with people_at(browser, platform, viewport={"width": 1440, "height": 1000}) as people:
+        page = people.log_in("author", f"/studio/{slug}/v{after['number']}/try/")
+        expect(page.locator("#tryout-note")).to_contain_text(f"Draft v{after['number']}")
+        board = page.locator("#tryout-board")
+        expect(board.locator(".excalidraw canvas.interactive")).to_be_visible()
+        board.locator('[data-testid="toolbar-ellipse"]').click(force=True)
+        area = board.locator("canvas.interactive").bounding_box()
+        assert area is not None
+        x, y = area["x"] + area["width"] * 0.45, area["y"] + area["height"] * 0.4
+        page.mouse.move(x, y)
+        page.mouse.down()
+        for step in range(1, 6):
+            page.mouse.move(x + 30 * step, y + 20 * step)
+        page.mouse.up()
+        expect(board).to_have_attribute("data-count", "1")
+        page.screenshot(path=str(SHOTS / "tryout-1440.png"), full_page=True)
+        page.set_viewport_size({"width": 390, "height": 844})
+        page.wait_for_timeout(400)
+        page.screenshot(path=str(SHOTS / "tryout-390.png"), full_page=True)
+        wide = page.evaluate("document.documentElement.scrollWidth")
+        assert wide <= 390, f"the try page scrolls sideways at 390 px ({wide} px)"

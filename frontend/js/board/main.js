@@ -356,11 +356,17 @@ function edit(container, { elements = [], onChange = () => {} }) {
 
 /** Mounts an author's board on each `[data-board-editor]` container: the value of the textarea
  * it names (a JSON list of elements) is what it shows, and what it draws is written back there
- * (as JSON, with an "input" event), so the form saves it as it saves every other part. */
+ * (as JSON, with an "input" event), so the form saves it as it saves every other part. One
+ * that names none (data-board-editor="") is a board to try, kept nowhere. */
 function editorsMount() {
   for (const container of document.querySelectorAll("[data-board-editor]")) {
+    if (container.dataset.board) continue;
+    if (!container.dataset.boardEditor) {
+      edit(container, {}); // a board to try (a draft's try page): nothing is kept
+      continue;
+    }
     const textarea = document.getElementById(container.dataset.boardEditor);
-    if (!textarea || container.dataset.board) continue;
+    if (!textarea) continue;
     const parse = () => {
       try {
         const value = JSON.parse(textarea.value || "[]");
