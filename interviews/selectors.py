@@ -183,6 +183,9 @@ def reference_design(problem: Any) -> dict[str, Any] | None:
     return {"html": markdown_render(problem.reference_code or ""),
             # Our own SVG, every value rebuilt and escaped by board_svg: safe to inline.
             "board_svg": mark_safe(board_svg(elements)) if elements else "",  # noqa: S308
+            # The elements themselves, for the full-size read-only board the panel opens
+            # (js/session/design.js referenceViewerMount; json_script escapes them).
+            "board_elements": list(elements),
             "elements": len(elements)}
 
 

@@ -121,7 +121,8 @@ def session_schedule(request: HttpRequest) -> HttpResponse:
         session = services.session_schedule_live(
             interviewer=request.user, problem_slug=data["problem"],
             duration=form.duration(), candidate=data["candidate"],
-            interviewer_can_edit=data["interviewer_can_edit"],
+            # Unticked: the problem's default (a design board: everyone draws).
+            interviewer_can_edit=data["interviewer_can_edit"] or None,
             candidate_opens_hints=data["candidate_opens_hints"],
             scheduled_for=data["scheduled_for"], candidate_email=data["email"],
             call_link=data["call_link"], extra_time=form.extra_time(),

@@ -263,7 +263,7 @@ def session_schedule_live(
     problem_slug: str,
     duration: timedelta,
     candidate: Any = None,
-    interviewer_can_edit: bool = False,
+    interviewer_can_edit: bool | None = None,
     candidate_opens_hints: bool = False,
     scheduled_for: datetime | None = None,
     candidate_email: str = "",
@@ -277,12 +277,17 @@ def session_schedule_live(
 
     `scheduled_for` is when the interview is planned (the invitation and its calendar entry
     say so); `candidate_email` is where the invitation goes; `call_link` the video meeting.
-    Hints are the interviewer's to release unless `candidate_opens_hints`."""
+    Hints are the interviewer's to release unless `candidate_opens_hints`.
+    `interviewer_can_edit` left None takes the problem kind's default: in a design round the
+    interviewers draw on the board too (everyone in the room draws, issue 38; the interviewer
+    can lock it in the session), in a coding round only the candidate types."""
     if not is_interviewer(interviewer):
         raise SessionError("forbidden", "only interviewers schedule live sessions")
     if candidate is not None and candidate.pk == interviewer.pk:
         raise SessionError("bad_candidate", "the interviewer cannot be the candidate")
     problem = _problem(problem_slug)
+    if interviewer_can_edit is None:
+        interviewer_can_edit = problem.kind_spec.has_board
     _check_duration(duration)
     candidate_email = _check_email(candidate_email)
     call_link = call_link_check(call_link)

@@ -183,7 +183,8 @@ function mount(
         if (awareness) pointers = new PointerSync({ api, awareness });
         resolve(api);
       },
-      onChange: (elements) => {
+      onChange: (elements, appState) => {
+        pointers?.selected(appState?.selectedElementIds);
         // How many live elements this page shows (tests wait on it).
         const count = String(elements.filter((element) => !element.isDeleted).length);
         if (container.dataset.count !== count) container.dataset.count = count;
@@ -222,6 +223,19 @@ function mount(
     get api() {
       return binding?.api;
     },
+    /** Who else is on the board: [{id, name, pointer, selected}] (tests read it). */
+    collaborators: () =>
+      binding
+        ? [...binding.api.getAppState().collaborators.entries()].map(([id, user]) => ({
+            id,
+            name: user.username,
+            pointer: user.pointer || null,
+            selected: Object.keys(user.selectedElementIds || {}),
+          }))
+        : [],
+    /** Follow the participant `id` (null: stop), as a click on their avatar does. */
+    follow: (id) => pointers?.followUser(id),
+    following: () => binding?.api.getAppState().userToFollow?.socketId ?? null,
   };
 }
 
@@ -294,4 +308,88 @@ function view(container) {
   };
 }
 
-window.onsiteBoard = { mount, view };
+/** An author's board (the studio's reference board, issue 38, 5): Excalidraw on its own,
+ * showing `elements`; each change by the author hands the live elements to `onChange`
+ * (debounced). `replace(elements)` shows others (the JSON typed by hand). */
+function edit(container, { elements = [], onChange = () => {} }) {
+  const frame = boardFrame(container);
+  const root = createRoot(frame.host);
+  const first = checkedElements(elements.map((e) => [undefined, e]));
+  frame.setSkipped(first.skipped);
+  let api = null;
+  let shown = null; // the elements' ids and versions last loaded or handed on
+  let timer = null;
+  const key = (list) => list.map((e) => `${e.id}:${e.version}`).join(",");
+  render(root, {
+    initialData: { elements: first.elements, scrollToContent: true },
+    excalidrawAPI: (value) => {
+      if (!value || api) return;
+      api = value;
+      trackOffsets(container, api);
+    },
+    onChange: (sceneElements) => {
+      const live = sceneElements.filter((e) => !e.isDeleted);
+      container.dataset.count = String(live.length);
+      const now = key(live);
+      // The first change is the loaded elements: only the author's own changes are handed on.
+      if (shown === null) shown = now;
+      if (now === shown) return;
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        const settled = api.getSceneElements().filter((e) => !e.isDeleted);
+        shown = key(settled);
+        onChange(settled.map((e) => ({ ...e })));
+      }, 250);
+    },
+  });
+  container.dataset.board = "mounted";
+  return {
+    replace(next) {
+      if (!api) return;
+      const checked = checkedElements(next.map((e) => [undefined, e]));
+      frame.setSkipped(checked.skipped);
+      shown = key(checked.elements.filter((e) => !e.isDeleted));
+      api.updateScene({ elements: checked.elements, captureUpdate: CaptureUpdateAction.NEVER });
+    },
+  };
+}
+
+/** Mounts an author's board on each `[data-board-editor]` container: the value of the textarea
+ * it names (a JSON list of elements) is what it shows, and what it draws is written back there
+ * (as JSON, with an "input" event), so the form saves it as it saves every other part. One
+ * that names none (data-board-editor="") is a board to try, kept nowhere. */
+function editorsMount() {
+  for (const container of document.querySelectorAll("[data-board-editor]")) {
+    if (container.dataset.board) continue;
+    if (!container.dataset.boardEditor) {
+      edit(container, {}); // a board to try (a draft's try page): nothing is kept
+      continue;
+    }
+    const textarea = document.getElementById(container.dataset.boardEditor);
+    if (!textarea) continue;
+    const parse = () => {
+      try {
+        const value = JSON.parse(textarea.value || "[]");
+        return Array.isArray(value) ? value : null;
+      } catch {
+        return null;
+      }
+    };
+    const editor = edit(container, {
+      elements: parse() || [],
+      onChange: (elements) => {
+        textarea.value = JSON.stringify(elements, null, 1);
+        textarea.dispatchEvent(new Event("input", { bubbles: true }));
+      },
+    });
+    // JSON typed or pasted by hand shows on the board once it parses.
+    textarea.addEventListener("change", () => {
+      const elements = parse();
+      if (elements) editor.replace(elements);
+    });
+  }
+}
+
+window.onsiteBoard = { mount, view, edit };
+if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", editorsMount);
+else editorsMount();

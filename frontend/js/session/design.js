@@ -6,6 +6,8 @@
 // Page contract: #session-board (the board's container, with the server's bounds as
 // data-board-max-elements, data-doc-max-bytes, data-doc-max-message-bytes), #board-alert (the
 // board's role="alert" line), #design-notes (the notes editor), #design-notes-status; the board bundle's <script> comes before session.js.
+// #board-full (aria-pressed) makes #design-board-pane fill the window; #design-notes-toggle
+// (aria-expanded) collapses the notes pane's body (#design-notes-body).
 import { defaultKeymap } from "@codemirror/commands";
 import { Compartment, EditorState } from "@codemirror/state";
 import { EditorView, keymap, placeholder } from "@codemirror/view";
@@ -87,6 +89,102 @@ const TOO_LARGE_TEXT = (count) =>
 
 const numberOr = (value, fallback) => (value ? Number(value) : fallback);
 
+/** The full-screen button: the board pane fills the window (CSS .is-full), pressed again (or
+ * Escape outside the board) it goes back. Excalidraw follows its container's new size. */
+export function boardFullScreenMount(button, pane) {
+  if (!button || !pane) return null;
+  const set = (full) => {
+    pane.classList.toggle("is-full", full);
+    document.body.classList.toggle("board-is-full", full);
+    button.setAttribute("aria-pressed", String(full));
+    button.textContent = full ? "Leave full screen" : "Full screen";
+  };
+  button.addEventListener("click", () => set(button.getAttribute("aria-pressed") !== "true"));
+  document.addEventListener("keydown", (event) => {
+    // Escape on the board is Excalidraw's (it ends a stroke, drops a selection).
+    if (event.key !== "Escape" || button.getAttribute("aria-pressed") !== "true") return;
+    if (event.target instanceof Element && event.target.closest(".excalidraw")) return;
+    set(false);
+    button.focus();
+  });
+  return { set };
+}
+
+/** The notes pane's disclosure: its body shown or hidden; the text is kept either way. */
+export function notesToggleMount(button) {
+  const body = button && document.getElementById(button.getAttribute("aria-controls"));
+  if (!body) return null;
+  button.addEventListener("click", () => {
+    const open = button.getAttribute("aria-expanded") !== "true";
+    button.setAttribute("aria-expanded", String(open));
+    body.hidden = !open;
+  });
+  return body;
+}
+
+/** The interviewer's reference board full size (issue 38, 3): #reference-open (in the
+ * private reference panel, aria-pressed) opens a read-only board (zoom and pan) of the
+ * elements in #reference-board-data, beside the live board on a wide screen (over it on a
+ * narrow one), with its own close button. Only the interviewer's page has either. */
+export function referenceViewerMount() {
+  const button = document.getElementById("reference-open");
+  const data = document.getElementById("reference-board-data");
+  const desk = document.getElementById("design-desk");
+  if (!button || !data || !desk || !window.onsiteBoard) return null;
+  let viewer = null;
+  let pane = null;
+  const elements = () => {
+    try {
+      const parsed = JSON.parse(data.textContent || "[]");
+      return Array.isArray(parsed) ? parsed : [];
+    } catch {
+      return [];
+    }
+  };
+  const set = (open) => {
+    if (open && !pane) {
+      pane = document.createElement("section");
+      pane.id = "reference-viewer";
+      pane.className = "reference-viewer";
+      pane.setAttribute("aria-label", "Reference design (private)");
+      const bar = document.createElement("div");
+      bar.className = "design-board-bar reference-viewer-bar";
+      const title = document.createElement("span");
+      title.className = "design-board-label";
+      title.textContent = "Reference design ";
+      const badge = document.createElement("span");
+      badge.className = "badge badge-private";
+      badge.textContent = "private";
+      title.append(badge);
+      const close = document.createElement("button");
+      close.type = "button";
+      close.id = "reference-close";
+      close.className = "button button-secondary board-full-button";
+      close.textContent = "Close";
+      close.addEventListener("click", () => {
+        set(false);
+        button.focus();
+      });
+      bar.append(title, close);
+      const board = document.createElement("div");
+      board.id = "reference-viewer-board";
+      board.className = "board reference-viewer-board";
+      pane.append(bar, board);
+      desk.append(pane);
+      viewer = window.onsiteBoard.view(board);
+      const shown = elements();
+      viewer.fit(shown);
+      viewer.show(shown);
+    }
+    if (pane) pane.hidden = !open;
+    desk.classList.toggle("has-reference", open);
+    button.setAttribute("aria-pressed", String(open));
+    button.textContent = open ? "Close the full-size reference board" : "Open the reference board full size";
+  };
+  button.addEventListener("click", () => set(button.getAttribute("aria-pressed") !== "true"));
+  return { set };
+}
+
 /** The board and the notes of the live page; setEditable switches both. */
 export function designDeskMount({ doc, awareness, editable, userName }) {
   const boardNode = document.getElementById("session-board");
@@ -114,6 +212,8 @@ export function designDeskMount({ doc, awareness, editable, userName }) {
       boardAlert(texts.join(" "));
     },
   });
+  boardFullScreenMount(document.getElementById("board-full"), document.getElementById("design-board-pane"));
+  notesToggleMount(document.getElementById("design-notes-toggle"));
   const notes = notesEditorMount(document.getElementById("design-notes"), {
     doc,
     awareness,

@@ -30,7 +30,7 @@ import {
   localTimesRender,
   sideTabsMount,
 } from "./cockpit.js";
-import { boardAlert, designDeskMount } from "./design.js";
+import { boardAlert, designDeskMount, referenceViewerMount } from "./design.js";
 import { ActivityFeed, NotesPanel, QuestionsPanel } from "./panels.js";
 import { SessionProvider } from "./provider.js";
 import { Countdown, warningText } from "./timer.js";
@@ -320,6 +320,7 @@ export function sessionPageMount(root) {
   localTimesRender(root);
   copyButtonsMount(root);
   const tabs = sideTabsMount(root.querySelector(".side-pane.has-tabs"));
+  if (design) referenceViewerMount();
   coInterviewerFormMount(document.getElementById("co-interviewer-form"), {
     url: urls.coInterviewers,
   });

@@ -19,6 +19,7 @@ import * as Y from "yjs";
 
 import { cspNonceExtension } from "../editor.js";
 import { elementProblem, isValidElement } from "../board/schema.js";
+import { boardBursts, burstLabel, elementSummary } from "./bursts.js";
 import { BOARD_NAME, NOTES_NAME, notesViewMount } from "./design.js";
 import { getJson, postJson } from "./api.js";
 import { formatLeft } from "./timer.js";
@@ -47,16 +48,31 @@ export class DocumentTimeline {
     this.applied = 0; // how many updates this.doc has
     // Checkpoints are built once, in one pass; so are the board's strokes (a design session).
     this.strokes = [];
+    this.edits = []; // each board-touching update: {t, author, changes} (bursts.js)
     const doc = new Y.Doc();
     const board = doc.getMap(BOARD_NAME);
     let touched = false;
-    board.observe(() => {
+    let changes = [];
+    const summary = (value, id) =>
+      elementSummary(value, value && isValidElement(value, id) && !value.isDeleted);
+    board.observe((event) => {
       touched = true;
+      event.changes.keys.forEach((change, id) => {
+        changes.push({
+          id,
+          before: change.action === "add" ? null : summary(change.oldValue, id),
+          after: change.action === "delete" ? null : summary(board.get(id), id),
+        });
+      });
     });
     updates.forEach((entry, i) => {
       touched = false;
+      changes = [];
       Y.applyUpdate(doc, entry.update);
-      if (touched) this.strokeAdd(entry, liveElements(board).length);
+      if (touched) {
+        this.strokeAdd(entry, liveElements(board).length);
+        this.edits.push({ t: entry.t, author: entry.author, changes });
+      }
       if ((i + 1) % CHECKPOINT_EVERY === 0) {
         this.checkpoints.push({ index: i + 1, state: Y.encodeStateAsUpdate(doc) });
       }
@@ -207,6 +223,7 @@ export async function replayPageMount(root) {
       }
     }
     root.dataset.position = String(position);
+    root.dispatchEvent(new CustomEvent("replay:moved"));
   };
   const pause = () => {
     clearInterval(timer);
@@ -229,9 +246,13 @@ export async function replayPageMount(root) {
   playButton.addEventListener("click", () => (timer ? pause() : play()));
 
   const cite = citeBar(() => position);
-  // A design session: the board's strokes are marks too (scrub to one: the diagram as it
-  // grew), cited as the moment they end, with the board complete up to then.
-  const marks = design ? [...data.marks, ...boardMarks(timeline.strokes)] : data.marks;
+  // A design session: the board's bursts are marks too (one entry per run of edits by one
+  // person: what it added, moved, removed), cited as the moment they end, with the board
+  // complete up to then; the stroke buttons step through every stroke within them.
+  const marks = design
+    ? [...data.marks, ...burstMarks(boardBursts(timeline.edits), timeline)]
+    : data.marks;
+  if (design) strokeStepsMount(timeline.strokes, () => position, show);
   marks.sort((a, b) => a.t - b.t);
   // Marks: runs and submissions, pastes, tab changes, questions and notes, at their moments.
   for (const mark of marks) {
@@ -282,20 +303,49 @@ export async function replayPageMount(root) {
   };
 }
 
-/** The board's strokes as timeline marks, each at the moment its stroke ends. */
-export function boardMarks(strokes) {
-  return strokes.map((stroke) => {
-    const change = stroke.shapes - stroke.before;
-    let what = "Board edited";
-    if (change > 0) what = `Board: ${change === 1 ? "a shape" : `${change} shapes`} added`;
-    else if (change < 0) what = `Board: ${-change === 1 ? "a shape" : `${-change} shapes`} removed`;
+/** The board's bursts as timeline marks, each at the moment its burst ends: what it did, by
+ * whom, and how many shapes the board has then. */
+export function burstMarks(bursts, timeline) {
+  return bursts.map((burst) => {
+    const shapes = liveElements(timeline.docAt(burst.end).getMap(BOARD_NAME)).length;
     return {
-      t: stroke.end,
+      t: burst.end,
       kind: "board",
-      label: `${what} (${stroke.shapes} on the board)`,
-      actor: stroke.author || "",
+      label: `${burstLabel(burst)} (${shapes} on the board)`,
+      actor: "",
+      strokes: burst.edits,
     };
   });
+}
+
+/** The previous/next stroke buttons (#replay-stroke-prev, #replay-stroke-next): the slider to
+ * the end of the stroke before or after the current moment, so scrubbing still reaches each
+ * stroke of a burst. #replay-stroke-at says which stroke is shown. */
+function strokeStepsMount(strokes, current, seek) {
+  const prev = document.getElementById("replay-stroke-prev");
+  const next = document.getElementById("replay-stroke-next");
+  const at = document.getElementById("replay-stroke-at");
+  if (!prev || !next) return;
+  const ends = strokes.map((stroke) => stroke.end);
+  const say = () => {
+    const t = current();
+    const done = ends.filter((end) => end <= t).length;
+    if (at) at.textContent = `stroke ${done} of ${ends.length}`;
+    prev.disabled = !ends.some((end) => end < t);
+    next.disabled = !ends.some((end) => end > t);
+  };
+  prev.addEventListener("click", () => {
+    const t = current();
+    const before = ends.filter((end) => end < t);
+    if (before.length) seek(before[before.length - 1]);
+  });
+  next.addEventListener("click", () => {
+    const t = current();
+    const after = ends.find((end) => end > t);
+    if (after !== undefined) seek(after);
+  });
+  document.getElementById("replay")?.addEventListener("replay:moved", say);
+  say();
 }
 
 /** What citing a mark adds: its run, its question, else the moment it happened. */
