@@ -86,9 +86,13 @@ def test_the_board_has_room_and_questions_and_chat_never_move_it(people: People)
         expect(candidate.locator("#questions > li")).to_have_count(number + 1, timeout=SYNC_MS)
     expect(interviewer.locator("#questions > li")).to_have_count(3, timeout=SYNC_MS)
     # The interviewer answers (a question the prepared answers matched is answered already).
-    interviewer.locator("#questions > li").last.locator("textarea").fill("Ten thousand at peak.")
-    interviewer.locator("#questions > li").last.locator("button[type=submit]").click()
-    expect(candidate.locator("#questions > li").last).to_contain_text(
+    # The candidate's latest question, found by its id on the interviewer's side (the two
+    # lists need not be in the same order).
+    asked = candidate.locator("#questions > li").last.get_attribute("data-id")
+    answer_box = interviewer.locator(f"#questions > li[data-id='{asked}']")
+    answer_box.locator("textarea").fill("Ten thousand at peak.")
+    answer_box.locator("button[type=submit]").click()
+    expect(candidate.locator(f"#questions > li[data-id='{asked}']")).to_contain_text(
         "Ten thousand", timeout=SYNC_MS
     )
     for number in range(4):
