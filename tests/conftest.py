@@ -55,6 +55,46 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.xdist_group(group))
 
 
+_HANDLER_PARTS = (
+    "_view_middleware",
+    "_template_response_middleware",
+    "_exception_middleware",
+    "_middleware_chain",
+)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _one_middleware_chain() -> Iterator[None]:
+    """Django's test clients share one middleware chain, as a server process does: each new
+    client would build its own on its first request, and WhiteNoise's part of that (every
+    static file found and stat'ed, `WHITENOISE_USE_FINDERS`) is ~16 ms of CPU, paid by every
+    `client_for(...)` of every test. The chain is built again after any setting changes
+    (override_settings, pytest-django's `settings`): middleware read some settings once."""
+    from django.core.handlers.base import BaseHandler
+    from django.test.client import AsyncClientHandler, ClientHandler
+    from django.test.signals import setting_changed
+
+    built: dict[tuple[type, bool], tuple[Any, ...]] = {}
+
+    def load_middleware(self: BaseHandler, is_async: bool = False) -> None:
+        key = (type(self), is_async)
+        if key not in built:
+            BaseHandler.load_middleware(self, is_async)
+            built[key] = tuple(getattr(self, part) for part in _HANDLER_PARTS)
+        for part, value in zip(_HANDLER_PARTS, built[key], strict=True):
+            setattr(self, part, value)
+
+    def forget(**_: Any) -> None:
+        built.clear()
+
+    setting_changed.connect(forget, weak=False)
+    with pytest.MonkeyPatch.context() as patch:
+        for handler in (ClientHandler, AsyncClientHandler):
+            patch.setattr(handler, "load_middleware", load_middleware, raising=False)
+        yield
+    setting_changed.disconnect(forget)
+
+
 @pytest.fixture(autouse=True)
 def csp_guard(request: pytest.FixtureRequest) -> Iterator[CspGuard]:
     """Fails any browser test whose pages hit a Content-Security-Policy violation (the real
