@@ -28,8 +28,11 @@ async def _close_code(
     connected, _ = await communicator.connect(timeout=30)
     assert connected
     output = await communicator.receive_output(timeout=5)
-    await communicator.wait()
-    return output.get("code") if output["type"] == "websocket.close" else None
+    code = output.get("code") if output["type"] == "websocket.close" else None
+    # As a real server does after a close: the consumer exits now (`wait()` alone gave it a
+    # second and then cancelled it).
+    await communicator.disconnect(code=code or 1000, timeout=30)
+    return code
 
 
 def close_code(app: Any, path: str) -> int | None:
