@@ -30,8 +30,9 @@ async def _close_code(
     output = await communicator.receive_output(timeout=5)
     code = output.get("code") if output["type"] == "websocket.close" else None
     # As a real server does after a close: the consumer exits now (`wait()` alone gave it a
-    # second and then cancelled it).
-    await communicator.disconnect(code=code or 1000, timeout=30)
+    # second and then cancelled it; tests/interviews/ydoc_client.py close_code_for says why
+    # one second stays the most).
+    await communicator.disconnect(code=code or 1000)
     return code
 
 
