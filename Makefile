@@ -25,13 +25,12 @@ test: setup
 	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadgroup --durations=25
 
 ## The fast loop: pure logic and real Redis, no Docker, no browser, nothing marked slow; on
-## TEST_FAST_WORKERS pytest-xdist workers. Compiled bytecode is kept under var/pycache even
-## where PYTHONDONTWRITEBYTECODE is set: without it every worker compiles every module again
-## (about 4 s of CPU each).
+## TEST_FAST_WORKERS pytest-xdist workers. Our modules' bytecode is kept (__pycache__, git
+## ignores it) even where PYTHONDONTWRITEBYTECODE is set: without it every worker compiles
+## every module and rewrites every test module again (about 4 s of CPU each).
 TEST_FAST_WORKERS ?= 2
 test-fast:
-	PYTHONDONTWRITEBYTECODE= PYTHONPYCACHEPREFIX=$(ONSITE_VAR_DIR)/pycache \
-		$(PY) -m pytest -q -n $(TEST_FAST_WORKERS) --dist loadgroup \
+	PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -q -n $(TEST_FAST_WORKERS) --dist loadgroup \
 		-m "not docker and not e2e and not slow" --durations=10
 
 ## The suite against the PostgreSQL on this machine: every test that uses the database. The
