@@ -38,14 +38,22 @@ def _images_for_docker_tests(request: pytest.FixtureRequest) -> None:
 def _xdist_group(item: pytest.Item) -> str | None:
     """Which tests share one pytest-xdist worker (`make test` runs with `--dist loadgroup`):
     each browser-flow module (its tests build on each other's pages; a worker starts the
-    platform once for all the modules it gets) and the fault drills (they write one figures
-    file). Everything else, the bank's solutions included, goes wherever a worker is free."""
+    platform once for all the modules it gets), the fault drills (they write one figures
+    file) and the tests of the real clarifying-question model (one worker loads it, seconds of
+    CPU, instead of each). Everything else, the bank's solutions included, goes wherever a
+    worker is free."""
     path = item.path.as_posix()
     if "/tests/e2e/" in path:
         return f"browser-{item.path.stem}"
     if path.endswith("tests/grading/test_faults.py"):
         return "faults"
+    if item.path.name in _REAL_MODEL_MODULES and "/tests/interviews/" in path:
+        return "clarify-model"
     return None
+
+
+# The modules whose tests use the real embedding model (ONSITE_CLARIFY_EMBEDDER = "").
+_REAL_MODEL_MODULES = ("test_matching.py", "test_design_matching.py", "test_matching_eval.py")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
