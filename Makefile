@@ -24,9 +24,14 @@ TEST_WORKERS ?= 3
 test: setup
 	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadgroup --durations=25
 
-## The fast loop: pure logic and real Redis, no Docker, no browser, nothing marked slow.
+## The fast loop: pure logic and real Redis, no Docker, no browser, nothing marked slow; on
+## TEST_FAST_WORKERS pytest-xdist workers. Our modules' bytecode is kept (__pycache__, git
+## ignores it) even where PYTHONDONTWRITEBYTECODE is set: without it every worker compiles
+## every module and rewrites every test module again (about 4 s of CPU each).
+TEST_FAST_WORKERS ?= 2
 test-fast:
-	$(PY) -m pytest -q -m "not docker and not e2e and not slow" --durations=10
+	PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -q -n $(TEST_FAST_WORKERS) --dist loadgroup \
+		-m "not docker and not e2e and not slow" --durations=10
 
 ## The suite against the PostgreSQL on this machine: every test that uses the database. The
 ## browser flows run their own platform on its own SQLite file and the sandbox's tests use no

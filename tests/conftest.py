@@ -38,14 +38,22 @@ def _images_for_docker_tests(request: pytest.FixtureRequest) -> None:
 def _xdist_group(item: pytest.Item) -> str | None:
     """Which tests share one pytest-xdist worker (`make test` runs with `--dist loadgroup`):
     each browser-flow module (its tests build on each other's pages; a worker starts the
-    platform once for all the modules it gets) and the fault drills (they write one figures
-    file). Everything else, the bank's solutions included, goes wherever a worker is free."""
+    platform once for all the modules it gets), the fault drills (they write one figures
+    file) and the tests of the real clarifying-question model (one worker loads it, seconds of
+    CPU, instead of each). Everything else, the bank's solutions included, goes wherever a
+    worker is free."""
     path = item.path.as_posix()
     if "/tests/e2e/" in path:
         return f"browser-{item.path.stem}"
     if path.endswith("tests/grading/test_faults.py"):
         return "faults"
+    if item.path.name in _REAL_MODEL_MODULES and "/tests/interviews/" in path:
+        return "clarify-model"
     return None
+
+
+# The modules whose tests use the real embedding model (ONSITE_CLARIFY_EMBEDDER = "").
+_REAL_MODEL_MODULES = ("test_matching.py", "test_design_matching.py", "test_matching_eval.py")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -53,6 +61,46 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         group = _xdist_group(item)
         if group is not None:
             item.add_marker(pytest.mark.xdist_group(group))
+
+
+_HANDLER_PARTS = (
+    "_view_middleware",
+    "_template_response_middleware",
+    "_exception_middleware",
+    "_middleware_chain",
+)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _one_middleware_chain() -> Iterator[None]:
+    """Django's test clients share one middleware chain, as a server process does: each new
+    client would build its own on its first request, and WhiteNoise's part of that (every
+    static file found and stat'ed, `WHITENOISE_USE_FINDERS`) is ~16 ms of CPU, paid by every
+    `client_for(...)` of every test. The chain is built again after any setting changes
+    (override_settings, pytest-django's `settings`): middleware read some settings once."""
+    from django.core.handlers.base import BaseHandler
+    from django.test.client import AsyncClientHandler, ClientHandler
+    from django.test.signals import setting_changed
+
+    built: dict[tuple[type, bool], tuple[Any, ...]] = {}
+
+    def load_middleware(self: BaseHandler, is_async: bool = False) -> None:
+        key = (type(self), is_async)
+        if key not in built:
+            BaseHandler.load_middleware(self, is_async)
+            built[key] = tuple(getattr(self, part) for part in _HANDLER_PARTS)
+        for part, value in zip(_HANDLER_PARTS, built[key], strict=True):
+            setattr(self, part, value)
+
+    def forget(**_: Any) -> None:
+        built.clear()
+
+    setting_changed.connect(forget, weak=False)
+    with pytest.MonkeyPatch.context() as patch:
+        for handler in (ClientHandler, AsyncClientHandler):
+            patch.setattr(handler, "load_middleware", load_middleware, raising=False)
+        yield
+    setting_changed.disconnect(forget)
 
 
 @pytest.fixture(autouse=True)

@@ -45,6 +45,7 @@ def _lease_until(pk: int) -> object:
     return Submission.objects.values_list("lease_until", flat=True).get(pk=pk)
 
 
+@pytest.mark.slow  # real heartbeats: a beat every 4 s, each try waiting up to 3 s
 def test_a_renewal_blocked_by_another_writer_is_retried_and_keeps_the_lease(  # type: ignore[no-untyped-def]
     settings, caplog
 ) -> None:

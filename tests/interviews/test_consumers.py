@@ -66,7 +66,7 @@ def test_without_the_auth_middleware_user_the_real_stack_closes_4401() -> None:
         connected, _ = await communicator.connect(timeout=30)
         assert connected
         output = await communicator.receive_output(timeout=5)
-        await communicator.wait()
+        await communicator.disconnect(code=output.get("code") or 1000)  # see close_code_for
         return output.get("code")
 
     assert run_scenario(scenario) == CLOSE_UNAUTHENTICATED

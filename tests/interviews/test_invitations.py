@@ -59,6 +59,7 @@ def sent_by_the_io_worker(tmp_path: Path, session: InterviewSession, **env: str)
     session.refresh_from_db()
 
 
+@pytest.mark.slow  # a real Celery worker on the io queue sends it
 def test_the_invitation_mail_carries_the_link_and_a_calendar_entry(
     inbox: Inbox, tmp_path: Path
 ) -> None:
@@ -118,6 +119,7 @@ def test_the_invitation_mail_carries_the_link_and_a_calendar_entry(
     assert f'datetime="{start_utc.isoformat()}"' in page
 
 
+@pytest.mark.slow  # a real Celery worker on the io queue tries it
 def test_a_mail_server_that_is_down_leaves_the_session_and_says_so(tmp_path: Path) -> None:
     problem = tiny_problem()
     interviewer = user_with_role("int", "interviewer")

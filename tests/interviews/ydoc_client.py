@@ -156,8 +156,13 @@ async def close_code_for(user: Any, session_id: int) -> int | None:
     connected, _ = await communicator.connect(timeout=30)
     assert connected
     output = await communicator.receive_output(timeout=30)  # the door's answer, however late
-    await communicator.wait()
-    return output.get("code") if output["type"] == "websocket.close" else None
+    code = output.get("code") if output["type"] == "websocket.close" else None
+    # Disconnect as a real server does (after a close too): the consumer exits now, where
+    # `wait()` alone gave it a second and then cancelled it. (Still one second at most: a
+    # disconnect that comes right after the close can find channels-redis's receive unable
+    # to stop until its Redis read times out; `disconnect` cancels it after that second.)
+    await communicator.disconnect(code=code or 1000)
+    return code
 
 
 def append(text: str) -> Callable[[pycrdt.Text], None]:

@@ -148,6 +148,7 @@ def _rows_and_gutters(page: Page) -> None:
     assert last == f"clar-{before - 1}-question"
 
 
+@pytest.mark.slow  # builds the bundle and drives Debian's chromium (test-fast runs no browser)
 def test_the_studio_pages_fit_at_phone_and_desktop_widths() -> None:
     if not Path(CHROMIUM).exists():
         pytest.skip("Debian's chromium is not installed")
