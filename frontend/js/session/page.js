@@ -285,6 +285,7 @@ export function sessionPageMount(root) {
   if (inviteMail && inviteMail.dataset.state === "pending") followInvitation();
   const countdown = new Countdown(document.getElementById("session-timer"), {
     serverNow: state.server_now,
+    announcer: document.getElementById("session-timer-announce"),
     onExpire: () => {
       if (state.status !== "active") return;
       setEditable(false);

@@ -14,9 +14,20 @@ export function formatLeft(ms) {
   return hours ? `${hours}:${pad(minutes)}:${pad(seconds)}` : `${pad(minutes)}:${pad(seconds)}`;
 }
 
+// The moments a screen reader is told the time left (issue 40.3): never every second.
+export const ANNOUNCED_MARKS = [
+  [5 * 60_000, "5 minutes left."],
+  [60_000, "1 minute left."],
+];
+
 export class Countdown {
-  constructor(element, { serverNow, onExpire }) {
+  /** `announcer`: a polite live region that hears only the 5 and 1 minute marks (the timer
+   *  itself is aria-live="off"). */
+  constructor(element, { serverNow, onExpire, announcer = null }) {
     this.element = element;
+    this.announcer = announcer;
+    // The marks still ahead; those already passed when the countdown (re)starts are not said.
+    this.marksAhead = null;
     this.skew = serverNow ? Date.parse(serverNow) - Date.now() : 0;
     this.deadline = null;
     this.onExpire = onExpire;
@@ -32,6 +43,9 @@ export class Countdown {
   start(deadlineIso) {
     this.deadline = Date.parse(deadlineIso);
     this.element.dataset.deadline = deadlineIso;
+    // A new deadline (more time granted) re-arms the marks it lies before.
+    const left = this.deadline - this.now();
+    this.marksAhead = ANNOUNCED_MARKS.filter(([at]) => left > at);
     clearInterval(this.interval);
     this.tick();
     this.interval = setInterval(() => this.tick(), 250);
@@ -42,6 +56,12 @@ export class Countdown {
     const left = this.deadline - this.now();
     this.element.textContent = formatLeft(left);
     this.element.classList.toggle("urgent", left < 60_000);
+    const passed = (this.marksAhead || []).filter(([at]) => left <= at);
+    if (passed.length) {
+      this.marksAhead = this.marksAhead.filter(([at]) => left > at);
+      // Only the nearest mark is said, should a sleeping tab wake past both.
+      if (left > 0 && this.announcer) this.announcer.textContent = passed[passed.length - 1][1];
+    }
     if (left <= 0 && !this.expired) {
       this.expired = true;
       this.element.dataset.expired = "true";
