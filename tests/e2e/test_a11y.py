@@ -31,6 +31,12 @@ GRADING_TIMEOUT_MS = 180_000
 THEME = "#editor-prefs select[name=theme]"
 
 
+# The pages whose look the audit's fixes changed: screenshots at each width and theme, for a
+# person to look at (var/screenshots).
+SHOWN = {"problems", "problem-results", "live-interviewer", "replay", "review", "api-docs",
+         "studio-problem", "session-history"}  # fmt: skip
+
+
 class Auditor:
     """Audits a page at each width (and in each theme where it has an editor); collects every
     problem so that one run names them all."""
@@ -45,12 +51,19 @@ class Auditor:
             page.set_viewport_size({"width": width, "height": height})
             self.problems += audit(page, f"{name} @{width} light")
             self.audited.append(f"{name} @{width} light")
+            self._shot(page, name, width, "light")
             if page.locator(THEME).count():
                 self._dark(page, True)
                 self.problems += audit(page, f"{name} @{width} dark")
                 self.audited.append(f"{name} @{width} dark")
+                self._shot(page, name, width, "dark")
                 self._dark(page, False)
         page.set_viewport_size({"width": SIZES[0][0], "height": SIZES[0][1]})
+
+    @staticmethod
+    def _shot(page: Page, name: str, width: int, theme: str) -> None:
+        if name in SHOWN:
+            page.screenshot(path=str(SCREENSHOTS / f"a11y-{name}-{width}-{theme}.png"))
 
     @staticmethod
     def _dark(page: Page, dark: bool) -> None:
