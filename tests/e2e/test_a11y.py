@@ -29,12 +29,18 @@ SIZES = [(1440, 900), (390, 844)]
 TIMEOUT_MS = 60_000
 GRADING_TIMEOUT_MS = 180_000
 THEME = "#editor-prefs select[name=theme]"
+DESIGN = "batch-inference-api"
+DESIGN_LOAD = (
+    "from problems.package import package_read\n"
+    "from problems.services import BANK_DIR, problem_load\n"
+    f"problem_load(package=package_read(BANK_DIR / {DESIGN!r}))\n"
+)
 
 
 # The pages whose look the audit's fixes changed: screenshots at each width and theme, for a
 # person to look at (var/screenshots).
 SHOWN = {"problems", "problem-results", "live-interviewer", "replay", "review", "api-docs",
-         "studio-problem", "session-history"}  # fmt: skip
+         "studio-problem", "session-history", "design-session"}  # fmt: skip
 
 
 class Auditor:
@@ -151,6 +157,25 @@ def test_every_page_as_every_role_has_no_serious_accessibility_violation(
             "data-ready", "true", timeout=TIMEOUT_MS
         )
         auditor.check(candidate, "solo-session")
+
+        # A design round (the problem the design tests load): its page and the board's session.
+        platform.shell(DESIGN_LOAD)
+        candidate.goto(f"/problems/{DESIGN}/")
+        auditor.check(candidate, "design-problem")
+        candidate.select_option("#design-minutes", "30")
+        candidate.click("#design-start-button")
+        expect(candidate).to_have_url(re.compile(r"/sessions/\d+/$"))
+        expect(candidate.locator("#session")).to_have_attribute(
+            "data-ready", "true", timeout=TIMEOUT_MS
+        )
+        expect(candidate.locator(".main-menu-trigger")).to_be_visible(timeout=TIMEOUT_MS)
+        expect(candidate.locator(".main-menu-trigger")).to_have_attribute(
+            "aria-label", "Board menu"
+        )
+        # The board's text alternative (a canvas cannot be read), open as a reader opens it.
+        candidate.locator("#board-text summary").click()
+        expect(candidate.locator("#board-text-empty")).to_have_text("Nothing is drawn yet.")
+        auditor.check(candidate, "design-session")
 
         # A live interview: scheduling, the invitation, both sides of the room (a chat message
         # and a released hint in it), then the replay, the review and the report.
