@@ -121,9 +121,20 @@ class ScheduleForm(StartFields):
         error_messages={"invalid": "An http(s) address of the meeting."})
     interviewer_can_edit = forms.BooleanField(required=False)
     candidate_opens_hints = forms.BooleanField(required=False)
+    # An accommodation (issue 40.5): recorded with the session, seen by the candidate and this
+    # interviewer only.
+    extra_minutes = forms.IntegerField(
+        label="Extra time for the candidate (minutes)", required=False, min_value=0,
+        max_value=120, widget=forms.NumberInput(attrs={"id": "extra-minutes"}),
+        error_messages={"invalid": "A whole number of minutes.",
+                        "min_value": "Extra time cannot be negative.",
+                        "max_value": "At most 120 extra minutes."})
 
     field_order = ["problem", "starts_date", "starts_time", "minutes", "tz", "email",
-                   "candidate", "call_link"]
+                   "candidate", "call_link", "extra_minutes"]
+
+    def extra_time(self) -> timedelta:
+        return timedelta(minutes=self.cleaned_data.get("extra_minutes") or 0)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

@@ -8,6 +8,7 @@ up to that moment gives (`interviews.collab.text_from_updates`).
 
 from __future__ import annotations
 
+import datetime
 import secrets
 
 from django.conf import settings
@@ -49,6 +50,10 @@ class InterviewSession(models.Model):
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.SCHEDULED,
                               db_index=True)
     duration = models.DurationField()
+    # Extra time granted to the candidate when the session was scheduled (an accommodation,
+    # WCAG 2.2.1, issue 40.5): added to the clock when it starts. Only the candidate and the
+    # interviewer who scheduled it see it; co-interviewers and reviewers do not.
+    extra_time = models.DurationField(default=datetime.timedelta(0))
     interviewer_can_edit = models.BooleanField(default=False)
     # Whether the candidate's own button opens the next hint (`core.visibility`'s
     # UNRELEASED_HINT row): on for solo practice; off by default for a live session, where the
@@ -57,8 +62,9 @@ class InterviewSession(models.Model):
     invite_token = models.CharField(max_length=64, unique=True, null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
-    # Fixed when the session starts and never moved: the server, not the page, decides when
-    # time is up.
+    # Fixed when the session starts (the length plus any extra time) and moved only by the
+    # interviewer giving more time (services.session_extend): the server, not the page,
+    # decides when time is up.
     deadline = models.DateTimeField(null=True, blank=True, db_index=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     finish_reason = models.CharField(max_length=12, choices=FinishReason.choices, blank=True)
@@ -87,6 +93,11 @@ class InterviewSession(models.Model):
         if self.status == self.Status.ACTIVE and self.deadline and self.deadline <= timezone.now():
             return str(self.Status.FINISHED)
         return str(self.status)
+
+    @property
+    def extra_minutes(self) -> int:
+        """The accommodation's extra time, in whole minutes (0 when none)."""
+        return int(self.extra_time.total_seconds() // 60)
 
     @property
     def duration_label(self) -> str:

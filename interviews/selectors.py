@@ -207,8 +207,10 @@ def _event_label(event: SessionEvent) -> str:
         + ("joined" if data.get("via") == "invitation" else "connected"),
         SessionEvent.Kind.LEFT: f"{data.get('role', 'someone')} disconnected",
         SessionEvent.Kind.EDIT_REFUSED: "Edit after the deadline refused",
-        SessionEvent.Kind.SETTINGS: "Interviewer editing " + (
-            "on" if data.get("interviewer_can_edit") else "off"),
+        SessionEvent.Kind.SETTINGS: (
+            f"{data['extended_minutes']} more minutes given"
+            if isinstance(data.get("extended_minutes"), int)
+            else "Interviewer editing " + ("on" if data.get("interviewer_can_edit") else "off")),
         SessionEvent.Kind.FINISHED: f"Finished ({data.get('reason', '')})",
         SessionEvent.Kind.HINT: f"Hint {data.get('number', '?')} opened",
         SessionEvent.Kind.DONE: "Candidate said they are done",

@@ -44,6 +44,7 @@ urlpatterns = [
     path("<int:session_id>/hints", views.hint_reveal, name="hint"),
     path("<int:session_id>/events", views.page_event, name="events"),
     path("<int:session_id>/settings", views.session_settings, name="settings"),
+    path("<int:session_id>/extend", views.session_extend, name="extend"),
     path("<int:session_id>/chat", views.chat_send, name="chat"),
     path("<int:session_id>/call-link", views.call_link_set, name="call_link"),
     path("<int:session_id>/private-notes", views.private_note_add, name="private_notes"),

@@ -124,7 +124,7 @@ def session_schedule(request: HttpRequest) -> HttpResponse:
             interviewer_can_edit=data["interviewer_can_edit"],
             candidate_opens_hints=data["candidate_opens_hints"],
             scheduled_for=data["scheduled_for"], candidate_email=data["email"],
-            call_link=data["call_link"],
+            call_link=data["call_link"], extra_time=form.extra_time(),
         )
         if services.invitation_recipients(session):
             services.invitation_enqueue(session_id=session.pk,
@@ -229,6 +229,9 @@ def session_detail(request: HttpRequest, session_id: int) -> HttpResponse:
             request.user, interviewer_id=session.interviewer_id),
         "chat_max": services.MAX_CHAT_CHARS,
         "board_limits": docsize.page_limits(),
+        # An accommodation is the candidate's and the scheduling interviewer's to know only.
+        "extra_minutes": session.extra_minutes
+        if role in ("candidate", "interviewer") else 0,
     }
     return render(request, "interviews/session_detail.html", context)
 
@@ -359,6 +362,18 @@ def session_settings(request: HttpRequest, body: Body, session_id: int) -> JsonR
     services.session_set_interviewer_edit(session_id=session_id, user=request.user,
                                           can_edit=can_edit)
     return JsonResponse({"interviewer_can_edit": can_edit})
+
+
+@login_required
+@json_endpoint(scope="session_actions")
+def session_extend(request: HttpRequest, body: Body, session_id: int) -> JsonResponse:
+    """The interviewer gives the running session more minutes (issue 40.5)."""
+    raw = body.get("minutes")
+    minutes = raw if isinstance(raw, int) and not isinstance(raw, bool) else 0
+    if isinstance(raw, str) and raw.strip().isdigit():
+        minutes = int(raw.strip()[:3])
+    deadline = services.session_extend(session_id=session_id, user=request.user, minutes=minutes)
+    return JsonResponse({"deadline": deadline.isoformat(), "minutes": minutes})
 
 
 @login_required

@@ -254,6 +254,10 @@ def session_start_solo(
     return session
 
 
+# The most extra time an accommodation grants at scheduling (issue 40.5).
+EXTRA_TIME_MAX = timedelta(minutes=120)
+
+
 def session_schedule_live(
     *,
     interviewer: Any,
@@ -265,12 +269,16 @@ def session_schedule_live(
     scheduled_for: datetime | None = None,
     candidate_email: str = "",
     call_link: str = "",
+    extra_time: timedelta = timedelta(0),
 ) -> InterviewSession:
     """Schedule a live session; the clock starts when the candidate joins by its link.
 
     `scheduled_for` is when the interview is planned (the invitation and its calendar entry
     say so); `candidate_email` is where the invitation goes; `call_link` the video meeting.
-    Hints are the interviewer's to release unless `candidate_opens_hints`."""
+    Hints are the interviewer's to release unless `candidate_opens_hints`. `extra_time` is an
+    accommodation (0 to EXTRA_TIME_MAX), added to the clock when it starts."""
+    if not timedelta(0) <= extra_time <= EXTRA_TIME_MAX:
+        raise SessionError("bad_extra_time", "extra time is 0 to 120 minutes")
     if not is_interviewer(interviewer):
         raise SessionError("forbidden", "only interviewers schedule live sessions")
     if candidate is not None and candidate.pk == interviewer.pk:
@@ -294,6 +302,7 @@ def session_schedule_live(
             scheduled_for=scheduled_for,
             candidate_email=candidate_email,
             call_link=call_link,
+            extra_time=extra_time,
         )
         _store_starter(session)
         # The first step of its schedule (interviews.services.scheduling records the others).
@@ -367,7 +376,7 @@ def session_join(*, token: str, user: Any) -> InterviewSession:
                 candidate=user,
                 status=Status.ACTIVE,
                 started_at=now,
-                deadline=now + session.duration,
+                deadline=now + session.duration + session.extra_time,
             )
             if claimed != 1:
                 raise SessionError("forbidden", "this invitation was already used")
@@ -392,6 +401,39 @@ def session_join(*, token: str, user: Any) -> InterviewSession:
                 )
             )
     return session
+
+
+# ---------------------------------------------------------------- more time
+
+# The most one extension adds (WCAG 2.2.1: time that can be adjusted; issue 40.5).
+EXTEND_MAX_MINUTES = 60
+
+
+def session_extend(*, session_id: int, user: Any, minutes: int) -> datetime:
+    """The interviewer gives a running live session `minutes` more (1 to EXTEND_MAX_MINUTES):
+    its deadline moves, the timeline records it, and both pages (and the session's sockets,
+    which refuse edits past the deadline) hear the new deadline. Returns it."""
+    if not 1 <= minutes <= EXTEND_MAX_MINUTES:
+        raise SessionError("bad_minutes", f"give 1 to {EXTEND_MAX_MINUTES} more minutes")
+    with transaction.atomic():
+        session = InterviewSession.objects.select_for_update().filter(pk=session_id).first()
+        if session is None or session_role(session, user) is None:
+            raise SessionError("not_found", "no such session")
+        if session_role(session, user) != "interviewer" or session.kind != Kind.LIVE:
+            raise SessionError("forbidden", "only the interviewer gives more time")
+        now = timezone.now()
+        if session.status != Status.ACTIVE or session.deadline is None or session.deadline <= now:
+            raise SessionError("not_active", "the session is not running")
+        session.deadline = session.deadline + timedelta(minutes=minutes)
+        session.save(update_fields=["deadline"])
+        deadline = session.deadline
+        SessionEvent.objects.create(
+            session=session, kind=SessionEvent.Kind.SETTINGS, actor=user, at=now,
+            data={"extended_minutes": minutes, "deadline": deadline.isoformat()},
+        )  # fmt: skip
+        said = {"type": "extended", "deadline": deadline.isoformat(), "minutes": minutes}
+        transaction.on_commit(lambda: realtime.broadcast(session_id, said))
+    return deadline
 
 
 # ---------------------------------------------------------------- finish

@@ -212,6 +212,17 @@ def test_every_page_as_every_role_has_no_serious_accessibility_violation(
         candidate.fill("#chat-form input[name=text]", "Can I use a dict here?")
         candidate.press("#chat-form input[name=text]", "Enter")
         expect(interviewer.locator("#chat .chat-message")).to_have_count(1, timeout=TIMEOUT_MS)
+        # More time (issue 40.5): the interviewer gives 10 minutes; the candidate's clock and
+        # its status line say so.
+        before = candidate.locator("#session-timer").get_attribute("data-deadline")
+        interviewer.select_option("#extend-minutes", "10")
+        interviewer.click("#extend-button")
+        expect(candidate.locator("#session-banner")).to_have_text(
+            "Your interviewer gave you 10 more minutes.", timeout=TIMEOUT_MS
+        )
+        expect(candidate.locator("#session-timer")).not_to_have_attribute(
+            "data-deadline", before or ""
+        )
         auditor.check(candidate, "live-candidate")
         auditor.check(interviewer, "live-interviewer")
         if tab(interviewer, "private"):

@@ -75,6 +75,7 @@ export function sessionPageMount(root) {
     notes: `${base}/notes`,
     events: `${base}/events`,
     settings: `${base}/settings`,
+    extend: `${base}/extend`,
     state: `${base}/state`,
     chat: `${base}/chat`,
     callLink: `${base}/call-link`,
@@ -426,6 +427,12 @@ export function sessionPageMount(root) {
         if (editToggle) editToggle.checked = interviewerCanEdit;
         if (interviewerSide && state.status === "active") setEditable(interviewerCanEdit);
         return undefined;
+      case "extended":
+        countdown.start(event.deadline);
+        showBanner(interviewerSide
+          ? `You gave ${event.minutes} more minutes.`
+          : `Your interviewer gave you ${event.minutes} more minutes.`);
+        return undefined;
       case "started":
         state.status = "active";
         root.dataset.status = "active";
@@ -498,6 +505,19 @@ export function sessionPageMount(root) {
     } catch (error) {
       doneButton.disabled = state.status !== "active";
       showBanner(error instanceof ApiError ? error.message : "Something went wrong.", "warn");
+    }
+  });
+  const extendForm = document.getElementById("extend-form");
+  extendForm?.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const button = extendForm.querySelector("button");
+    button.disabled = true;
+    try {
+      await postJson(urls.extend, { minutes: Number(extendForm.elements.minutes.value) });
+    } catch (error) {
+      showBanner(error instanceof ApiError ? error.message : "Something went wrong.", "warn");
+    } finally {
+      button.disabled = false;
     }
   });
   editToggle?.addEventListener("change", async () => {

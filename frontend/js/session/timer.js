@@ -56,6 +56,8 @@ export class Countdown {
     const left = this.deadline - this.now();
     this.element.textContent = formatLeft(left);
     this.element.classList.toggle("urgent", left < 60_000);
+    // The last five minutes look different too: the warning is not for screen readers only.
+    this.element.classList.toggle("warning", left < 5 * 60_000);
     const passed = (this.marksAhead || []).filter(([at]) => left <= at);
     if (passed.length) {
       this.marksAhead = this.marksAhead.filter(([at]) => left > at);
