@@ -223,6 +223,13 @@ def test_every_page_as_every_role_has_no_serious_accessibility_violation(
         expect(candidate.locator("#session-timer")).not_to_have_attribute(
             "data-deadline", before or ""
         )
+        for width, height in SIZES:  # the session bars, for a person to look at
+            for who, side in ((interviewer, "interviewer"), (candidate, "candidate")):
+                who.set_viewport_size({"width": width, "height": height})
+                who.locator(".session-bar").screenshot(
+                    path=str(SCREENSHOTS / f"a11y-session-bar-{side}-{width}.png")
+                )
+                who.set_viewport_size({"width": SIZES[0][0], "height": SIZES[0][1]})
         auditor.check(candidate, "live-candidate")
         auditor.check(interviewer, "live-interviewer")
         if tab(interviewer, "private"):
