@@ -1,13 +1,15 @@
 """End to end, by keyboard alone (issue 40.2): a live interview for both roles, in Debian's
 chromium on the real platform. The interviewer schedules it, the candidate joins, chats and
 asks a question, the interviewer releases a hint, gives more time and ends it, then fills the
-scorecard; every step is Tab, Shift+Tab, typing, arrows, Space and Enter (the pages' own
-tests click). Every element that takes focus on the way shows it, and nothing traps it.
+scorecard; and the studio's new-problem flow (create, statement, a hint, save). Every step is
+Tab, Shift+Tab, typing, arrows, Space and Enter (the pages' own tests click). Every element
+that takes focus on the way shows it, and nothing traps it.
 """
 
 from __future__ import annotations
 
 import re
+import secrets
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
@@ -136,5 +138,50 @@ def test_a_live_interview_for_both_roles_without_a_mouse(
     finally:
         for context in contexts:
             context.close()
+    assert unseen == [], f"focused without a visible indicator: {unseen}"
+    assert watch.problems == [], "\n".join(watch.problems)
+
+
+def test_the_studio_new_problem_flow_without_a_mouse(browser: Browser, platform: Platform) -> None:
+    """The author creates a problem, writes its statement (the preview follows) and a hint, and
+    saves the draft: Tab, typing, arrows and Enter only."""
+    slug = f"by-keys-{secrets.token_hex(3)}"
+    watch = Watch()
+    context = browser.new_context(
+        base_url=platform.base_url, viewport={"width": 1440, "height": 1000}
+    )
+    unseen: list[str] = []
+    try:
+        page = context.new_page()
+        watch.attach(page)
+        log_in(page, platform, "author", "/studio/new/")
+        unseen += tab_to(page, "input[name=slug]")
+        page.keyboard.type(slug)
+        unseen += tab_to(page, "input[name=title]")
+        page.keyboard.type("Made by keys")
+        unseen += tab_to(page, "select[name=difficulty]")
+        page.keyboard.type("easy")
+        unseen += tab_to(page, "input[name=topics]")
+        page.keyboard.type("warm-up")
+        unseen += tab_to(page, "#create-button")
+        page.keyboard.press("Enter")
+        expect(page).to_have_url(f"{platform.base_url}/studio/{slug}/")
+
+        unseen += tab_to(page, "textarea[name=statement_md]")
+        page.keyboard.press("Control+a")
+        page.keyboard.type("# Made by keys\n\nReturn `2 * x`.\n")
+        expect(page.locator("#statement-preview h1")).to_have_text("Made by keys")
+        unseen += tab_to(page, "form.statement-editor button[type=submit]")
+        page.keyboard.press("Enter")
+        expect(page.locator(".studio-message-success").first).to_be_visible()
+
+        unseen += tab_to(page, "input[name=hint-0-text]")
+        page.keyboard.type("Multiply.")
+        unseen += tab_to(page, "#parts-save")
+        page.keyboard.press("Enter")
+        expect(page.locator(".studio-message-success")).to_contain_text("Saved as draft")
+        expect(page.locator("input[name=hint-0-text]")).to_have_value("Multiply.")
+    finally:
+        context.close()
     assert unseen == [], f"focused without a visible indicator: {unseen}"
     assert watch.problems == [], "\n".join(watch.problems)
