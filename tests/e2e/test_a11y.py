@@ -212,6 +212,12 @@ def test_every_page_as_every_role_has_no_serious_accessibility_violation(
         candidate.fill("#chat-form input[name=text]", "Can I use a dict here?")
         candidate.press("#chat-form input[name=text]", "Enter")
         expect(interviewer.locator("#chat .chat-message")).to_have_count(1, timeout=TIMEOUT_MS)
+        # Screen readers hear both (issue 40.3): the chat is a polite live region, the released
+        # hint's banner a status.
+        for each in (candidate, interviewer):
+            expect(each.locator("#chat")).to_have_attribute("aria-live", "polite")
+        expect(candidate.locator("#hint-banner")).to_have_attribute("role", "status")
+        expect(candidate.locator("#hint-banner")).to_be_visible()
         # More time (issue 40.5): the interviewer gives 10 minutes; the candidate's clock and
         # its status line say so.
         before = candidate.locator("#session-timer").get_attribute("data-deadline")
