@@ -5,23 +5,35 @@ const [, , frontend] = process.argv;
 const { Countdown } = await import(`${frontend}/js/session/timer.js`);
 
 function fakeElement() {
-  return { textContent: "", dataset: {}, classList: { toggle() {} } };
+  const classes = new Set();
+  return {
+    textContent: "", dataset: {}, classes,
+    classList: { toggle(name, on) { if (on) classes.add(name); else classes.delete(name); } },
+  };
 }
 
 const said = [];
 const announcer = { set textContent(text) { said.push(text); }, get textContent() { return said.at(-1) ?? ""; } };
 let clock = 0;
-const countdown = new Countdown(fakeElement(), { announcer });
+const timer = fakeElement();
+const countdown = new Countdown(timer, { announcer });
 countdown.now = () => clock;
 countdown.start(new Date(10 * 60_000).toISOString());
 clearInterval(countdown.interval);
 
 const heard = [];
+const looks = {};
 for (clock = 0; clock <= 10 * 60_000; clock += 250) {
   countdown.tick();
   heard.push(said.length);
+  if (clock === 4 * 60_000) looks.early = [...timer.classes].sort().join(" ");
+  if (clock === 6 * 60_000) looks.warned = [...timer.classes].sort().join(" ");
+  if (clock === 9.5 * 60_000) looks.urgent = [...timer.classes].sort().join(" ");
 }
 const findings = {};
+// Seen too, not only heard: amber in the last five minutes, red in the last one.
+findings.warned_visibly = looks.early === "" && looks.warned === "warning"
+  && looks.urgent === "urgent warning";
 findings.two_marks_only = JSON.stringify(said) === JSON.stringify(["5 minutes left.", "1 minute left."]);
 // Every second changed the timer's text, but the region was written only twice.
 findings.not_every_second = heard.at(-1) === 2;
