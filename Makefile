@@ -63,4 +63,5 @@ bench: setup
 
 clean:
 	rm -rf var/stamps frontend/node_modules frontend/static/frontend/bundle.* frontend/static/frontend/session.* frontend/static/frontend/studio.* \
-		frontend/static/frontend/board.* frontend/static/frontend/fonts
+		frontend/static/frontend/board.* frontend/static/frontend/fonts \
+		frontend/static/frontend/axe.min.js

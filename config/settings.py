@@ -210,6 +210,9 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # No deep links: Swagger UI renders each as a link nested in its operation's button and in
+    # the tag headings, too small to tap (issue 40); a section's URL is not worth that.
+    "SWAGGER_UI_SETTINGS": {"deepLinking": False},
 }
 
 # --- Content-Security-Policy (core/csp.py: the policy itself) ---

@@ -2,7 +2,9 @@
 // js/session/main.js -> static/frontend/session.js, js/studio/main.js ->
 // static/frontend/studio.js, and js/board/main.js -> static/frontend/board.{js,css} (the
 // design round's whiteboard: Excalidraw and React) with Excalidraw's fonts copied to
-// static/frontend/fonts/, so the site serves every file the board loads.
+// static/frontend/fonts/, so the site serves every file the board loads; and axe-core's
+// axe.min.js -> static/frontend/axe.min.js, the accessibility engine the browser tests inject
+// (tests/e2e/a11y.py) from the site itself, never from a CDN.
 //
 //   cd frontend && npm ci && node build.mjs            # minified, for deployment and tests
 //   cd frontend && node build.mjs --watch              # rebuild on change while developing
@@ -135,6 +137,17 @@ await copyChanged(
   here("./node_modules/@excalidraw/excalidraw/dist/prod/fonts"),
   here("./static/frontend/fonts"),
 );
+
+// The accessibility audit's engine, copied as released (it is loaded only by the browser tests).
+{
+  const source = here("./node_modules/axe-core/axe.min.js");
+  const target = here("./static/frontend/axe.min.js");
+  const [a, b] = await Promise.all([stat(source), stat(target).catch(() => null)]);
+  if (!b || b.size !== a.size || b.mtimeMs < a.mtimeMs) {
+    await copyFile(source, `${target}.partial`);
+    await rename(`${target}.partial`, target);
+  }
+}
 
 for (const each of [options, sessionOptions, studioOptions, boardOptions]) {
   if (watch) {

@@ -46,6 +46,13 @@ def problem_list(request: HttpRequest) -> HttpResponse:
     return render(request, "frontend/problem_list.html", context)
 
 
+@require_GET
+def accessibility(request: HttpRequest) -> HttpResponse:
+    """`/accessibility/`: the accessibility statement (issue 40.6), linked from every footer and
+    open to everyone, signed in or not."""
+    return render(request, "frontend/accessibility.html")
+
+
 @login_required
 @require_GET
 def practice_history(request: HttpRequest) -> HttpResponse:

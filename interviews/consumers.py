@@ -421,7 +421,7 @@ class SessionDocConsumer(AsyncWebsocketConsumer):
             self.finished = True
         elif payload.get("type") == "settings" and self.role in services.INTERVIEWER_ROLES:
             self.can_edit = bool(payload.get("interviewer_can_edit"))
-        elif payload.get("type") == "started" and payload.get("deadline"):
+        elif payload.get("type") in ("started", "extended") and payload.get("deadline"):
             self.deadline = datetime.fromisoformat(payload["deadline"])
         await self._send_json(payload)
 

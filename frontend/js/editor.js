@@ -6,12 +6,13 @@
 // here, so both editors indent, wrap and look alike; only this file knows the CodeMirror setup.
 import { indentLess, indentMore } from "@codemirror/commands";
 import { python } from "@codemirror/lang-python";
-import { indentUnit } from "@codemirror/language";
+import { HighlightStyle, indentUnit, syntaxHighlighting } from "@codemirror/language";
 import { Compartment, EditorState, Prec } from "@codemirror/state";
-import { oneDark } from "@codemirror/theme-one-dark";
+import { color as oneDarkColor, oneDarkTheme } from "@codemirror/theme-one-dark";
 import { EditorView, keymap } from "@codemirror/view";
 import { emacs } from "@replit/codemirror-emacs";
 import { vim } from "@replit/codemirror-vim";
+import { tags } from "@lezer/highlight";
 import { basicSetup } from "codemirror";
 
 const DRAFT_PREFIX = "onsite:draft:";
@@ -142,6 +143,43 @@ function fontTheme(size) {
   });
 }
 
+// The dark theme is One Dark with its colours lightened where they fall under 4.5:1 on its
+// background and active line (issue 40.4): its grey ("stone", 3.9:1; line numbers, comments),
+// its red ("coral", 4.4:1; names) and its violet (keywords, 4.4:1 on the active line). The
+// highlight rules are One Dark's own, in its order, with those colours changed.
+const DARK = { grey: "#9da5b4", red: "#e8838b", violet: "#d08ee6" };
+const darkHighlight = HighlightStyle.define([
+  { tag: tags.keyword, color: DARK.violet },
+  { tag: [tags.name, tags.deleted, tags.character, tags.propertyName, tags.macroName], color: DARK.red },
+  { tag: [tags.function(tags.variableName), tags.labelName], color: oneDarkColor.malibu },
+  { tag: [tags.color, tags.constant(tags.name), tags.standard(tags.name)], color: oneDarkColor.whiskey },
+  { tag: [tags.definition(tags.name), tags.separator], color: oneDarkColor.ivory },
+  {
+    tag: [tags.typeName, tags.className, tags.number, tags.changed, tags.annotation,
+      tags.modifier, tags.self, tags.namespace],
+    color: oneDarkColor.chalky,
+  },
+  {
+    tag: [tags.operator, tags.operatorKeyword, tags.url, tags.escape, tags.regexp, tags.link,
+      tags.special(tags.string)],
+    color: oneDarkColor.cyan,
+  },
+  { tag: [tags.meta, tags.comment], color: DARK.grey },
+  { tag: tags.strong, fontWeight: "bold" },
+  { tag: tags.emphasis, fontStyle: "italic" },
+  { tag: tags.strikethrough, textDecoration: "line-through" },
+  { tag: tags.link, color: DARK.grey, textDecoration: "underline" },
+  { tag: tags.heading, fontWeight: "bold", color: DARK.red },
+  { tag: [tags.atom, tags.bool, tags.special(tags.variableName)], color: oneDarkColor.whiskey },
+  { tag: [tags.processingInstruction, tags.string, tags.inserted], color: oneDarkColor.sage },
+  { tag: tags.invalid, color: oneDarkColor.invalid },
+]);
+const darkTheme = [
+  oneDarkTheme,
+  Prec.high(EditorView.theme({ ".cm-gutters": { color: DARK.grey } }, { dark: true })),
+  syntaxHighlighting(darkHighlight),
+];
+
 function keymapExtension(name) {
   if (name === "vim") return vim();
   if (name === "emacs") return emacs();
@@ -168,7 +206,8 @@ export function editorExtensions({ prefs = DEFAULT_PREFS, label, describedBy, ex
   const wrapSlot = new Compartment();
   const fontSlot = new Compartment();
   const themeSlot = new Compartment();
-  const attributes = { "aria-label": label };
+  // tabindex: the scrolling region's content is a Tab stop even where it is read-only.
+  const attributes = { "aria-label": label, tabindex: "0" };
   if (describedBy) attributes["aria-describedby"] = describedBy;
   const extensions = [
     cspNonceExtension(),
@@ -186,7 +225,7 @@ export function editorExtensions({ prefs = DEFAULT_PREFS, label, describedBy, ex
     ])),
     wrapSlot.of(prefs.wrap ? EditorView.lineWrapping : []),
     fontSlot.of(fontTheme(prefs.fontSize)),
-    themeSlot.of(prefs.theme === "dark" ? oneDark : []),
+    themeSlot.of(prefs.theme === "dark" ? darkTheme : []),
     EditorView.contentAttributes.of(attributes),
   ];
   const apply = (view, next) => {
@@ -195,7 +234,7 @@ export function editorExtensions({ prefs = DEFAULT_PREFS, label, describedBy, ex
         keymapSlot.reconfigure(keymapExtension(next.keymap)),
         wrapSlot.reconfigure(next.wrap ? EditorView.lineWrapping : []),
         fontSlot.reconfigure(fontTheme(next.fontSize)),
-        themeSlot.reconfigure(next.theme === "dark" ? oneDark : []),
+        themeSlot.reconfigure(next.theme === "dark" ? darkTheme : []),
       ],
     });
     view.dom.dataset.theme = next.theme;

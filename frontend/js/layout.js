@@ -43,12 +43,21 @@ export function splittersBind(layout, userKey) {
     const pane = splitter.dataset.pane;
     const target = document.getElementById(splitter.getAttribute("aria-controls"));
     if (!pane || !target) continue;
+    // The separator's value (WAI-ARIA: a focusable separator has one) is the pane's share of
+    // the layout's width, in percent, as aria-valuemin/max in the template say.
+    const announce = () => {
+      const whole = layout.clientWidth;
+      if (whole <= 0) return;
+      const share = Math.round((target.getBoundingClientRect().width / whole) * 100);
+      splitter.setAttribute("aria-valuenow", String(Math.min(100, Math.max(0, share))));
+    };
     const set = (px) => {
       widths[pane] = clamp(pane, px);
       apply();
-      splitter.setAttribute("aria-valuenow", String(widths[pane]));
+      announce();
       widthsSave(userKey, widths);
     };
+    announce();
     splitter.addEventListener("pointerdown", (down) => {
       down.preventDefault();
       splitter.setPointerCapture(down.pointerId);
@@ -71,6 +80,7 @@ export function splittersBind(layout, userKey) {
       else if (event.key === "Home") {
         delete widths[pane];
         apply();
+        announce();
         widthsSave(userKey, widths);
       } else return;
       event.preventDefault();

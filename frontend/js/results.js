@@ -349,6 +349,20 @@ export class ResultsPanel {
     this.ruleJudged = false;
     // Each test's CPU limit, from the page (the server's one copy of it).
     this.cpuLimitSeconds = Number.parseFloat(root.dataset.cpuLimitSeconds);
+    // What a screen reader hears (issue 40.3): one polite line per finished test and the
+    // verdict once, in a region of its own beside the panel (the panel may be a hidden tab,
+    // and announcing the whole table at each change would drown the rest).
+    this.live = element("div", {
+      className: "visually-hidden results-live",
+      attrs: { "aria-live": "polite", "aria-atomic": "false", "data-results-live": "" },
+    });
+    root.after(this.live);
+    this.announced = new Set();
+    this.verdictAnnounced = false;
+  }
+
+  announce(text) {
+    this.live.append(element("p", { text }));
   }
 
   /** Clears the panel for a new run or submit. */
@@ -367,6 +381,9 @@ export class ResultsPanel {
     if (this.loadBox) this.loadBox.remove();
     this.loadBox = null;
     this.markedLine = false;
+    this.live.replaceChildren();
+    this.announced.clear();
+    this.verdictAnnounced = false;
     this.onClear();
     this.setStatus(mode === "submit" ? "Submitting…" : "Sending…");
   }
@@ -426,6 +443,12 @@ export class ResultsPanel {
       className: "test",
       attrs: { "data-index": String(test.index), "data-verdict": String(test.verdict) },
     });
+    if (!this.announced.has(test.index)) {
+      this.announced.add(test.index);
+      const said = test.verdict === NOT_RUN ? NOT_RUN_TEXT
+        : (VERDICT_TITLES[test.verdict] || String(test.verdict));
+      this.announce(`Test ${Number(test.index) + 1}, ${test.name}: ${said}.`);
+    }
     const row = element("tr", { className: "test-row" });
     row.append(element("td", { className: "test-index", text: Number(test.index) + 1 }));
     row.append(element("td", { className: "test-name", text: test.name }));
@@ -520,6 +543,10 @@ export class ResultsPanel {
     const summary = typeof said.summary === "string" && said.summary
       ? said.summary : `passed ${passed} of ${total}`;
     line.append(document.createTextNode(` ${summary}`));
+    if (!this.verdictAnnounced) {
+      this.verdictAnnounced = true;
+      this.announce(`Verdict: ${VERDICT_TITLES[verdict] || verdict || "unknown"}, ${summary}.`);
+    }
     if (typeof said.failing === "string" && said.failing) {
       line.append(element("span", { className: "failing-group", text: ` — ${said.failing}` }));
     }

@@ -32,6 +32,7 @@ fi
 h=$(hash_of frontend/package-lock.json frontend/build.mjs $(find frontend/js -type f | sort))
 if [ ! -f frontend/static/frontend/bundle.js ] || [ ! -f frontend/static/frontend/studio.js ] \
     || [ ! -f frontend/static/frontend/board.js ] || [ ! -d frontend/static/frontend/fonts ] \
+    || [ ! -f frontend/static/frontend/axe.min.js ] \
     || ! stamp_ok bundle "$h"; then
   log "frontend bundle (npm ci + esbuild)…"
   (cd frontend && npm ci --no-audit --no-fund --loglevel=error && node build.mjs)

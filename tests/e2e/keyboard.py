@@ -1,77 +1,54 @@
-"""Driving a page by keyboard alone, for the browser tests (issue 40.2): Tab to a control,
-checking on the way that every stop shows where the focus is and that Tab never stays put."""
+"""Keyboard-only helpers of the browser tests (issue 40.2): Tab (or Shift+Tab) to an element
+the way a person would, leaving a code editor the way its hint says (Esc, then the key), and
+collect every element that took focus without showing it."""
 
 from __future__ import annotations
 
-from urllib.parse import urlsplit
+import contextlib
 
 from playwright.sync_api import Page
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-# The most Tab presses one move may take: a long page has many stops, none has this many.
-MAX_STOPS = 150
-
-# The focused element and whether it shows it: an outline, a ring (box-shadow) or, for the
-# editor's content, the editor's own focused frame.
-_FOCUS = """async () => {
-  // A few frames first: CodeMirror marks its frame focused a little after the focus event.
-  for (let frame = 0; frame < 2; frame += 1) {
-    await new Promise((done) => requestAnimationFrame(() => done()));
-  }
-  await new Promise((done) => setTimeout(done, 30));
+# What the focused element looks like: an outline or a ring (box-shadow), either counts.
+FOCUS_SHOWN = """() => {
   const el = document.activeElement;
-  if (!el || el === document.body) return {tag: 'body', visible: true, path: 'body'};
-  // A date or time input's own picker button (inside the browser's shadow tree) takes a stop
-  // of its own: the browser rings it, and the host does not match :focus meanwhile.
-  if (el.matches('input[type=date], input[type=time]') && !el.matches(':focus')) {
-    return {tag: el.tagName, visible: true, path: '#' + el.id + ' (picker)'};
-  }
   const style = getComputedStyle(el);
-  const outline = style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) > 0;
-  const ring = style.boxShadow && style.boxShadow !== 'none';
-  const editor = el.closest('.cm-editor');
-  const editorRing = editor && (editor.classList.contains('cm-focused') &&
-    (getComputedStyle(editor).outlineStyle !== 'none' ||
-     getComputedStyle(editor).boxShadow !== 'none'));
-  const name = el.id ? '#' + el.id : el.tagName.toLowerCase() +
-    (el.className && typeof el.className === 'string' ? '.' + el.className.split(' ')[0] : '');
-  return {tag: el.tagName, visible: Boolean(outline || ring || editorRing), path: name};
+  const ring = (s) => (s.outlineStyle !== "none" && parseFloat(s.outlineWidth) > 0)
+    || s.boxShadow !== "none";
+  // The editor's ring is drawn on .cm-editor around its content; a splitter's is its bar
+  // (::after) turned the accent colour.
+  const editor = el.closest(".cm-editor");
+  const bar = el.classList.contains("splitter")
+    && getComputedStyle(el, "::after").backgroundColor === "rgb(47, 91, 211)";
+  return { id: el.id, tag: el.tagName, cls: String(el.className),
+           shown: ring(style) || (editor !== null && ring(getComputedStyle(editor))) || bar,
+           inEditor: editor !== null, focused: el.matches(":focus") };
 }"""
 
 
-def focused(page: Page, selector: str) -> bool:
-    return bool(page.evaluate(
-        "sel => { const el = document.activeElement; return Boolean(el && el.matches(sel)); }",
-        selector,
-    ))
-
-
-def tab_to(page: Page, selector: str, *, back: bool = False, unseen: list[str] | None = None,
-           ) -> int:
-    """Presses Tab (Shift+Tab when `back`) until the focus is on `selector`; how many presses.
-    Every stop on the way whose focus does not show is added to `unseen` (when given). Passing
-    through the code editor, where Tab indents, it leaves as the page says: Esc, then Tab."""
-    key = "Shift+Tab" if back else "Tab"
-    for presses in range(1, MAX_STOPS + 1):
-        if focused(page, ".cm-content"):
+def tab_to(page: Page, selector: str, *, key: str = "Tab", limit: int = 80) -> list[str]:
+    """Presses `key` until `selector` has focus (leaving the editor as its hint says, Esc then
+    the key); returns the focused elements that showed no focus indicator on the way."""
+    # The person's window is this page's (of two people's pages, only one has the focus, and
+    # :focus matches nothing in the other).
+    page.bring_to_front()
+    unseen: list[str] = []
+    in_editor = False
+    for _ in range(limit):
+        if in_editor:  # the editor's announced way out: Esc, then Tab or Shift+Tab
             page.keyboard.press("Escape")
         page.keyboard.press(key)
-        stop = page.evaluate(_FOCUS)
-        if unseen is not None and not stop["visible"]:
-            unseen.append(stop["path"])
-        if focused(page, selector):
-            return presses
-    raise AssertionError(f"{selector} was never reached by {key} in {MAX_STOPS} presses")
-
-
-def keyboard_log_in(page: Page, username: str, password: str, next_url: str) -> None:
-    """The login form by keyboard: the name, Tab, the password, Enter."""
-    page.goto(f"/accounts/login/?next={next_url}")
-    tab_to(page, "input[name=username]")
-    page.keyboard.type(username)
-    page.keyboard.press("Tab")
-    assert focused(page, "input[name=password]")
-    page.keyboard.type(password)
-    page.keyboard.press("Enter")
-    # The login page's own URL ends with `next_url` too: wait for the path itself.
-    page.wait_for_url(lambda url: urlsplit(url).path == next_url)
-    page.wait_for_load_state("load")
+        # CodeMirror marks its editor focused on its next update: wait for the ring to show.
+        with contextlib.suppress(PlaywrightTimeout):
+            page.wait_for_function(f"() => ({FOCUS_SHOWN})().shown", timeout=2000)
+        state = page.evaluate(FOCUS_SHOWN)
+        in_editor = state["inEditor"]
+        # Past the page's last element focus leaves the document (body) and wraps: no trap. A
+        # date or time field reached by keys in headless chromium sometimes does not match
+        # :focus at all (its inner segment has the focus): no style could show there, the
+        # check is moot (site.css rings them when they do).
+        if not state["shown"] and state["tag"] != "BODY" and state["focused"]:
+            unseen.append(f"{state['tag']}#{state['id']}.{state['cls']}")
+        if page.evaluate("(s) => document.activeElement.matches(s)", selector):
+            return unseen
+    raise AssertionError(f"{selector} never took focus after {limit} presses of {key}")

@@ -284,6 +284,37 @@ def test_edits_after_the_deadline_are_refused_and_the_last_code_is_submitted() -
     assert "too_late" not in services.session_code(session.pk)
 
 
+def test_an_extension_moves_the_open_sockets_deadline_too() -> None:
+    """The document socket keeps the deadline it was opened with; the interviewer's extension
+    reaches it on the broadcast, so an edit after the old deadline is kept (issue 40.5)."""
+    import asyncio
+    import time
+
+    from channels.db import database_sync_to_async
+
+    session, candidate, interviewer = live()
+    soon = 6.0  # seconds: the clock the socket opens with
+    InterviewSession.objects.filter(pk=session.pk).update(
+        deadline=timezone.now() + timedelta(seconds=soon))
+    opened = time.monotonic()
+
+    async def scenario() -> list[dict[str, Any]]:
+        client = YClient(candidate, session.pk)
+        await client.connect()
+        await database_sync_to_async(services.session_extend)(
+            session_id=session.pk, user=interviewer, minutes=5)
+        await client.pump(until=lambda c: any(e.get("type") == "extended" for e in c.events))
+        await asyncio.sleep(max(0.0, soon + 0.5 - (time.monotonic() - opened)))
+        await client.edit(append("after_the_old_deadline = 1\n"))
+        await client.drain()
+        await client.disconnect()
+        return client.events
+
+    events = run_scenario(scenario)
+    assert not any(e.get("type") == "refused" for e in events), events
+    assert "after_the_old_deadline" in services.session_code(session.pk)
+
+
 async def sync_overdue(session: InterviewSession) -> None:
     from channels.db import database_sync_to_async
 

@@ -53,6 +53,22 @@ function render(root, props) {
 
 const plural = (n, one, many) => (n === 1 ? one : many);
 
+// Excalidraw's buttons that have no name of their own (issue 40.3: a screen reader said only
+// "button"), named as Excalidraw renders them, whenever it renders them.
+const UNNAMED = [[".main-menu-trigger", "Board menu"]];
+
+function namesEnsure(host) {
+  const name = () => {
+    for (const [selector, label] of UNNAMED) {
+      for (const button of host.querySelectorAll(`${selector}:not([aria-label])`)) {
+        button.setAttribute("aria-label", label);
+      }
+    }
+  };
+  new MutationObserver(name).observe(host, { childList: true, subtree: true });
+  name();
+}
+
 /** Excalidraw's host inside `container`, and the notices over it (React owns only the host). */
 function boardFrame(container) {
   const host = document.createElement("div");
@@ -69,6 +85,7 @@ function boardFrame(container) {
   skippedLine.hidden = true;
   notices.append(alertLine, skippedLine);
   container.append(host, notices);
+  namesEnsure(host);
   const drawn = new Map(); // id -> problem: stored elements skipped
   const unshared = new Map(); // id -> problem: elements of this page the board cannot keep
   const render = () => {

@@ -14,6 +14,7 @@ import { EditorView, keymap, placeholder } from "@codemirror/view";
 import { yCollab } from "y-codemirror.next";
 import * as Y from "yjs";
 
+import { mapElements } from "../board/binding.js";
 import { cspNonceExtension } from "../editor.js";
 
 export const BOARD_NAME = "board";
@@ -185,6 +186,63 @@ export function referenceViewerMount() {
   return { set };
 }
 
+const KIND_NAMES = {
+  rectangle: "Box", ellipse: "Ellipse", diamond: "Diamond", arrow: "Arrow", line: "Line",
+  freedraw: "Drawing", text: "Text", frame: "Frame",
+};
+
+/** The board's elements as sentences (a canvas cannot be read, issue 40.3): each shape with
+ * its label, each arrow with the shapes it joins; text inside a shape is its label. */
+export function boardText(elements) {
+  const live = elements.filter((e) => !e.isDeleted);
+  const byId = new Map(live.map((e) => [e.id, e]));
+  const labels = new Map();
+  for (const e of live) {
+    if (e.type === "text" && e.containerId && byId.has(e.containerId)) {
+      labels.set(e.containerId, String(e.text || "").trim());
+    }
+  }
+  const named = (id) => {
+    const target = byId.get(id);
+    if (!target) return null;
+    const label = labels.get(id) || (target.type === "text" ? String(target.text || "").trim() : "");
+    return label ? `“${label}”` : `a ${(KIND_NAMES[target.type] || target.type).toLowerCase()}`;
+  };
+  const lines = [];
+  for (const e of live) {
+    if (e.type === "text" && e.containerId && byId.has(e.containerId)) continue;
+    const kind = KIND_NAMES[e.type] || e.type;
+    const label = e.type === "text" ? String(e.text || "").trim() : labels.get(e.id);
+    let line = label ? `${kind}: “${label}”` : kind;
+    if (e.type === "arrow") {
+      const from = e.startBinding && named(e.startBinding.elementId);
+      const to = e.endBinding && named(e.endBinding.elementId);
+      if (from) line += ` from ${from}`;
+      if (to) line += ` to ${to}`;
+    }
+    lines.push(line);
+  }
+  return lines;
+}
+
+/** Keeps #board-text (the board as a list) in step with the shared board. */
+function boardTextMount(map) {
+  const list = document.getElementById("board-text-list");
+  const empty = document.getElementById("board-text-empty");
+  if (!list) return;
+  const render = () => {
+    const lines = boardText(mapElements(map));
+    list.replaceChildren(...lines.map((line) => {
+      const item = document.createElement("li");
+      item.textContent = line;
+      return item;
+    }));
+    if (empty) empty.hidden = lines.length > 0;
+  };
+  map.observeDeep(render);
+  render();
+}
+
 /** The board and the notes of the live page; setEditable switches both. */
 export function designDeskMount({ doc, awareness, editable, userName }) {
   const boardNode = document.getElementById("session-board");
@@ -214,6 +272,7 @@ export function designDeskMount({ doc, awareness, editable, userName }) {
   });
   boardFullScreenMount(document.getElementById("board-full"), document.getElementById("design-board-pane"));
   notesToggleMount(document.getElementById("design-notes-toggle"));
+  boardTextMount(doc.getMap(BOARD_NAME));
   const notes = notesEditorMount(document.getElementById("design-notes"), {
     doc,
     awareness,

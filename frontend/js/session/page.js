@@ -33,7 +33,7 @@ import {
 import { boardAlert, designDeskMount, referenceViewerMount } from "./design.js";
 import { ActivityFeed, NotesPanel, QuestionsPanel } from "./panels.js";
 import { SessionProvider } from "./provider.js";
-import { Countdown, warningText } from "./timer.js";
+import { Countdown } from "./timer.js";
 
 const CONNECTION_TEXT = {
   connecting: "Connecting…",
@@ -75,6 +75,7 @@ export function sessionPageMount(root) {
     notes: `${base}/notes`,
     events: `${base}/events`,
     settings: `${base}/settings`,
+    extend: `${base}/extend`,
     state: `${base}/state`,
     chat: `${base}/chat`,
     callLink: `${base}/call-link`,
@@ -82,7 +83,6 @@ export function sessionPageMount(root) {
     canned: `${base}/canned`,
     hintReveal: `${base}/hints/reveal`,
     done: `${base}/done`,
-    extend: `${base}/extend`,
     coInterviewers: `${base}/co-interviewers`,
   };
   const role = state.role;
@@ -238,7 +238,7 @@ export function sessionPageMount(root) {
     root.dataset.status = "finished";
     setEditable(false);
     countdown.stop("00:00");
-    document.querySelector(".extend-controls")?.remove();
+    document.getElementById("extend-form")?.remove();
     setBusy(false);
     const text = finishText(event.reason, { role, kind: state.kind, design });
     showBanner(event.error ? `${text} (${event.error})` : text, "done");
@@ -287,15 +287,12 @@ export function sessionPageMount(root) {
   if (inviteMail && inviteMail.dataset.state === "pending") followInvitation();
   const countdown = new Countdown(document.getElementById("session-timer"), {
     serverNow: state.server_now,
+    announcer: document.getElementById("session-timer-announce"),
     onExpire: () => {
       if (state.status !== "active") return;
       setEditable(false);
       showBanner(design ? "Time is up: closing the board…" : "Time is up: submitting your code…", "warn");
       awaitFinish();
-    },
-    // Said once at 5 and at 1 minute left (the banner is a polite live region).
-    onWarning: (mark) => {
-      if (state.status === "active") showBanner(warningText(mark), "warn");
     },
   });
 
@@ -433,10 +430,11 @@ export function sessionPageMount(root) {
         if (interviewerSide && state.status === "active") setEditable(interviewerCanEdit);
         return undefined;
       case "extended":
-        // The interviewer gave more time: both clocks move to the server's new deadline.
         state.deadline = event.deadline;
         countdown.start(event.deadline);
-        showBanner(`${event.minutes} more minutes: the interviewer extended the session.`);
+        showBanner(interviewerSide
+          ? `You gave ${event.minutes} more minutes.`
+          : `Your interviewer gave you ${event.minutes} more minutes.`);
         return undefined;
       case "started":
         state.status = "active";
@@ -512,18 +510,19 @@ export function sessionPageMount(root) {
       showBanner(error instanceof ApiError ? error.message : "Something went wrong.", "warn");
     }
   });
-  for (const button of document.querySelectorAll(".extend-button")) {
-    button.addEventListener("click", async () => {
-      button.disabled = true;
-      try {
-        await postJson(urls.extend, { minutes: Number(button.dataset.minutes) });
-      } catch (error) {
-        showBanner(error instanceof ApiError ? error.message : "Something went wrong.", "warn");
-      } finally {
-        button.disabled = false;
-      }
-    });
-  }
+  const extendForm = document.getElementById("extend-form");
+  extendForm?.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const button = extendForm.querySelector("button");
+    button.disabled = true;
+    try {
+      await postJson(urls.extend, { minutes: Number(extendForm.elements.minutes.value) });
+    } catch (error) {
+      showBanner(error instanceof ApiError ? error.message : "Something went wrong.", "warn");
+    } finally {
+      button.disabled = false;
+    }
+  });
   editToggle?.addEventListener("change", async () => {
     try {
       await postJson(urls.settings, { interviewer_can_edit: editToggle.checked });

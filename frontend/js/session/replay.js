@@ -204,7 +204,11 @@ export async function replayPageMount(root) {
         parent: document.getElementById("replay-editor"),
         state: EditorState.create({
           doc: "",
-          extensions: [cspNonceExtension(), basicSetup, python(), EditorState.readOnly.of(true)],
+          extensions: [
+            cspNonceExtension(), basicSetup, python(), EditorState.readOnly.of(true),
+            // Named, and reachable by Tab so a keyboard can scroll it (issue 40.3).
+            EditorView.contentAttributes.of({ "aria-label": "Code at this moment", tabindex: "0" }),
+          ],
         }),
       });
 
@@ -257,9 +261,11 @@ export async function replayPageMount(root) {
   // Marks: runs and submissions, pastes, tab changes, questions and notes, at their moments.
   for (const mark of marks) {
     const left = `${(100 * Math.min(mark.t, duration)) / duration}%`;
-    const tick = element("button", {
+    // A tick on the timeline is for the pointer only (too narrow to be a 24 px target, and a
+    // second copy of the list below, whose buttons the keyboard and screen readers use).
+    const tick = element("span", {
       className: `mark mark-${mark.kind}`,
-      attrs: { type: "button", title: mark.label, "data-kind": mark.kind, "data-t": String(mark.t) },
+      attrs: { title: mark.label, "aria-hidden": "true", "data-kind": mark.kind, "data-t": String(mark.t) },
     });
     tick.style.left = left;
     tick.addEventListener("click", () => show(mark.t));

@@ -14,30 +14,25 @@ export function formatLeft(ms) {
   return hours ? `${hours}:${pad(minutes)}:${pad(seconds)}` : `${pad(minutes)}:${pad(seconds)}`;
 }
 
-// The moments the candidate is warned before time is up (ms left), announced once each as the
-// clock crosses them: never every second (a screen reader would hear nothing else).
-export const WARNING_MARKS = [5 * 60_000, 60_000];
-
-/** The marks a clock crossed going from `before` ms left to `after` (both > 0 to count). */
-export function marksCrossed(before, after, marks = WARNING_MARKS) {
-  return marks.filter((mark) => before > mark && after <= mark && after > 0);
-}
-
-export function warningText(mark) {
-  const minutes = Math.round(mark / 60_000);
-  return minutes === 1 ? "1 minute left." : `${minutes} minutes left.`;
-}
+// The moments a screen reader is told the time left (issue 40.3): never every second.
+export const ANNOUNCED_MARKS = [
+  [5 * 60_000, "5 minutes left."],
+  [60_000, "1 minute left."],
+];
 
 export class Countdown {
-  constructor(element, { serverNow, onExpire, onWarning }) {
+  /** `announcer`: a polite live region that hears only the 5 and 1 minute marks (the timer
+   *  itself is aria-live="off"). */
+  constructor(element, { serverNow, onExpire, announcer = null }) {
     this.element = element;
+    this.announcer = announcer;
+    // The marks still ahead; those already passed when the countdown (re)starts are not said.
+    this.marksAhead = null;
     this.skew = serverNow ? Date.parse(serverNow) - Date.now() : 0;
     this.deadline = null;
     this.onExpire = onExpire;
-    this.onWarning = onWarning;
     this.expired = false;
     this.interval = null;
-    this.lastLeft = null;
   }
 
   now() {
@@ -48,7 +43,9 @@ export class Countdown {
   start(deadlineIso) {
     this.deadline = Date.parse(deadlineIso);
     this.element.dataset.deadline = deadlineIso;
-    this.lastLeft = null; // a moved deadline (an extension) warns again as it is reached
+    // A new deadline (more time granted) re-arms the marks it lies before.
+    const left = this.deadline - this.now();
+    this.marksAhead = ANNOUNCED_MARKS.filter(([at]) => left > at);
     clearInterval(this.interval);
     this.tick();
     this.interval = setInterval(() => this.tick(), 250);
@@ -58,11 +55,15 @@ export class Countdown {
     if (this.deadline === null) return;
     const left = this.deadline - this.now();
     this.element.textContent = formatLeft(left);
-    if (this.lastLeft !== null) {
-      for (const mark of marksCrossed(this.lastLeft, left)) this.onWarning?.(mark);
-    }
-    this.lastLeft = left;
     this.element.classList.toggle("urgent", left < 60_000);
+    // The last five minutes look different too: the warning is not for screen readers only.
+    this.element.classList.toggle("warning", left < 5 * 60_000);
+    const passed = (this.marksAhead || []).filter(([at]) => left <= at);
+    if (passed.length) {
+      this.marksAhead = this.marksAhead.filter(([at]) => left > at);
+      // Only the nearest mark is said, should a sleeping tab wake past both.
+      if (left > 0 && this.announcer) this.announcer.textContent = passed[passed.length - 1][1];
+    }
     if (left <= 0 && !this.expired) {
       this.expired = true;
       this.element.dataset.expired = "true";

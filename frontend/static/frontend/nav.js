@@ -19,6 +19,27 @@
       }
     });
   }
-  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", bind);
-  else bind();
+  // A code block wider (or taller) than its box scrolls; a keyboard can scroll only what takes
+  // focus (WCAG 2.1.1, issue 40): every <pre> of the page's content is a named Tab stop, the
+  // ones htmx swaps in too.
+  var codeBlocks = 0;
+  function codeBlocksFocusable(root) {
+    var blocks = (root || document).querySelectorAll("main pre:not([tabindex])");
+    for (var i = 0; i < blocks.length; i++) {
+      if (blocks[i].closest(".cm-editor")) continue;
+      codeBlocks += 1;  // each region's name is its own (a landmark's name tells it apart)
+      blocks[i].setAttribute("tabindex", "0");
+      blocks[i].setAttribute("role", "region");
+      blocks[i].setAttribute("aria-label", "Code block " + codeBlocks);
+    }
+  }
+  function ready() {
+    bind();
+    codeBlocksFocusable(document);
+    document.addEventListener("htmx:afterSettle", function (event) {
+      codeBlocksFocusable(event.target);
+    });
+  }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", ready);
+  else ready();
 })();
