@@ -64,8 +64,21 @@ function namesEnsure(host) {
         button.setAttribute("aria-label", label);
       }
     }
+    // The zoom button shows the zoom ("100%") but is named "Reset zoom": its name says both,
+    // so what a person sees is what a voice user says (WCAG 2.5.3).
+    for (const button of host.querySelectorAll(".reset-zoom-button")) {
+      const label = `${button.textContent.trim()}, reset zoom`;
+      if (button.getAttribute("aria-label") !== label) button.setAttribute("aria-label", label);
+    }
+    // Excalidraw's own <footer> (zoom, undo) is not the page's footer: a named group instead.
+    // (Excalidraw marks it role="contentinfo", a second page footer inside the main landmark.)
+    for (const footer of host.querySelectorAll("footer.layer-ui__wrapper__footer")) {
+      if (footer.getAttribute("role") === "group") continue;
+      footer.setAttribute("role", "group");
+      footer.setAttribute("aria-label", "Board controls");
+    }
   };
-  new MutationObserver(name).observe(host, { childList: true, subtree: true });
+  new MutationObserver(name).observe(host, { childList: true, subtree: true, characterData: true });
   name();
 }
 
