@@ -25,6 +25,7 @@ import pytest
 from playwright.sync_api import Browser, Page, ViewportSize, expect
 
 from tests.e2e.conftest import People, Platform, people_at
+from tests.e2e.design_pages import seed
 from tests.processes import SCREENSHOTS
 
 pytestmark = pytest.mark.e2e
@@ -37,52 +38,6 @@ PHONE: ViewportSize = {"width": 390, "height": 844}
 
 # A design problem with one hint, and a live session of it between the demo candidate and
 # interviewer: `active` (running) or `scheduled` (waiting for the candidate's join).
-SEED = """
-from datetime import timedelta
-from django.contrib.auth.models import User
-from django.utils import timezone
-from interviews import services
-from interviews.models import InterviewSession
-from problems.models import CONTENT_FIELDS, DESIGN, Problem, ProblemVersion
-
-problem, created = Problem.objects.get_or_create(slug="design-board-size", defaults={{
-    "title": "Design a URL shortener", "kind": DESIGN, "difficulty": "medium",
-    "statement_md": "Design a **URL shortener** for 10k writes/s.",
-    "hints": ["Start from the read path: what is read per redirect?"],
-    "starter_code": "", "reference_code": "", "published": True}})
-if created:
-    version = Problem.objects.get(slug="token-bucket").live_version
-    version.pk = None
-    version.problem = problem
-    version.number = 1
-    for name in CONTENT_FIELDS:
-        if name not in ("rubric", "clarifications"):
-            setattr(version, name, getattr(problem, name))
-    version.public_tests, version.hidden_tests = [], []
-    version.driver = {{}}  # a design round has no tests, so no driver and no input constraints
-    version.save()
-    problem.live_version = version
-    problem.rubric = version.rubric
-    problem.save()
-# Offered whatever a background validation of the copied version said (it has no tests).
-ProblemVersion.objects.filter(pk=problem.live_version_id).update(validation="passed")
-interviewer = User.objects.get(username="interviewer")
-if "{status}" == "active":
-    now = timezone.now()
-    session = InterviewSession.objects.create(
-        problem=problem, kind="live", status="active", interviewer_can_edit=True,
-        candidate=User.objects.get(username="candidate"), interviewer=interviewer,
-        duration=timedelta(minutes=45), started_at=now, deadline=now + timedelta(minutes=45))
-else:
-    session = services.session_schedule_live(
-        interviewer=interviewer, problem_slug=problem.slug, duration=timedelta(minutes=45),
-        interviewer_can_edit=True)
-print(session.pk, session.invite_token or "")
-"""
-
-# The board at its largest: ONSITE_BOARD_MAX_ELEMENTS freehand strokes, as many points each as
-# keeps the encoded document just under ONSITE_DOC_MAX_BYTES, stored through the services in
-# updates that each fit in one message (as pages would have sent them).
 BIG_BOARD = """
 import json, random
 import pycrdt
@@ -149,13 +104,6 @@ print(len(board_from_updates(d for _, d in doc_updates({sid}))))
 def people(browser: Browser, platform: Platform) -> Iterator[People]:
     with people_at(browser, platform, viewport=VIEWPORT) as opened:
         yield opened
-
-
-def seed(platform: Platform, status: str) -> tuple[int, str]:
-    sid, _, token = (
-        platform.shell(SEED.format(status=status)).strip().splitlines()[-1].partition(" ")
-    )
-    return int(sid), token
 
 
 def server_count(platform: Platform, session_id: int) -> int:

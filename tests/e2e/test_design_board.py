@@ -22,6 +22,7 @@ import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, ViewportSize, expect
 
 from tests.e2e.conftest import People, Platform, people_at
+from tests.e2e.design_pages import board_ids, draw, wait_for_ids
 from tests.processes import SCREENSHOTS
 
 pytestmark = pytest.mark.e2e
@@ -129,32 +130,6 @@ def open_session(people: People, username: str, session_id: int) -> Page:
     return page
 
 
-def draw(page: Page, tool: str, box: tuple[float, float, float, float]) -> None:
-    """Draw one shape with the mouse: pick the tool, drag across `box` (fractions of the
-    canvas: left, top, right, bottom). The board is wide enough for Excalidraw's desktop
-    layout (issue 38), whose shape properties panel covers the canvas's left edge while a tool
-    is picked: a box starts right of it."""
-    # The tool is a radio input under its icon: the click lands on the icon, inside its label.
-    page.locator(f'#session-board [data-testid="toolbar-{tool}"]').click(force=True)
-    canvas = page.locator("#session-board canvas.interactive")
-    area = canvas.bounding_box()
-    assert area is not None
-    left, top, right, bottom = box
-    page.mouse.move(area["x"] + area["width"] * left, area["y"] + area["height"] * top)
-    page.mouse.down()
-    for step in range(1, 6):
-        page.mouse.move(
-            area["x"] + area["width"] * (left + (right - left) * step / 5),
-            area["y"] + area["height"] * (top + (bottom - top) * step / 5),
-        )
-    page.mouse.up()
-    page.keyboard.press("Escape")
-
-
-def board_ids(page: Page) -> list[str]:
-    return sorted(e["id"] for e in page.evaluate("window.onsiteSession.board.elements()"))
-
-
 def board_versions(page: Page) -> list[list[Any]]:
     """Each live element as [id, version, versionNonce]: equal lists are equal boards."""
     elements = page.evaluate("window.onsiteSession.board.elements()")
@@ -163,17 +138,6 @@ def board_versions(page: Page) -> list[list[Any]]:
 
 def server_board(platform: Platform, session_id: int) -> dict[str, Any]:
     return json.loads(platform.shell(SERVER_BOARD.format(sid=session_id)).strip().splitlines()[-1])
-
-
-def wait_for_ids(page: Page, count: int) -> list[str]:
-    """The page's element ids once it has `count` of them (polled: the policy forbids the
-    eval that page.wait_for_function needs)."""
-    for _ in range(SYNC_MS // 100):
-        ids = board_ids(page)
-        if len(ids) >= count:
-            return ids
-        page.wait_for_timeout(100)
-    raise AssertionError(f"the board never had {count} elements: {board_ids(page)}")
 
 
 def test_two_people_draw_on_one_board_which_reloads_ends_read_only_and_replays(

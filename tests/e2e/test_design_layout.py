@@ -19,7 +19,7 @@ import pytest
 from playwright.sync_api import Browser, Page, ViewportSize, expect
 
 from tests.e2e.conftest import People, Platform, people_at
-from tests.e2e.test_board_size import seed
+from tests.e2e.design_pages import seed
 from tests.processes import SCREENSHOTS
 
 pytestmark = pytest.mark.e2e

@@ -18,7 +18,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from tests.e2e.conftest import Platform, people_at
-from tests.e2e.test_design_report_pages import SEED as REPORT_SEED
+from tests.e2e.design_pages import report_seed
 from tests.processes import SCREENSHOTS
 
 pytestmark = pytest.mark.e2e
@@ -48,7 +48,7 @@ version.rubric = [dict(c, strong=c["strong"] + " Status: validating→in_progres
 version.save(update_fields=["rubric"])
 Problem.objects.filter(pk=problem.pk).update(rubric=version.rubric)
 """
-SEED = REPORT_SEED.replace(
+SEED = report_seed("batch-api-replay-e2e").replace(
     "DocUpdate.objects.filter(pk=first)",
     "DocUpdate.objects.filter(pk=first)", 1
 ).replace("services.session_finish_by(", MORE + "services.session_finish_by(", 1)

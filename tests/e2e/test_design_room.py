@@ -19,7 +19,7 @@ import pytest
 from playwright.sync_api import Browser, Page, ViewportSize, expect
 
 from tests.e2e.conftest import People, Platform, people_at
-from tests.e2e.test_design_board import board_ids, draw, wait_for_ids
+from tests.e2e.design_pages import board_ids, draw, wait_for_ids
 from tests.processes import SCREENSHOTS
 
 pytestmark = pytest.mark.e2e
