@@ -129,7 +129,8 @@ def test_the_board_has_room_and_questions_and_chat_never_move_it(people: People)
     settle(candidate)
     box = board_box(candidate)
     assert box["width"] == LAPTOP["width"], box
-    assert box["height"] >= LAPTOP["height"] - 60, box
+    # The window less the pane's own bar above and the board's text fold below (issue 40.3).
+    assert box["height"] >= LAPTOP["height"] - 100, box
     expect(candidate.locator("#session-board .excalidraw")).to_be_visible()
     candidate.screenshot(path=str(SHOTS / "candidate-full-1280.png"))
     full.focus()
