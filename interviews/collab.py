@@ -340,6 +340,11 @@ class Room:
         self.board = self.doc.get(BOARD_NAME, type=pycrdt.Map)
         self.live: set[str] | None = None
         self.size_bound = 0
+        # Characters the update being applied inserted into the code, counted by one observer
+        # for good (subscribing and unsubscribing around every update cost more than the
+        # keystroke's apply itself).
+        self.inserted = 0
+        self.text.observe(self._text_changed)
 
     def live_ids(self) -> set[str]:
         """The ids of the board's live elements (kept up to date from the first call on)."""
@@ -362,26 +367,20 @@ class Room:
         self.size_bound = len(self.doc.get_update())
         return self.size_bound
 
+    def _text_changed(self, event: Any) -> None:
+        for op in event.delta:
+            if "insert" in op and isinstance(op["insert"], str):
+                self.inserted += len(op["insert"])
+
     def apply(self, seq: int, update: bytes) -> int:
         """Apply a stored update; return how many characters it inserted (0 if seen before)."""
         if seq in self.seen:
             return 0
         self.seen.add(seq)
-        inserted = 0
-
-        def count(event: Any) -> None:
-            nonlocal inserted
-            for op in event.delta:
-                if "insert" in op and isinstance(op["insert"], str):
-                    inserted += len(op["insert"])
-
-        subscription = self.text.observe(count)
-        try:
-            self.doc.apply_update(update)
-        finally:
-            self.text.unobserve(subscription)
+        self.inserted = 0
+        self.doc.apply_update(update)
         self.size_bound += len(update)
-        return inserted
+        return self.inserted
 
     def state_vector(self) -> bytes:
         return self.doc.get_state()
