@@ -3,7 +3,9 @@
 1. Run latency of a 5-test problem: warm pool vs a cold `docker run` of the same locked-down
    container (target <= 0.25x); the SDK's own cold start (create + attach + start) is reported
    beside it.
-2. Per-test overhead inside one run: 20 trivial tests vs 1, warm (target <= 25 ms a test).
+2. Per-test overhead inside one run: 20 trivial tests vs 1, warm (target <= 10 ms a test).
+   With BENCH_SANDBOX_BASELINE_IMAGE (an older image tag: its harness), that image's figure
+   is measured in the same run, interleaved, and the ratio printed beside it.
 3. Throughput of 2 concurrent workers on 2 cores: Docker sandbox (warm pool), on runc and on
    crun where the engine has it, vs the same harness as bare processes without Docker (target
    ratio >= 0.8).
@@ -172,13 +174,30 @@ def latency(image: str, pool: WarmPool) -> dict[str, object]:
     }
 
 
-def per_test_overhead(image: str, pool: WarmPool) -> dict[str, object]:
-    one, twenty = [], []
+PER_TEST_TARGET_MS = 10.0
+
+
+def per_test_overhead(
+    image: str, pool: WarmPool, baseline: tuple[str, WarmPool] | None = None
+) -> dict[str, object]:
+    """20 tests vs 1, warm; with `baseline` (an older image and its pool), the same for it,
+    interleaved run by run, and the ratio of the two medians."""
+    one, twenty, base_one, base_twenty = [], [], [], []
     for _ in range(PAIRS):
         one.append(warm_run(image, pool, 1))
         twenty.append(warm_run(image, pool, 20))
+        if baseline is not None:
+            base_one.append(warm_run(*baseline, 1))
+            base_twenty.append(warm_run(*baseline, 20))
     per_test = [(t - o) / 19 for t, o in zip(twenty, one, strict=True)]
-    return {"one_ms": one, "twenty_ms": twenty, "per_test_ms": summary(per_test), "target": 25.0}
+    result: dict[str, object] = {"one_ms": one, "twenty_ms": twenty,
+                                 "per_test_ms": summary(per_test), "target": PER_TEST_TARGET_MS}
+    if baseline is not None:
+        base = [(t - o) / 19 for t, o in zip(base_twenty, base_one, strict=True)]
+        result["baseline"] = {"image": baseline[0], "one_ms": base_one,
+                              "twenty_ms": base_twenty, "per_test_ms": summary(base)}
+        result["ratio_to_baseline"] = statistics.median(per_test) / statistics.median(base)
+    return result
 
 
 # ------------------------------------------------------------------ bare-process baseline
@@ -511,7 +530,14 @@ def main(argv: list[str] | None = None) -> int:
             if "latency" in wanted:
                 results["latency"] = latency(image, pool)
             if "per_test" in wanted:
-                results["per_test"] = per_test_overhead(image, pool)
+                old = os.environ.get("BENCH_SANDBOX_BASELINE_IMAGE", "")
+                base_pool = WarmPool(size=1) if old else None
+                try:
+                    results["per_test"] = per_test_overhead(
+                        image, pool, (old, base_pool) if base_pool is not None else None)
+                finally:
+                    if base_pool is not None:
+                        base_pool.close()
         finally:
             pool.close()
     if "throughput" in wanted:
@@ -528,8 +554,15 @@ def main(argv: list[str] | None = None) -> int:
         p = results["per_test"]["per_test_ms"]
         print(
             f"per-test overhead (20 vs 1 test, warm): {p['median']:.1f} ms "
-            f"[{p['min']:.1f}-{p['max']:.1f}] (target <= 25 ms)"
+            f"[{p['min']:.1f}-{p['max']:.1f}] (target <= {PER_TEST_TARGET_MS:g} ms)"
         )
+        if "baseline" in results["per_test"]:
+            b = results["per_test"]["baseline"]["per_test_ms"]
+            print(
+                f"per-test overhead of {results['per_test']['baseline']['image']}, same run: "
+                f"{b['median']:.1f} ms [{b['min']:.1f}-{b['max']:.1f}]; ratio "
+                f"{results['per_test']['ratio_to_baseline']:.2f}"
+            )
     if "throughput" in results:
         thr = results["throughput"]
         cpu = thr["cpu_ms_per_run"]

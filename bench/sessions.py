@@ -241,6 +241,24 @@ class Pair:
     acked_at: list[float] = field(default_factory=list)
     seen_at: dict[int, float] = field(default_factory=dict)
     editor_client: int = 0
+    # Updates of the editor's that reached the watcher before one they follow (a reorder):
+    # counted from each update's first clock against what the watcher had of the editor.
+    out_of_order: int = 0
+
+
+def update_start(update: bytes) -> tuple[int, int] | None:
+    """(client, first clock) of an update's first client, from its header; None when the
+    update holds no structs (a deletion only) or cannot be read."""
+    from interviews.collab import MalformedMessage, Reader
+
+    try:
+        reader = Reader(update)
+        if reader.var_uint() == 0:
+            return None
+        reader.var_uint()  # that client's count of structs
+        return reader.var_uint(), reader.var_uint()
+    except MalformedMessage:
+        return None
 
 
 def _editor_clock(state_vector: bytes, client: int) -> int:
@@ -294,6 +312,10 @@ async def _watch(target: Target, n: int, pair: Pair, ready: asyncio.Event,
             message = collab.parse_message(frame)
             if message.kind not in ("update", "step2"):
                 continue
+            start = update_start(message.payload)
+            had = _editor_clock(doc.get_state(), pair.editor_client)
+            if start is not None and start[0] == pair.editor_client and start[1] > had:
+                pair.out_of_order += 1
             doc.apply_update(message.payload)
             edits = _editor_clock(doc.get_state(), pair.editor_client) // len(EDIT)
             for index in range(len(pair.seen_at), edits):

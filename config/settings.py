@@ -94,10 +94,18 @@ TEMPLATES = [
     },
 ]
 
+_DATABASE_URL = env_str("DATABASE_URL", f"sqlite:///{VAR_DIR / 'onsite.sqlite3'}")
+# Persistent connections by default on SQLite only: opening one (a file, two pragmas, the
+# functions registered) cost as much as storing a keystroke, and each editor's store paid it
+# again (Channels closes a connection past its age after every database call). A SQLite
+# connection holds nothing on a server; a PostgreSQL one does: there the deployment says
+# (the production compose file: 60 s).
 DATABASES = {
     "default": dj_database_url.parse(
-        env_str("DATABASE_URL", f"sqlite:///{VAR_DIR / 'onsite.sqlite3'}"),
-        conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 0),
+        _DATABASE_URL,
+        conn_max_age=env_int(
+            "DATABASE_CONN_MAX_AGE", 600 if _DATABASE_URL.startswith("sqlite") else 0
+        ),
     )
 }
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):

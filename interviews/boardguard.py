@@ -135,7 +135,7 @@ def board_problem(room: collab.Room, update: bytes, *, design: bool = True) -> s
     one-off copy only when it names the board (a first entry names its map) or the board
     already has entries (an overwrite names only the entry it replaces)."""
     if not design:
-        if b"board" not in update and not len(room.doc.get(collab.BOARD_NAME, type=pycrdt.Map)):
+        if b"board" not in update and not len(room.board):
             return None
         return Shadow(room.doc, follow=False).problem(update)
     shadow = _shadows.get(room.doc)

@@ -344,6 +344,12 @@ class Room:
         self.board = self.doc.get(BOARD_NAME, type=pycrdt.Map)
         self.live: set[str] | None = None
         self.size_bound = 0
+        # Characters the update being applied inserted into the code, counted by one observer
+        # for good (subscribing and unsubscribing around every update cost more than the
+        # keystroke's apply itself).
+        self.inserted = 0
+        self._inserted_parts: list[str] = []  # what it inserted, up to PASTE_TEXT_MAX_CHARS
+        self.text.observe(self._text_changed)
 
     def live_ids(self) -> set[str]:
         """The ids of the board's live elements (kept up to date from the first call on)."""
@@ -366,6 +372,13 @@ class Room:
         self.size_bound = len(self.doc.get_update())
         return self.size_bound
 
+    def _text_changed(self, event: Any) -> None:
+        for op in event.delta:
+            if "insert" in op and isinstance(op["insert"], str):
+                self.inserted += len(op["insert"])
+                if sum(map(len, self._inserted_parts)) < PASTE_TEXT_MAX_CHARS:
+                    self._inserted_parts.append(op["insert"])
+
     def apply(self, seq: int, update: bytes) -> int:
         """Apply a stored update; return how many characters it inserted (0 if seen before).
         What it inserted is `last_inserted` (bounded: a large paste's text, compared with other
@@ -374,24 +387,12 @@ class Room:
         if seq in self.seen:
             return 0
         self.seen.add(seq)
-        inserted = 0
-        parts: list[str] = []
-
-        def count(event: Any) -> None:
-            nonlocal inserted
-            for op in event.delta:
-                if "insert" in op and isinstance(op["insert"], str):
-                    inserted += len(op["insert"])
-                    parts.append(op["insert"])
-
-        subscription = self.text.observe(count)
-        try:
-            self.doc.apply_update(update)
-        finally:
-            self.text.unobserve(subscription)
+        self.inserted = 0
+        self._inserted_parts = []
+        self.doc.apply_update(update)
         self.size_bound += len(update)
-        self.last_inserted = "".join(parts)[:PASTE_TEXT_MAX_CHARS]
-        return inserted
+        self.last_inserted = "".join(self._inserted_parts)[:PASTE_TEXT_MAX_CHARS]
+        return self.inserted
 
     def state_vector(self) -> bytes:
         return self.doc.get_state()

@@ -147,6 +147,7 @@ class RoomRegistry:
 
 
 ROOMS = RoomRegistry()
+ACK_FRAME = json.dumps({"type": "ack"})
 
 
 class UpdateWriter:
@@ -438,7 +439,7 @@ class SessionDocConsumer(AsyncWebsocketConsumer):
         )
 
     async def _ack(self) -> None:
-        await self._send_json({"type": "ack"})
+        await self.send(text_data=ACK_FRAME)  # the same text for every edit: encoded once
 
     async def _send_json(self, payload: dict[str, Any]) -> None:
         await self.send(text_data=json.dumps(payload))

@@ -8,9 +8,12 @@ It supervises them: a child that exits is started again with backoff (Redis with
 data directory and append-only file), and the log says so; Ctrl-C (or SIGTERM) stops every
 one of them.
 
-CPU weights (one host): the web server and Redis run at the default priority; the workers
-are niced (background ones more), and the sandboxes are created under their own cgroup
-with a low CPU weight, so a page, a keystroke and a Run outrank batch work for the CPU.
+CPU priorities (one host), set here at start-up: the web server and Redis run above the
+default priority (nice WEB_NICE, where this process may raise a priority: root or
+CAP_SYS_NICE; else at the default, and the log says so), so a keystroke outranks anything
+else on the host at the default priority; the workers are niced (background ones more), and
+the sandboxes are created under their own cgroup with a low CPU weight, so a page, a
+keystroke and a Run outrank batch work for the CPU.
 """
 
 from __future__ import annotations
@@ -147,22 +150,41 @@ def spawn(
 ) -> subprocess.Popen[bytes]:
     print(f"[run] starting {name}: {' '.join(argv)}", flush=True)
 
-    def lower_priority() -> None:
+    def set_priority() -> None:
         if nice:
-            os.nice(nice)
+            # A raised priority (negative) needs root or CAP_SYS_NICE: without it the child
+            # keeps the default, which is still above every worker's.
+            with contextlib.suppress(PermissionError):
+                os.nice(nice)
 
     # Its own process group: we decide when it stops, not the terminal's Ctrl-C.
-    return subprocess.Popen(
+    proc = subprocess.Popen(
         argv,
         cwd=ROOT,
         start_new_session=True,
-        preexec_fn=lower_priority,
+        preexec_fn=set_priority,
         env={**os.environ, **(env or {})},
     )
+    got = child_nice(proc.pid)
+    if got is not None and got != os.nice(0) + nice:
+        print(f"[run] {name} runs at nice {got}, not {nice} (raising a priority needs root or "
+              "CAP_SYS_NICE)", flush=True)
+    return proc
 
 
-# Nice values of the workers (the web server and Redis keep 0), and the CPU weights of the
-# sandboxes inside their cgroup (whose own weight is a quarter of one default process).
+def child_nice(pid: int) -> int | None:
+    """The nice value of a running process (field 19 of /proc/<pid>/stat), or None."""
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[16])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+# Nice values: the web server and Redis above the default (a keystroke goes through both),
+# the workers below it; and the CPU weights of the sandboxes inside their cgroup (whose own
+# weight is a quarter of one default process). Nice -10 weighs 9.3 default processes,
+# nice 5 a third of one, 10 a tenth, 15 a thirtieth.
+WEB_NICE = REDIS_NICE = -10
 FOREGROUND_NICE, BACKGROUND_NICE, IO_NICE = 5, 15, 10
 SANDBOX_CGROUP = "onsite-sandboxes"
 SANDBOX_CGROUP_SHARES = 256  # cgroup v1 cpu.shares; the default of every process is 1024
@@ -291,11 +313,17 @@ def wait_for_foreground(url: str, children: list[Child]) -> None:
         time.sleep(0.3)
 
 
+def web_child() -> Child:
+    """The ASGI server: pages, the API and every websocket (a keystroke's path)."""
+    argv = [str(BIN / "daphne"), "-b", HOST, "-p", str(PORT), "config.asgi:application"]
+    return Child("web", argv, nice=WEB_NICE)
+
+
 def main() -> int:
     children: list[Child] = []
     argv = redis_argv(REDIS_URL)
     if argv is not None:
-        redis_child = Child("redis", argv)
+        redis_child = Child("redis", argv, nice=REDIS_NICE)
         redis_child.start()
         children.append(redis_child)
         wait_for_redis(REDIS_URL, redis_child)
@@ -307,9 +335,7 @@ def main() -> int:
     # The web answers once the cpu workers can take a Run: a candidate's first click must not
     # wait for a worker to boot and warm its sandboxes.
     wait_for_foreground(REDIS_URL, children)
-    web = Child(
-        "web", [str(BIN / "daphne"), "-b", HOST, "-p", str(PORT), "config.asgi:application"]
-    )
+    web = web_child()
     web.start()
     children.append(web)
     stopping = False

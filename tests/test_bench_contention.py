@@ -98,3 +98,49 @@ def test_the_platform_env_points_everything_at_the_throwaway_places(
     assert "ONSITE_CACHE_URL" not in env
     assert (env["ONSITE_PORT"], env["ONSITE_VAR_DIR"]) == ("8123", str(tmp_path / "var"))
     assert env["ONSITE_SANDBOX_OWNER"] == "bench-owner"
+
+
+def test_the_outside_hog_leg_is_on_by_default_two_busy_processes_per_core() -> None:
+    args = contention.parse([])
+    assert args.hogs_per_core == 2
+    assert contention.parse(["--hogs-per-core", "0"]).hogs_per_core == 0
+
+
+def test_hogs_are_real_busy_processes_at_the_default_priority_and_are_stopped() -> None:
+    import os
+
+    hogs = contention.start_hogs(1)
+    try:
+        assert len(hogs) == (os.cpu_count() or 1)
+        for hog in hogs:
+            assert hog.poll() is None
+            # The nice value the kernel reports (field 19 of /proc/<pid>/stat): the default.
+            stat = Path(f"/proc/{hog.pid}/stat").read_text().rsplit(")", 1)[1].split()
+            assert int(stat[16]) == 0 or os.nice(0) > 0  # raising it back needs privilege
+    finally:
+        contention.stop_hogs(hogs)
+    assert all(hog.poll() is not None for hog in hogs)
+
+
+def test_an_update_names_its_client_and_first_clock() -> None:
+    import pycrdt
+
+    from bench.sessions import EDIT, update_start
+
+    doc: pycrdt.Doc = pycrdt.Doc()
+    text = doc.get("code", type=pycrdt.Text)
+    text += EDIT
+    before = doc.get_state()
+    text += EDIT
+    assert update_start(doc.get_update(before)) == (doc.client_id, len(EDIT))
+    assert update_start(b"\x00\x00") is None  # no structs: a deletion only
+    assert update_start(b"\x01") is None  # cut short
+
+
+def test_edit_integrity_needs_every_edit_stored_in_order_and_seen_in_order() -> None:
+    order = {"stored": 3, "in_order": True, "clock": 18}
+    assert contention.edit_integrity(3, 3, 0, order, 6)["met"]
+    assert not contention.edit_integrity(4, 3, 0, order, 6)["met"]  # one never stored
+    assert not contention.edit_integrity(3, 2, 0, order, 6)["met"]  # one never seen
+    assert not contention.edit_integrity(3, 3, 1, order, 6)["met"]  # one seen out of order
+    assert not contention.edit_integrity(3, 3, 0, {**order, "in_order": False}, 6)["met"]
