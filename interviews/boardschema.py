@@ -292,3 +292,51 @@ def is_live(value: Any) -> bool:
 def drawing_order(elements: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     """Elements as Excalidraw draws them: by their fractional `index`, then by id."""
     return sorted(elements, key=lambda e: (str(e.get("index") or ""), str(e.get("id") or "")))
+
+
+# What each kind of element is called when the board is read as text (issue 40.3: a canvas
+# cannot be read); the browser's own list says the same (frontend/js/session/design.js).
+KIND_NAMES = {
+    "rectangle": "Box", "ellipse": "Ellipse", "diamond": "Diamond", "arrow": "Arrow",
+    "line": "Line", "freedraw": "Drawing", "text": "Text", "frame": "Frame",
+}
+
+
+def board_text(elements: Iterable[dict[str, Any]]) -> list[str]:
+    """The board as sentences, in the elements' order: each shape with its label (the text
+    inside it), each arrow with the shapes it joins, free text as itself; deleted elements
+    left out. The same elements give the same sentences as the browser's `boardText`
+    (tests/fixtures/board_text.json)."""
+    live = [e for e in elements if is_live(e)]
+    by_id = {str(e.get("id")): e for e in live}
+    labels: dict[str, str] = {}
+    for e in live:
+        if e.get("type") == "text" and str(e.get("containerId")) in by_id:
+            labels[str(e.get("containerId"))] = str(e.get("text") or "").strip()
+
+    def named(binding: Any) -> str | None:
+        target = by_id.get(str(binding.get("elementId"))) if isinstance(binding, dict) else None
+        if target is None:
+            return None
+        label = labels.get(str(target.get("id"))) or (
+            str(target.get("text") or "").strip() if target.get("type") == "text" else "")
+        kind = KIND_NAMES.get(str(target.get("type")), str(target.get("type")))
+        return f"“{label}”" if label else f"a {kind.lower()}"
+
+    lines = []
+    for e in live:
+        kind_key = str(e.get("type"))
+        if kind_key == "text" and str(e.get("containerId")) in by_id:
+            continue
+        kind = KIND_NAMES.get(kind_key, kind_key)
+        label = str(e.get("text") or "").strip() if kind_key == "text" else labels.get(
+            str(e.get("id")))
+        line = f"{kind}: “{label}”" if label else kind
+        if kind_key == "arrow":
+            start, end = named(e.get("startBinding")), named(e.get("endBinding"))
+            if start:
+                line += f" from {start}"
+            if end:
+                line += f" to {end}"
+        lines.append(line)
+    return lines

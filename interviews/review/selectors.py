@@ -26,6 +26,7 @@ from grading.models import Submission
 from grading.selectors import submission_detail
 from interviews import collab
 from interviews.board import board_count, board_svg
+from interviews.boardschema import board_text
 from interviews.models import (
     BoardSnapshot,
     DocUpdate,
@@ -474,7 +475,8 @@ def board_moment_svg(session: InterviewSession, ms: int) -> str:
 
 
 def report_board(session: InterviewSession) -> tuple[dict[str, Any], str]:
-    """A design round's final board ({"svg", "count", "available"}) and notes, from the
+    """A design round's final board ({"svg", "count", "available", "lines": the board read
+    as text}) and notes, from the
     snapshot stored when it finished; a session finished before snapshots existed is drawn
     now (and nothing is stored: a read never writes). ({}, "") for a coding session."""
     if not has_board(session):
@@ -492,7 +494,8 @@ def report_board(session: InterviewSession) -> tuple[dict[str, Any], str]:
         except Exception:
             log.warning("the board of session %s could not be drawn", session.pk,
                         exc_info=True)
-    return {"svg": svg, "count": board_count(elements), "available": bool(svg)}, notes
+    return {"svg": svg, "count": board_count(elements), "available": bool(svg),
+            "lines": board_text(elements)}, notes
 
 
 def half_up(value: float) -> int:

@@ -37,6 +37,31 @@ DESIGN_LOAD = (
 )
 
 
+# A share link of a finished session's report, made as its candidate would (prints the token).
+SHARE = (
+    "from django.contrib.auth.models import User\n"
+    "from interviews.models import InterviewSession\n"
+    "from interviews.review import services\n"
+    "session = InterviewSession.objects.get(pk={session_id})\n"
+    "user = User.objects.get(username='candidate')\n"
+    "print(services.share_create(session=session, user=user).token)\n"
+)
+
+
+# An interviewer added to a running session's panel, as its interviewer adds one.
+CO_INTERVIEWER = (
+    "from django.contrib.auth.models import Group, User\n"
+    "from interviews import services\n"
+    "from interviews.models import InterviewSession\n"
+    "co, _ = User.objects.get_or_create(username='co-a11y')\n"
+    "co.set_password({password!r})\n"
+    "co.save()\n"
+    "co.groups.add(Group.objects.get(name='interviewer'))\n"
+    "session = InterviewSession.objects.get(pk={session_id})\n"
+    "services.co_interviewer_add(session=session, user=session.interviewer, username='co-a11y')\n"
+)
+
+
 # The pages whose look the audit's fixes changed: screenshots at each width and theme, for a
 # person to look at (var/screenshots).
 SHOWN = {"problems", "problem-results", "live-interviewer", "replay", "review", "api-docs",
@@ -176,6 +201,18 @@ def test_every_page_as_every_role_has_no_serious_accessibility_violation(
         candidate.locator("#board-text summary").click()
         expect(candidate.locator("#board-text-empty")).to_have_text("Nothing is drawn yet.")
         auditor.check(candidate, "design-session")
+        design_path = re.sub(r"^https?://[^/]+", "", candidate.url)
+        candidate.once("dialog", lambda dialog: dialog.accept())
+        candidate.click("#finish-button")
+        expect(candidate.locator("#session")).to_have_attribute(
+            "data-status", "finished", timeout=TIMEOUT_MS
+        )
+        candidate.goto(design_path + "replay/")
+        expect(candidate.locator("#replay")).to_have_attribute(
+            "data-ready", "true", timeout=TIMEOUT_MS
+        )
+        auditor.check(candidate, "design-replay")
+        visit(candidate, auditor, [("design-report", design_path + "report/")])
 
         # A live interview: scheduling, the invitation, both sides of the room (a chat message
         # and a released hint in it), then the replay, the review and the report.
@@ -191,7 +228,10 @@ def test_every_page_as_every_role_has_no_serious_accessibility_violation(
         expect(interviewer).to_have_url(re.compile(r"/sessions/\d+/$"))
         session_path = re.sub(r"^https?://[^/]+", "", interviewer.url)
         auditor.check(interviewer, "live-scheduled")
-        candidate.goto(interviewer.input_value("#invite-url"))
+        invite = interviewer.input_value("#invite-url")
+        visit(interviewer, auditor, [("schedule", session_path + "schedule/")])
+        interviewer.goto(session_path)
+        candidate.goto(invite)
         auditor.check(candidate, "join")
         candidate.click("#join-form button[type=submit]")
         expect(interviewer.locator("#session")).to_have_attribute(
@@ -240,6 +280,14 @@ def test_every_page_as_every_role_has_no_serious_accessibility_violation(
         auditor.check(interviewer, "live-interviewer")
         if tab(interviewer, "private"):
             auditor.check(interviewer, "live-interviewer-private")
+        # A co-interviewer on the panel: the room as they see it (read-only, the private panel).
+        session_id = int(session_path.strip("/").split("/")[-1])
+        platform.shell(CO_INTERVIEWER.format(session_id=session_id, password=platform.password))
+        context, co = opened(browser, platform, "co-a11y", watch)
+        contexts.append(context)
+        co.goto(session_path)
+        expect(co.locator("#session")).to_have_attribute("data-ready", "true", timeout=TIMEOUT_MS)
+        auditor.check(co, "live-co-interviewer")
         interviewer.screenshot(path=str(SCREENSHOTS / "a11y-live-interviewer-1440.png"))
         interviewer.once("dialog", lambda dialog: dialog.accept())
         interviewer.click("#finish-button")
@@ -254,6 +302,10 @@ def test_every_page_as_every_role_has_no_serious_accessibility_violation(
         auditor.check(interviewer, "replay")
         visit(interviewer, auditor, [("review", session_path + "review/"),
                                      ("interviewer-history", "/sessions/history/")])  # fmt: skip
+        # The candidate's report (before any release), and the same report on a share link.
+        visit(candidate, auditor, [("report", session_path + "report/")])
+        token = platform.shell(SHARE.format(session_id=session_id)).strip().splitlines()[-1]
+        visit(page, auditor, [("shared-report", f"/sessions/shared/{token}/")])
 
         # The author: the studio's pages and the API tokens.
         context, author = opened(browser, platform, "author", watch)

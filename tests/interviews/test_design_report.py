@@ -43,6 +43,16 @@ def test_the_candidates_report_shows_the_final_diagram_and_the_notes() -> None:
     assert DRAWN in image.content.decode() and image.content.startswith(b"<svg")
 
 
+def test_the_report_reads_the_final_diagram_as_text() -> None:
+    """A picture cannot be read aloud: the report lists the diagram's elements with their
+    labels, as the live page's board list does (issue 40.3)."""
+    world = design_world()
+    html = client_for(world.candidate).get(f"/sessions/{world.session.pk}/report/").content
+    text = html.decode()
+    assert 'id="report-board-text"' in text
+    assert f"<li>Box: “{DRAWN}”</li>" in text and "<li>Ellipse</li>" in text
+
+
 def test_the_report_pdf_draws_the_diagram_and_lists_the_notes() -> None:
     world = design_world()
     pdf = client_for(world.candidate).get(f"/sessions/{world.session.pk}/report.pdf")

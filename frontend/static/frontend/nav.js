@@ -22,7 +22,9 @@
   // A code block wider (or taller) than its box scrolls; a keyboard can scroll only what takes
   // focus (WCAG 2.1.1, issue 40): every <pre> of the page's content is a named Tab stop, the
   // ones htmx swaps in too.
+  // A table that scrolls sideways (a statement's, a report's on a phone) is one too.
   var codeBlocks = 0;
+  var tables = 0;
   function codeBlocksFocusable(root) {
     var blocks = (root || document).querySelectorAll("main pre:not([tabindex])");
     for (var i = 0; i < blocks.length; i++) {
@@ -32,10 +34,34 @@
       blocks[i].setAttribute("role", "region");
       blocks[i].setAttribute("aria-label", "Code block " + codeBlocks);
     }
+    tablesFocusable(root);
+  }
+  // The tables that scroll in their own box: a statement's always, every other wide one on a
+  // phone (site.css, max-width 640px). They take focus while they can scroll, not otherwise.
+  var narrow = window.matchMedia("(max-width: 640px)");
+  var WIDE = ".site-main table:not(.problem-list-table):not(.result-tests):not(.shortcut-table)";
+  function tablesFocusable(root) {
+    var found = (root || document).querySelectorAll(WIDE + ", .site-main .statement table");
+    for (var j = 0; j < found.length; j++) {
+      var table = found[j];
+      var scrolls = narrow.matches || Boolean(table.closest(".statement"));
+      if (scrolls && !table.hasAttribute("tabindex")) {
+        tables += 1;
+        table.setAttribute("tabindex", "0");
+        table.dataset.scrollFocus = "true";
+        if (!table.getAttribute("aria-label") && !table.querySelector("caption")) {
+          table.setAttribute("aria-label", "Table " + tables);
+        }
+      } else if (!scrolls && table.dataset.scrollFocus === "true") {
+        table.removeAttribute("tabindex");
+        delete table.dataset.scrollFocus;
+      }
+    }
   }
   function ready() {
     bind();
     codeBlocksFocusable(document);
+    narrow.addEventListener("change", function () { tablesFocusable(document); });
     document.addEventListener("htmx:afterSettle", function (event) {
       codeBlocksFocusable(event.target);
     });
