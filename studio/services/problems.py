@@ -164,6 +164,31 @@ def wrong_solution_put(
     )
 
 
+def _row_delete(
+    *,
+    part: str,
+    noun: str,
+    problem: Problem,
+    user: User | None,
+    index: int,
+    based_on: str | None,
+    onto: str | None,
+    choices: Mapping[str, Choice] | None,
+) -> tuple[Problem, ProblemVersion | None]:
+    """Drop the `index`-th row of a package part that is a list of files (`wrong`, `known`) of
+    the version the page showed, as a new draft; `no_<part>` when there is no such row."""
+
+    def edit(package: Package) -> Package:
+        rows = getattr(package, part)
+        if not 0 <= index < len(rows):
+            raise ProblemActionError(f"no_{part}", f"there is no {noun} #{index}")
+        return replace(package, **{part: rows[:index] + rows[index + 1:]})
+
+    return problem_parts_update(
+        problem=problem, user=user, edit=edit, based_on=based_on, onto=onto, choices=choices
+    )
+
+
 def wrong_solution_delete(
     *,
     problem: Problem,
@@ -174,15 +199,8 @@ def wrong_solution_delete(
     choices: Mapping[str, Choice] | None = None,
 ) -> tuple[Problem, ProblemVersion | None]:
     """Drop the `index`-th wrong solution of the version the page showed, as a new draft."""
-
-    def edit(package: Package) -> Package:
-        if not 0 <= index < len(package.wrong):
-            raise ProblemActionError("no_wrong", f"there is no wrong solution #{index}")
-        return replace(package, wrong=package.wrong[:index] + package.wrong[index + 1:])
-
-    return problem_parts_update(
-        problem=problem, user=user, edit=edit, based_on=based_on, onto=onto, choices=choices
-    )
+    return _row_delete(part="wrong", noun="wrong solution", problem=problem, user=user,
+                       index=index, based_on=based_on, onto=onto, choices=choices)
 
 
 def known_solution_put(
@@ -220,12 +238,5 @@ def known_solution_delete(
     choices: Mapping[str, Choice] | None = None,
 ) -> tuple[Problem, ProblemVersion | None]:
     """Drop the `index`-th known solution of the version the page showed, as a new draft."""
-
-    def edit(package: Package) -> Package:
-        if not 0 <= index < len(package.known):
-            raise ProblemActionError("no_known", f"there is no known solution #{index}")
-        return replace(package, known=package.known[:index] + package.known[index + 1 :])
-
-    return problem_parts_update(
-        problem=problem, user=user, edit=edit, based_on=based_on, onto=onto, choices=choices
-    )
+    return _row_delete(part="known", noun="known solution", problem=problem, user=user,
+                       index=index, based_on=based_on, onto=onto, choices=choices)

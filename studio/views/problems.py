@@ -3,6 +3,8 @@ preview, the code and prose parts, the wrong solutions. Every save is a draft ve
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from django.conf import settings
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
@@ -318,23 +320,30 @@ def wrong_add(request: HttpRequest, slug: str) -> HttpResponse:
     return problem_page_redirect(problem, "wrong")
 
 
-@author_required
-@form_edge(scope="studio", back=problem_back)
-def wrong_delete(request: HttpRequest, slug: str, index: int) -> HttpResponse:
+def _row_delete(request: HttpRequest, slug: str, index: int, *, part: str,
+                remove: Callable[..., tuple[Problem, ProblemVersion | None]]) -> HttpResponse:
+    """Drop one row of a part that is a list of files (`remove`: its service), as a new draft;
+    a stale page gets the conflict shown at the part's table, a missing row a 404."""
     problem = editable(request, slug)
     note = merging_with(request, problem)
     try:
-        problem, new = wrong_solution_delete(
+        problem, new = remove(
             problem=problem, user=request_user(request), index=index, **based(request)
         )
     except EditConflict as exc:
-        shown = ConflictShown.of(request, "wrong-table", exc)
+        shown = ConflictShown.of(request, f"{part}-table", exc)
         return problem_page(request, problem, conflict=shown, status=CONFLICT_STATUS)
     except ProblemActionError as exc:
         raise Http404(exc.message) from exc
     _parts_saved(request, problem, new)
     merged_tell(request, note)
-    return problem_page_redirect(problem, "wrong")
+    return problem_page_redirect(problem, part)
+
+
+@author_required
+@form_edge(scope="studio", back=problem_back)
+def wrong_delete(request: HttpRequest, slug: str, index: int) -> HttpResponse:
+    return _row_delete(request, slug, index, part="wrong", remove=wrong_solution_delete)
 
 
 @author_required
@@ -366,17 +375,4 @@ def known_add(request: HttpRequest, slug: str) -> HttpResponse:
 @author_required
 @form_edge(scope="studio", back=problem_back)
 def known_delete(request: HttpRequest, slug: str, index: int) -> HttpResponse:
-    problem = editable(request, slug)
-    note = merging_with(request, problem)
-    try:
-        problem, new = known_solution_delete(
-            problem=problem, user=request_user(request), index=index, **based(request)
-        )
-    except EditConflict as exc:
-        shown = ConflictShown.of(request, "known-table", exc)
-        return problem_page(request, problem, conflict=shown, status=CONFLICT_STATUS)
-    except ProblemActionError as exc:
-        raise Http404(exc.message) from exc
-    _parts_saved(request, problem, new)
-    merged_tell(request, note)
-    return problem_page_redirect(problem, "known")
+    return _row_delete(request, slug, index, part="known", remove=known_solution_delete)
