@@ -189,9 +189,16 @@ def test_panes_resize_from_the_keyboard_and_keep_the_editor_in_view(page: Page) 
     page.keyboard.press("ArrowRight")
     assert statement.bounding_box()["width"] == pytest.approx(width + 64, abs=2)  # type: ignore[index]
 
-    # The statement scrolls inside its pane; the editor does not move.
+    # The statement scrolls inside its pane; the page itself, footer included, fits the window,
+    # so nothing can scroll the editor away (a wheel scrolls later, so the page is measured).
     editor_top = page.locator("#editor").bounding_box()["y"]  # type: ignore[index]
     statement.evaluate("el => el.scrollTo(0, 2000)")
+    assert statement.evaluate("el => el.scrollTop") > 0
+    page_size = page.evaluate(
+        "() => [document.scrollingElement.scrollHeight, document.scrollingElement.clientHeight]"
+    )
+    assert page_size[0] <= page_size[1], f"the page scrolls: {page_size}"
+    expect(page.locator("footer.site-footer a")).to_be_in_viewport()
     page.mouse.wheel(0, 2000)
     assert page.locator("#editor").bounding_box()["y"] == editor_top  # type: ignore[index]
 
