@@ -54,6 +54,7 @@ INSTALLED_APPS = [
     "grading",
     "studio",
     "interviews",
+    "loops",
     "frontend",
 ]
 

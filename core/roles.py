@@ -7,7 +7,10 @@ from typing import Any
 CANDIDATE = "candidate"
 INTERVIEWER = "interviewer"
 AUTHOR = "author"
-ROLES = (CANDIDATE, INTERVIEWER, AUTHOR)
+# Builds onsite loops for candidates and reads their hiring packets and calibration; does not
+# interview, author problems or see sessions outside the loops they run.
+RECRUITER = "recruiter"
+ROLES = (CANDIDATE, INTERVIEWER, AUTHOR, RECRUITER)
 
 
 def _in_group(user: Any, name: str) -> bool:
@@ -24,6 +27,10 @@ def is_interviewer(user: Any) -> bool:
 
 def is_author(user: Any) -> bool:
     return is_admin(user) or _in_group(user, AUTHOR)
+
+
+def is_recruiter(user: Any) -> bool:
+    return is_admin(user) or _in_group(user, RECRUITER)
 
 
 
