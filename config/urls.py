@@ -29,6 +29,7 @@ urlpatterns = [
     path("api/", include("grading.urls")),
     path("api/review/", include("interviews.review.api_urls")),
     path("sessions/", include("interviews.urls")),
+    path("loops/", include("loops.urls")),
     path("studio/", include("studio.urls")),
     path("", include("grading.metrics_urls")),
     path("", include("frontend.urls")),

@@ -8,7 +8,7 @@ The rules, as the doc's Layout section states them:
 * every dotted name it writes from an app (`grading.visible.graded_test_view`,
   `core.roles.may_end_session`) imports and has that attribute;
 * the Layout section names every Python module of the apps (config, core, problems, grading,
-  studio, interviews, frontend, sandbox) by its path from the repository root, one table row
+  studio, interviews, loops, frontend, sandbox) by its path from the repository root, one table row
   each; a package's `__init__.py`, migrations and `problems/bank/` are out.
 """
 
@@ -21,7 +21,8 @@ from pathlib import Path
 from tests.processes import ROOT
 
 DOC = ROOT / "docs" / "architecture.md"
-APPS = ("config", "core", "problems", "grading", "studio", "interviews", "frontend", "sandbox")
+APPS = ("config", "core", "problems", "grading", "studio", "interviews", "loops", "frontend",
+        "sandbox")
 # Built by `node build.mjs` (frontend/build.mjs), not kept in git: named, never checked.
 GENERATED = ("frontend/static/frontend/",)
 # A file named by itself (`studio.js`, the bundle) is not an attribute.
