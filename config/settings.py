@@ -326,6 +326,14 @@ ONSITE_CLARIFY_THRESHOLD = env_float("ONSITE_CLARIFY_THRESHOLD", 0.6)
 ONSITE_CLARIFY_MODEL_DIR = env_str("ONSITE_CLARIFY_MODEL_DIR", "")
 # Another embedding function (a dotted path), instead of the model; the unit tests' seam.
 ONSITE_CLARIFY_EMBEDDER = env_str("ONSITE_CLARIFY_EMBEDDER", "")
+# Onsite loops (loops/): a round's missing scorecards are chased by e-mail this many hours after
+# the round ended (once per round; loops.services.feedback).
+ONSITE_LOOP_CHASE_HOURS = env_float("ONSITE_LOOP_CHASE_HOURS", 24.0)
+CELERY_BEAT_SCHEDULE["chase-loop-scorecards"] = {
+    "task": "loops.tasks.scorecards_chase",
+    "schedule": 300.0,
+    "options": {"queue": "io", "expires": 300},
+}
 CELERY_BEAT_SCHEDULE["expire-interview-sessions"] = {
     "task": "interviews.tasks.sessions_expire_overdue",
     "schedule": env_float("ONSITE_SESSION_SWEEP_SECONDS", 5.0),

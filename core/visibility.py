@@ -190,6 +190,65 @@ def released_feedback_visible(viewer: Viewer | None, *, released: bool) -> bool:
     return viewer == Viewer.CANDIDATE and released
 
 
+# ---------------------------------------------------------------- a loop's rounds
+
+
+class LoopViewer(StrEnum):
+    """Who is looking, relative to one onsite loop (several sessions, one hiring packet)."""
+
+    HIRING_MANAGER = "hiring_manager"  # the loop's hiring manager: reads every round, decides
+    INTERVIEWER = "loop_interviewer"  # on the panel of one of its rounds (its own or co-)
+    RECRUITER = "recruiter"  # the recruiter who runs it (built it)
+    ADMIN = "admin"
+    CANDIDATE = "candidate"  # the loop's candidate: their combined report, once released
+    OTHER = "other"  # logged in, none of the above
+    ANONYMOUS = "anonymous"
+
+
+# Who judges a loop: reads every round's submitted scorecards in the hiring packet, records
+# the decision and releases the candidate's combined report.
+LOOP_JUDGES = frozenset({LoopViewer.HIRING_MANAGER, LoopViewer.RECRUITER, LoopViewer.ADMIN})
+# Who opens a loop's hiring packet (an interviewer reads in it what `loop_round_visible` lets).
+LOOP_PACKET_READERS = LOOP_JUDGES | {LoopViewer.INTERVIEWER}
+# The loop's setting `feedback_visibility` (loops.models.Loop.FeedbackVisibility).
+FEEDBACK_NEVER, FEEDBACK_ALWAYS, FEEDBACK_AFTER_OWN = "never", "always", "after_own"
+
+
+def loop_round_visible(viewer: LoopViewer | None, *, on_panel: bool, setting: str,
+                       own_submitted: bool) -> bool:
+    """Independent feedback across a loop: whether `viewer` reads one round's submitted
+    scorecards (summary, comments, evidence, recommendation) and its integrity signals.
+
+    * A judge (hiring manager, recruiter, admin) reads every round.
+    * An interviewer reads the round they are on (`on_panel`) as the session's own rule says
+      (`others_scorecards_visible`: their own, the others once theirs is submitted); another
+      round as the loop's `setting` says (Greenhouse's three answers): never, always, or only
+      after submitting their own (`own_submitted`: a submitted scorecard on every round of the
+      loop they are on), so that no interviewer is swayed before writing.
+    * Nobody else, the candidate included, reads a scorecard here (their combined report is
+      the single-session report's released feedback, once the loop's is released).
+    """
+    if viewer in LOOP_JUDGES:
+        return True
+    if viewer != LoopViewer.INTERVIEWER:
+        return False
+    if on_panel:
+        return True  # the round's own page rules apply to its other scorecards
+    if setting == FEEDBACK_ALWAYS:
+        return True
+    if setting == FEEDBACK_AFTER_OWN:
+        return own_submitted
+    return False
+
+
+def loop_round_viewer(viewer: LoopViewer | None, *, admin: bool) -> Viewer | None:
+    """Who a reader of the packet is to the private fields (`PRIVATE_FIELDS`) of a round
+    `loop_round_visible` lets them read: a reviewer of it, as its own panel is."""
+    if viewer not in LOOP_PACKET_READERS:
+        return None
+    return Viewer.ADMIN if admin else Viewer.ASSIGNED
+
+
 # ---------------------------------------------------------------- viewer resolution
 
 Resolver = Callable[[Any, Any], "Viewer | None"]

@@ -284,7 +284,8 @@ def _lines(code: str, regions: list[similarity.Region]) -> list[dict[str, Any]]:
 
 
 def copied_code_view(
-    *, submission: Submission, user: Any, channel: visibility.Channel = visibility.Channel.PAGE
+    *, submission: Submission, user: Any, channel: visibility.Channel = visibility.Channel.PAGE,
+    viewer: visibility.Viewer | None = None,
 ) -> dict[str, Any] | None:
     """What `user` sees of `submission`'s closest match: the one builder every channel calls.
 
@@ -293,9 +294,12 @@ def copied_code_view(
     other candidate's name and code are there only for a viewer who may see the other
     submission's flag as well (who may see both sessions); for everyone else the other side
     is "another candidate's submission", its matched lines as counts. A prompt to look, never
-    a verdict: nothing here changes a score.
+    a verdict: nothing here changes a score. `viewer`: who the reader already is to the
+    submission where a caller resolved it another way (a loop's hiring packet: a judge of the
+    loop reads its rounds as their reviewers do, `core.visibility.loop_round_viewer`).
     """
-    viewer = visibility.viewer_of("submission", submission, user)
+    if viewer is None:
+        viewer = visibility.viewer_of("submission", submission, user)
     if not visibility.may_see(visibility.COPIED_CODE, viewer, channel):
         return None
     codeprint = (
