@@ -86,10 +86,11 @@ def decision_record(*, loop: Loop, user: Any, decision: str, reason: str,
 def decision_close(*, loop: Loop, user: Any) -> Loop:
     """Close the loop on its recorded decision (final from now on)."""
     _judge(loop, user)
-    if not loop.decision:
+    stored = Loop.objects.get(pk=loop.pk)
+    if not stored.decision:
         raise DebriefError("no_decision", "record a decision before closing the loop")
-    return decision_record(loop=loop, user=user, decision=loop.decision,
-                           reason=loop.decision_reason, close=True)
+    return decision_record(loop=stored, user=user, decision=stored.decision,
+                           reason=stored.decision_reason, close=True)
 
 
 def feedback_release(*, loop: Loop, user: Any) -> Loop:
