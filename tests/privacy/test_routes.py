@@ -40,6 +40,7 @@ from interviews.review import services as review_services
 from problems.models import Problem
 from tests.factories import tiny_problem
 from tests.interviews.worlds import build_world
+from tests.loops.factories import loop_with_rounds
 from tests.privacy.routes import Route, url_routes
 
 # About a minute and a half of requests: the full suite walks it, the fast loop stays near a minute.
@@ -258,6 +259,11 @@ def _world() -> World:
     draft.coauthors.add(reviewed.unassigned)
     tiny_problem("others-draft", published=False)
     token, _ = token_create(user=candidate, name="ci")
+    # A loop of two rounds, the second the reviewed session's interviewer's, whose hiring
+    # manager is the admin (its packet, debrief and combined report).
+    loop = loop_with_rounds(candidate=candidate, created_by=reviewed.admin,
+                            rounds=[(reviewed.session.problem, interviewer)] * 2,
+                            hiring_manager=reviewed.admin)
     sessions = [live, solo, reviewed.session, scheduled, strangers]
     values = {
         "session_id": [str(s.pk) for s in sessions],
@@ -276,6 +282,7 @@ def _world() -> World:
         "content_type_id": ["1"],
         "object_id": ["1"],
         "url": ["nope/"],
+        "loop_id": [str(loop.pk)],
     }
     admin_ids = {
         f"admin/{model._meta.app_label}/{model._meta.model_name}/": [
