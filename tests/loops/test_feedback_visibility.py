@@ -9,6 +9,8 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
+from core import visibility
+from core.visibility import LoopViewer
 from loops.models import Loop
 from loops.services import debrief
 from tests.loops.worlds import MARK_COMMENT, MARK_SUMMARY, LoopWorld, loop_world, submit
@@ -138,3 +140,20 @@ def test_the_candidate_reads_the_combined_report_once_released() -> None:
     assert page.status_code == 200
     assert MARK_SUMMARY in page.content.decode()
     assert client.get(f"/loops/{world.loop.pk}/packet/").status_code == 404
+
+
+def test_the_policy_is_one_table_of_three_answers() -> None:
+    def sees(viewer: LoopViewer, setting: str, *, own: bool, panel: bool = False) -> bool:
+        return visibility.loop_round_visible(viewer, on_panel=panel, setting=setting,
+                                             own_submitted=own)
+
+    for setting in ("never", "always", "after_own"):
+        for judge in visibility.LOOP_JUDGES:
+            assert sees(judge, setting, own=False)
+        for nobody in (LoopViewer.CANDIDATE, LoopViewer.OTHER, LoopViewer.ANONYMOUS):
+            assert not sees(nobody, setting, own=True)
+        assert sees(LoopViewer.INTERVIEWER, setting, own=False, panel=True)
+    interviewer = LoopViewer.INTERVIEWER
+    assert [sees(interviewer, "never", own=o) for o in (False, True)] == [False, False]
+    assert [sees(interviewer, "always", own=o) for o in (False, True)] == [True, True]
+    assert [sees(interviewer, "after_own", own=o) for o in (False, True)] == [False, True]
