@@ -132,9 +132,11 @@ def scorecards_complete_data(loop: Loop) -> dict[str, Any]:
 
 @receiver(pre_save, sender=Scorecard, dispatch_uid="loops_scorecard_was_submitted")
 def _before_scorecard_save(sender: Any, instance: Scorecard, **kwargs: Any) -> None:
+    """Whether the stored card was submitted before this save (a draft's save asks nothing)."""
     instance._loops_was_submitted = bool(  # type: ignore[attr-defined]
-        instance.pk and Scorecard.objects.filter(pk=instance.pk)
-        .exclude(submitted_at=None).exists())
+        instance.submitted_at is None or (
+            instance.pk and Scorecard.objects.filter(pk=instance.pk)
+            .exclude(submitted_at=None).exists()))
 
 
 @receiver(post_save, sender=Scorecard, dispatch_uid="loops_scorecards_complete")
