@@ -65,15 +65,6 @@ def own_submitted(loop: Loop, user: Any) -> bool:
     return submitted >= sessions
 
 
-def round_visible(loop: Loop, loop_round: LoopRound, user: Any, *,
-                  viewer: LoopViewer | None = None) -> bool:
-    """Whether `user` reads this round's submitted scorecards in the packet."""
-    viewer = viewer or loop_viewer(loop, user)
-    return visibility.loop_round_visible(
-        viewer, on_panel=loop_round.session_id in panel_sessions(loop, user),
-        setting=loop.feedback_visibility, own_submitted=own_submitted(loop, user))
-
-
 def round_cards_visible(loop_round: LoopRound, user: Any, *, on_panel: bool) -> bool:
     """On a round the reader is on, the session's own independent scoring decides whether
     they read the others' scorecards (their own they always read)."""

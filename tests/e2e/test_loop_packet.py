@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page, expect
 
+from tests.e2e.a11y import audit
 from tests.e2e.conftest import People, Platform
 from tests.processes import SCREENSHOTS
 
@@ -106,6 +107,7 @@ def test_the_hiring_packet_from_independent_scorecards_to_the_released_report(
     manager.locator("button[name=action][value=record]").click()
     expect(manager.locator(".debrief-change")).to_have_count(2)
     expect(manager.locator("#debrief-decision")).to_contain_text("Hold")
+    assert audit(manager, "loop-packet") == []
     manager.locator("#packet-recommendations").scroll_into_view_if_needed()
     shot(manager, "1440")
     manager.set_viewport_size({"width": 390, "height": 844})
@@ -125,4 +127,5 @@ def test_the_hiring_packet_from_independent_scorecards_to_the_released_report(
 
     candidate.goto(f"/loops/{loop_id}/report/")
     expect(candidate.locator("#report-round-1")).to_contain_text(MARKER)
+    assert audit(candidate, "loop-report") == []
     shot(candidate, "report-1440")
