@@ -340,6 +340,15 @@ def test_every_page_as_every_role_has_no_serious_accessibility_violation(
             context.close()
     print(f"\naudited {len(auditor.audited)} page states")
     assert auditor.problems == [], "\n".join(auditor.problems)
+    # Both themes wherever there is one to choose (issue 40.1): every page with the code
+    # editor was audited in its dark theme at both widths. (The rest of the site has one
+    # theme; the admin follows the colour scheme and has its own test below; Swagger UI at
+    # /api/docs stays light, its dark mode belongs to a top bar the page does not show.)
+    dark = {state for state in auditor.audited if state.endswith(" dark")}
+    for name in ("problem", "problem-results", "solo-session", "live-candidate",
+                 "live-interviewer", "live-co-interviewer"):  # fmt: skip
+        for width, _ in SIZES:
+            assert f"{name} @{width} dark" in dark, (name, width, sorted(dark))
     # The not-found page's own 404 (and the console's line for it) is what it is there for.
     unexpected = [
         p for p in watch.problems if "no-such-page" not in p and "404 (Not Found)" not in p
