@@ -218,11 +218,14 @@ export function editorExtensions({ prefs = DEFAULT_PREFS, label, describedBy, ex
     indentUnit.of(INDENT),
     EditorState.tabSize.of(4),
     // Tab / Shift-Tab indent the line or the whole selection by one unit. CodeMirror leaves
-    // Tab to the browser for one keypress after Esc, which is the announced way out.
+    // Tab to the browser after Esc, which is the announced way out.
     Prec.high(keymap.of([
       ...extraKeys,
       { key: "Tab", run: indentMore, shift: indentLess },
     ])),
+    // Esc's way out lasts two seconds in CodeMirror, through any Tab: coming back into the
+    // editor ends it, so a Shift+Tab there dedents again instead of leaving (issue 40.2).
+    EditorView.domEventObservers({ focus: (event, view) => view.setTabFocusMode(false) }),
     wrapSlot.of(prefs.wrap ? EditorView.lineWrapping : []),
     fontSlot.of(fontTheme(prefs.fontSize)),
     themeSlot.of(prefs.theme === "dark" ? darkTheme : []),

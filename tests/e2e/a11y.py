@@ -23,6 +23,11 @@ BLOCKING = frozenset({"serious", "critical"})
 TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22a", "wcag22aa", "best-practice"]
 
 RUN = """async (tags) => {
+  // Colours part way through a transition (a page that follows the colour scheme just
+  // switched, as the admin's links do) are neither scheme's: audited once they have settled.
+  await Promise.all(document.getAnimations()
+    .filter((animation) => animation instanceof CSSTransition)
+    .map((animation) => animation.finished.catch(() => null)));
   const results = await window.axe.run(document, {
     runOnly: { type: "tag", values: tags },
     resultTypes: ["violations"],
@@ -65,3 +70,39 @@ def audit(page: Page, name: str) -> list[str]:
                 f"{len(nodes)} node(s): {'; '.join(nodes[:4])}; first: {violation['summary']}"
             )
     return problems
+
+
+# Issue 40.4, colour is never the only signal: the classes the stylesheets colour to say
+# something (a verdict, a state, a level, a notice), each of which must carry words too (its
+# text, visually hidden or not, or an aria-label); the plot's legend entries and the board's
+# notices likewise. Decorative copies (aria-hidden, such as the replay's timeline ticks, whose
+# list says the same in words) are not signals of their own.
+COLOURED = [
+    ".verdict", ".status", ".status-mark", ".difficulty", ".kind-badge", ".badge",
+    ".level-badge", ".state", ".rec", ".chip-bad", ".tag-count", ".suggestion-badge",
+    ".connection", ".session-banner", ".board-notice", ".board-alert", ".plot-legend li",
+    ".mark-item", ".diff-add", ".diff-del", ".result-status", ".rule-broken", ".rule-held",
+]  # fmt: skip
+
+UNSAID = """(selectors) => {
+  const words = (el) => (el.textContent || "").replace(/\\s+/g, " ").trim()
+    || (el.getAttribute("aria-label") || "").trim();
+  const found = { checked: {}, unsaid: [] };
+  for (const selector of selectors) {
+    for (const el of document.querySelectorAll(selector)) {
+      // Not shown at all (a notice with nothing to say is hidden), or a decorative copy.
+      if (el.closest("[hidden], template, [aria-hidden=true]")) continue;
+      if (!el.getClientRects().length && !el.closest("details:not([open])")) continue;
+      found.checked[selector] = (found.checked[selector] || 0) + 1;
+      if (!words(el)) found.unsaid.push(`${selector}: ${el.outerHTML.slice(0, 200)}`);
+    }
+  }
+  return found;
+}"""
+
+
+def colour_only(page: Page) -> tuple[dict[str, int], list[str]]:
+    """The coloured signals on the page as it is now: how many of each were checked, and
+    those that say nothing but their colour (one line each)."""
+    found: dict[str, Any] = page.evaluate(UNSAID, COLOURED)
+    return found["checked"], found["unsaid"]

@@ -56,7 +56,8 @@ export function notesViewMount(parent) {
       extensions: [
         cspNonceExtension(),
         EditorView.lineWrapping,
-        EditorView.contentAttributes.of({ "aria-label": "Estimates and notes" }),
+        // Named, and a Tab stop so a keyboard can scroll it (as the replay's code is).
+        EditorView.contentAttributes.of({ "aria-label": "Estimates and notes", tabindex: "0" }),
         EditorState.readOnly.of(true),
         EditorView.editable.of(false),
       ],
@@ -225,20 +226,25 @@ export function boardText(elements) {
   return lines;
 }
 
+/** Shows `elements` as the board's text list: one item per sentence of boardText in `list`,
+ * and `empty` (the "nothing is drawn" line) only when there is none. The live page's
+ * #board-text and the replay's #replay-board-text are both drawn by it. */
+export function boardTextShow(list, empty, elements) {
+  const lines = boardText(elements);
+  list.replaceChildren(...lines.map((line) => {
+    const item = document.createElement("li");
+    item.textContent = line;
+    return item;
+  }));
+  if (empty) empty.hidden = lines.length > 0;
+}
+
 /** Keeps #board-text (the board as a list) in step with the shared board. */
 function boardTextMount(map) {
   const list = document.getElementById("board-text-list");
   const empty = document.getElementById("board-text-empty");
   if (!list) return;
-  const render = () => {
-    const lines = boardText(mapElements(map));
-    list.replaceChildren(...lines.map((line) => {
-      const item = document.createElement("li");
-      item.textContent = line;
-      return item;
-    }));
-    if (empty) empty.hidden = lines.length > 0;
-  };
+  const render = () => boardTextShow(list, empty, mapElements(map));
   map.observeDeep(render);
   render();
 }

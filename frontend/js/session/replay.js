@@ -10,7 +10,9 @@
 // For a scorer with a draft, #replay-cite (data-cite-url) holds #cite-criterion, #cite-moment
 // and #cite-status: cites add evidence to that criterion of the draft the review page shows.
 // A design session (#replay[data-design=true]) has #replay-board (the whiteboard, read-only,
-// drawn by board.js's window.onsiteBoard.view) and #replay-notes instead of #replay-editor.
+// drawn by board.js's window.onsiteBoard.view) and #replay-notes instead of #replay-editor,
+// and the board as text at the moment shown (#replay-board-text-list, #replay-board-text-empty:
+// a canvas cannot be read; the live page and the report have the same list).
 import { python } from "@codemirror/lang-python";
 import { EditorState } from "@codemirror/state";
 import { EditorView } from "@codemirror/view";
@@ -20,7 +22,7 @@ import * as Y from "yjs";
 import { cspNonceExtension } from "../editor.js";
 import { elementProblem, isValidElement } from "../board/schema.js";
 import { boardBursts, burstLabel, elementSummary } from "./bursts.js";
-import { BOARD_NAME, NOTES_NAME, notesViewMount } from "./design.js";
+import { BOARD_NAME, NOTES_NAME, boardTextShow, notesViewMount } from "./design.js";
 import { getJson, postJson } from "./api.js";
 import { formatLeft } from "./timer.js";
 import { element } from "../dom.js";
@@ -153,6 +155,8 @@ function designViewMount() {
   if (!boardApi) throw new Error("the whiteboard bundle (board.js) is not loaded");
   const board = boardApi.view(document.getElementById("replay-board"));
   const notes = notesViewMount(document.getElementById("replay-notes"));
+  const textList = document.getElementById("replay-board-text-list");
+  const textEmpty = document.getElementById("replay-board-text-empty");
   let shown = null; // the board's elements last handed to the view, by id and version
   let count = 0;
   return {
@@ -170,6 +174,10 @@ function designViewMount() {
         shown = key;
         board.show(elements, skipped);
         count = elements.filter((e) => !e.isDeleted).length;
+        if (textList) {
+          boardTextShow(textList, textEmpty, elements);
+          textList.hidden = count === 0; // no empty Tab stop: the "nothing drawn" line says it
+        }
       }
       notes.show(doc.getText(NOTES_NAME).toString());
     },
