@@ -155,7 +155,7 @@ def practice_book(*, candidate: Any, rounds: list[RoundSpec], title: str = "") -
                                              f"{spec.problem!r}")
             if problem.kind_spec is not kind:
                 raise LoopError("bad_round", f"Round {position}: {problem.title} is not a "
-                                             f"{kind.label} problem")
+                                             f"problem of kind “{kind.name}”")
             if problem.pk in used:
                 raise LoopError("bad_round", f"Round {position}: {problem.title} is already "
                                              "another round of this onsite")
@@ -164,8 +164,8 @@ def practice_book(*, candidate: Any, rounds: list[RoundSpec], title: str = "") -
             found = problem_pick(user=candidate, kind=kind.name, topic=spec.topic, exclude=used)
             if found is None:
                 about = f" on {spec.topic.strip()!r}" if spec.topic.strip() else ""
-                raise LoopError("bad_round", f"Round {position}: no published {kind.label} "
-                                             f"problem{about} is left to pick")
+                raise LoopError("bad_round", f"Round {position}: no published problem of "
+                                             f"kind “{kind.name}”{about} is left to pick")
             problem, picked = found, True
         used.add(problem.pk)
         chosen.append((spec, problem, picked, duration, pause))
