@@ -173,25 +173,28 @@ def calibration_svg(person: InterviewerCalibration) -> SafeString:
     """One row per criterion: for each level 1-4, two bars side by side, the interviewer's share
     of their levels at that level (blue) and the panel's (grey); each bar's tooltip says the
     count it stands for, and its data attributes carry the same numbers for the tests."""
-    label_w, group_w, row_h, top = 150, 70, 78, 24
-    width = label_w + group_w * len(LEVELS) + 10
-    height = top + row_h * max(1, len(person.criteria)) + 8
+    # Each criterion's name above its row of bars, so the chart stays narrow enough for a phone.
+    left, group_w, row_h, top = 8, 80, BAR_MAX + 34, 18
+    width = left * 2 + group_w * len(LEVELS)
+    height = top + row_h * max(1, len(person.criteria)) + 4
     title = escape(f"Levels of {person.name} against the panel's, per criterion")
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" class="calibration-chart" role="img" '
              f'viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
              f'data-interviewer="{person.user_id}">', f"<title>{title}</title>"]
     for i, level in enumerate(LEVELS):
-        x = label_w + group_w * i + group_w / 2
-        parts.append(f'<text x="{x:.1f}" y="14" font-size="11" text-anchor="middle">'
+        x = left + group_w * i + group_w / 2
+        parts.append(f'<text x="{x:.1f}" y="12" font-size="11" text-anchor="middle">'
                      f"level {level}</text>")
     for row_index, row in enumerate(person.criteria):
-        base = top + row_h * row_index + BAR_MAX + 8
+        row_top = top + row_h * row_index
+        base = row_top + 20 + BAR_MAX
         name = escape(row.title)
-        parts.append(f'<text x="4" y="{base - BAR_MAX / 2:.1f}" font-size="12">{name}</text>')
-        parts.append(f'<line x1="{label_w}" y1="{base}" x2="{width - 10}" y2="{base}" '
+        parts.append(f'<text x="{left}" y="{row_top + 13}" font-size="12" '
+                     f'font-weight="600">{name}</text>')
+        parts.append(f'<line x1="{left}" y1="{base}" x2="{width - left}" y2="{base}" '
                      'stroke="#d0d7de"/>')
         for i, level in enumerate(LEVELS):
-            x0 = label_w + group_w * i + 12
+            x0 = left + group_w * i + 17
             for side, counts, color, dx in (("mine", row.mine, MINE_COLOR, 0),
                                             ("panel", row.panel, PANEL_COLOR, 24)):
                 part = share(counts, level)

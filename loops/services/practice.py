@@ -314,10 +314,11 @@ def suggestions(*, user: Any, rows: list[dict[str, Any]], loop_problem_ids: set[
         return {"status": "no_weak_round", "weak": [], "topics": [], "problems": [],
                 "why": "every scored round passed every test"}
     weak = [r for r in scored if r["score"] == lowest]
+    named = [f"{r['position']}, {r['label']}" for r in weak]
     topics = sorted({str(t) for r in weak for t in r["problem"].topics or []})
     if not topics:
         return {"status": "not_enough_data", "weak": [r["position"] for r in weak],
-                "topics": [], "problems": [],
+                "named": named, "topics": [], "problems": [],
                 "why": "the weakest round's problem names no topic to practise"}
     solved = solved_problem_ids(user)
     wanted = set(topics)
@@ -329,7 +330,7 @@ def suggestions(*, user: Any, rows: list[dict[str, Any]], loop_problem_ids: set[
     ranked.sort(key=lambda item: item[:3])
     picks = [{"problem": p, "topics": shared} for *_, p, shared in ranked[:MAX_SUGGESTIONS]]
     return {"status": "ok" if picks else "nothing_new", "weak": [r["position"] for r in weak],
-            "topics": topics, "problems": picks,
+            "named": named, "topics": topics, "problems": picks,
             "why": "" if picks else "you already solved every published problem on these topics"}
 
 

@@ -104,6 +104,8 @@ def test_a_mock_onsite_round_to_round_its_report_and_calibration(people: People,
     first_round = candidate.url
     next_step = candidate.locator("#next-step")
     expect(next_step).to_be_hidden()
+    # the page's script runs (the clock counts) before the round is ended
+    expect(candidate.locator("#session-timer")).not_to_have_text("--:--")
     candidate.click("#finish-button")
     # the round is over: the next one is one click away, on the round's own page
     expect(next_step).to_be_visible()

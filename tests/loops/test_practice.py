@@ -291,6 +291,7 @@ def test_the_next_problems_come_from_the_weakest_rounds_topics_never_solved_nor_
         ("continuous-batching", ["batching", "queues"]), ("rate-limiter", ["queues"])]
     html = client_for(candidate).get(f"/loops/practice/{loop.pk}/").content.decode()
     assert html.count("data-suggested=") == 2
+    assert '<p id="suggestion-weak">Your weakest round: 1, Coding. Topics:' in html
     assert 'data-suggested="continuous-batching"' in html
     assert escape(practice.SUGGESTION_RULE) in html
 
@@ -304,11 +305,13 @@ def test_ties_count_every_weakest_round_and_no_scored_round_is_not_enough_data()
     assert report["next_round"]["position"] == 1
     html = client_for(candidate).get(f"/loops/practice/{loop.pk}/").content.decode()
     assert "<strong>Not enough data</strong>" in html and "Start round 1" in html
-    rows = [{"position": 1, "scored": True, "score": 0.5, "problem": bank.coding},
-            {"position": 2, "scored": True, "score": 0.5, "problem": bank.debug},
-            {"position": 3, "scored": False, "score": None, "problem": bank.design}]
+    rows = [{"position": 1, "label": "A", "scored": True, "score": 0.5, "problem": bank.coding},
+            {"position": 2, "label": "B", "scored": True, "score": 0.5, "problem": bank.debug},
+            {"position": 3, "label": "C", "scored": False, "score": None,
+             "problem": bank.design}]
     tied = practice.suggestions(user=candidate, rows=rows, loop_problem_ids=set())
     assert tied["weak"] == [1, 2] and tied["topics"] == ["batching", "caching", "queues"]
+    assert tied["named"] == ["1, A", "2, B"]
     perfect = [dict(r, score=1.0) for r in rows[:2]]
     assert practice.suggestions(user=candidate, rows=perfect,
                                 loop_problem_ids=set())["status"] == "no_weak_round"
