@@ -353,6 +353,11 @@ def practice_report(*, loop: Loop, user: Any) -> dict[str, Any]:
         "strongest": max(scored, key=lambda r: r["score"]) if len(scored) > 1 else None,
         "weakest": min(scored, key=lambda r: r["score"]) if len(scored) > 1 else None,
         "complete": len(finished) == len(rows),
+        # The clock over the finished rounds, and the help taken there.
+        "used_minutes": sum(r["used_minutes"] or 0 for r in finished),
+        "planned_minutes": sum(r["minutes"] for r in finished),
+        "hints": sum(r["hints"] for r in finished),
+        "questions": sum(r["questions"] for r in finished),
     }
     return {
         "loop": loop, "rows": rows, "overall": overall,

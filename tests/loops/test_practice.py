@@ -244,6 +244,9 @@ def _taken(candidate: User, bank: Bank) -> tuple[Loop, list[InterviewSession]]:
         session = practice.practice_round_start(loop_id=loop.pk, user=candidate,
                                                 position=position)
         _finish(session, verdict=verdict, passed=passed, total=total, minutes=10 * position)
+        if position == 2:
+            SessionEvent.objects.create(session=session, kind="hint", actor=candidate,
+                                        data={"number": 1}, at=timezone.now())
         sessions.append(session)
     return loop, sessions
 
@@ -264,6 +267,9 @@ def test_the_report_shows_each_rounds_final_submission_and_the_totals_from_them(
     assert (overall["passed"], overall["total"], overall["percent"]) == (7, 9, round(700 / 9))
     assert overall["strongest"]["position"] == 2 and overall["weakest"]["position"] == 1
     assert overall["complete"] and report["next_round"] is None
+    # 10 + 20 + 30 minutes used of 45 + 30 + 45 planned
+    assert (overall["used_minutes"], overall["planned_minutes"]) == (60, 120)
+    assert (overall["hints"], overall["questions"]) == (1, 0)
     html = client_for(candidate).get(f"/loops/practice/{loop.pk}/").content.decode()
     assert "Your mock onsite report" in html and "3 of 3 rounds done" in html
     assert ('<span class="verdict verdict-WA">WA</span> <span class="round-passed">3/5</span> '
@@ -273,6 +279,8 @@ def test_the_report_shows_each_rounds_final_submission_and_the_totals_from_them(
     assert "not scored (design)" in html
     assert "<strong>7 of 9</strong> (78%)" in html
     assert "Strongest round: 2, ML debugging (100%). Weakest: 1, Coding (60%)." in html
+    assert ("Time over the 3 finished rounds: 60 of 120 minutes used · 1 hint opened · "
+            "0 questions asked.") in html
     for session in sessions:
         assert f'href="/sessions/{session.pk}/report/"' in html
 
