@@ -48,16 +48,17 @@ def make(slug, title, kind, topics):
     return p
 
 
-make("fix-kv-cache", "Fix the KV cache", "debug", ["caching", "batching"])
-make("batch-api", "Design a batch inference API", "design", ["batching", "serving"])
-make("limiter-windows", "Sliding-window limiter", "implement", ["rate limiting", "time handling"])
-make("gateway-quota", "Gateway quotas", "implement", ["API gateways"])
-make("lru-cache", "LRU cache", "implement", ["caching"])
+make("loop-fix-kv-cache", "Fix the KV cache", "debug", ["caching", "batching"])
+make("loop-batch-api", "Design a batch inference API", "design", ["batching", "serving"])
+make("loop-limiter-windows", "Sliding-window limiter", "implement",
+     ["rate limiting", "time handling"])
+make("loop-gateway-quota", "Gateway quotas", "implement", ["API gateways"])
+make("loop-lru-cache", "LRU cache", "implement", ["caching"])
 candidate = User.objects.get(username="candidate")
 done = practice.practice_book(candidate=candidate, title="ML infrastructure mock onsite", rounds=[
     RoundSpec("Coding", "implement", 45, 10, problem="token-bucket"),
-    RoundSpec("ML debugging", "debug", 30, 10, problem="fix-kv-cache"),
-    RoundSpec("System design", "design", 45, 0, problem="batch-api")])
+    RoundSpec("ML debugging", "debug", 30, 10, problem="loop-fix-kv-cache"),
+    RoundSpec("System design", "design", 45, 0, problem="loop-batch-api")])
 outcomes = [("WA", 6, 9, 38), ("AC", 5, 5, 24), (None, 0, 0, 41)]
 for position, (verdict, passed, total, minutes) in enumerate(outcomes, start=1):
     s = practice.practice_round_start(loop_id=done.pk, user=candidate, position=position)
@@ -70,12 +71,12 @@ for position, (verdict, passed, total, minutes) in enumerate(outcomes, start=1):
     InterviewSession.objects.filter(pk=s.pk).update(status="finished", started_at=start,
         finished_at=timezone.now(), finish_reason="candidate", final_submission=final)
 flow = practice.practice_book(candidate=candidate, title="Design then code", rounds=[
-    RoundSpec("Design warm-up", "design", 10, 5, problem="batch-api"),
-    RoundSpec("Coding", "implement", 10, 0, problem="lru-cache")])
+    RoundSpec("Design warm-up", "design", 10, 5, problem="loop-batch-api"),
+    RoundSpec("Coding", "implement", 10, 0, problem="loop-lru-cache")])
 bucket = Problem.objects.get(slug="token-bucket")
 criteria = [row["criterion"] for row in bucket.rubric][:4]
 panel = [User.objects.get(username="interviewer")] + [
-    user_with_role(name, "interviewer") for name in ("priya", "marco", "hank")]
+    user_with_role(name, "interviewer") for name in ("loop-priya", "loop-marco", "loop-hank")]
 for i in range(3):
     s = InterviewSession.objects.create(problem=bucket, candidate=candidate, kind="live",
         status="finished", duration=timedelta(minutes=45),
@@ -118,7 +119,9 @@ def test_a_mock_onsite_round_to_round_its_report_and_calibration(people: People,
     candidate.goto(f"/loops/practice/{ids['done']}/")
     expect(candidate.locator("#practice-progress")).to_contain_text("3 of 3 rounds done")
     expect(candidate.locator("#overall-tests")).to_contain_text("11 of 14")
-    expect(candidate.locator("[data-suggested]")).to_have_count(2)
+    # (other modules on this platform may add problems: only this seed's are counted on)
+    expect(candidate.locator('[data-suggested="loop-limiter-windows"]')).to_be_visible()
+    expect(candidate.locator('[data-suggested="loop-lru-cache"]')).to_have_count(0)
     assert_fits(candidate, "the mock onsite report", 1440)
     shot(candidate, "practice-report-1440")
     candidate.set_viewport_size(PHONE)
@@ -129,8 +132,10 @@ def test_a_mock_onsite_round_to_round_its_report_and_calibration(people: People,
     shot(candidate, "practice-book-390")
 
     admin = people.log_in("admin", "/loops/calibration/")
-    expect(admin.locator(".calibration-harsh")).to_have_count(1)
-    expect(admin.locator(".calibration-chart")).to_have_count(4)
+    hank = admin.locator(".calibration-table tbody tr", has_text="loop-hank")
+    expect(hank).to_have_class(re.compile(r"calibration-harsh"))
+    expect(hank.locator(".cal-gap")).to_have_text(re.compile(r"^-"))
+    expect(admin.locator(".calibration-chart").first).to_be_visible()
     assert_fits(admin, "the calibration page", 1440)
     shot(admin, "calibration-1440")
     admin.set_viewport_size(PHONE)
