@@ -115,3 +115,26 @@ class LoopDecisionChange(models.Model):
 
     def __str__(self) -> str:
         return f"decision change #{self.pk} on loop {self.loop_id}"
+
+
+class PracticeRound(models.Model):
+    """A booked round of a practice loop (a mock onsite for one person), before it is taken:
+    its problem (chosen, or picked for the candidate) and length, its label and the break
+    after it. Taking it starts a solo session and writes the loop's `LoopRound` (the round as
+    taken, at the same position, with this label and break); the booking stays as it was."""
+
+    loop = models.ForeignKey(Loop, on_delete=models.CASCADE, related_name="practice_rounds")
+    position = models.PositiveSmallIntegerField()
+    label = models.CharField(max_length=60, blank=True)
+    problem = models.ForeignKey("problems.Problem", on_delete=models.PROTECT, related_name="+")
+    duration = models.DurationField()
+    break_after = models.DurationField(default=timedelta(0))
+    picked = models.BooleanField(default=False)  # "pick for me": the platform chose it
+
+    class Meta:
+        ordering = ["loop", "position"]
+        constraints = [models.UniqueConstraint(fields=["loop", "position"],
+                                               name="unique_practice_position")]
+
+    def __str__(self) -> str:
+        return f"practice round {self.position} of loop {self.loop_id}"

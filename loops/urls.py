@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import URLPattern, path
 
-from loops import views_packet
+from loops import views_calibration, views_packet, views_practice
 
 app_name = "loops"
 
@@ -19,4 +19,18 @@ urlpatterns += [
     path("<int:loop_id>/packet/close/", views_packet.packet_close, name="packet_close"),
     path("<int:loop_id>/packet/release/", views_packet.packet_release, name="packet_release"),
     path("<int:loop_id>/report/", views_packet.loop_report, name="loop_report"),
+]
+
+# Calibration (issue 39, point 4): admins and recruiters.
+urlpatterns += [
+    path("calibration/", views_calibration.calibration_page, name="calibration"),
+]
+
+# A mock onsite for one person (issue 39, point 5): book, take the rounds, read the report.
+urlpatterns += [
+    path("practice/", views_practice.practice_list, name="practice"),
+    path("practice/book", views_practice.practice_book, name="practice_book"),
+    path("practice/<int:loop_id>/", views_practice.practice_loop, name="practice_loop"),
+    path("practice/<int:loop_id>/rounds/<int:position>/start", views_practice.practice_start,
+         name="practice_start"),
 ]

@@ -37,6 +37,8 @@ from grading.models import Submission
 from interviews import services
 from interviews.models import Question
 from interviews.review import services as review_services
+from loops.services import practice
+from loops.services.practice import RoundSpec
 from problems.models import Problem
 from tests.factories import tiny_problem
 from tests.interviews.worlds import build_world
@@ -264,6 +266,10 @@ def _world() -> World:
     loop = loop_with_rounds(candidate=candidate, created_by=reviewed.admin,
                             rounds=[(reviewed.session.problem, interviewer)] * 2,
                             hiring_manager=reviewed.admin)
+    # The candidate's mock onsite (loops), its first round taken.
+    practice_loop = practice.practice_book(
+        candidate=candidate, rounds=[RoundSpec("Coding", "implement", 30, problem="add-one")])
+    practice.practice_round_start(loop_id=practice_loop.pk, user=candidate, position=1)
     sessions = [live, solo, reviewed.session, scheduled, strangers]
     values = {
         "session_id": [str(s.pk) for s in sessions],
@@ -282,7 +288,8 @@ def _world() -> World:
         "content_type_id": ["1"],
         "object_id": ["1"],
         "url": ["nope/"],
-        "loop_id": [str(loop.pk)],
+        "loop_id": [str(loop.pk), str(practice_loop.pk)],
+        "position": ["1", "2"],
     }
     admin_ids = {
         f"admin/{model._meta.app_label}/{model._meta.model_name}/": [

@@ -246,6 +246,8 @@ export function sessionPageMount(root) {
     closeForms();
     reportLinkShow();
     scorecardLinkShow();
+    // What comes after it, if anything (a practice loop's next round): one click away.
+    document.getElementById("next-step")?.removeAttribute("hidden");
     doneNotice.hide();
   };
   const awaitFinish = async () => {
