@@ -2,8 +2,18 @@
 
 from __future__ import annotations
 
-from django.urls import URLPattern
+from django.urls import URLPattern, path
+
+from loops import views
 
 app_name = "loops"
 
-urlpatterns: list[URLPattern] = []
+urlpatterns: list[URLPattern] = [
+    # -- scheduling (issue 39 point 1): the list, the builder, the day, the invitation
+    path("", views.loop_list, name="list"),
+    path("new/", views.loop_new, name="new"),
+    path("join/<str:token>/", views.loop_join, name="join"),
+    path("<int:loop_id>/", views.loop_detail, name="detail"),
+    path("<int:loop_id>/schedule", views.loop_schedule_change, name="schedule"),
+    # -- end of scheduling
+]

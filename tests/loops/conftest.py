@@ -1,0 +1,27 @@
+"""Fixtures for the loops tests: the SMTP inbox the invitation tests read (as interviews')."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from aiosmtpd.controller import Controller
+
+from tests.interviews.mail import Inbox
+from tests.services import free_port
+
+
+@pytest.fixture
+def inbox(settings: Any) -> Iterator[Inbox]:
+    handler = Inbox()
+    port = handler.port = free_port()
+    controller = Controller(handler, hostname="127.0.0.1", port=port)
+    controller.start()
+    settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+    settings.EMAIL_HOST, settings.EMAIL_PORT = "127.0.0.1", port
+    settings.DEFAULT_FROM_EMAIL = handler.sender
+    try:
+        yield handler
+    finally:
+        controller.stop()
