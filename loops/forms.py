@@ -113,7 +113,8 @@ class LoopBuildForm(ZoneStart):
                 for n in range(1, ROWS + 1)]
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data
         used = [n for n in range(1, ROWS + 1) if data.get(f"problem_{n}")]
         if not used and not any(f"problem_{n}" in self.errors for n in range(1, ROWS + 1)):
             self.add_error("problem_1", "A loop has at least one round: choose its problem.")

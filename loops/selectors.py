@@ -53,7 +53,7 @@ class LoopDay:
 
 
 def _link(session: InterviewSession, role: str | None) -> tuple[str, str]:
-    state = session.status_now
+    state = session.status_now()
     if role == "candidate":
         if state == Status.SCHEDULED and session.invite_token:
             return reverse("interviews:join", kwargs={"token": session.invite_token}), "Join"
@@ -74,7 +74,7 @@ def loop_day(loop: Loop, user: Any) -> LoopDay:
         loop.rounds.select_related("session__problem", "session__interviewer",
                                    "session__candidate")
         .prefetch_related("session__review_assignments__interviewer").order_by("position"))
-    upcoming = next((r for r in rounds if r.session.status_now not in OVER), None)
+    upcoming = next((r for r in rounds if r.session.status_now() not in OVER), None)
     rows = []
     for r in rounds:
         s = r.session
@@ -90,7 +90,7 @@ def loop_day(loop: Loop, user: Any) -> LoopDay:
             opens=opens.astimezone(zone) if opens else None,
             minutes=int(s.duration.total_seconds() // 60),
             break_minutes=int(r.break_after.total_seconds() // 60),
-            state=s.status_now, session_id=s.pk, link=link, link_label=label,
+            state=s.status_now(), session_id=s.pk, link=link, link_label=label,
             is_next=upcoming is not None and r.pk == upcoming.pk,
         ))
     following = next((row for row in rows if row.is_next), None)

@@ -90,8 +90,11 @@ def loop_new(request: HttpRequest) -> HttpResponse:
 
 def _form_error(form: ZoneStart) -> str:
     """A refused schedule form's errors, as one line above the schedule."""
-    return " ".join(f"{form.fields[name].label if name in form.fields else ''}: {' '.join(e)}"
-                    .lstrip(": ") for name, e in form.errors.items())
+    parts = []
+    for name, errors in form.errors.items():
+        said = " ".join(str(m) for m in errors)
+        parts.append(f"{form.fields[name].label}: {said}" if name in form.fields else said)
+    return " ".join(parts)
 
 
 def _loop_page(request: HttpRequest, loop: Loop, *, error: str = "",
