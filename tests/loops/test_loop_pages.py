@@ -205,3 +205,40 @@ def test_the_page_moves_and_cancels_a_round_and_the_loop(
     assert loop.status == "cancelled" and coding.status == "cancelled"
     text = client.get(f"/loops/{loop.pk}/").content.decode()
     assert "This loop was cancelled" in text and 'id="loop-manage"' not in text
+
+
+def test_a_rounds_session_page_leads_to_the_next_round_and_the_list_links_the_builder(
+    settings: Any, django_capture_on_commit_callbacks: Any,
+) -> None:
+    from interviews import services as session_services
+
+    settings.ONSITE_JOIN_EARLY_MINUTES = 60 * 48  # tomorrow's rounds open now
+    with django_capture_on_commit_callbacks(execute=False):
+        loop = three_rounds()
+    ada = user_with_role("ada", "candidate")
+    client = client_for(ada)
+    client.post(f"/loops/join/{loop_token(loop)}/")
+    coding, debugging, design = (r.session for r in loop.rounds.order_by("position"))
+    with django_capture_on_commit_callbacks(execute=False):
+        session_services.session_join(token=coding.invite_token or "", user=ada)
+    text = client.get(f"/sessions/{coding.pk}/").content.decode()
+    assert 'id="loop-round-block"' in text and "Round 1 of 3" in text
+    assert f'id="loop-next-round" href="/sessions/join/{debugging.invite_token}/"' in text
+    # the interviewer of the round sees the lead too, but not the candidate's link
+    ivy_text = client_for(User.objects.get(username="ivy")).get(
+        f"/sessions/{coding.pk}/").content.decode()
+    assert "Round 1 of 3" in ivy_text and "Next: <strong>ML debugging</strong>" in ivy_text
+    assert str(debugging.invite_token) not in ivy_text
+    # the last round says so
+    with django_capture_on_commit_callbacks(execute=False):
+        session_services.session_join(token=design.invite_token or "", user=ada)
+    assert "the loop's last round" in client.get(f"/sessions/{design.pk}/").content.decode()
+    # a single session has no block
+    with django_capture_on_commit_callbacks(execute=False):
+        single = session_services.session_start_solo(candidate=ada, problem_slug="add-one",
+                                                     duration=timedelta(minutes=30))
+    assert 'id="loop-round-block"' not in client.get(f"/sessions/{single.pk}/").content.decode()
+    # the sessions list links the builder for those who build loops, not for a candidate
+    assert 'id="loop-builder-link"' in client_for(User.objects.get(username="ivy")).get(
+        "/sessions/").content.decode()
+    assert 'id="loop-builder-link"' not in client.get("/sessions/").content.decode()

@@ -37,9 +37,11 @@ from grading.models import Submission
 from interviews import services
 from interviews.models import Question
 from interviews.review import services as review_services
+from loops.services.mail import loop_token
 from problems.models import Problem
 from tests.factories import tiny_problem
 from tests.interviews.worlds import build_world
+from tests.loops.factories import loop_with_rounds
 from tests.privacy.routes import Route, url_routes
 
 # About a minute and a half of requests: the full suite walks it, the fast loop stays near a minute.
@@ -258,13 +260,18 @@ def _world() -> World:
     draft.coauthors.add(reviewed.unassigned)
     tiny_problem("others-draft", published=False)
     token, _ = token_create(user=candidate, name="ci")
+    # an onsite loop of two rounds for the candidate (issue 39)
+    loop = loop_with_rounds(candidate=candidate, created_by=interviewer,
+                            rounds=[(live.problem, interviewer), (live.problem, interviewer)])
     sessions = [live, solo, reviewed.session, scheduled, strangers]
     values = {
         "session_id": [str(s.pk) for s in sessions],
         "question_id": [str(q.pk) for q in Question.objects.order_by("pk")],
         "index": ["0", "1"],
         "share_id": [str(share.pk)],
-        "token": [live.invite_token or "", scheduled.invite_token or "", share.token],
+        "token": [live.invite_token or "", scheduled.invite_token or "", share.token,
+                  loop_token(loop)],
+        "loop_id": [str(loop.pk)],
         "submission_id": [str(s.pk) for s in Submission.objects.order_by("pk")],
         "slug": ["draft-one", "add-one", "others-draft"],
         "number": ["1", "2"],
