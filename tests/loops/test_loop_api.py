@@ -19,13 +19,8 @@ from interviews.review import webhooks
 from loops.models import Loop
 from loops.services.scheduling import LOOP_SCHEDULED
 from tests.factories import client_for, tiny_problem, user_with_role
-from tests.interviews.test_review_webhooks import (  # noqa: F401 - the receiver's fixtures
-    SECRET,
-    Receiver,
-    hooks,
-    receiver,
-)
 from tests.loops.helpers import first_start, interviewer, three_rounds
+from tests.webhooks import SECRET, Receiver
 
 pytestmark = pytest.mark.django_db
 MARKER = "MARK-LOOP-API-3906"
@@ -141,7 +136,7 @@ def test_the_schema_describes_the_loop_endpoints() -> None:
 
 
 def test_scheduling_a_loop_sends_the_signed_loop_scheduled_webhook_after_the_commit(
-    hooks: Receiver, django_capture_on_commit_callbacks: Any,  # noqa: F811
+    hooks: Receiver, django_capture_on_commit_callbacks: Any,
 ) -> None:
     with django_capture_on_commit_callbacks(execute=False) as queued:
         loop = three_rounds(user_with_role("rita", "recruiter"))
