@@ -85,7 +85,7 @@ def loop_new(request: HttpRequest) -> HttpResponse:
         by=request.user, title=data["title"], rounds=form.plans(),
         candidate_email=data["email"], candidate=data["candidate"],
         candidate_timezone=data["tz"], call_link=data["call_link"], site=_site(request))
-    return redirect(reverse("loops:detail", kwargs={"loop_id": loop.pk}) + "?done=scheduled")
+    return redirect(reverse("loops:loop", kwargs={"loop_id": loop.pk}) + "?done=scheduled")
 
 
 def _form_error(form: ZoneStart) -> str:
@@ -168,7 +168,7 @@ def loop_schedule_change(request: HttpRequest, loop_id: int) -> HttpResponse:
     else:
         raise SessionError("bad_action", "choose reschedule, cancel, round_reschedule or "
                                          "round_cancel")
-    return redirect(reverse("loops:detail", kwargs={"loop_id": loop.pk}) + f"?done={done}")
+    return redirect(reverse("loops:loop", kwargs={"loop_id": loop.pk}) + f"?done={done}")
 
 
 def _join_refused(request: HttpRequest, exc: ApplicationError, token: str) -> HttpResponse:
@@ -190,10 +190,10 @@ def loop_join(request: HttpRequest, token: str) -> HttpResponse:
     if loop is None:
         raise Http404("No such invitation.")
     if access.loop_visible(loop, request.user):
-        return redirect("loops:detail", loop_id=loop.pk)
+        return redirect("loops:loop", loop_id=loop.pk)
     if request.method == "POST":
         loop = scheduling.loop_claim(token=token, user=request.user)
-        return redirect("loops:detail", loop_id=loop.pk)
+        return redirect("loops:loop", loop_id=loop.pk)
     error = ""
     if loop.candidate_id is not None:
         error = "this invitation is for another candidate"

@@ -68,7 +68,7 @@ def loop_of_token(token: str) -> Loop | None:
 
 
 def loop_url(site: str, loop: Loop) -> str:
-    return site + reverse("loops:join", kwargs={"token": loop_token(loop)})
+    return site + reverse("loops:loop_join", kwargs={"token": loop_token(loop)})
 
 
 def _zone(loop: Loop) -> ZoneInfo:
