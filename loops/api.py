@@ -109,7 +109,7 @@ class LoopListView(APIView):
         return Response({"loops": [loop_public(loop) for loop in loops]})
 
     @extend_schema(operation_id="loops_create", request=LoopIn, responses={
-        201: LOOP_DETAIL, **error_responses(400, 401, 403, 409, 413, 415, 429)})
+        201: LOOP_DETAIL, **error_responses(400, 401, 403, 404, 409, 413, 415, 429)})
     def post(self, request: Request) -> Response:
         """Build a loop (interviewers, recruiters, admins): rounds in order, each with its
         problem, interviewer, co-interviewers, start and length. The candidate gets one

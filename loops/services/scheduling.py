@@ -49,6 +49,8 @@ MAX_ROUNDS = 8
 MAX_TITLE_CHARS = 120
 # A start a few minutes in the past is "now" typed slowly (as for a single session).
 SCHEDULE_SLACK = timedelta(minutes=10)
+# Further ahead is a typo (and near year 9999 the end of a round overflows).
+MAX_AHEAD = timedelta(days=366)
 Action = ScheduleChange.Action
 Status = InterviewSession.Status
 
@@ -100,6 +102,8 @@ def _start_check(start: datetime, where: str) -> None:
         raise SessionError("bad_start", f"{where}: the start needs its time zone")
     if start < timezone.now() - SCHEDULE_SLACK:
         raise SessionError("bad_start", f"{where}: the start time is in the past")
+    if start > timezone.now() + MAX_AHEAD:
+        raise SessionError("bad_start", f"{where}: the start is more than a year away")
 
 
 def _interviewer(username: str, where: str) -> Any:

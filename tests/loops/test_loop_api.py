@@ -77,6 +77,8 @@ def test_a_recruiter_creates_a_loop_and_reads_it_back_by_token(
         ({"title": ""}, 400, "title"),
         ({"candidate_timezone": "Mars/Olympus"}, 400, "not a time zone"),
         ({"rounds": "x"}, 400, "rounds"),
+        ({"rounds": [{"problem": "add-one", "interviewer": "ivy", "minutes": 45,
+                      "start": "9999-12-31T23:59:00Z"}]}, 400, "more than a year away"),
         ({"rounds": [{"problem": "add-one", "interviewer": "ivy", "start": "nope",
                       "minutes": 45}]}, 400, "rounds"),
     ],
@@ -102,6 +104,11 @@ def test_overlapping_rounds_are_refused_and_a_candidate_builds_nothing() -> None
     response = api.post("/api/loops/", overlapping, content_type="application/json")
     assert response.status_code == 400
     assert response.json()["detail"] == "round 2 starts before round 1 ends"
+    unknown = body()
+    unknown["rounds"][1]["problem"] = "no-such-problem"
+    response = api.post("/api/loops/", unknown, content_type="application/json")
+    assert response.status_code == 404  # as an unknown problem is everywhere in the API
+    assert response.json()["detail"] == "round 2: no published problem 'no-such-problem'"
     candidate = token_client(user_with_role("cara", "candidate"))
     response = candidate.post("/api/loops/", body(), content_type="application/json")
     assert response.status_code == 403

@@ -27,7 +27,7 @@ from loops.services.scheduling import (
     loop_round_reschedule,
     loop_schedule,
 )
-from tests.factories import user_with_role
+from tests.factories import client_for, user_with_role
 from tests.interviews.mail import Inbox
 from tests.loops.helpers import SITE, calendar_of, first_start, interviewer, three_rounds
 
@@ -227,6 +227,7 @@ def test_only_interviewers_recruiters_and_admins_build_and_only_managers_change(
         ({"problem": "no-such"}, "unknown_problem", "round 2: no published problem"),
         ({"minutes": 0}, "bad_duration", "round 2: the length is between"),
         ({"second_start": -60 * 24 * 2}, "bad_start", "round 2: the start time is in the past"),
+        ({"second_start": 60 * 24 * 400}, "bad_start", "round 2: the start is more than a year"),
         ({"co": ("max",)}, "bad_interviewer", "round 2: max already runs it"),
         ({"tz": "Mars/Olympus"}, "bad_timezone", "'Mars/Olympus' is not a time zone"),
         ({"email": "not an address"}, "bad_email", "is not an e-mail address"),
@@ -281,3 +282,22 @@ def test_the_invitation_link_claims_the_rounds_for_the_candidate_only() -> None:
     coding = sessions_of(loop)[0]
     assert session_services.session_join_refusal(coding, eve) != ""
     assert session_services.session_join_refusal(coding, ada) == ""
+
+
+def test_a_mail_server_that_is_down_keeps_the_loop_and_says_so(
+    settings: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    from tests.services import free_port
+
+    settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+    settings.EMAIL_HOST, settings.EMAIL_PORT = "127.0.0.1", free_port()  # nobody listens
+    with django_capture_on_commit_callbacks(execute=False):
+        loop = three_rounds()
+    changes = latest_changes(loop)
+    assert loop_mail_send(loop_id=loop.pk, change_ids=[c.pk for c in changes],
+                          site=SITE) is False
+    loop.refresh_from_db()
+    assert loop.invitation_sent_at is None and loop.invitation_error != ""
+    assert all(s.status == "scheduled" and s.invitation_error for s in sessions_of(loop))
+    page = client_for(User.objects.get(username="ivy")).get(f"/loops/{loop.pk}/")
+    assert 'data-state="error"' in page.content.decode()
