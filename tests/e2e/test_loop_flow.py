@@ -52,6 +52,7 @@ def test_a_recruiter_builds_a_loop_and_the_candidate_sees_the_day(people: People
         form.locator(f"input[name=co_{n}]").fill(co)
         form.locator(f"input[name=minutes_{n}]").fill(minutes)
         form.locator(f"input[name=break_{n}]").fill(pause)
+    shots(recruiter, "builder")
     form.locator("#loop-schedule").click()
     expect(recruiter).to_have_url(re.compile(r"/loops/\d+/\?done=scheduled$"))
     schedule = recruiter.locator("#loop-schedule")

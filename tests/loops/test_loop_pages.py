@@ -61,7 +61,8 @@ def test_the_builder_schedules_rounds_back_to_back_in_the_candidates_zone(
     assert coding.review_assignments.get().interviewer.username == "zoe"
     # the day, as the recruiter reads it: in the candidate's zone
     text = client.get(response["Location"]).content.decode()
-    assert "America/New_York" in text and "09:30" in text and "10:30" in text
+    assert "America/New_York" in text
+    assert "09:30</time>–10:15" in text and "10:30</time>–11:30" in text
     assert "The loop is scheduled" in text and 'id="loop-manage"' in text
 
 
@@ -147,7 +148,8 @@ def test_the_invitation_claims_the_loop_then_the_page_leads_from_round_to_round(
     assert 'data-next="1"' in text and "Next: Coding" in text
     assert f'href="/sessions/join/{coding.invite_token}/"' in text
     berlin = first_start().astimezone(ZoneInfo("Europe/Berlin"))
-    assert f"{berlin:%H:%M}" in text and "Europe/Berlin" in text
+    ends = berlin + timedelta(minutes=45)
+    assert f"{berlin:%H:%M}</time>–{ends:%H:%M}" in text and "Europe/Berlin" in text
     # someone else opening the link is told it is not theirs
     eve = client_for(user_with_role("eve", "candidate"))
     refused = eve.get(url)
@@ -228,6 +230,8 @@ def test_a_rounds_session_page_leads_to_the_next_round_and_the_list_links_the_bu
     ivy_text = client_for(User.objects.get(username="ivy")).get(
         f"/sessions/{coding.pk}/").content.decode()
     assert "Round 1 of 3" in ivy_text and "Next: <strong>ML debugging</strong>" in ivy_text
+    second = (first_start() + timedelta(minutes=60)).astimezone(ZoneInfo("Europe/Berlin"))
+    assert f"{second:%H:%M} <span class=\"muted\">(Europe/Berlin)" in ivy_text
     assert str(debugging.invite_token) not in ivy_text
     # the last round says so
     with django_capture_on_commit_callbacks(execute=False):
