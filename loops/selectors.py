@@ -68,6 +68,20 @@ def _link(session: InterviewSession, role: str | None) -> tuple[str, str]:
     return "", ""
 
 
+def _break_after(this: LoopRound, rounds: list[LoopRound]) -> int:
+    """Minutes from this round's end to the next held round's start, read from the sessions'
+    times (a round moved from its own session page counts too); 0 for the last."""
+    s = this.session
+    if s.status == Status.CANCELLED or s.scheduled_for is None:
+        return 0
+    after = next((r.session for r in rounds if r.position > this.position
+                  and r.session.status != Status.CANCELLED and r.session.scheduled_for), None)
+    if after is None or after.scheduled_for is None:
+        return 0
+    gap = after.scheduled_for - (s.scheduled_for + s.duration)
+    return max(0, int(gap.total_seconds() // 60))
+
+
 def loop_day(loop: Loop, user: Any) -> LoopDay:
     zone = ZoneInfo(loop.candidate_timezone or "UTC")
     rounds: list[LoopRound] = list(
@@ -89,7 +103,7 @@ def loop_day(loop: Loop, user: Any) -> LoopDay:
             start=start, end=start + s.duration if start else None,
             opens=opens.astimezone(zone) if opens else None,
             minutes=int(s.duration.total_seconds() // 60),
-            break_minutes=int(r.break_after.total_seconds() // 60),
+            break_minutes=_break_after(r, rounds),
             state=s.status_now(), session_id=s.pk, link=link, link_label=label,
             is_next=upcoming is not None and r.pk == upcoming.pk,
         ))

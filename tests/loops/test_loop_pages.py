@@ -246,3 +246,24 @@ def test_a_rounds_session_page_leads_to_the_next_round_and_the_list_links_the_bu
     assert 'id="loop-builder-link"' in client_for(User.objects.get(username="ivy")).get(
         "/sessions/").content.decode()
     assert 'id="loop-builder-link"' not in client.get("/sessions/").content.decode()
+
+
+def test_a_round_moved_from_its_own_session_page_shows_in_the_loops_day(
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    from interviews import services as session_services
+
+    with django_capture_on_commit_callbacks(execute=False):
+        loop = three_rounds()
+    coding = loop.rounds.get(position=1).session
+    ivy = User.objects.get(username="ivy")
+    assert coding.scheduled_for is not None
+    with django_capture_on_commit_callbacks(execute=False):
+        change = session_services.session_reschedule(
+            session_id=coding.pk, user=ivy, join_url="x",
+            scheduled_for=coding.scheduled_for + timedelta(minutes=10),
+            duration=timedelta(minutes=45))
+    # the single session's change: the same UID, the next SEQUENCE (as a loop change would)
+    assert change.sequence == 1
+    text = client_for(ivy).get(f"/loops/{loop.pk}/").content.decode()
+    assert "5-minute break" in text and "15-minute break" not in text
