@@ -74,7 +74,7 @@ def zone_check(name: str) -> str:
     name = (name or "").strip() or "UTC"
     try:
         ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
+    except (ZoneInfoNotFoundError, ValueError, OSError):  # "America" is a folder: OSError
         raise SessionError("bad_timezone", f"{name[:64]!r} is not a time zone") from None
     return name
 

@@ -230,6 +230,8 @@ def test_only_interviewers_recruiters_and_admins_build_and_only_managers_change(
         ({"second_start": 60 * 24 * 400}, "bad_start", "round 2: the start is more than a year"),
         ({"co": ("max",)}, "bad_interviewer", "round 2: max already runs it"),
         ({"tz": "Mars/Olympus"}, "bad_timezone", "'Mars/Olympus' is not a time zone"),
+        ({"tz": "America"}, "bad_timezone", "'America' is not a time zone"),
+        ({"tz": "x" * 300}, "bad_timezone", "is not a time zone"),
         ({"email": "not an address"}, "bad_email", "is not an e-mail address"),
         ({"email": ""}, "bad_email", "give the candidate's e-mail"),
         ({"title": ""}, "bad_title", "give the loop a title"),
