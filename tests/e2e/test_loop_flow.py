@@ -16,6 +16,7 @@ from zoneinfo import ZoneInfo
 import pytest
 from playwright.sync_api import Page, expect
 
+from tests.e2e.a11y import audit
 from tests.e2e.conftest import People
 from tests.processes import SCREENSHOTS
 
@@ -24,12 +25,15 @@ ZONE = "Europe/Berlin"
 
 
 def shots(page: Page, name: str) -> None:
-    """The page at 1440 px and at 390 px (a phone), then back."""
+    """The page at 1440 px and at 390 px (a phone), then back; axe finds nothing at either."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SCREENSHOTS / f"loop-{name}-1440.png"), full_page=True)
+    problems = audit(page, f"loop {name} @1440")
     page.set_viewport_size({"width": 390, "height": 844})
     page.screenshot(path=str(SCREENSHOTS / f"loop-{name}-390.png"), full_page=True)
+    problems += audit(page, f"loop {name} @390")
     page.set_viewport_size({"width": 1440, "height": 1000})
+    assert problems == []
 
 
 def test_a_recruiter_builds_a_loop_and_the_candidate_sees_the_day(people: People) -> None:
