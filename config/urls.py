@@ -28,6 +28,7 @@ urlpatterns = [
     ),
     path("api/", include("grading.urls")),
     path("api/review/", include("interviews.review.api_urls")),
+    path("api/loops/", include("loops.api_urls")),  # loops' scheduling API (issue 39 point 6)
     path("sessions/", include("interviews.urls")),
     path("loops/", include("loops.urls")),
     path("studio/", include("studio.urls")),

@@ -34,7 +34,7 @@ PAST_SLACK = timedelta(minutes=10)
 def _zone(name: str) -> ZoneInfo:
     try:
         return ZoneInfo(name or "UTC")
-    except (ZoneInfoNotFoundError, ValueError):
+    except (ZoneInfoNotFoundError, ValueError, OSError):  # "America" is a folder: OSError
         return ZoneInfo("UTC")
 
 

@@ -26,7 +26,7 @@ from core.errors import ApplicationError
 from core.roles import is_interviewer, may_add_co_interviewer, may_end_session
 from core.visibility import DOOR_STATUS, Door
 from grading.problempage import problem_page_of
-from interviews import docsize, followups, matching, selectors, services
+from interviews import docsize, hooks, matching, selectors, services
 from interviews.forms import RescheduleForm, ScheduleForm
 from interviews.models import InterviewSession, ScheduleChange
 from interviews.review import selectors as review_selectors
@@ -73,6 +73,7 @@ def _list_context(request: HttpRequest, schedule_form: ScheduleForm | None = Non
         "schedule_form": (schedule_form or ScheduleForm()) if interviewer else None,
         "early_minutes": settings.ONSITE_JOIN_EARLY_MINUTES,
         "error": request.GET.get("error", ""),
+        "extra_blocks": hooks.list_blocks(request),  # the loop builder's link (interviews.hooks)
     }
 
 
@@ -231,9 +232,10 @@ def session_detail(request: HttpRequest, session_id: int) -> HttpResponse:
         "chat_max": services.MAX_CHAT_CHARS,
         "board_limits": docsize.page_limits(),
         "accommodation": selectors.accommodation_note(session, request.user),
-        # What comes after it (a practice loop's next round), shown once it is over.
-        "next_step": followups.next_step(session, request.user) if role == "candidate"
-        else None,
+        # What a higher app adds (a loop's "next round": interviews.hooks), and what comes
+        # after the session for its candidate (a practice loop's next round), shown once over.
+        "extra_blocks": hooks.session_blocks(request, session, role),
+        "next_step": hooks.next_step(session, request.user) if role == "candidate" else None,
     }
     return render(request, "interviews/session_detail.html", context)
 

@@ -5,14 +5,24 @@ The interviews app knows nothing of loops (the dependency rule), so a session's 
 (review, replay, report, API) stay those of the session: an interviewer of round 2 who is
 not on round 1's panel cannot open any of round 1's, and reads round 1's scorecards only in
 the hiring packet, where `loop_round_visible` decides. Refusals look like missing loops (404).
+
+Seeing a loop's day (its page, its API detail) is wider than reading its packet: its candidate
+(once they claimed the invitation), the interviewers of its rounds (each round's own and its
+panel's), its creator, its hiring manager, every recruiter (they share the scheduling) and
+admins. Building one: interviewers, recruiters and admins. Changing its schedule (move or
+cancel a round or the whole loop): its creator, recruiters and admins; a round's own
+interviewer still moves their round from the session's schedule page. Reading the packet and
+deciding stay with the hiring manager, the recruiter who runs the loop and admins.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from django.db.models import Q, QuerySet
+
 from core import visibility
-from core.roles import is_admin, is_recruiter
+from core.roles import is_admin, is_interviewer, is_recruiter
 from core.visibility import LoopViewer
 from interviews.models import InterviewSession, ReviewAssignment, Scorecard
 from interviews.review import access as review_access
@@ -20,7 +30,7 @@ from loops.models import Loop, LoopRound
 
 
 def _signed_in(user: Any) -> bool:
-    return bool(getattr(user, "is_authenticated", False))
+    return user is not None and bool(getattr(user, "is_authenticated", False))
 
 
 def panel_sessions(loop: Loop, user: Any) -> set[int]:
@@ -85,3 +95,44 @@ def may_judge(loop: Loop, user: Any) -> bool:
     if loop.hiring_manager_id == user.pk or is_admin(user):
         return True
     return is_recruiter(user) and loop.created_by_id == user.pk
+
+
+def loop_build_allowed(user: Any) -> bool:
+    return _signed_in(user) and (is_interviewer(user) or is_recruiter(user))
+
+
+def loop_manage_allowed(loop: Loop, user: Any) -> bool:
+    if not _signed_in(user):
+        return False
+    return is_recruiter(user) or loop.created_by_id == user.pk
+
+
+def loop_interviewer_ids(loop: Loop) -> set[int]:
+    """Every interviewer of the loop's rounds: each round's own and its co-interviewers."""
+    own = {i for i in loop.rounds.values_list("session__interviewer_id", flat=True) if i}
+    panel = set(ReviewAssignment.objects.filter(session__loop_round__loop=loop)
+                .values_list("interviewer_id", flat=True))
+    return own | panel
+
+
+def loop_visible(loop: Loop, user: Any) -> bool:
+    if not _signed_in(user):
+        return False
+    if is_recruiter(user) or is_admin(user):
+        return True
+    if user.pk in (loop.candidate_id, loop.created_by_id, loop.hiring_manager_id):
+        return True
+    return user.pk in loop_interviewer_ids(loop)
+
+
+def loops_visible_to(user: Any) -> QuerySet[Loop]:
+    """The loops `user` may see (`loop_visible` as a query), newest first."""
+    if not _signed_in(user):
+        return Loop.objects.none()
+    if is_recruiter(user) or is_admin(user):
+        return Loop.objects.all()
+    return Loop.objects.filter(
+        Q(candidate=user) | Q(created_by=user) | Q(hiring_manager=user)
+        | Q(rounds__session__interviewer=user)
+        | Q(rounds__session__review_assignments__interviewer=user)
+    ).distinct()

@@ -1,14 +1,24 @@
-"""Routes of the loop pages and their endpoints (mounted at `/loops/`)."""
+"""Routes of the loop pages and their endpoints (mounted at `/loops/`).
+
+Route names are unique across the site (the door matrix picks routes by bare name): never
+interviews' `detail`, `report`, `review`..."""
 
 from __future__ import annotations
 
 from django.urls import URLPattern, path
 
-from loops import views_calibration, views_packet, views_practice
+from loops import views, views_calibration, views_packet, views_practice
 
 app_name = "loops"
 
-urlpatterns: list[URLPattern] = []
+urlpatterns: list[URLPattern] = [
+    # Scheduling (issue 39 point 1): the list, the builder, the day, the invitation.
+    path("", views.loop_list, name="loops"),
+    path("new/", views.loop_new, name="loop_new"),
+    path("join/<str:token>/", views.loop_join, name="loop_join"),
+    path("<int:loop_id>/", views.loop_detail, name="loop"),
+    path("<int:loop_id>/schedule", views.loop_schedule_change, name="loop_schedule"),
+]
 
 # The hiring packet, its debrief and the candidate's combined report (loops/views_packet.py).
 urlpatterns += [

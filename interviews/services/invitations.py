@@ -91,9 +91,11 @@ def _attendee(person: Recipient) -> vCalAddress:
     return address
 
 
-def invitation_ics(*, session: InterviewSession, join_url: str,
-                   change: ScheduleChange | None = None) -> str:
-    """The calendar entry of one change (the session's current state when none is given)."""
+def invitation_event(*, session: InterviewSession, join_url: str,
+                     change: ScheduleChange | None = None) -> Event:
+    """The VEVENT of one change of a session (its current state when none is given): the
+    session's one UID, the change's SEQUENCE and STATUS. A loop's e-mail puts one per round
+    in one calendar (`invitation_calendar`), so a later single-session mail updates it."""
     change = _change_of(session, change)
     cancel = change.action == Action.CANCELLED
     start = (change.scheduled_for or change.at).astimezone(UTC)
@@ -119,14 +121,28 @@ def invitation_ics(*, session: InterviewSession, join_url: str,
     event["organizer"] = organizer
     for person in invitation_recipients(session):
         event.add("attendee", _attendee(person))
+    return event
 
+
+def invitation_calendar(events: list[Event], *, cancel: bool) -> str:
+    """One calendar object of one or more VEVENTs, all with the same METHOD (RFC 5546: a
+    REQUEST or a CANCEL)."""
     calendar = Calendar()
     calendar.add("prodid", PRODID)
     calendar.add("version", "2.0")
     calendar.add("calscale", "GREGORIAN")
     calendar.add("method", "CANCEL" if cancel else "REQUEST")
-    calendar.add_component(event)
+    for event in events:
+        calendar.add_component(event)
     return calendar.to_ical().decode("utf-8")
+
+
+def invitation_ics(*, session: InterviewSession, join_url: str,
+                   change: ScheduleChange | None = None) -> str:
+    """The calendar entry of one change (the session's current state when none is given)."""
+    change = _change_of(session, change)
+    event = invitation_event(session=session, join_url=join_url, change=change)
+    return invitation_calendar([event], cancel=change.action == Action.CANCELLED)
 
 
 def _when(change: ScheduleChange) -> str:
@@ -189,11 +205,11 @@ def invitation_body(*, session: InterviewSession, join_url: str,
     return "\n".join(lines)
 
 
-def _ics_part(text: str, *, cancel: bool) -> MIMEText:
+def ics_part(text: str, *, cancel: bool, filename: str = "interview.ics") -> MIMEText:
     """The .ics as a text/calendar part whose `method` parameter matches its METHOD."""
     part = MIMEText(text, "calendar", "utf-8")
     part.set_param("method", "CANCEL" if cancel else "REQUEST")
-    part.add_header("Content-Disposition", "attachment", filename="interview.ics")
+    part.add_header("Content-Disposition", "attachment", filename=filename)
     return part
 
 
@@ -221,21 +237,23 @@ def invitation_send(*, session_id: int, join_url: str, change_id: int | None = N
                                  for_interviewer=person.interviewer),
             to=[person.address],
         )
-        message.attach(_ics_part(ics, cancel=cancel))
+        message.attach(ics_part(ics, cancel=cancel))
         messages.append(message)
     try:
         with get_connection(fail_silently=False) as connection:
             connection.send_messages(messages)
     except (smtplib.SMTPException, OSError) as exc:
         log.warning("session %s: the schedule e-mail was not sent: %s", session_id, exc)
-        _note(session_id, stored, error=(str(exc) or type(exc).__name__)[:200])
+        change_outcome_note(session_id, stored, error=(str(exc) or type(exc).__name__)[:200])
         return False
-    _note(session_id, stored, sent=timezone.now(), to=[p.address for p in recipients])
+    change_outcome_note(session_id, stored, sent=timezone.now(),
+                        to=[p.address for p in recipients])
     return True
 
 
-def _note(session_id: int, change: ScheduleChange | None, *, sent: datetime | None = None,
-          error: str = "", to: list[str] | None = None) -> None:
+def change_outcome_note(session_id: int, change: ScheduleChange | None, *,
+                        sent: datetime | None = None, error: str = "",
+                        to: list[str] | None = None) -> None:
     """Record the outcome on the change, and on the session when it is its latest change (the
     session page shows the last e-mail's state; an older mail finishing late says nothing)."""
     if change is not None:

@@ -22,7 +22,15 @@ from django.db.models import Q
 from django.utils import timezone
 
 from core.errors import ApplicationError
-from core.roles import AUTHOR, CANDIDATE, INTERVIEWER, ROLES, is_interviewer, may_end_session
+from core.roles import (
+    AUTHOR,
+    CANDIDATE,
+    INTERVIEWER,
+    RECRUITER,
+    ROLES,
+    is_interviewer,
+    may_end_session,
+)
 from core.visibility import (
     Door,
     Relation,
@@ -69,6 +77,7 @@ def demo_users_ensure(*, password: str) -> dict[str, User]:
         ("candidate", [CANDIDATE], False),
         ("interviewer", [INTERVIEWER], False),
         ("author", [AUTHOR], False),
+        ("recruiter", [RECRUITER], False),  # builds onsite loops (issue 39)
         ("admin", [INTERVIEWER, AUTHOR], True),
     ]
     for username, roles, superuser in specs:

@@ -6,7 +6,7 @@ round in solo mode, and read as one report.
 after it. **Taking a round** (`practice_round_start`) starts a solo session on its problem, the
 clock running from that click, and writes the loop's `LoopRound`; a round starts only once the
 rounds before it are over, and the end of one round offers the next (`next_step`, on the session
-page through `interviews.followups`). The breaks are suggested pauses, not enforced: it is the
+page through `interviews.hooks`). The breaks are suggested pauses, not enforced: it is the
 candidate's own practice.
 
 **The report** (`practice_report`): per round, the final submission's verdict and tests passed
@@ -38,7 +38,7 @@ from django.urls import reverse
 from core.errors import ApplicationError
 from grading.models import Submission
 from interviews import services as session_services
-from interviews.followups import NextStep
+from interviews.hooks import NextStep
 from interviews.models import InterviewSession, SessionEvent
 from loops.models import Loop, LoopRound, PracticeRound
 from problems import kinds
@@ -237,7 +237,7 @@ def practice_round_start(*, loop_id: int, user: Any, position: int) -> Interview
 
 
 def next_step(session: InterviewSession, user: Any) -> NextStep | None:
-    """After a round of a practice loop (`interviews.followups`): the next round's start, one
+    """After a round of a practice loop (`interviews.hooks`): the next round's start, one
     click away, or the loop's report after the last one."""
     taken = (LoopRound.objects.filter(session_id=session.pk, loop__kind=Loop.Kind.PRACTICE)
              .select_related("loop").first())

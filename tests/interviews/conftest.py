@@ -10,6 +10,7 @@ from aiosmtpd.controller import Controller
 
 from tests.interviews.mail import Inbox
 from tests.services import free_port
+from tests.webhooks import hooks, receiver  # noqa: F401 - the webhook receiver's fixtures
 
 
 @pytest.fixture

@@ -6,67 +6,18 @@ from __future__ import annotations
 
 import json
 import os
-import threading
-from collections.abc import Iterator
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
 from django.utils import timezone
 
-from config.celery import app
 from interviews.models import SessionEvent
 from interviews.review import services, webhooks
 from tests.interviews.worlds import build_world, full_scores
 from tests.processes import wait_for, worker
+from tests.webhooks import SECRET, Receiver
 
 pytestmark = pytest.mark.django_db
-
-SECRET = "whsec-test-1234"
-
-
-@dataclass
-class Receiver:
-    url: str
-    fail_first: int = 0
-    received: list[tuple[dict[str, str], bytes]] = field(default_factory=list)
-
-
-@pytest.fixture
-def receiver() -> Iterator[Receiver]:
-    state = Receiver(url="")
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            body = self.rfile.read(int(self.headers["Content-Length"]))
-            state.received.append(({k.lower(): v for k, v in self.headers.items()}, body))
-            status = 500 if len(state.received) <= state.fail_first else 204
-            self.send_response(status)
-            self.end_headers()
-
-        def log_message(self, *args: Any) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    state.url = f"http://127.0.0.1:{server.server_address[1]}/hook"
-    yield state
-    server.shutdown()
-    server.server_close()
-
-
-@pytest.fixture
-def hooks(settings: Any, receiver: Receiver) -> Iterator[Receiver]:
-    settings.ONSITE_WEBHOOK_URLS = [receiver.url]
-    settings.ONSITE_WEBHOOK_SECRET = SECRET
-    settings.ONSITE_WEBHOOK_MAX_ATTEMPTS = 4
-    settings.ONSITE_WEBHOOK_BACKOFF_SECONDS = 0.01
-    eager = app.conf.task_always_eager
-    app.conf.task_always_eager = True
-    yield receiver
-    app.conf.task_always_eager = eager
 
 
 def test_backoff_doubles() -> None:

@@ -355,3 +355,14 @@ def test_a_refused_reschedule_keeps_its_values_and_a_good_one_moves_the_session(
     tokyo = datetime.fromisoformat(f"{day.isoformat()}T08:45+09:00")
     assert session.scheduled_for == tokyo and session.duration == timedelta(minutes=50)
     assert session.calendar_sequence == 1
+
+
+@pytest.mark.parametrize("zone", ["America", "Europe/"])
+def test_a_zone_that_is_a_folder_reads_as_utc_never_a_server_error(zone: str) -> None:
+    problem = tiny_problem()
+    response = client_for(user_with_role("ivy", "interviewer")).post("/sessions/live/", {
+        "problem": problem.slug, "minutes": "35", "starts_date": "2031-05-06",
+        "starts_time": "09:15", "tz": zone})
+    assert response.status_code == 302
+    session = InterviewSession.objects.get()
+    assert session.scheduled_for == datetime(2031, 5, 6, 9, 15, tzinfo=UTC)

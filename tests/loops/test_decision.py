@@ -16,8 +16,8 @@ from interviews.review import webhooks
 from loops.models import Loop, LoopDecisionChange
 from loops.services import debrief
 from tests.factories import user_with_role
-from tests.loops.conftest import SECRET, Receiver
 from tests.loops.worlds import loop_world, submit
+from tests.webhooks import SECRET, Receiver
 
 pytestmark = pytest.mark.django_db
 

@@ -16,7 +16,7 @@ from django.utils import timezone
 from django.utils.html import escape
 
 from grading.models import Submission
-from interviews import followups
+from interviews import hooks
 from interviews.models import InterviewSession, SessionEvent
 from loops.models import Loop, LoopRound, PracticeRound
 from loops.services import practice
@@ -209,8 +209,8 @@ def test_rounds_are_taken_in_order_each_one_click_from_the_end_of_the_last() -> 
     third = practice.practice_round_start(loop_id=loop.pk, user=candidate, position=3)
     _finish(third, verdict=None)
     # after the last round: the loop's report
-    step = followups.next_step(third, candidate)
-    assert step == followups.NextStep(url=f"/loops/practice/{loop.pk}/",
+    step = hooks.next_step(third, candidate)
+    assert step == hooks.NextStep(url=f"/loops/practice/{loop.pk}/",
                                       label="Your mock onsite report")
     assert [r.session.pk for r in LoopRound.objects.filter(loop=loop)] == [
         first.pk, second.pk, third.pk]
@@ -343,7 +343,7 @@ def test_only_its_owner_sees_the_report_or_takes_a_round() -> None:
         assert someone.get(url).status_code == 404
         assert someone.post(f"/loops/practice/{fresh.pk}/rounds/1/start").status_code == 404
         assert f'data-loop="{loop.pk}"' not in someone.get("/loops/practice/").content.decode()
-        assert followups.next_step(sessions[0], someone_user(name)) is None
+        assert hooks.next_step(sessions[0], someone_user(name)) is None
     assert not LoopRound.objects.filter(loop=fresh).exists()
     anonymous = client_for(None).get(url)
     assert anonymous.status_code == 302 and "/accounts/login/" in anonymous["Location"]

@@ -38,6 +38,7 @@ from interviews import services
 from interviews.models import Question
 from interviews.review import services as review_services
 from loops.services import practice
+from loops.services.mail import loop_token
 from loops.services.practice import RoundSpec
 from problems.models import Problem
 from tests.factories import tiny_problem
@@ -276,7 +277,8 @@ def _world() -> World:
         "question_id": [str(q.pk) for q in Question.objects.order_by("pk")],
         "index": ["0", "1"],
         "share_id": [str(share.pk)],
-        "token": [live.invite_token or "", scheduled.invite_token or "", share.token],
+        "token": [live.invite_token or "", scheduled.invite_token or "", share.token,
+                  loop_token(loop)],
         "submission_id": [str(s.pk) for s in Submission.objects.order_by("pk")],
         "slug": ["draft-one", "add-one", "others-draft"],
         "number": ["1", "2"],

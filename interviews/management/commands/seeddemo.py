@@ -1,4 +1,4 @@
-"""`manage.py seeddemo`: demo accounts (candidate, interviewer, author, admin)."""
+"""`manage.py seeddemo`: demo accounts (candidate, interviewer, author, recruiter, admin)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,38 @@
+"""The loops' blocks on the session pages (registered in `interviews.hooks` by LoopsConfig):
+a round's page says which loop it belongs to and leads to the next round; the sessions list
+links the loop builder for those who build loops."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import HttpRequest
+from django.template.loader import render_to_string
+from django.utils.safestring import SafeString
+
+from interviews.models import InterviewSession
+from loops import access, selectors
+
+
+def round_block(request: HttpRequest, session: InterviewSession, role: Any) -> SafeString | str:
+    """On a loop round's page: "round 1 of 3", and the next round (its link for whoever may
+    open it, and the loop page), for someone who sees the loop."""
+    found = selectors.next_round_of(session)
+    if found is None:
+        return ""
+    loop, after = found
+    if not access.loop_visible(loop, request.user):
+        return ""
+    day = selectors.loop_day(loop, request.user)
+    this = next((r for r in day.rounds if r.session_id == session.pk), None)
+    following = (next((r for r in day.rounds if r.session_id == after.session_id), None)
+                 if after is not None else None)
+    return render_to_string("loops/_round_block.html", {
+        "loop": loop, "day": day, "this": this, "following": following,
+        "total": len(day.rounds)}, request=request)
+
+
+def builder_link(request: HttpRequest) -> SafeString | str:
+    if not access.loop_build_allowed(request.user):
+        return ""
+    return render_to_string("loops/_builder_link.html", request=request)
