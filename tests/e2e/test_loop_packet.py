@@ -1,7 +1,9 @@
 """End to end: a loop's hiring packet in real browsers (issue 39.3, 39.7). Three finished
 rounds of token-bucket with three interviewers; round 1's scorecard carries a marker. The
-round-2 interviewer, whose own scorecard is a draft, is told to submit first and reads
-nothing of round 1; the hiring manager reads every round, records and amends the decision
+three interviewers, the candidate and the hiring manager each have a browser. The round-2
+interviewer, whose own scorecard is a draft, is told to submit first and reads nothing of
+round 1 (the other two, submitted, read the other rounds; nobody reads another round's own
+pages), submits on the review page and then reads it; the hiring manager reads every round, records and amends the decision
 (the audit lists both), closes the loop and releases the combined report, which the candidate
 then reads. Screenshots at 1440 and 390 px go to var/screenshots/loop-packet-*.png.
 """
@@ -117,6 +119,39 @@ def test_the_hiring_packet_from_independent_scorecards_to_the_released_report(
     # Round 1 stays closed to the round-2 interviewer whatever the manager did.
     second.goto(packet_url)
     assert MARKER not in second.content()
+
+    # The round-1 and round-3 interviewers, each in their own browser, have submitted: under
+    # "only after submitting one's own" they read the other rounds.
+    first = people.log_in("interviewer", packet_url)
+    expect(first.locator("#round-2")).to_be_visible()
+    expect(first.locator("#packet-submit-first")).to_have_count(0)
+    third = people.log_in("iv_three", packet_url)
+    expect(third.locator("#round-1")).to_contain_text(MARKER)
+    expect(third.locator("#debrief")).to_have_count(0)
+    # Round 1's own pages stay closed to the interviewers of the other rounds.
+    round_one = platform.shell(
+        "from loops.models import LoopRound\n"
+        f"print(LoopRound.objects.get(loop_id={loop_id}, position=1).session_id)").split()[-1]
+    for other in (second, third):
+        assert other.goto(f"/sessions/{round_one}/review/").status == 404
+    # The candidate's own round report says nothing before the release.
+    candidate.goto(f"/sessions/{round_one}/report/")
+    expect(candidate.locator("#report-unreleased")).to_be_visible()
+    assert MARKER not in candidate.content()
+
+    # The round-2 interviewer submits their draft on the round's review page; now round 1
+    # opens to them in the packet.
+    round_two = platform.shell(
+        "from loops.models import LoopRound\n"
+        f"print(LoopRound.objects.get(loop_id={loop_id}, position=2).session_id)").split()[-1]
+    second.goto(f"/sessions/{round_two}/review/")
+    second.click("#scorecard-submit")
+    expect(second.locator("#own-recommendation")).to_have_text("No")
+    second.goto(packet_url)
+    expect(second.locator("#packet-submit-first")).to_have_count(0)
+    expect(second.locator("#round-1")).to_contain_text(MARKER)
+    manager.reload()
+    expect(manager.locator(".packet-recommendation")).to_have_count(3)
 
     # The manager closes the loop (final) and releases the combined report.
     manager.locator("button[name=action][value=close]").click()
