@@ -43,7 +43,7 @@ def _title(criterion: str) -> str:
 
 def criteria_of(session: InterviewSession) -> list[str]:
     """The criteria of the session's problem rubric, in the author's order."""
-    return [str(item["criterion"]) for item in session.problem.rubric or []
+    return [str(item["criterion"]) for item in session.content.rubric or []
             if isinstance(item, dict) and item.get("criterion")]
 
 
