@@ -108,6 +108,15 @@ class InterviewSession(models.Model):
         return self.problem
 
     @property
+    def on_a_draft(self) -> bool:
+        """Whether it was started on a version candidates cannot see (an author's round of a
+        draft): not the live version of an offered problem. Its report is never shared."""
+        if self.problem_version_id is None:
+            return False
+        live = self.problem_version_id == self.problem.live_version_id
+        return not (live and Problem.objects.offered().filter(pk=self.problem_id).exists())
+
+    @property
     def clock_length(self) -> timedelta:
         """How long the clock runs once started: the length plus any extra time granted."""
         return self.duration + (self.extra_time or timedelta(0))

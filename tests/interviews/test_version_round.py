@@ -158,3 +158,23 @@ def test_any_state_of_the_page_answers(owner: Any) -> None:
         response = client.post(f"/sessions/solo/{problem.slug}/v2/", {"minutes": minutes})
         assert response.status_code == 302 and "error=" in response["Location"], minutes
     assert not InterviewSession.objects.exists()
+
+
+def test_the_report_of_a_draft_round_is_never_shared(owner: User) -> None:
+    problem, draft = owned_design(owner, published=True)
+    session = services.session_start_version_solo(author=owner, problem_slug=problem.slug,
+                                                  number=2, duration=timedelta(minutes=45))
+    services.session_finish_by(session_id=session.pk, user=owner)
+    session.refresh_from_db()
+    assert session.on_a_draft
+    client = client_for(owner)
+    report = client.get(f"/sessions/{session.pk}/report/").content.decode()
+    assert 'id="share-create"' not in report
+    response = client.post(f"/sessions/{session.pk}/report/share")
+    assert response.status_code in (302, 400), response.status_code
+    assert not session.report_shares.exists()
+    # Once that version is live on the published problem, it is a round like any other.
+    Problem.objects.filter(pk=problem.pk).update(live_version=draft)
+    session = InterviewSession.objects.get(pk=session.pk)
+    assert not session.on_a_draft
+    assert 'id="share-create"' in client.get(f"/sessions/{session.pk}/report/").content.decode()
