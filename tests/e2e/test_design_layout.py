@@ -10,7 +10,7 @@ keyboard) makes the board fill the window and gives it back; the notes pane coll
 
 The interviewer's reference board opened full size (issue 38, 3) is a window over the page,
 not a column beside the live board: at 1440 and 1280 px the live board keeps its box and both
-boards keep Excalidraw's desktop layout.
+boards keep Excalidraw's desktop layout. At 1920 px there is room for both: it goes beside.
 
 Screenshots at 1440, 1280 and 390 px: var/screenshots/design-layout/*.png.
 """
@@ -33,6 +33,7 @@ SYNC_MS = 30_000
 WIDE: ViewportSize = {"width": 1440, "height": 900}
 LAPTOP: ViewportSize = {"width": 1280, "height": 800}
 PHONE: ViewportSize = {"width": 390, "height": 844}
+HUGE: ViewportSize = {"width": 1920, "height": 1080}
 
 
 @pytest.fixture
@@ -203,6 +204,20 @@ def test_the_reference_board_opens_over_the_page_and_both_boards_keep_the_deskto
         expect(viewer).to_be_hidden()
         expect(opener).to_have_attribute("aria-pressed", "false")
         expect(opener).to_be_focused()
+
+    # A window wide enough for two desktop boards: the reference goes beside the live board.
+    interviewer.set_viewport_size(HUGE)
+    settle(interviewer)
+    opener.click()
+    expect(viewer).to_be_visible()
+    settle(interviewer)
+    live, box = board_box(interviewer), viewer.bounding_box()
+    assert box is not None and box["x"] >= live["x"] + live["width"], (live, box)
+    assert not is_mobile(interviewer, "#session-board"), "live board: phone layout at 1920"
+    assert not is_mobile(interviewer, "#reference-viewer-board"), "reference at 1920"
+    interviewer.screenshot(path=str(SHOTS / "interviewer-reference-1920.png"))
+    interviewer.locator("#reference-close").click()
+    expect(viewer).to_be_hidden()
 
     # On a phone the reference covers the page, and the page does not scroll sideways.
     interviewer.set_viewport_size(PHONE)

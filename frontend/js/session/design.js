@@ -125,11 +125,12 @@ export function notesToggleMount(button) {
 
 /** The interviewer's reference board full size (issue 38, 3): #reference-open (in the
  * private reference panel, aria-pressed) opens a read-only board (zoom and pan) of the
- * elements in #reference-board-data in a window of its own over the page (a non-modal dialog,
- * with its own close button; Escape outside the live board closes it too). It never takes
- * room from the live board: Excalidraw picks its phone layout from its container's size
- * (under 730 px wide), and two boards side by side at 1280 or 1440 px would both be under it.
- * Only the interviewer's page has either. */
+ * elements in #reference-board-data, with its own close button (Escape outside the live board
+ * closes it too). Excalidraw picks its phone layout from its container's size (under 730 px
+ * wide), so the board goes beside the live one only where both keep the desktop layout (a
+ * window 1860 px wide or more); narrower, it is a window of its own over the page (a
+ * non-modal dialog) and the live board keeps its size (session.css). Only the interviewer's
+ * page has either. */
 export function referenceViewerMount() {
   const button = document.getElementById("reference-open");
   const data = document.getElementById("reference-board-data");
@@ -176,13 +177,14 @@ export function referenceViewerMount() {
       board.id = "reference-viewer-board";
       board.className = "board reference-viewer-board";
       pane.append(bar, board);
-      document.body.append(pane);
+      desk.append(pane);
       viewer = window.onsiteBoard.view(board);
       const shown = elements();
       viewer.fit(shown);
       viewer.show(shown);
     }
     if (pane) pane.hidden = !open;
+    desk.classList.toggle("has-reference", open);
     button.setAttribute("aria-pressed", String(open));
     button.textContent = open ? "Close the full-size reference board" : "Open the reference board full size";
     if (open) pane.querySelector("#reference-close").focus();
