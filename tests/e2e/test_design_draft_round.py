@@ -16,6 +16,7 @@ import re
 import pytest
 from playwright.sync_api import Browser, expect
 
+from tests.e2e.a11y import audit
 from tests.e2e.conftest import Platform, people_at
 from tests.e2e.design_pages import draw, wait_for_ids
 from tests.processes import SCREENSHOTS
@@ -76,6 +77,7 @@ def test_an_author_takes_the_draft_as_a_solo_round(browser: Browser, platform: P
         expect(page.locator("#questions > li")).to_contain_text("held for ten minutes",
                                                                  timeout=SYNC_MS)
         page.screenshot(path=str(SHOTS / "draft-round-1440.png"))
+        assert audit(page, "draft round") == []
         page.set_viewport_size({"width": 390, "height": 844})
         page.wait_for_timeout(400)
         page.screenshot(path=str(SHOTS / "draft-round-390.png"), full_page=True)

@@ -22,6 +22,7 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Browser, Page, ViewportSize, expect
 
+from tests.e2e.a11y import audit
 from tests.e2e.conftest import People, Platform, people_at
 from tests.e2e.design_pages import report_seed, seed
 from tests.processes import SCREENSHOTS
@@ -199,6 +200,7 @@ def test_the_reference_board_opens_over_the_page_and_both_boards_keep_the_deskto
         assert box["x"] + box["width"] <= viewport["width"], box
         assert box["y"] + box["height"] <= viewport["height"], box
         interviewer.screenshot(path=str(SHOTS / f"interviewer-reference-{name}.png"))
+        assert audit(interviewer, f"reference open @{name}") == []
         # Escape outside the live board closes it; the opener has the focus back.
         interviewer.keyboard.press("Escape")
         expect(viewer).to_be_hidden()
