@@ -16,7 +16,7 @@ from django.db import models
 from django.utils import timezone
 
 from grading.models import Submission
-from problems.models import Problem
+from problems.models import Problem, ProblemVersion
 
 
 def new_invite_token() -> str:
@@ -41,6 +41,10 @@ class InterviewSession(models.Model):
         INTERVIEWER = "interviewer"
 
     problem = models.ForeignKey(Problem, on_delete=models.PROTECT, related_name="sessions")
+    # The version the session was started on, when it is not the live one: an author's solo
+    # round on a draft (issue 38, 5). Null: the problem's live content, as every other session.
+    problem_version = models.ForeignKey(ProblemVersion, null=True, blank=True,
+                                        on_delete=models.PROTECT, related_name="+")
     # Null only for a live session whose invitation nobody has claimed yet.
     candidate = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
                                   on_delete=models.CASCADE, related_name="candidate_sessions")
@@ -92,6 +96,25 @@ class InterviewSession(models.Model):
         if self.status == self.Status.ACTIVE and self.deadline and self.deadline <= timezone.now():
             return str(self.Status.FINISHED)
         return str(self.status)
+
+    @property
+    def content(self) -> Problem | ProblemVersion:
+        """What the session shows and reads of its problem (statement, kind, starter, hints,
+        clarifications, rubric): the version it was started on, else the problem's live
+        content. The one place that choice is made."""
+        if self.problem_version_id is not None:
+            assert self.problem_version is not None
+            return self.problem_version
+        return self.problem
+
+    @property
+    def on_a_draft(self) -> bool:
+        """Whether it was started on a version candidates cannot see (an author's round of a
+        draft): not the live version of an offered problem. Its report is never shared."""
+        if self.problem_version_id is None:
+            return False
+        live = self.problem_version_id == self.problem.live_version_id
+        return not (live and Problem.objects.offered().filter(pk=self.problem_id).exists())
 
     @property
     def clock_length(self) -> timedelta:

@@ -85,7 +85,7 @@ def can_replay(session: InterviewSession, user: Any) -> bool:
 
 def session_state(*, session: InterviewSession, role: str) -> dict[str, Any]:
     """Everything the page shows besides the document: clock, questions, notes, runs."""
-    clarifications = list(session.problem.clarifications)
+    clarifications = list(session.content.clarifications)
     questions = list(session.questions.order_by("asked_at", "id"))
     runs = (session.events.filter(kind__in=[SessionEvent.Kind.RUN, SessionEvent.Kind.SUBMIT,
                                             SessionEvent.Kind.FINAL_SUBMIT])

@@ -29,6 +29,7 @@ urlpatterns = [
     path("<int:session_id>/report/share/<int:share_id>/revoke", review_views.share_revoke,
          name="share_revoke"),
     path("solo/", views.session_start, name="start"),
+    path("solo/<slug:slug>/v<int:number>/", views.session_start_version, name="start_version"),
     path("live/", views.session_schedule, name="schedule"),
     path("join/<str:token>/", views.session_join, name="join"),
     path("<int:session_id>/", views.session_detail, name="detail"),

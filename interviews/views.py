@@ -25,7 +25,7 @@ from core.endpoints import Body, json_endpoint, text_field
 from core.errors import ApplicationError
 from core.roles import is_interviewer, may_add_co_interviewer, may_end_session
 from core.visibility import DOOR_STATUS, Door
-from grading.problempage import problem_page_of
+from grading.problempage import problem_page_of, version_page_of
 from interviews import docsize, hooks, matching, selectors, services
 from interviews.forms import RescheduleForm, ScheduleForm
 from interviews.models import InterviewSession, ScheduleChange
@@ -96,6 +96,23 @@ def session_start(request: HttpRequest) -> HttpResponse:
     """Form: start a solo session now."""
     session = services.session_start_solo(
         candidate=request.user, problem_slug=request.POST.get("problem", ""),
+        duration=_minutes(request.POST.get("minutes")),
+    )
+    return redirect("interviews:detail", session_id=session.pk)
+
+
+def _version_start_refused(request: HttpRequest, exc: ApplicationError, *_: Any,
+                           **__: Any) -> HttpResponse:
+    return _back_with_error(request, exc)
+
+
+@login_required
+# Someone else's draft is answered as missing, as its try page is (`unknown_problem`: a 404).
+@form_edge(scope="sessions", on_error=_version_start_refused, pages=("unknown_problem",))
+def session_start_version(request: HttpRequest, slug: str, number: int) -> HttpResponse:
+    """Form (the studio's version page): an author's solo round on a version, a draft too."""
+    session = services.session_start_version_solo(
+        author=request.user, problem_slug=slug, number=number,
         duration=_minutes(request.POST.get("minutes")),
     )
     return redirect("interviews:detail", session_id=session.pk)
@@ -216,7 +233,8 @@ def session_detail(request: HttpRequest, session_id: int) -> HttpResponse:
         "state": state,
         # The statement, the limits and the Custom input tab, as on the practice page (its
         # runs are graded on the problem's live version).
-        **problem_page_of(session.problem),
+        **(version_page_of(session.problem_version) if session.problem_version
+           else problem_page_of(session.problem)),
         "hints": services.candidate_hints(session) if role == "candidate" else None,
         "invite_url": _join_url(request, session)
         if role == "interviewer" and session.invite_token else "",

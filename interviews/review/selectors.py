@@ -163,7 +163,7 @@ def run_overview(run: dict[str, Any]) -> dict[str, Any]:
 
 def rubric_rows(session: InterviewSession) -> list[dict[str, Any]]:
     rows = []
-    for item in session.problem.rubric or []:
+    for item in session.content.rubric or []:
         if isinstance(item, dict) and item.get("criterion"):
             levels = [str(x) for x in item.get("levels", [])][:4]
             rows.append({"criterion": str(item["criterion"]), "weight": item.get("weight", 1),
@@ -560,7 +560,7 @@ def report_data(session: InterviewSession,
         "solo": session.kind == InterviewSession.Kind.SOLO,
         "design": has_board(session),
         # The report's sections its kind has (problems.kinds: "board", "runs", "code").
-        "sections": session.problem.kind_spec.report_sections,
+        "sections": session.content.kind_spec.report_sections,
         # A design round's final diagram (the picture's own URL is the view's) and notes pane.
         "board": board,
         "board_notes": board_notes,
@@ -596,7 +596,7 @@ def report_data(session: InterviewSession,
         # A live interview's follow-ups are the interviewer's private material (the problem
         # may be used again with the next candidate); practising alone, they are the
         # report's reading list.
-        "follow_ups": [str(f) for f in session.problem.follow_ups or []]
+        "follow_ups": [str(f) for f in session.content.follow_ups or []]
         if session.kind == InterviewSession.Kind.SOLO else [],
         "notes": report_notes(session),
         "hints": report_hints(session),
@@ -646,7 +646,7 @@ def report_notes(session: InterviewSession) -> list[dict[str, Any]]:
 def report_hints(session: InterviewSession) -> list[dict[str, Any]]:
     """The hints open to the candidate, each with when it was opened and by whom (the
     candidate, or released by the interviewer)."""
-    hints = list(session.problem.hints or [])
+    hints = list(session.content.hints or [])
     events = session.events.filter(kind=SessionEvent.Kind.HINT).order_by("at", "id")
     rows = []
     for position, event in enumerate(events[: len(hints)]):

@@ -43,7 +43,7 @@ def _title(criterion: str) -> str:
 
 def criteria_of(session: InterviewSession) -> list[str]:
     """The criteria of the session's problem rubric, in the author's order."""
-    return [str(item["criterion"]) for item in session.problem.rubric or []
+    return [str(item["criterion"]) for item in session.content.rubric or []
             if isinstance(item, dict) and item.get("criterion")]
 
 
@@ -227,6 +227,10 @@ def share_create(*, session: InterviewSession, user: Any) -> ReportShare:
         raise SessionError("not_found", "no such session")
     if session.status != InterviewSession.Status.FINISHED:
         raise SessionError("not_finished", "the report exists once the session is over")
+    if session.on_a_draft:
+        # Its statement, board and rubric are a draft's: no one outside the problem's authors.
+        raise SessionError("draft_round", "a round of a draft version is not shared: "
+                           "its problem version is not published")
     return ReportShare.objects.create(session=session, created_by=user)
 
 

@@ -95,7 +95,7 @@ def session_signals(session: InterviewSession) -> Signals:
     """Hidden pass rates of the final submission, key questions asked, hints, first pass."""
     questions = list(session.questions.order_by("asked_at", "id"))
     keys: list[KeyQuestion] = []
-    for index, item in enumerate(session.problem.clarifications or []):
+    for index, item in enumerate(session.content.clarifications or []):
         if not isinstance(item, dict) or not item.get("key"):
             continue
         first = next((q for q in questions if q.matched_index == index), None)

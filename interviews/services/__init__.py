@@ -90,6 +90,7 @@ from interviews.services.sessions import (
     session_role,
     session_schedule_live,
     session_start_solo,
+    session_start_version_solo,
     sessions_expire_overdue,
 )
 
@@ -163,6 +164,7 @@ __all__ = [
     "session_set_call_link",
     "session_set_interviewer_edit",
     "session_start_solo",
+    "session_start_version_solo",
     "session_status",
     "sessions_expire_overdue",
 ]

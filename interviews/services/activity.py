@@ -121,7 +121,7 @@ def paste_record(
     data: dict[str, Any] = {"chars": chars, "role": role}
     session = InterviewSession.objects.select_related("problem__live_version").get(pk=session_id)
     version = session.problem.live_version
-    if text and version is not None and session.problem.kind_spec.runs_code:
+    if text and version is not None and session.content.kind_spec.runs_code:
         candidate = session.candidate_id if session.candidate_id is not None else -1
         score, known = copies.paste_match(version=version, text=text, exclude_user_id=candidate)
         if score >= copies.threshold():
@@ -185,7 +185,7 @@ def session_candidate_done(*, session_id: int, user: Any) -> SessionEvent:
 def hints_revealed(session: InterviewSession) -> list[str]:
     """The problem's hints the candidate has opened so far, in order."""
     shown = session.events.filter(kind=SessionEvent.Kind.HINT).count()
-    return list(session.problem.hints)[:shown]
+    return list(session.content.hints)[:shown]
 
 
 def candidate_hints(session: InterviewSession) -> dict[str, Any]:
@@ -198,7 +198,7 @@ def candidate_hints(session: InterviewSession) -> dict[str, Any]:
     number = int(released.data.get("number", 0)) if released else 0
     return {
         "shown": shown,
-        "total": len(session.problem.hints),
+        "total": len(session.content.hints),
         "own_button": session.candidate_opens_hints,
         "released": {"number": number, "text": shown[number - 1]}
         if 0 < number <= len(shown) else None,
@@ -214,7 +214,7 @@ def hint_open(
         # Lock the session row: two quick clicks (or the candidate and the interviewer at the
         # same moment) must not record the same hint twice.
         InterviewSession.objects.select_for_update().filter(pk=session.pk).first()
-        hints = list(session.problem.hints)
+        hints = list(session.content.hints)
         shown = session.events.filter(kind=SessionEvent.Kind.HINT).count()
         if shown >= len(hints):
             return None

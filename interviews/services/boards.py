@@ -27,7 +27,7 @@ log = logging.getLogger(__name__)
 
 def has_board(session: InterviewSession) -> bool:
     """Whether the session's round is drawn on the shared board (its problem's kind says)."""
-    return session.problem.kind_spec.has_board
+    return session.content.kind_spec.has_board
 
 
 def board_elements_at(session: InterviewSession, *, until: datetime | None = None,

@@ -144,7 +144,7 @@ def canned_answer_send(*, session_id: int, user: Any, index: int) -> Question:
     session, role = _participant(session_id, user)
     if role != "interviewer":
         raise SessionError("forbidden", "only the interviewer answers")
-    clarifications = list(session.problem.clarifications)
+    clarifications = list(session.content.clarifications)
     if not 0 <= index < len(clarifications):
         raise SessionError("not_found", "no such canned answer")
     pending = (

@@ -76,7 +76,7 @@ def question_ask(*, session_id: int, user: Any, text: str) -> Question:
     text = text.strip()
     if not text or len(text) > MAX_QUESTION_CHARS:
         raise SessionError("bad_question", f"a question has 1 to {MAX_QUESTION_CHARS} characters")
-    problem = session.problem
+    problem = session.content
     clarifications = list(problem.clarifications)
     figures = (matching.statement_figures(problem.statement_md)
                if problem.kind_spec.matches_figures else [])

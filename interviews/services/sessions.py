@@ -41,7 +41,7 @@ from core.visibility import (
     session_access,
 )
 from grading.models import Submission
-from grading.services import GradingError, submission_create
+from grading.services import GradingError, submission_create, version_for_trial
 from interviews import collab, realtime
 from interviews.models import (
     DocUpdate,
@@ -237,7 +237,7 @@ def _store_starter(session: InterviewSession) -> None:
         session=session,
         author=None,
         created_at=timezone.now(),
-        data=collab.initial_update(session.problem.starter_code),
+        data=collab.initial_update(session.content.starter_code),
     )
 
 
@@ -261,6 +261,35 @@ def session_start_solo(
             candidate_opens_hints=True,  # practising alone, nobody else could release them
         )
         session.save()  # the id first: the expiry task is scheduled with it
+        _start_clock(session, timezone.now())
+        _store_starter(session)
+    return session
+
+
+def session_start_version_solo(
+    *, author: Any, problem_slug: str, number: int, duration: timedelta
+) -> InterviewSession:
+    """An author's solo round on version `number` of their problem, a draft included (issue
+    38, 5): the round a candidate would take, before the version is published. Only the
+    problem's authors and admins may (`version_for_trial`, core.visibility's DRAFT_PROBLEM row;
+    anyone else is answered as if it did not exist); the session is the author's own, so no
+    candidate ever reaches the draft. The session keeps its version (`problem_version`) and
+    shows and reads that version's content. Only for a kind that runs no code: a session's Run
+    and Submit grade on the problem's live version (a code draft is tried on its try page)."""
+    try:
+        version = version_for_trial(user=author, problem_slug=problem_slug, number=number)
+    except GradingError as exc:
+        raise SessionError("unknown_problem", exc.message) from None
+    if version.kind_spec.runs_code:
+        raise SessionError("runs_code", "a solo round on a version is for a problem that runs "
+                           "no code: try a code version on its try page")
+    _check_duration(duration)
+    with transaction.atomic():
+        session = InterviewSession(
+            problem=version.problem, problem_version=version, candidate=author,
+            kind=Kind.SOLO, duration=duration, candidate_opens_hints=True,
+        )
+        session.save()
         _start_clock(session, timezone.now())
         _store_starter(session)
     return session
@@ -442,7 +471,7 @@ def _finish(session_id: int, reason: str, by: Any) -> tuple[InterviewSession, bo
         submission: Submission | None = None
         error = ""
         # A design round grades nothing: its final board is kept instead (below).
-        if session.problem.kind_spec.runs_code:
+        if session.content.kind_spec.runs_code:
             if session.candidate is not None:
                 try:
                     submission = submission_create(

@@ -2,8 +2,8 @@
 
 The studio shows each version's contents and a diff against any other version, and a refused
 save shows what changed since its base: all of them as the package's files (problem.toml,
-statement.md, the code, one test per line), so a change reads the way it would in a review of
-the package folder.
+statement.md, the code, one test per line, a design's board one element per line), so a
+change reads the way it would in a review of the package folder.
 """
 
 from __future__ import annotations
@@ -13,8 +13,9 @@ import json
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from problems.package import Package, TestCase, package_write, test_as_json
+from problems.package import DESIGN_BOARD, Package, TestCase, package_write, test_as_json
 
 # The order files are shown in; wrong solutions follow, by name.
 _ORDER = ("problem.toml", "statement.md", "starter.py", "reference.py", "driver.py",
@@ -28,6 +29,13 @@ def _tests_text(tests: tuple[TestCase, ...]) -> str:
     if not lines:
         return "[]\n"
     return "[ " + "\n, ".join(lines) + "\n]\n"
+
+
+def _board_text(elements: tuple[dict[str, Any], ...]) -> str:
+    """A design's reference board, one element per line as the tests are: moving one element
+    changes its line alone, so a diff (and a refused save's "what changed") names it."""
+    lines = [json.dumps(e, sort_keys=True, ensure_ascii=False) for e in elements]
+    return "[ " + "\n, ".join(lines) + "\n]\n" if lines else ""
 
 
 def package_files(package: Package) -> dict[str, str]:
@@ -45,6 +53,7 @@ def package_files(package: Package) -> dict[str, str]:
         "support.py": package.support_code,
         "tests/public.json": _tests_text(package.public_tests),
         "tests/hidden.json": _tests_text(package.hidden_tests),
+        DESIGN_BOARD: _board_text(package.reference_board),
     }
     files |= {w.file: w.code for w in sorted(package.wrong, key=lambda w: w.file)}
     files |= {k.file: k.code for k in sorted(package.known, key=lambda k: k.file)}

@@ -25,7 +25,9 @@ from tests.factories import board_update, design_problem
 def box(id, x, y, w, h, text, kind="rectangle", color="#1971c2", fill="#a5d8ff"):
     return [{"id": id, "type": kind, "index": "a" + id, "version": 1, "x": x, "y": y,
              "width": w, "height": h, "strokeColor": color, "backgroundColor": fill,
-             "roundness": {"type": 3} if kind == "rectangle" else None},
+             "roundness": {"type": 3} if kind == "rectangle" else None,
+             # Excalidraw draws a label with its container, which must name it.
+             "boundElements": [{"type": "text", "id": id + "-t"}]},
             {"id": id + "-t", "type": "text", "index": "b" + id, "version": 1, "x": x,
              "y": y + h / 2 - 12, "width": w, "height": 25, "text": text, "fontSize": 18,
              "textAlign": "center", "containerId": id}]

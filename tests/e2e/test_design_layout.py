@@ -8,6 +8,10 @@ column, which scrolls on its own); the full-screen button (aria-pressed, reached
 keyboard) makes the board fill the window and gives it back; the notes pane collapses
 (aria-expanded) and keeps its text. At 390 px the page does not scroll sideways.
 
+The interviewer's reference board opened full size (issue 38, 3) is a window over the page,
+not a column beside the live board: at 1440 and 1280 px the live board keeps its box and both
+boards keep Excalidraw's desktop layout. At 1920 px there is room for both: it goes beside.
+
 Screenshots at 1440, 1280 and 390 px: var/screenshots/design-layout/*.png.
 """
 
@@ -18,8 +22,9 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Browser, Page, ViewportSize, expect
 
+from tests.e2e.a11y import audit
 from tests.e2e.conftest import People, Platform, people_at
-from tests.e2e.design_pages import seed
+from tests.e2e.design_pages import report_seed, seed
 from tests.processes import SCREENSHOTS
 
 pytestmark = pytest.mark.e2e
@@ -29,6 +34,7 @@ SYNC_MS = 30_000
 WIDE: ViewportSize = {"width": 1440, "height": 900}
 LAPTOP: ViewportSize = {"width": 1280, "height": 800}
 PHONE: ViewportSize = {"width": 390, "height": 844}
+HUGE: ViewportSize = {"width": 1920, "height": 1080}
 
 
 @pytest.fixture
@@ -154,3 +160,77 @@ def test_the_board_has_room_and_questions_and_chat_never_move_it(people: People)
             assert wide <= viewport["width"], f"{who} scrolls sideways at {name} px ({wide} px)"
     # On a phone the board is still drawn, under the statement.
     expect(candidate.locator("#session-board .excalidraw canvas.interactive")).to_be_visible()
+
+
+def is_mobile(page: Page, board: str) -> bool:
+    return "excalidraw--mobile" in (
+        page.locator(f"{board} .excalidraw").first.get_attribute("class") or ""
+    )
+
+
+def test_the_reference_board_opens_over_the_page_and_both_boards_keep_the_desktop_layout(
+    people: People,
+) -> None:
+    printed = people.platform.shell(report_seed("design-layout-reference")).strip()
+    session_id = int(printed.splitlines()[-1].split()[1])  # the running round
+    interviewer = open_board(people, "interviewer", session_id)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    interviewer.locator("[data-tab-button=rubric]").click()
+    interviewer.locator("#reference-panel summary").click()
+    opener = interviewer.locator("#reference-open")
+    viewer = interviewer.locator("#reference-viewer")
+
+    for name, viewport in (("1440", WIDE), ("1280", LAPTOP)):
+        interviewer.set_viewport_size(viewport)
+        settle(interviewer)
+        before = assert_roomy(interviewer, viewport, f"the interviewer at {name} px")
+        opener.click()
+        expect(opener).to_have_attribute("aria-pressed", "true")
+        expect(interviewer.locator("#reference-close")).to_be_focused()
+        expect(interviewer.locator("#reference-viewer-board")).to_have_attribute(
+            "data-count", "8", timeout=SYNC_MS
+        )
+        settle(interviewer)
+        # The live board is where it was, as wide, in the desktop layout; so is the reference.
+        assert board_box(interviewer) == before, f"opening the reference moved the board ({name})"
+        assert not is_mobile(interviewer, "#session-board"), f"live board: phone layout at {name}"
+        assert not is_mobile(interviewer, "#reference-viewer-board"), f"reference at {name}"
+        box = viewer.bounding_box()
+        assert box is not None
+        assert box["x"] + box["width"] <= viewport["width"], box
+        assert box["y"] + box["height"] <= viewport["height"], box
+        interviewer.screenshot(path=str(SHOTS / f"interviewer-reference-{name}.png"))
+        assert audit(interviewer, f"reference open @{name}") == []
+        # Escape outside the live board closes it; the opener has the focus back.
+        interviewer.keyboard.press("Escape")
+        expect(viewer).to_be_hidden()
+        expect(opener).to_have_attribute("aria-pressed", "false")
+        expect(opener).to_be_focused()
+
+    # A window wide enough for two desktop boards: the reference goes beside the live board.
+    interviewer.set_viewport_size(HUGE)
+    settle(interviewer)
+    opener.click()
+    expect(viewer).to_be_visible()
+    settle(interviewer)
+    live, box = board_box(interviewer), viewer.bounding_box()
+    assert box is not None and box["x"] >= live["x"] + live["width"], (live, box)
+    assert not is_mobile(interviewer, "#session-board"), "live board: phone layout at 1920"
+    assert not is_mobile(interviewer, "#reference-viewer-board"), "reference at 1920"
+    interviewer.screenshot(path=str(SHOTS / "interviewer-reference-1920.png"))
+    interviewer.locator("#reference-close").click()
+    expect(viewer).to_be_hidden()
+
+    # On a phone the reference covers the page, and the page does not scroll sideways.
+    interviewer.set_viewport_size(PHONE)
+    settle(interviewer)
+    opener.scroll_into_view_if_needed()
+    opener.click()
+    expect(viewer).to_be_visible()
+    settle(interviewer)
+    box = viewer.bounding_box()
+    assert box is not None and box["width"] >= PHONE["width"] - 20, box
+    interviewer.screenshot(path=str(SHOTS / "interviewer-reference-390.png"))
+    assert interviewer.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    interviewer.locator("#reference-close").click()
+    expect(viewer).to_be_hidden()

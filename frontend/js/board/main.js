@@ -77,6 +77,24 @@ function namesEnsure(host) {
       footer.setAttribute("role", "group");
       footer.setAttribute("aria-label", "Board controls");
     }
+    // The colour pickers of a selected shape's properties are dialogs without a name: each is
+    // named after its own button ("Stroke", "Background").
+    for (const dialog of host.querySelectorAll('.color-picker-container[role="dialog"]:not([aria-label])')) {
+      const trigger = dialog.querySelector(".color-picker__button[aria-label]");
+      dialog.setAttribute("aria-label", `${trigger ? trigger.getAttribute("aria-label") : "Colour"} colours`);
+    }
+    // Excalidraw's named sections ("Shapes", "Canvas actions") are landmarks; with two boards
+    // on one page (the live board and the interviewer's reference) each is named twice the
+    // same, so each also says whose board it is: "Shapes, Whiteboard".
+    const board = host.parentElement?.closest("[aria-label]")?.getAttribute("aria-label");
+    if (!board) return;
+    for (const section of host.querySelectorAll("section[aria-labelledby]")) {
+      const heading = document.getElementById(section.getAttribute("aria-labelledby"));
+      const label = heading ? heading.textContent.trim() : "";
+      if (!label) continue;
+      section.removeAttribute("aria-labelledby");
+      section.setAttribute("aria-label", `${label}, ${board}`);
+    }
   };
   new MutationObserver(name).observe(host, { childList: true, subtree: true, characterData: true });
   name();

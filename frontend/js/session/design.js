@@ -126,8 +126,12 @@ export function notesToggleMount(button) {
 
 /** The interviewer's reference board full size (issue 38, 3): #reference-open (in the
  * private reference panel, aria-pressed) opens a read-only board (zoom and pan) of the
- * elements in #reference-board-data, beside the live board on a wide screen (over it on a
- * narrow one), with its own close button. Only the interviewer's page has either. */
+ * elements in #reference-board-data, with its own close button (Escape outside the live board
+ * closes it too). Excalidraw picks its phone layout from its container's size (under 730 px
+ * wide), so the board goes beside the live one only where both keep the desktop layout (a
+ * window 1860 px wide or more); narrower, it is a window of its own over the page (a
+ * non-modal dialog) and the live board keeps its size (session.css). Only the interviewer's
+ * page has either. */
 export function referenceViewerMount() {
   const button = document.getElementById("reference-open");
   const data = document.getElementById("reference-board-data");
@@ -148,6 +152,8 @@ export function referenceViewerMount() {
       pane = document.createElement("section");
       pane.id = "reference-viewer";
       pane.className = "reference-viewer";
+      pane.setAttribute("role", "dialog");
+      pane.setAttribute("aria-modal", "false");
       pane.setAttribute("aria-label", "Reference design (private)");
       const bar = document.createElement("div");
       bar.className = "design-board-bar reference-viewer-bar";
@@ -182,8 +188,16 @@ export function referenceViewerMount() {
     desk.classList.toggle("has-reference", open);
     button.setAttribute("aria-pressed", String(open));
     button.textContent = open ? "Close the full-size reference board" : "Open the reference board full size";
+    if (open) pane.querySelector("#reference-close").focus();
   };
   button.addEventListener("click", () => set(button.getAttribute("aria-pressed") !== "true"));
+  document.addEventListener("keydown", (event) => {
+    // Escape on the live board is Excalidraw's (it ends a stroke, drops a selection).
+    if (event.key !== "Escape" || button.getAttribute("aria-pressed") !== "true") return;
+    if (event.target instanceof Element && event.target.closest("#session-board")) return;
+    set(false);
+    button.focus();
+  });
   return { set };
 }
 
