@@ -5,7 +5,8 @@ interviewer, whose own scorecard is a draft, is told to submit first and reads n
 round 1 (the other two, submitted, read the other rounds; nobody reads another round's own
 pages), submits on the review page and then reads it; the hiring manager reads every round,
 records and amends the decision (the audit lists both), closes the loop and releases the
-combined report, which the candidate then reads. Screenshots at 1440 and 390 px go to var/screenshots/loop-packet-*.png.
+combined report, which the candidate then reads. Screenshots at 1440 and 390 px go to
+var/screenshots/loop-packet-*.png.
 """
 
 from __future__ import annotations
