@@ -65,6 +65,23 @@
     document.addEventListener("htmx:afterSettle", function (event) {
       codeBlocksFocusable(event.target);
     });
+    // Content a page's own script puts in later (a report that fills in when grading ends,
+    // a replay's table) gets the same treatment as what came with the page.
+    var main = document.querySelector("main");
+    if (main && "MutationObserver" in window) {
+      new MutationObserver(function (records) {
+        for (var r = 0; r < records.length; r++) {
+          var added = records[r].addedNodes;
+          for (var n = 0; n < added.length; n++) {
+            var node = added[n];
+            if (node.nodeType !== 1 || node.closest(".cm-editor")) continue;
+            if (node.matches("table, pre") || node.querySelector("table, pre")) {
+              codeBlocksFocusable(node.parentNode);
+            }
+          }
+        }
+      }).observe(main, { childList: true, subtree: true });
+    }
   }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", ready);
   else ready();
