@@ -210,14 +210,15 @@ def _check_duration(duration: timedelta) -> None:
         )
 
 
-def _check_email(raw: str) -> str:
-    address = raw.strip()
+def email_check(raw: str) -> str:
+    """A candidate's address as typed (trimmed; empty allowed), or SessionError bad_email."""
+    address = (raw or "").strip()
     if not address:
         return ""
     try:
         validate_email(address)
     except ValidationError:
-        raise SessionError("bad_email", f"{address!r} is not an e-mail address") from None
+        raise SessionError("bad_email", f"{address[:80]!r} is not an e-mail address") from None
     return address
 
 
@@ -327,7 +328,7 @@ def session_schedule_live(
     if interviewer_can_edit is None:
         interviewer_can_edit = problem.kind_spec.has_board
     _check_duration(duration)
-    candidate_email = _check_email(candidate_email)
+    candidate_email = email_check(candidate_email)
     call_link = call_link_check(call_link)
     if not timedelta(0) <= extra_time <= MAX_EXTRA_TIME:
         raise SessionError("bad_extra_time", "extra time is 0 to "

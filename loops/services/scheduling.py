@@ -25,8 +25,6 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.core.exceptions import ValidationError
-from django.core.validators import validate_email
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
@@ -37,6 +35,7 @@ from interviews.review.webhooks import webhook_send
 from interviews.services import (
     MIN_DURATION,
     SessionError,
+    email_check,
     schedule_change_record,
     session_schedule_live,
 )
@@ -77,17 +76,6 @@ def zone_check(name: str) -> str:
     except (ZoneInfoNotFoundError, ValueError, OSError):  # "America" is a folder: OSError
         raise SessionError("bad_timezone", f"{name[:64]!r} is not a time zone") from None
     return name
-
-
-def _email_check(raw: str) -> str:
-    address = (raw or "").strip()
-    if not address:
-        return ""
-    try:
-        validate_email(address)
-    except ValidationError:
-        raise SessionError("bad_email", f"{address[:80]!r} is not an e-mail address") from None
-    return address
 
 
 def _duration_check(duration: timedelta, where: str) -> None:
@@ -146,7 +134,7 @@ def loop_schedule(
         raise SessionError("bad_title", f"give the loop a title (up to {MAX_TITLE_CHARS} "
                                         "characters)")
     zone = zone_check(candidate_timezone)
-    email = _email_check(candidate_email)
+    email = email_check(candidate_email)
     candidate_user = None
     if (candidate or "").strip():
         name = candidate.strip()
