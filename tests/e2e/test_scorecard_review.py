@@ -118,8 +118,7 @@ def test_the_scorecard_informs_is_amended_until_release_and_the_candidate_waits(
         expect(final.locator(".run-code .codehilite .k").first).to_be_visible()
         shots(interviewer, "review")
 
-        # Level 2 (amended to 3 below): this session's score stays below the ones
-        # test_review_dashboard.py sorts, on the same platform.
+        # Level 2 here, amended to 3 below.
         for fieldset in interviewer.locator("fieldset.criterion").all():
             fieldset.locator('input[value="2"]').check()
         interviewer.select_option("#scorecard-form select[name=recommendation]", "yes")
