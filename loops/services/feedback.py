@@ -78,7 +78,7 @@ def chase_body(loop_round: LoopRound, person: Any) -> str:
 def round_chase(round_id: int) -> list[str]:
     """Chase one round's missing scorecards, once; the addresses mailed."""
     with transaction.atomic():
-        loop_round = (LoopRound.objects.select_for_update().select_related(
+        loop_round = (LoopRound.objects.select_for_update(of=("self",)).select_related(
             "loop", "session__problem", "session__interviewer").filter(pk=round_id).first())
         if loop_round is None or loop_round.chased_at is not None:
             return []
@@ -151,7 +151,8 @@ def _after_scorecard_save(sender: Any, instance: Scorecard, **kwargs: Any) -> No
     if loop_id is None:
         return
     with transaction.atomic():
-        loop = Loop.objects.select_for_update().select_related("candidate").get(pk=loop_id)
+        loop = (Loop.objects.select_for_update(of=("self",)).select_related("candidate")
+                .get(pk=loop_id))
         if loop.status == Loop.Status.CANCELLED or not loop_scorecards_complete(loop):
             return
         data = scorecards_complete_data(loop)
