@@ -74,7 +74,8 @@ def problem_figures(samples: list[dict[str, Any]], problem: str,
                     target_ms: float = TARGET_P95_MS) -> dict[str, Any]:
     """One problem's Runs: p50/p95/max (nearest rank) of those answered, how many were lost (no
     `done` within the timeout, or refused), and the target: p95 <= target_ms with every Run
-    answered (a lost Run is not a fast one)."""
+    answered (a lost Run is not a fast one). `validating`: the same figures of the Runs
+    clicked while a validation of the bank ran (the bank's state at the click)."""
     mine = [s for s in samples if s.get("problem") == problem]
     answered = [s["latency_ms"] for s in mine if s.get("latency_ms") is not None]
     figures = run_figures(answered)
@@ -85,8 +86,15 @@ def problem_figures(samples: list[dict[str, Any]], problem: str,
         "over_target": sum(1 for v in answered if v > target_ms),
         "target_ms": target_ms,
         "met": bool(answered) and lost == 0 and figures["p95_ms"] <= target_ms,
+        "validating": run_figures([s["latency_ms"] for s in mine if validating(s)
+                                   and s.get("latency_ms") is not None]),
     })
     return figures
+
+
+def validating(sample: dict[str, Any]) -> bool:
+    """Whether a validation of the bank ran at the click."""
+    return bool((sample.get("validation_states") or {}).get("running"))
 
 
 def slow_runs(samples: list[dict[str, Any]], target_ms: float = TARGET_P95_MS
@@ -150,7 +158,9 @@ def print_summary(data: dict[str, Any], out: Path) -> None:
         print(f"Run click-to-verdict, {problem}, every {config['every_s']:g} s over the first "
               f"{config['minutes']:g} min: p50 {ms(fig['p50_ms'])}, p95 {ms(fig['p95_ms'])}, max "
               f"{ms(fig['max_ms'])} (n={fig['n']}, lost {fig['lost']}, over 1 s "
-              f"{fig['over_target']})")
+              f"{fig['over_target']}); of them clicked while a validation ran: p50 "
+              f"{ms(fig['validating']['p50_ms'])}, p95 {ms(fig['validating']['p95_ms'])}, max "
+              f"{ms(fig['validating']['max_ms'])} (n={fig['validating']['n']})")
     for slow in data["slow"]:
         latency = slow.get("latency_ms")
         print(f"  over the target: t={slow['t']:.1f} s {slow['problem']} "

@@ -91,3 +91,16 @@ def test_the_slow_runs_are_named_in_click_order_with_what_explains_them() -> Non
     assert [s["t"] for s in slow] == [20.0, 30.0]
     assert slow[0]["error"] == "TimeoutError"
     assert (slow[1]["wait_ms"], slow[1]["busy"]) == (5000.0, {"gpu.bg": 1})
+
+
+def test_the_runs_clicked_while_a_validation_ran_are_also_counted_apart() -> None:
+    runs = [
+        {**sample("a", 2000.0), "validation_states": {"pending": 20}},
+        {**sample("a", 300.0), "validation_states": {"running": 2, "pending": 17, "passed": 1}},
+        {**sample("a", 500.0), "validation_states": {"running": 1, "passed": 19}},
+        {**sample("a", 100.0), "validation_states": {"passed": 20}},
+    ]
+    during = fresh_start.problem_figures(runs, "a")["validating"]
+    assert (during["n"], during["p50_ms"], during["max_ms"]) == (2, 300.0, 500.0)
+    assert fresh_start.validating(runs[1]) and not fresh_start.validating(runs[0])
+    assert not fresh_start.validating(sample("a", 1.0))  # no state recorded
