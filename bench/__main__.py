@@ -12,8 +12,8 @@ import importlib
 import sys
 
 BENCHMARKS = (
-    "sandbox", "batching", "sessions", "stability", "paged_kv", "contention", "calibration",
-    "matching", "similarity", "similarity_scale",
+    "sandbox", "batching", "sessions", "stability", "paged_kv", "contention", "fresh_start",
+    "calibration", "matching", "similarity", "similarity_scale",
 )
 
 

@@ -633,20 +633,22 @@ class Bench:
         self.submits += ids
         return list(ids)
 
-    async def click_run(self, state: str, **extra: Any) -> dict[str, Any]:
-        """The candidate's Run: POST, then the submission's websocket until `done`."""
+    async def click_run(self, state: str, problem: str = RUN_PROBLEM, code: str | None = None,
+                        **extra: Any) -> dict[str, Any]:
+        """The candidate's Run (of `problem`'s `code`, the token-bucket reference by default):
+        POST, then the submission's websocket until `done`."""
         from websockets.asyncio.client import connect
 
         snap = await self.fresh()
-        sample: dict[str, Any] = {"state": state, "t": round(self.now(), 3),
+        sample: dict[str, Any] = {"state": state, "problem": problem, "t": round(self.now(), 3),
                                   "load_avg": os.getloadavg()[0], "busy": busy(snap) if snap
                                   else {}, "waiting": snap.get("waiting", {}) if snap else {},
                                   "validations_pending": sum(snap.get("pending", {}).values())
                                   if snap else None, **extra}
         clicked = time.perf_counter()
         try:
-            sid = await asyncio.to_thread(self._post, self.seeded.candidate_token, RUN_PROBLEM,
-                                          self.seeded.run_code, "run")
+            sid = await asyncio.to_thread(self._post, self.seeded.candidate_token, problem,
+                                          self.seeded.run_code if code is None else code, "run")
             sample["id"] = sid
             sample["post_ms"] = (time.perf_counter() - clicked) * 1000
             url = f"ws://127.0.0.1:{self.web_port}/ws/submissions/{sid}/"
@@ -1139,6 +1141,90 @@ def parse(argv: list[str]) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
+@dataclass
+class Platform:
+    """One fresh platform started the way `make run` does (fresh_platform)."""
+
+    name: str  # the benchmark's name: its messages, its throwaway directory, its containers
+    work: Path  # the throwaway directory (var dir, database, platform.log)
+    owner: str  # ONSITE_SANDBOX_OWNER: the label of the sandbox containers its workers make
+    env: dict[str, str]
+    web_port: int
+    slots: dict[str, int]
+    log: Path
+    seeded: Seeded | None = None
+    proc: subprocess.Popen[bytes] | None = None
+    timings: dict[str, float] = field(default_factory=dict)
+    load_avg_before: tuple[float, float, float] | None = None
+    keep: bool = False  # keep the throwaway directory at the end (set on error)
+
+    def start(self) -> None:
+        """Migrate, load the whole bank (left pending validation), seed the demo data and this
+        benchmark's users (seed), then start platform/run.py."""
+        from sandbox.image import ensure
+
+        for flavor in ("cpu", "gpu"):  # `make run` builds them in `make setup`
+            ensure(flavor)
+        env, log = self.env, self.log
+        self.timings = {"migrate_s": manage(env, log, "migrate", "--noinput", "-v", "0"),
+                        "loadproblems_s": manage(env, log, "loadproblems"),
+                        "seeddemo_s": manage(env, log, "seeddemo")}
+        os.environ.update(env)
+        import django
+
+        django.setup()
+        # Seeding broadcasts the session's start; nothing listens before the platform
+        # (and its Redis) start, and that is expected: keep its warning out of the output.
+        realtime_log = logging.getLogger("core.realtime")
+        realtime_log.disabled = True
+        try:
+            self.seeded = seed()
+        finally:
+            realtime_log.disabled = False
+        self.load_avg_before = os.getloadavg()
+        with log.open("ab") as out:
+            self.proc = subprocess.Popen([PY, "platform/run.py"], cwd=ROOT, env=env, stdout=out,
+                                         stderr=subprocess.STDOUT, start_new_session=True)
+
+
+@contextlib.contextmanager
+def fresh_platform(name: str, client_nice: int) -> Iterator[Platform]:
+    """A fresh platform (Platform.start) for the body; at the end, on error and on Ctrl-C or
+    SIGTERM (raised in the body as KeyboardInterrupt), every process it started is stopped, its
+    sandbox containers removed, this process's environment and priority restored, and the
+    throwaway directory removed unless `keep` was set."""
+    work = Path(tempfile.mkdtemp(prefix=f"onsite-bench-{name}-"))
+    owner = f"bench-{name}-{os.getpid()}"
+    web_port, redis_port = free_port(), free_port()
+    env = platform_env(work, web_port, redis_port, owner)
+    platform = Platform(name=name, work=work, owner=owner, env=env, web_port=web_port,
+                        slots=slot_counts(env), log=work / "platform.log")
+    saved_env = dict(os.environ)
+    saved_nice = os.nice(0)
+    try:
+        with sigterm_as_interrupt():
+            platform.start()
+            # This process stands in for the people's browsers, which are not on this host: it
+            # must not queue behind the outside hog (or other jobs) either. Set after the
+            # platform's start, so that the platform keeps the priorities it gives itself.
+            with contextlib.suppress(OSError):
+                os.setpriority(os.PRIO_PROCESS, 0, client_nice)
+            yield platform
+    finally:
+        if platform.proc is not None:
+            stop_platform(platform.proc, owner)
+        else:
+            remove_containers(owner)
+        os.environ.clear()
+        os.environ.update(saved_env)
+        with contextlib.suppress(OSError):
+            os.setpriority(os.PRIO_PROCESS, 0, saved_nice)
+        if platform.keep:
+            print(f"{name}: kept {work}", file=sys.stderr)
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     began = time.perf_counter()
     args = parse([] if argv is None else list(argv))
@@ -1149,51 +1235,18 @@ def main(argv: list[str] | None = None) -> int:
     if shutil.which("redis-server") is None:
         print("redis-server is not installed", file=sys.stderr)
         return 2
-    work = Path(tempfile.mkdtemp(prefix="onsite-bench-contention-"))
-    owner = f"bench-contention-{os.getpid()}"
-    web_port, redis_port = free_port(), free_port()
-    env = platform_env(work, web_port, redis_port, owner)
-    slots = slot_counts(env)
+    slots = slot_counts(dict(os.environ))
     if not (slots["cpu.bg"] and slots["gpu.bg"]):
         print("this benchmark needs the background workers (ONSITE_*_BACKGROUND_WORKERS >= 1)",
               file=sys.stderr)
         return 2
-    log = work / "platform.log"
-    proc: subprocess.Popen[bytes] | None = None
-    saved_env = dict(os.environ)
-    saved_nice = os.nice(0)
     try:
-        with sigterm_as_interrupt():
-            from sandbox.image import ensure
-
-            for flavor in ("cpu", "gpu"):  # `make run` builds them in `make setup`
-                ensure(flavor)
-            timings = {"migrate_s": manage(env, log, "migrate", "--noinput", "-v", "0"),
-                       "loadproblems_s": manage(env, log, "loadproblems"),
-                       "seeddemo_s": manage(env, log, "seeddemo")}
-            os.environ.update(env)
-            import django
-
-            django.setup()
-            # Seeding broadcasts the session's start; nothing listens before the platform
-            # (and its Redis) start, and that is expected: keep its warning out of the output.
-            realtime_log = logging.getLogger("core.realtime")
-            realtime_log.disabled = True
-            try:
-                seeded = seed()
-            finally:
-                realtime_log.disabled = False
-            load_start = os.getloadavg()
-            with log.open("ab") as out:
-                proc = subprocess.Popen([PY, "platform/run.py"], cwd=ROOT, env=env, stdout=out,
-                                        stderr=subprocess.STDOUT, start_new_session=True)
-            # This process stands in for the people's browsers, which are not on this host: it
-            # must not queue behind the outside hog (or other jobs) either. Set after the
-            # platform's start, so that the platform keeps the priorities it gives itself.
-            with contextlib.suppress(OSError):
-                os.setpriority(os.PRIO_PROCESS, 0, args.client_nice)
-            bench = Bench(env=env, seeded=seeded, web_port=web_port, slots=slots,
-                          started=time.perf_counter(),
+        with fresh_platform("contention", args.client_nice) as platform:
+            platform.keep = args.keep
+            assert platform.seeded is not None
+            env = platform.env
+            bench = Bench(env=env, seeded=platform.seeded, web_port=platform.web_port,
+                          slots=platform.slots, started=time.perf_counter(),
                           deadline=began + args.budget - STOP_SECONDS, rate=args.rate,
                           hogs_per_core=args.hogs_per_core)
             config = {"runs": args.runs, "keystrokes": args.keystrokes, "rate": args.rate,
@@ -1202,8 +1255,8 @@ def main(argv: list[str] | None = None) -> int:
                       "drain_timeout": args.drain_timeout, "budget": args.budget,
                       "run_problem": RUN_PROBLEM, "gpu_problem": GPU_PROBLEM,
                       "sweep_interval_s": env.get("ONSITE_SWEEP_INTERVAL_SECONDS", "30"),
-                      "cpus": os.cpu_count(), "load_avg_before": load_start,
-                      "date": time.strftime("%Y-%m-%d %H:%M:%S %z"), **timings}
+                      "cpus": os.cpu_count(), "load_avg_before": platform.load_avg_before,
+                      "date": time.strftime("%Y-%m-%d %H:%M:%S %z"), **platform.timings}
             error = None
             blocks: dict[str, Any] = {}
             try:
@@ -1217,27 +1270,14 @@ def main(argv: list[str] | None = None) -> int:
             args.out.write_text(json.dumps(data, indent=1, default=str))
             if error:
                 print(f"contention: failed: {error}; partial samples in {args.out}; platform "
-                      f"log {log}", file=sys.stderr)
-                args.keep = True
+                      f"log {platform.log}", file=sys.stderr)
+                platform.keep = True
                 return 1
             print_summary(data, args.out)
             return 0
     except KeyboardInterrupt:
         print("contention: interrupted; stopping the platform", file=sys.stderr)
         return 130
-    finally:
-        if proc is not None:
-            stop_platform(proc, owner)
-        else:
-            remove_containers(owner)
-        os.environ.clear()
-        os.environ.update(saved_env)
-        with contextlib.suppress(OSError):
-            os.setpriority(os.PRIO_PROCESS, 0, saved_nice)
-        if args.keep:
-            print(f"contention: kept {work}", file=sys.stderr)
-        else:
-            shutil.rmtree(work, ignore_errors=True)
 
 
 def _django_configured() -> bool:

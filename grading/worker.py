@@ -28,6 +28,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 _queues: list[str] = []  # what this worker consumes, in its order (set before the pool forks)
+_warm = threading.Event()  # this process has warmed what its offered problems need
+WARM_WAIT_SECONDS = 120.0  # at most this long for a container of every shape before reporting
 
 
 @celeryd_after_setup.connect
@@ -56,8 +58,10 @@ def _start_pool(**kwargs: Any) -> None:
         threading.Thread(
             target=_prewarm_live, args=(pool, kinds), name="sandbox-prewarm", daemon=True
         ).start()
+    else:
+        _warm.set()  # nothing to warm
     # With or without a pool: its queues count as grading slots.
-    workerstore.pool_stats_publish(_queues)
+    workerstore.pool_stats_publish(_queues, warm=_warm.is_set())
 
 
 def served_kinds() -> set[str]:
@@ -73,7 +77,17 @@ def served_kinds() -> set[str]:
 def _prewarm_live(pool: WarmPool, queues: set[str]) -> None:
     """In its own thread (its own database connection, never the one the prefork parent may
     have left): prewarm the offered problems' shapes, then import what their checkers need
-    here (torch for the PyTorch problems: 1.3-2.5 s the first Submit would otherwise wait)."""
+    here (torch for the PyTorch problems: 1.3-2.5 s the first Submit would otherwise wait).
+    Then, whatever came of it, report this process warm: platform/run.py starts the web once
+    the foreground workers are, so that the first Run of a PyTorch problem does not pay this."""
+    try:
+        _prewarm_offered(pool, queues)
+    finally:
+        _warm.set()
+        workerstore.pool_stats_publish(_queues, warm=True)
+
+
+def _prewarm_offered(pool: WarmPool, queues: set[str]) -> None:
     from django.db import connection
 
     from grading.services import pool_prewarm_live
@@ -90,11 +104,13 @@ def _prewarm_live(pool: WarmPool, queues: set[str]) -> None:
             importlib.import_module(name)
         except Exception:  # the checker reports it when it needs the library
             log.warning("could not import %s for the checkers", name)
+    if not pool.wait_warm(WARM_WAIT_SECONDS):
+        log.warning("the sandbox pool had not warmed every shape within %s s", WARM_WAIT_SECONDS)
 
 
 @task_postrun.connect
 def _after_task(**kwargs: Any) -> None:
-    workerstore.pool_stats_publish(_queues)
+    workerstore.pool_stats_publish(_queues, warm=_warm.is_set())
 
 
 @worker_process_shutdown.connect

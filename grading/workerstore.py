@@ -33,9 +33,10 @@ def _stats_key() -> str:
     return POOL_STATS_KEY.format(host=socket.gethostname(), pid=os.getpid())
 
 
-def pool_stats_publish(queues: Sequence[str]) -> None:
+def pool_stats_publish(queues: Sequence[str], *, warm: bool = True) -> None:
     """Write this process's pool occupancy and `queues` where /metrics can read it (expires
-    if we die)."""
+    if we die); `warm`: whether it has warmed what its offered problems need (grading/worker.py),
+    which platform/run.py waits for before the web answers."""
     from sandbox import default_pool
 
     pool = default_pool()
@@ -48,6 +49,7 @@ def pool_stats_publish(queues: Sequence[str]) -> None:
             "misses": pool.misses,
         }
     stats["queues"] = list(queues)
+    stats["warm"] = warm
     try:
         _client().set(_stats_key(), json.dumps(stats), ex=POOL_STATS_TTL_SECONDS)
     except redis.RedisError:

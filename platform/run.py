@@ -19,6 +19,7 @@ keystroke and a Run outrank batch work for the CPU.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shutil
 import signal
@@ -291,21 +292,30 @@ def parent_pid(pid: int) -> int | None:
 
 
 def foreground_ready(url: str, workers: list[Child]) -> bool:
-    """Whether every foreground cpu worker has a process that reported itself (grading/
-    worker.py publishes once its warm pool is ready): only then can a first Run start at once."""
+    """Whether every foreground worker has a process that reported itself warm (grading/
+    worker.py publishes once its pool and the offered problems' shapes, torch included, are
+    ready): only then can a first Run, of any kind, start at once."""
     import redis
 
     parents = {child.proc.pid for child in workers if child.proc is not None}
     try:
-        keys = redis.Redis.from_url(url, socket_timeout=1).keys("onsite:pool:*")
+        client = redis.Redis.from_url(url, socket_timeout=1)
+        keys = [k.decode() if isinstance(k, bytes) else k for k in client.keys("onsite:pool:*")]
+        values = client.mget(keys) if keys else []
     except redis.RedisError:
         return False
-    reported = {parent_pid(int(key.rsplit(b":", 1)[1])) for key in keys}
+    reported = {parent_pid(int(key.rsplit(":", 1)[1]))
+                for key, raw in zip(keys, values, strict=True)
+                if raw and json.loads(raw).get("warm", True)}
     return parents <= reported
 
 
+# The workers a first Run goes to: the cpu kind's foreground slots and the gpu kind's.
+FOREGROUND_WORKERS = ("worker-cpu", "worker-cpu-interactive", "worker-gpu")
+
+
 def wait_for_foreground(url: str, children: list[Child]) -> None:
-    workers = [c for c in children if c.name in ("worker-cpu", "worker-cpu-interactive")]
+    workers = [c for c in children if c.name in FOREGROUND_WORKERS]
     deadline = time.monotonic() + WORKERS_READY_SECONDS
     while time.monotonic() < deadline and not foreground_ready(url, workers):
         if any(c.exited() is not None for c in workers):
@@ -332,8 +342,8 @@ def main() -> int:
     for child in children:
         if child.proc is None:
             child.start()
-    # The web answers once the cpu workers can take a Run: a candidate's first click must not
-    # wait for a worker to boot and warm its sandboxes.
+    # The web answers once the foreground workers can take a Run: a candidate's first click
+    # must not wait for a worker to boot and warm its sandboxes.
     wait_for_foreground(REDIS_URL, children)
     web = web_child()
     web.start()

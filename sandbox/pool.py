@@ -154,6 +154,18 @@ class WarmPool:
                 self._cond.wait(remaining)
             return True
 
+    def wait_warm(self, timeout: float) -> bool:
+        """Block until every shape asked for has a container ready (False on timeout): what
+        a worker waits for before it reports itself warm (grading/worker.py)."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while any(not self._idle.get(spec) for spec in self._wanted):
+                remaining = deadline - time.monotonic()
+                if remaining <= 0 or self._closed:
+                    return False
+                self._cond.wait(remaining)
+            return True
+
     def retire(self, attached: Attached) -> None:
         """Hand back a container that served its one run: removed in the background.
 

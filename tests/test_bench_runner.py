@@ -8,7 +8,7 @@ import sys
 import pytest
 
 # the benchmarks that take options
-PARSING = ("batching", "paged_kv", "sessions", "similarity_scale")
+PARSING = ("batching", "paged_kv", "sessions", "similarity_scale", "fresh_start")
 
 
 @pytest.mark.parametrize("name", PARSING)

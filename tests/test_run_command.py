@@ -6,14 +6,16 @@ from __future__ import annotations
 
 import contextlib
 import importlib.util
+import json
 import os
 import signal
 import subprocess
 import sys
 import time
+import types
 import urllib.request
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 import redis
@@ -72,6 +74,30 @@ def load_run_module() -> Any:
     sys.modules["onsite_run"] = module  # dataclasses looks the module up by name
     spec.loader.exec_module(module)
     return module
+
+
+def test_the_web_waits_for_every_foreground_worker_warm_the_gpu_one_too() -> None:
+    """A first Run of a PyTorch problem after a fresh start must not pay the gpu worker's warm-up
+    (torch imported, a container of each shape ready): the web starts once every foreground
+    worker, the gpu kind's included, has a process that reported itself warm."""
+    run = load_run_module()
+    assert {"worker-cpu", "worker-cpu-interactive", "worker-gpu"} <= set(run.FOREGROUND_WORKERS)
+    # A database of the suite's Redis that no other test writes pool reports to.
+    url = os.environ["REDIS_URL"].rsplit("/", 1)[0] + "/11"
+    client = redis.Redis.from_url(url, socket_timeout=2)
+    key = f"onsite:pool:{os.getpid()}"  # this process stands in for a worker's pool process
+    worker = run.Child("worker-gpu", ["celery"])
+    worker.proc = cast(Any, types.SimpleNamespace(pid=os.getppid()))  # ...and its parent
+    try:
+        assert not run.foreground_ready(url, [worker])  # not reported yet
+        client.set(key, json.dumps({"queues": ["gpu.interactive"], "warm": False}))
+        assert not run.foreground_ready(url, [worker])  # reported, still warming
+        client.set(key, json.dumps({"queues": ["gpu.interactive"], "warm": True}))
+        assert run.foreground_ready(url, [worker])
+        client.set(key, json.dumps({"queues": ["gpu.interactive"]}))  # a report before the flag
+        assert run.foreground_ready(url, [worker])
+    finally:
+        client.delete(key)
 
 
 @pytest.mark.slow

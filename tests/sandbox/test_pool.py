@@ -84,6 +84,17 @@ def test_warm_hit_uses_a_prestarted_container_once(
     assert not exists(docker_client, refill_id)  # closing removes idle containers
 
 
+def test_wait_warm_waits_for_a_container_of_every_shape_asked_for(
+    pool: WarmPool, sandbox_image: str
+) -> None:
+    assert pool.wait_warm(0.0)  # nothing asked for: nothing to wait for
+    shapes = [pool.prewarm(sandbox_image, LIMITS),
+              pool.prewarm(sandbox_image, Limits(test_wall_seconds=2.0, test_cpu_seconds=2.0,
+                                                 memory_mb=192))]
+    assert pool.wait_warm(120)
+    assert all(pool.idle_count(shape) >= 1 for shape in shapes)
+
+
 def test_a_dead_pooled_container_is_skipped(
     pool: WarmPool, docker_client: docker.DockerClient, sandbox_image: str
 ) -> None:
