@@ -1225,6 +1225,35 @@ def fresh_platform(name: str, client_nice: int) -> Iterator[Platform]:
             shutil.rmtree(work, ignore_errors=True)
 
 
+def measured_and_written(
+    platform: Platform, measure_fn: Callable[[], Any],
+    report_fn: Callable[[dict[str, Any]], dict[str, Any]], config: dict[str, Any], out: Path,
+    print_fn: Callable[[dict[str, Any], Path], None],
+) -> int:
+    """A benchmark's last step on its fresh platform: run the measurement (`measure_fn` gives
+    the coroutine), turn its samples into the report, write the raw samples to `out` (partial
+    ones too, when the measurement failed: the platform is then kept for its log), print the
+    summary; the exit code."""
+    error = None
+    measured: dict[str, Any] = {}
+    try:
+        measured = asyncio.run(measure_fn())
+    except Exception as exc:
+        error = f"{type(exc).__name__}: {exc}"
+    config["load_avg_after"] = os.getloadavg()
+    data = report_fn(measured)
+    data["error"] = error
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(data, indent=1, default=str))
+    if error:
+        print(f"{platform.name}: failed: {error}; partial samples in {out}; platform "
+              f"log {platform.log}", file=sys.stderr)
+        platform.keep = True
+        return 1
+    print_fn(data, out)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     began = time.perf_counter()
     args = parse([] if argv is None else list(argv))
@@ -1257,24 +1286,10 @@ def main(argv: list[str] | None = None) -> int:
                       "sweep_interval_s": env.get("ONSITE_SWEEP_INTERVAL_SECONDS", "30"),
                       "cpus": os.cpu_count(), "load_avg_before": platform.load_avg_before,
                       "date": time.strftime("%Y-%m-%d %H:%M:%S %z"), **platform.timings}
-            error = None
-            blocks: dict[str, Any] = {}
-            try:
-                blocks = asyncio.run(measure(bench, args))
-            except Exception as exc:
-                error = f"{type(exc).__name__}: {exc}"
-            config["load_avg_after"] = os.getloadavg()
-            data = report(bench, blocks, config)
-            data["error"] = error
-            args.out.parent.mkdir(parents=True, exist_ok=True)
-            args.out.write_text(json.dumps(data, indent=1, default=str))
-            if error:
-                print(f"contention: failed: {error}; partial samples in {args.out}; platform "
-                      f"log {platform.log}", file=sys.stderr)
-                platform.keep = True
-                return 1
-            print_summary(data, args.out)
-            return 0
+            return measured_and_written(
+                platform, lambda: measure(bench, args),
+                lambda measured: report(bench, measured, config), config, args.out,
+                print_summary)
     except KeyboardInterrupt:
         print("contention: interrupted; stopping the platform", file=sys.stderr)
         return 130

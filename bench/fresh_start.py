@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import math
 import os
 import shutil
@@ -46,6 +45,7 @@ from bench.contention import (
     _django_configured,
     _pool_reports,
     fresh_platform,
+    measured_and_written,
     ms,
     run_figures,
     run_split,
@@ -221,24 +221,10 @@ def main(argv: list[str] | None = None) -> int:
                                                            "30"),
                       "cpus": os.cpu_count(), "load_avg_before": platform.load_avg_before,
                       "date": time.strftime("%Y-%m-%d %H:%M:%S %z"), **platform.timings}
-            error = None
-            measured: dict[str, Any] = {}
-            try:
-                measured = asyncio.run(measure(bench, times))
-            except Exception as exc:
-                error = f"{type(exc).__name__}: {exc}"
-            config["load_avg_after"] = os.getloadavg()
-            data = report(bench, measured, config)
-            data["error"] = error
-            args.out.parent.mkdir(parents=True, exist_ok=True)
-            args.out.write_text(json.dumps(data, indent=1, default=str))
-            if error:
-                print(f"fresh_start: failed: {error}; partial samples in {args.out}; platform "
-                      f"log {platform.log}", file=sys.stderr)
-                platform.keep = True
-                return 1
-            print_summary(data, args.out)
-            return 0
+            return measured_and_written(
+                platform, lambda: measure(bench, times),
+                lambda measured: report(bench, measured, config), config, args.out,
+                print_summary)
     except KeyboardInterrupt:
         print("fresh_start: interrupted; stopping the platform", file=sys.stderr)
         return 130
