@@ -765,7 +765,7 @@ class Bench:
                 update = doc.get_update(before)
                 snap = self.snap
                 self.keystrokes.append({
-                    "t": round(self.now(), 3), "window": self.window,
+                    "t": round(self.now(), 3), "wall": round(time.time(), 3), "window": self.window,
                     "all_busy": bool(snap) and all_busy(snap, self.slots),
                     "nothing_running": bool(snap) and nothing_running(snap),
                 })
