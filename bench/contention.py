@@ -74,6 +74,7 @@ import itertools
 import json
 import logging
 import os
+import re
 import secrets
 import shutil
 import signal
@@ -90,6 +91,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from bench.sessions import EDIT, Pair, Target, _handshake, _watch, free_port, percentile
+from core.heap import LONG_PAUSE_MS
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "bench" / "results" / "contention.json"
@@ -967,7 +969,22 @@ def _pool_reports() -> int:
 # ------------------------------------------------------------------------------ report
 
 
-def report(bench: Bench, blocks: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]:
+GC_PAUSE_RE = re.compile(r"onsite\.gc: garbage collection of generation (\d) paused the process "
+                         r"for (\d+) ms")
+
+
+def gc_pauses(log: Path) -> list[dict[str, int]]:
+    """The web's long garbage collections, as it logged them (core/heap.py: each one that held
+    the process for core.heap.LONG_PAUSE_MS or more)."""
+    try:
+        text = log.read_text(errors="replace")
+    except OSError:
+        return []
+    return [{"generation": int(g), "ms": int(m)} for g, m in GC_PAUSE_RE.findall(text)]
+
+
+def report(bench: Bench, blocks: dict[str, Any], config: dict[str, Any],
+           log: Path | None = None) -> dict[str, Any]:
     runs = bench.runs
     splits = run_split([r["id"] for r in runs if "id" in r])
     for sample in runs:
@@ -1025,6 +1042,7 @@ def report(bench: Bench, blocks: dict[str, Any], config: dict[str, Any]) -> dict
                  "one_test_ms": one_test, "submit_grading_p50_ms": submit_ms,
                  "target": target},
         "queue_estimates": estimate_figures(bench.estimates),
+        "web_gc_pauses": gc_pauses(log) if log is not None else [],
         "editor": {"idle": editor_idle, "loaded": editor_loaded, "hog": editor_hog,
                    "p99_ratio": editor_loaded["p99_ms"] / editor_idle["p99_ms"]
                    if editor_idle["p99_ms"] else float("nan"),
@@ -1082,6 +1100,10 @@ def print_summary(data: dict[str, Any], out: Path) -> None:
           f"{whole['stored_in_order']}), {whole['seen_by_watcher']} seen by the watcher, "
           f"{whole['out_of_order_at_watcher']} out of order there -- none lost or reordered: "
           f"{'met' if whole['met'] else 'NOT met'}")
+    pauses = data.get("web_gc_pauses") or []
+    print(f"web: {len(pauses)} garbage collections held the process for "
+          f"{LONG_PAUSE_MS:g} ms or more"
+          + (f" (longest {max(p['ms'] for p in pauses)} ms)" if pauses else ""))
     est = data.get("queue_estimates") or {}
     if est.get("n"):
         print(f"estimate/actual wait: median ratio {est['median_ratio']:.2f} (target 0.67–1.5): "
@@ -1288,7 +1310,7 @@ def main(argv: list[str] | None = None) -> int:
                       "date": time.strftime("%Y-%m-%d %H:%M:%S %z"), **platform.timings}
             return measured_and_written(
                 platform, lambda: measure(bench, args),
-                lambda measured: report(bench, measured, config), config, args.out,
+                lambda measured: report(bench, measured, config, platform.log), config, args.out,
                 print_summary)
     except KeyboardInterrupt:
         print("contention: interrupted; stopping the platform", file=sys.stderr)

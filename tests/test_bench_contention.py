@@ -144,3 +144,29 @@ def test_edit_integrity_needs_every_edit_stored_in_order_and_seen_in_order() -> 
     assert not contention.edit_integrity(3, 2, 0, order, 6)["met"]  # one never seen
     assert not contention.edit_integrity(3, 3, 1, order, 6)["met"]  # one seen out of order
     assert not contention.edit_integrity(3, 3, 0, {**order, "in_order": False}, 6)["met"]
+
+
+def test_the_web_gc_pauses_are_read_from_what_the_web_logged(tmp_path: Path) -> None:
+    """The figure is the web's own log line (core/heap.py), found among the other processes'."""
+    import logging
+
+    from django.conf import settings
+
+    from core import heap
+
+    log = tmp_path / "platform.log"
+    handler = logging.FileHandler(log)
+    handler.setFormatter(logging.Formatter(settings.LOGGING["formatters"]["plain"]["format"]))
+    logger = logging.getLogger("onsite.gc")
+    logger.addHandler(handler)
+    try:
+        pauses = heap.PauseLog(threshold_ms=0.0)
+        pauses("start", {"generation": 2})
+        pauses("stop", {"generation": 2})
+    finally:
+        logger.removeHandler(handler)
+        handler.close()
+    with log.open("a") as out:
+        out.write("2026-12-06 11:00:00,000 INFO celery.worker: garbage collection elsewhere\n")
+    assert [p["generation"] for p in contention.gc_pauses(log)] == [2]
+    assert contention.gc_pauses(tmp_path / "missing.log") == []
