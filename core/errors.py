@@ -30,6 +30,11 @@ ERROR_STATUS: dict[str, int] = {
     "nothing_to_release": 409,
     # Running or submitting code for a design problem (nothing of it runs).
     "design_problem": 409,
+    # A loop's last round standing (cancel the loop instead); a round moved from its own session
+    # page (the loop's page keeps the rounds in order). A schedule whose rounds overlap is the
+    # request's own mistake ("overlap": 400), whether building the loop or moving a round.
+    "last_round": 409,
+    "kept_elsewhere": 409,
     "too_large": 413,
     # An Idempotency-Key reused for a different request (the IETF draft's 422).
     "idempotency_key_reused": 422,

@@ -9,7 +9,10 @@ here in its `AppConfig.ready` instead. The one place for every such hook:
 * next steps: what comes after a session for its candidate (a practice loop's next round), a
   `NextStep` or None; the first answer wins, and the page shows it beside "Read your feedback
   report" once the session is over: a button when the step changes something (a POST, with the
-  CSRF token), a link otherwise.
+  CSRF token), a link otherwise;
+* schedule keepers: who keeps a session's time when the session does not keep it alone (a loop
+  round, moved and called off with the loop's other rounds), a `ScheduleKeeper` or None; the
+  session's own schedule page then neither moves nor cancels it, and says where that is done.
 """
 
 from __future__ import annotations
@@ -31,12 +34,21 @@ class NextStep:
     post: bool = False  # a button posting to `url` (it starts something), else a link
 
 
+@dataclass(frozen=True)
+class ScheduleKeeper:
+    what: str  # what the session is there, e.g. "round 2 of the loop “Staff ML infra”"
+    where: str  # where it is moved or called off, e.g. "on the loop's page, with its rounds"
+    url: str  # that page, for a viewer who may open it ("" otherwise)
+
+
 SessionBlock = Callable[[HttpRequest, InterviewSession, Any], SafeString | str]
 ListBlock = Callable[[HttpRequest], SafeString | str]
 NextStepResolver = Callable[[InterviewSession, Any], NextStep | None]
 _session_blocks: list[SessionBlock] = []
 _list_blocks: list[ListBlock] = []
 _next_steps: list[NextStepResolver] = []
+ScheduleKeeperResolver = Callable[[InterviewSession, Any], ScheduleKeeper | None]
+_schedule_keepers: list[ScheduleKeeperResolver] = []
 
 
 def session_block_register(block: SessionBlock) -> None:
@@ -71,4 +83,20 @@ def next_step(session: InterviewSession, user: Any) -> NextStep | None:
         step = resolver(session, user)
         if step is not None:
             return step
+    return None
+
+
+def schedule_keeper_register(resolver: ScheduleKeeperResolver) -> None:
+    """Add a resolver (once: registering it again changes nothing)."""
+    if resolver not in _schedule_keepers:
+        _schedule_keepers.append(resolver)
+
+
+def schedule_keeper(session: InterviewSession, viewer: Any) -> ScheduleKeeper | None:
+    """Who keeps this session's time besides the session itself, as `viewer` is told, or
+    None."""
+    for resolver in _schedule_keepers:
+        keeper = resolver(session, viewer)
+        if keeper is not None:
+            return keeper
     return None

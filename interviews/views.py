@@ -22,7 +22,7 @@ from django.views.decorators.http import require_GET
 
 from core.edges import form_edge
 from core.endpoints import Body, json_endpoint, text_field
-from core.errors import ApplicationError
+from core.errors import ApplicationError, error_status
 from core.roles import is_interviewer, may_add_co_interviewer, may_end_session
 from core.visibility import DOOR_STATUS, Door
 from grading.problempage import problem_page_of, version_page_of
@@ -478,6 +478,7 @@ def _schedule_page(request: HttpRequest, session: InterviewSession, *,
         "changes": list(session.schedule_changes.select_related("by").order_by("-at", "-id")),
         "recipients": services.invitation_recipients(session),
         "scheduled": session.status == InterviewSession.Status.SCHEDULED,
+        "keeper": hooks.schedule_keeper(session, request.user),
         "invite_url": _join_url(request, session) if session.invite_token else "",
         "opens_at": services.join_opens_at(session),
         "early_minutes": settings.ONSITE_JOIN_EARLY_MINUTES,
@@ -504,9 +505,9 @@ def _schedule_change_refused(request: HttpRequest, exc: ApplicationError,
             return _schedule_page(request, session, form=form, status=400)
         return _schedule_page(request, session, form=form,
                               error=exc.message[:1].upper() + exc.message[1:],
-                              status=409 if exc.code == "conflict" else 400)
+                              status=error_status(exc))
     return _schedule_page(request, session, error=exc.message[:1].upper() + exc.message[1:],
-                          status=409 if exc.code == "conflict" else 400)
+                          status=error_status(exc))
 
 
 @login_required

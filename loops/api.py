@@ -1,4 +1,5 @@
-"""REST API of the loops (mounted at /api/loops/): list, detail with rounds, create.
+"""REST API of the loops (mounted at /api/loops/): list, detail with rounds, create, and the
+schedule's changes (the loop page's four: move or cancel the loop, move or cancel one round).
 
 The same rules as the pages (`loops.access`): a loop the user may not see answers 404, as if it
 did not exist; building one is for interviewers, recruiters and admins; a refusal of the
@@ -20,6 +21,7 @@ from core.api import StrictCharField, error_responses
 from interviews.services import SessionError
 from loops import access
 from loops.models import Loop
+from loops.services import scheduling
 from loops.services.scheduling import MAX_ROUNDS, RoundPlan, loop_schedule
 
 ROUND = inline_serializer("LoopRound", {
@@ -65,6 +67,23 @@ class LoopIn(serializers.Serializer[Any]):
     candidate_timezone = StrictCharField(required=False, default="UTC", max_length=64)
     call_link = StrictCharField(required=False, allow_blank=True, max_length=500)
     rounds = serializers.ListField(child=RoundIn(), min_length=1, max_length=MAX_ROUNDS)
+
+
+class ScheduleChangeIn(serializers.Serializer[Any]):
+    ACTIONS = ("reschedule", "cancel", "round_reschedule", "round_cancel")
+    action = serializers.ChoiceField(choices=ACTIONS)
+    position = serializers.IntegerField(required=False, min_value=1, max_value=MAX_ROUNDS)
+    start = serializers.DateTimeField(required=False)
+    minutes = serializers.IntegerField(required=False, min_value=1, max_value=24 * 60)
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        action = attrs["action"]
+        needs = {"reschedule": ("start",), "round_reschedule": ("position", "start", "minutes"),
+                 "round_cancel": ("position",), "cancel": ()}[action]
+        missing = [name for name in needs if name not in attrs]
+        if missing:
+            raise serializers.ValidationError({missing[0]: f"{action} needs {missing[0]}"})
+        return attrs
 
 
 def loop_public(loop: Loop) -> dict[str, Any]:
@@ -144,4 +163,44 @@ class LoopDetailView(APIView):
         loop = Loop.objects.select_related("candidate", "created_by").filter(pk=loop_id).first()
         if loop is None or not access.loop_visible(loop, request.user):
             return Response({"detail": "no such loop", "code": "not_found"}, status=404)
+        return Response({"loop": loop_public(loop), "rounds": rounds_public(loop)})
+
+
+class LoopScheduleView(APIView):
+    throttle_scope = "sessions"
+
+    @extend_schema(operation_id="loops_schedule_change", request=ScheduleChangeIn, responses={
+        200: LOOP_DETAIL, **error_responses(400, 401, 403, 404, 409, 413, 415, 429)})
+    def post(self, request: Request, loop_id: int) -> Response:
+        """Change the loop's schedule as its page does, by whoever may there (recruiters,
+        admins, the loop's creator): `reschedule` the whole loop to a new first `start` (before any
+        round has started), `cancel` it, `round_reschedule` one round (`position`, `start`,
+        `minutes`: never onto its neighbours) or `round_cancel` it. The candidate and the
+        interviewers get the updated calendar entries; the answer is the loop as it is now."""
+        loop = Loop.objects.filter(pk=loop_id).first()
+        if loop is None or not access.loop_visible(loop, request.user):
+            return Response({"detail": "no such loop", "code": "not_found"}, status=404)
+        if not access.loop_manage_allowed(loop, request.user):
+            raise SessionError("forbidden", "only recruiters, admins and the loop's creator "
+                                            "change its schedule")
+        incoming = ScheduleChangeIn(data=request.data)
+        if not incoming.is_valid():
+            field, messages = next(iter(incoming.errors.items()))
+            return Response({"detail": f"{field}: {messages}", "code": "invalid"}, status=400)
+        data = incoming.validated_data
+        site = request.build_absolute_uri("/").rstrip("/")
+        action = data["action"]
+        if action == "reschedule":
+            scheduling.loop_reschedule(loop_id=loop.pk, user=request.user, start=data["start"],
+                                       site=site)
+        elif action == "cancel":
+            scheduling.loop_cancel(loop_id=loop.pk, user=request.user, site=site)
+        elif action == "round_reschedule":
+            scheduling.loop_round_reschedule(
+                loop_id=loop.pk, position=data["position"], user=request.user,
+                start=data["start"], duration=timedelta(minutes=data["minutes"]), site=site)
+        else:
+            scheduling.loop_round_cancel(loop_id=loop.pk, position=data["position"],
+                                         user=request.user, site=site)
+        loop.refresh_from_db()
         return Response({"loop": loop_public(loop), "rounds": rounds_public(loop)})

@@ -17,3 +17,4 @@ class LoopsConfig(AppConfig):
         hooks.session_block_register(blocks.round_block)
         hooks.list_block_register(blocks.builder_link)
         hooks.next_step_register(practice.next_step)
+        hooks.schedule_keeper_register(blocks.round_schedule_keeper)

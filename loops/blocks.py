@@ -1,6 +1,7 @@
 """The loops' blocks on the session pages (registered in `interviews.hooks` by LoopsConfig):
 a round's page says which loop it belongs to and leads to the next round; the sessions list
-links the loop builder for those who build loops."""
+links the loop builder for those who build loops; a round's own schedule page sends its moves
+and cancellations to the loop's page, where the other rounds are checked with it."""
 
 from __future__ import annotations
 
@@ -8,8 +9,10 @@ from typing import Any
 
 from django.http import HttpRequest
 from django.template.loader import render_to_string
+from django.urls import reverse
 from django.utils.safestring import SafeString
 
+from interviews.hooks import ScheduleKeeper
 from interviews.models import InterviewSession
 from loops import access, selectors
 
@@ -36,3 +39,17 @@ def builder_link(request: HttpRequest) -> SafeString | str:
     if not access.loop_build_allowed(request.user):
         return ""
     return render_to_string("loops/_builder_link.html", request=request)
+
+
+def round_schedule_keeper(session: InterviewSession, viewer: Any) -> ScheduleKeeper | None:
+    """A loop round is moved and cancelled with its loop (never alone, from its own page: its
+    neighbours would not be checked for overlap, nor the breaks and the itinerary redone)."""
+    this = selectors.round_of(session)
+    if this is None:
+        return None
+    loop = this.loop
+    return ScheduleKeeper(
+        what=f"round {this.position} of the loop “{loop.title}”",
+        where="on the loop's page, where no round may start before the one before it ends",
+        url=reverse("loops:loop", args=[loop.pk]) if access.loop_visible(loop, viewer) else "",
+    )

@@ -117,10 +117,15 @@ def loop_day(loop: Loop, user: Any) -> LoopDay:
                    done=following is None)
 
 
+def round_of(session: InterviewSession) -> LoopRound | None:
+    """The loop round this session is (with its loop), or None."""
+    return LoopRound.objects.filter(session=session).select_related("loop").first()
+
+
 def next_round_of(session: InterviewSession) -> tuple[Loop, LoopRound | None] | None:
     """For a round's session: its loop and the round after it still to come (None: it was
     the last); None when the session is no loop's round."""
-    this = LoopRound.objects.filter(session=session).select_related("loop").first()
+    this = round_of(session)
     if this is None:
         return None
     after = (LoopRound.objects.filter(loop=this.loop, position__gt=this.position)

@@ -15,7 +15,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET
 
 from core.edges import form_edge
-from core.errors import ApplicationError
+from core.errors import ApplicationError, error_status
 from interviews.services import SessionError
 from loops import access, selectors
 from loops.forms import LoopBuildForm, RoundMoveForm, ZoneStart
@@ -121,7 +121,7 @@ def loop_detail(request: HttpRequest, loop_id: int) -> HttpResponse:
 def _change_refused(request: HttpRequest, exc: ApplicationError, loop_id: int) -> HttpResponse:
     loop = _visible_loop(request, loop_id)
     return _loop_page(request, loop, error=exc.message[:1].upper() + exc.message[1:],
-                      status=409 if exc.code in ("conflict", "overlap", "last_round") else 400)
+                      status=error_status(exc))
 
 
 def _position(request: HttpRequest) -> int:

@@ -18,6 +18,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from core.roles import is_admin, is_interviewer
+from interviews import hooks
 from interviews.models import InterviewSession, ReviewAssignment, ScheduleChange
 from interviews.services.invitations import invitation_enqueue, invitation_recipients
 from interviews.services.sessions import (
@@ -83,6 +84,16 @@ def _locked_for_change(session_id: int, user: Any) -> InterviewSession:
     return session
 
 
+def _kept_here_check(session: InterviewSession, user: Any) -> None:
+    """A session whose time something else keeps with others (a loop round: interviews.hooks)
+    is moved and called off there, where those others are checked too, never from here."""
+    keeper = hooks.schedule_keeper(session, user)
+    if keeper is not None:
+        raise SessionError("kept_elsewhere",
+                           f"this interview is {keeper.what}: it is moved or cancelled "
+                           f"{keeper.where}")
+
+
 def _mail(session: InterviewSession, change: ScheduleChange, join_url: str) -> None:
     if invitation_recipients(session):
         invitation_enqueue(session_id=session.pk, join_url=join_url, change_id=change.pk)
@@ -96,6 +107,7 @@ def session_reschedule(*, session_id: int, user: Any, scheduled_for: datetime | 
         raise SessionError("bad_start", "the start time is in the past")
     with transaction.atomic():
         session = _locked_for_change(session_id, user)
+        _kept_here_check(session, user)
         session.scheduled_for, session.duration = scheduled_for, duration
         change = schedule_change_record(session=session, action=Action.RESCHEDULED, by=user)
         _mail(session, change, join_url)
@@ -117,6 +129,7 @@ def session_cancel(*, session_id: int, user: Any, join_url: str) -> ScheduleChan
     """Call a scheduled session off: its link stops working and both sides get a CANCEL."""
     with transaction.atomic():
         session = _locked_for_change(session_id, user)
+        _kept_here_check(session, user)
         now = timezone.now()
         session.status, session.cancelled_at = Status.CANCELLED, now
         change = schedule_change_record(session=session, action=Action.CANCELLED, by=user,

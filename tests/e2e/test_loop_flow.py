@@ -75,3 +75,19 @@ def test_a_recruiter_builds_a_loop_and_the_candidate_sees_the_day(people: People
         "href", re.compile(r"^/sessions/join/"))
     expect(candidate.locator("#loop-manage")).to_have_count(0)
     shots(candidate, "candidate")
+
+    # The first round's interviewer opens their round's schedule page: it sends moves and
+    # cancellations to the loop (where the round's neighbours are checked too).
+    interviewer = people.log_in("interviewer", next_url=recruiter.url.split("?")[0].replace(
+        people.platform.base_url, ""))
+    interviewer.locator("li.loop-round").first.locator("a").first.click()
+    expect(interviewer).to_have_url(re.compile(r"/sessions/\d+/$"))
+    interviewer.goto(interviewer.url + "schedule/")
+    keeper = interviewer.locator("#schedule-keeper")
+    expect(keeper).to_contain_text("round 1 of the loop “ML infrastructure onsite”")
+    expect(keeper.get_by_role("link", name=re.compile("^round 1 of the loop"))).to_have_attribute(
+        "href", re.compile(r"^/loops/\d+/$"))
+    expect(interviewer.locator("#reschedule-form")).to_have_count(0)
+    expect(interviewer.locator("#cancel-form")).to_have_count(0)
+    expect(interviewer.locator("#resend-form")).to_be_visible()
+    shots(interviewer, "round-schedule")

@@ -162,3 +162,64 @@ def test_scheduling_a_loop_sends_the_signed_loop_scheduled_webhook_after_the_com
     # the same commit queued the one invitation (eager: sent in-process)
     assert sorted(m.to[0] for m in mail.outbox) == [
         "ada@example.com", "ivy@example.com", "max@example.com", "zoe@example.com"]
+
+
+def test_the_schedule_changes_by_api_as_on_the_page_and_refuses_as_the_page_does() -> None:
+    """Move a round, refuse one onto its neighbour (400, nothing changed), cancel a round,
+    refuse the last one, move the whole loop; an interviewer of the loop may read it but not
+    change it (403); someone who cannot see it gets the missing loop's 404."""
+    recruiter = user_with_role("rita", "recruiter")
+    loop = three_rounds(recruiter)
+    api = token_client(recruiter)
+    url = f"/api/loops/{loop.pk}/schedule"
+    start = first_start()
+
+    moved = api.post(url, {"action": "round_reschedule", "position": 3,
+                           "start": (start + timedelta(minutes=150)).isoformat(),
+                           "minutes": 40}, content_type="application/json")
+    assert moved.status_code == 200, moved.content
+    design = moved.json()["rounds"][2]
+    assert design["minutes"] == 40 and design["scheduled_for"].startswith(
+        (start + timedelta(minutes=150)).strftime("%Y-%m-%dT%H:%M"))
+    assert moved.json()["rounds"][1]["break_minutes"] == 60  # the break was redone
+
+    onto = api.post(url, {"action": "round_reschedule", "position": 2,
+                          "start": (start + timedelta(minutes=10)).isoformat(), "minutes": 30},
+                    content_type="application/json")
+    assert onto.status_code == 400 and onto.json()["code"] == "overlap"
+    assert api.get(f"/api/loops/{loop.pk}").json()["rounds"][1]["scheduled_for"].startswith(
+        (start + timedelta(minutes=60)).strftime("%Y-%m-%dT%H:%M"))
+
+    for missing in ({"action": "round_reschedule", "position": 2},
+                    {"action": "reschedule"}, {"action": "round_cancel"}, {"action": "undo"}):
+        refused = api.post(url, missing, content_type="application/json")
+        assert refused.status_code == 400 and refused.json()["code"] == "invalid", missing
+
+    assert api.post(url, {"action": "round_cancel", "position": 1},
+                    content_type="application/json").status_code == 200
+    assert api.post(url, {"action": "round_cancel", "position": 2},
+                    content_type="application/json").status_code == 200
+    last = api.post(url, {"action": "round_cancel", "position": 3},
+                    content_type="application/json")
+    assert last.status_code == 409 and last.json()["code"] == "last_round"
+
+    later = api.post(url, {"action": "reschedule",
+                           "start": (start + timedelta(days=1)).isoformat()},
+                     content_type="application/json")
+    assert later.status_code == 200, later.content
+    statuses = [r["status"] for r in later.json()["rounds"]]
+    assert statuses == ["cancelled", "cancelled", "scheduled"]
+    assert later.json()["rounds"][2]["scheduled_for"].startswith(
+        (start + timedelta(days=1)).strftime("%Y-%m-%dT%H:%M"))
+
+    ivy = token_client(User.objects.get(username="ivy"))
+    assert ivy.get(f"/api/loops/{loop.pk}").status_code == 200
+    assert ivy.post(url, {"action": "cancel"}, content_type="application/json").status_code == 403
+    stranger = token_client(user_with_role("olga", "interviewer"))
+    answer = stranger.post(url, {"action": "cancel"}, content_type="application/json")
+    assert answer.status_code == 404 and answer.json()["code"] == "not_found"
+
+    assert api.post(url, {"action": "cancel"}, content_type="application/json").status_code == 200
+    assert Loop.objects.get(pk=loop.pk).status == Loop.Status.CANCELLED
+    again = api.post(url, {"action": "cancel"}, content_type="application/json")
+    assert again.status_code == 409 and again.json()["code"] == "conflict"

@@ -303,3 +303,56 @@ def test_a_mail_server_that_is_down_keeps_the_loop_and_says_so(
     assert all(s.status == "scheduled" and s.invitation_error for s in sessions_of(loop))
     page = client_for(User.objects.get(username="ivy")).get(f"/loops/{loop.pk}/")
     assert 'data-state="error"' in page.content.decode()
+
+
+def test_a_round_is_moved_and_cancelled_with_its_loop_never_from_its_own_page() -> None:
+    """The round's own schedule page would move it without looking at its neighbours (the
+    debugging round onto the coding one): it refuses, says where it is done, and keeps resend."""
+    recruiter = user_with_role("rita", "recruiter")
+    loop = three_rounds(recruiter)
+    coding, debugging, _design = sessions_of(loop)
+    before = (debugging.scheduled_for, debugging.duration, debugging.calendar_sequence)
+    url = f"/sessions/{debugging.pk}/schedule/"
+    max_ = client_for(debugging.interviewer)
+    assert coding.scheduled_for is not None
+    onto_coding = coding.scheduled_for + timedelta(minutes=10)
+    answer = max_.post(url, {"action": "reschedule", "starts_date": onto_coding.date().isoformat(),
+                             "starts_time": onto_coding.strftime("%H:%M"), "minutes": "30"})
+    page = answer.content.decode()
+    assert answer.status_code == 409
+    assert "round 2 of the loop “ML infrastructure onsite”" in page and "loop&#x27;s page" in page
+    answer = max_.post(url, {"action": "cancel"})
+    assert answer.status_code == 409 and "round 2 of the loop" in answer.content.decode()
+    debugging.refresh_from_db()
+    assert (debugging.scheduled_for, debugging.duration, debugging.calendar_sequence) == before
+    assert debugging.status == InterviewSession.Status.SCHEDULED
+
+    # The service refuses whoever calls it, an admin included.
+    admin = user_with_role("root", admin=True)
+    with pytest.raises(SessionError) as refused:
+        session_services.session_reschedule(session_id=debugging.pk, user=admin,
+                                            scheduled_for=onto_coding, duration=debugging.duration,
+                                            join_url=SITE)
+    assert refused.value.code == "kept_elsewhere"
+    with pytest.raises(SessionError):
+        session_services.session_cancel(session_id=debugging.pk, user=admin, join_url=SITE)
+
+    # The page offers neither form, says where it is done, links the loop for whoever sees it.
+    page = max_.get(url).content.decode()
+    assert 'id="schedule-keeper"' in page and 'id="reschedule-form"' not in page
+    assert 'id="cancel-form"' not in page and 'id="resend-form"' in page
+    assert f'href="/loops/{loop.pk}/"' in page
+    assert max_.post(url, {"action": "resend"})["Location"] == url + "?done=resent"
+
+    # The loop's page moves it, checking the neighbours: onto the coding round is refused.
+    with pytest.raises(SessionError) as overlap:
+        loop_round_reschedule(loop_id=loop.pk, position=2, user=recruiter, start=onto_coding,
+                              duration=timedelta(minutes=30), site=SITE)
+    assert overlap.value.code == "overlap"
+
+    # A session that is no loop's round is rescheduled from its own page as before.
+    alone = session_services.session_schedule_live(
+        interviewer=debugging.interviewer, problem_slug="add-one",
+        scheduled_for=onto_coding + timedelta(days=2), duration=timedelta(minutes=30))
+    page = client_for(debugging.interviewer).get(f"/sessions/{alone.pk}/schedule/")
+    assert 'id="reschedule-form"' in page.content.decode()
