@@ -4,9 +4,12 @@ preview, the code and prose parts, the wrong solutions. Every save is a draft ve
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
+from typing import Any
 
 from django.conf import settings
 from django.contrib import messages
+from django.forms import Form
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
@@ -303,21 +306,28 @@ def wrong_add(request: HttpRequest, slug: str) -> HttpResponse:
     wrong = WrongSolution(
         data["file"], data["verdict"], data["why"], data["code"], data["groups"], data["says"]
     )
+    return _row_put(request, problem, form, part="wrong",
+                    put=partial(wrong_solution_put, wrong=wrong))
+
+
+def _row_put(request: HttpRequest, problem: Problem, form: Form, *, part: str,
+             put: Callable[..., tuple[Problem, ProblemVersion | None]]) -> HttpResponse:
+    """Add or replace one row of a part that is a list of files (`put`: its service, the row
+    given), as a new draft; a stale page gets the conflict shown at the part's form, a
+    refused row its error there, the form as it was typed either way."""
+    typed: dict[str, Any] = {f"{part}_form": form}
     note = merging_with(request, problem)
     try:
-        problem, new = wrong_solution_put(
-            problem=problem, user=request_user(request), wrong=wrong, **based(request)
-        )
+        problem, new = put(problem=problem, user=request_user(request), **based(request))
     except EditConflict as exc:
-        shown = ConflictShown.of(request, "wrong", exc)
-        return problem_page(request, problem, wrong_form=form, conflict=shown,
-                            status=CONFLICT_STATUS)
+        shown = ConflictShown.of(request, part, exc)
+        return problem_page(request, problem, conflict=shown, status=CONFLICT_STATUS, **typed)
     except (PackageError, ProblemActionError) as exc:
         form.add_error(None, str(exc))
-        return problem_page(request, problem, wrong_form=form, status=400)
+        return problem_page(request, problem, status=400, **typed)
     _parts_saved(request, problem, new)
     merged_tell(request, note)
-    return problem_page_redirect(problem, "wrong")
+    return problem_page_redirect(problem, part)
 
 
 def _row_delete(request: HttpRequest, slug: str, index: int, *, part: str,
@@ -355,21 +365,8 @@ def known_add(request: HttpRequest, slug: str) -> HttpResponse:
     if not form.is_valid():
         return problem_page(request, problem, known_form=form, status=400)
     known = KnownSolution(form.cleaned_data["file"], form.cleaned_data["code"])
-    note = merging_with(request, problem)
-    try:
-        problem, new = known_solution_put(
-            problem=problem, user=request_user(request), known=known, **based(request)
-        )
-    except EditConflict as exc:
-        shown = ConflictShown.of(request, "known", exc)
-        return problem_page(request, problem, known_form=form, conflict=shown,
-                            status=CONFLICT_STATUS)
-    except (PackageError, ProblemActionError) as exc:
-        form.add_error(None, str(exc))
-        return problem_page(request, problem, known_form=form, status=400)
-    _parts_saved(request, problem, new)
-    merged_tell(request, note)
-    return problem_page_redirect(problem, "known")
+    return _row_put(request, problem, form, part="known",
+                    put=partial(known_solution_put, known=known))
 
 
 @author_required
