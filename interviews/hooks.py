@@ -12,13 +12,15 @@ here in its `AppConfig.ready` instead. The one place for every such hook:
   CSRF token), a link otherwise;
 * schedule keepers: who keeps a session's time when the session does not keep it alone (a loop
   round, moved and called off with the loop's other rounds), a `ScheduleKeeper` or None; the
-  session's own schedule page then neither moves nor cancels it, and says where that is done.
+  session's own schedule page then neither moves nor cancels it, and says where that is done;
+  and what starts next there, so that more time past that start is said when it is given.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from django.http import HttpRequest
@@ -39,6 +41,8 @@ class ScheduleKeeper:
     what: str  # what the session is there, e.g. "round 2 of the loop “Staff ML infra”"
     where: str  # where it is moved or called off, e.g. "on the loop's page, with its rounds"
     url: str  # that page, for a viewer who may open it ("" otherwise)
+    next_what: str = ""  # what starts after it there, e.g. "round 2 (ML debugging)"
+    next_start: datetime | None = None  # when that starts (it keeps its time)
 
 
 SessionBlock = Callable[[HttpRequest, InterviewSession, Any], SafeString | str]

@@ -317,10 +317,13 @@ def session_finish(request: HttpRequest, body: Body, session_id: int) -> JsonRes
 @login_required
 @json_endpoint(scope="session_actions")
 def session_extend(request: HttpRequest, body: Body, session_id: int) -> JsonResponse:
-    """The interviewer gives the running session more time: `{"minutes": 5}`."""
+    """The interviewer gives the running session more time: `{"minutes": 5}`. The answer has
+    the new deadline and, where the session is a loop's round whose next round now starts
+    before it ends, that round (`runs_into`: what and when; it keeps its start)."""
     session = services.session_extend(session_id=session_id, user=request.user,
                                       minutes=body.get("minutes"))
-    return JsonResponse({"deadline": session.deadline.isoformat() if session.deadline else None})
+    return JsonResponse({"deadline": session.deadline.isoformat() if session.deadline else None,
+                         "runs_into": services.extension_runs_into(session, request.user)})
 
 
 @login_required

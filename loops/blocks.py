@@ -43,13 +43,20 @@ def builder_link(request: HttpRequest) -> SafeString | str:
 
 def round_schedule_keeper(session: InterviewSession, viewer: Any) -> ScheduleKeeper | None:
     """A loop round is moved and cancelled with its loop (never alone, from its own page: its
-    neighbours would not be checked for overlap, nor the breaks and the itinerary redone)."""
+    neighbours would not be checked for overlap, nor the breaks and the itinerary redone);
+    the round after it keeps its start when this one is given more time."""
     this = selectors.round_of(session)
     if this is None:
         return None
-    loop = this.loop
+    loop, after = this.loop, selectors.round_after(this)
+    following: dict[str, Any] = {}
+    if after is not None and after.session.scheduled_for is not None:
+        name = f" ({after.label})" if after.label else ""
+        following = {"next_what": f"round {after.position}{name}",
+                     "next_start": after.session.scheduled_for}
     return ScheduleKeeper(
         what=f"round {this.position} of the loop “{loop.title}”",
         where="on the loop's page, where no round may start before the one before it ends",
         url=reverse("loops:loop", args=[loop.pk]) if access.loop_visible(loop, viewer) else "",
+        **following,
     )

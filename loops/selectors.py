@@ -122,13 +122,17 @@ def round_of(session: InterviewSession) -> LoopRound | None:
     return LoopRound.objects.filter(session=session).select_related("loop").first()
 
 
+def round_after(this: LoopRound) -> LoopRound | None:
+    """The round after `this` still to come (not cancelled), with its session, or None."""
+    return (LoopRound.objects.filter(loop=this.loop, position__gt=this.position)
+            .exclude(session__status=Status.CANCELLED).select_related("session")
+            .order_by("position").first())
+
+
 def next_round_of(session: InterviewSession) -> tuple[Loop, LoopRound | None] | None:
     """For a round's session: its loop and the round after it still to come (None: it was
     the last); None when the session is no loop's round."""
     this = round_of(session)
     if this is None:
         return None
-    after = (LoopRound.objects.filter(loop=this.loop, position__gt=this.position)
-             .exclude(session__status=Status.CANCELLED).select_related("session")
-             .order_by("position").first())
-    return this.loop, after
+    return this.loop, round_after(this)

@@ -27,3 +27,11 @@ export function csrfToken() {
 export function clearIfUnchanged(input, sent) {
   if (input && input.value.trim() === sent) input.value = "";
 }
+
+// An ISO time as the viewer's own clock shows it (HH:MM, 24 h); "" for a time it cannot read.
+export function clock(iso) {
+  const date = new Date(iso);
+  return Number.isNaN(date.getTime())
+    ? ""
+    : date.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", hourCycle: "h23" });
+}

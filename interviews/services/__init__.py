@@ -60,6 +60,7 @@ from interviews.services.questions import (
     session_set_interviewer_edit,
 )
 from interviews.services.scheduling import (
+    extension_runs_into,
     schedule_change_allowed,
     schedule_change_record,
     session_cancel,
@@ -122,6 +123,7 @@ __all__ = [
     "door_check",
     "email_check",
     "event_record",
+    "extension_runs_into",
     "has_board",
     "hints_revealed",
     "invitation_enqueue",

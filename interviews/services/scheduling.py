@@ -32,6 +32,7 @@ from interviews.services.sessions import (
 Action = ScheduleChange.Action
 Status = InterviewSession.Status
 __all__ = [
+    "extension_runs_into",
     "join_opens_at",
     "join_too_early",
     "schedule_change_allowed",
@@ -92,6 +93,17 @@ def _kept_here_check(session: InterviewSession, user: Any) -> None:
         raise SessionError("kept_elsewhere",
                            f"this interview is {keeper.what}: it is moved or cancelled "
                            f"{keeper.where}")
+
+
+def extension_runs_into(session: InterviewSession, user: Any) -> dict[str, str] | None:
+    """After more time was given: what starts after this session where its time is kept (the
+    loop's next round) and now starts before it ends, as `{"what", "starts"}` (that start
+    does not move); None when nothing does."""
+    keeper = hooks.schedule_keeper(session, user)
+    if (keeper is None or keeper.next_start is None or session.deadline is None
+            or session.deadline <= keeper.next_start):
+        return None
+    return {"what": keeper.next_what, "starts": keeper.next_start.isoformat()}
 
 
 def _mail(session: InterviewSession, change: ScheduleChange, join_url: str) -> None:

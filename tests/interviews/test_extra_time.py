@@ -79,6 +79,7 @@ def test_the_extend_endpoint_answers_the_new_deadline_and_refuses_clearly() -> N
     assert answer.status_code == 200
     session.refresh_from_db()
     assert session.deadline and answer.json()["deadline"] == session.deadline.isoformat()
+    assert answer.json()["runs_into"] is None  # no loop round: nothing comes after it
     refused = client_for(candidate).post(f"/sessions/{session.pk}/extend", {"minutes": 5},
                                          content_type="application/json")
     assert refused.status_code == 403

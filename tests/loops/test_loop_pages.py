@@ -270,3 +270,37 @@ def test_a_moved_round_shows_in_the_loops_day(
     assert change is not None and change.sequence == 1
     text = client_for(ivy).get(f"/loops/{loop.pk}/").content.decode()
     assert "5-minute break" in text and "15-minute break" not in text
+
+
+def test_more_time_past_the_next_rounds_start_is_said_and_that_start_stays(
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    """The coding round runs until 5 minutes before the debugging round: 3 more minutes say
+    nothing, 5 more say the debugging round now starts before this one ends (it keeps its
+    start); a session that is no loop's round answers no such thing."""
+    from django.utils import timezone
+
+    from interviews.models import InterviewSession
+
+    with django_capture_on_commit_callbacks(execute=False):
+        loop = three_rounds()
+    coding, debugging = (loop.rounds.get(position=n).session for n in (1, 2))
+    assert debugging.scheduled_for is not None
+    InterviewSession.objects.filter(pk=coding.pk).update(
+        status=InterviewSession.Status.ACTIVE, started_at=timezone.now(),
+        candidate=user_with_role("ada", "candidate"),
+        deadline=debugging.scheduled_for - timedelta(minutes=5))
+    ivy = client_for(User.objects.get(username="ivy"))
+    url = f"/sessions/{coding.pk}/extend"
+    with django_capture_on_commit_callbacks(execute=False):
+        short = ivy.post(url, {"minutes": 3}, content_type="application/json")
+    assert short.status_code == 200 and short.json()["runs_into"] is None
+    with django_capture_on_commit_callbacks(execute=False):
+        past = ivy.post(url, {"minutes": 5}, content_type="application/json")
+    assert past.status_code == 200
+    assert past.json()["runs_into"] == {
+        "what": "round 2 (ML debugging)", "starts": debugging.scheduled_for.isoformat()}
+    debugging.refresh_from_db()
+    assert debugging.scheduled_for == loop.rounds.get(position=2).session.scheduled_for
+    page = ivy.get(f"/sessions/{coding.pk}/").content.decode()
+    assert 'id="extend-note"' in page

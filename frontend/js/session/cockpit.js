@@ -2,17 +2,10 @@
 // both sides share in a live session (chat, call link). Text from people goes in with
 // textContent, never as markup.
 import { ApiError, postJson } from "./api.js";
-import { clearIfUnchanged, element } from "../dom.js";
+import { clearIfUnchanged, clock, element } from "../dom.js";
 
 const failure = (error) =>
   error instanceof ApiError ? error.message : "Something went wrong.";
-
-function clock(iso) {
-  const date = new Date(iso);
-  return Number.isNaN(date.getTime())
-    ? ""
-    : date.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", hourCycle: "h23" });
-}
 
 /** `<time class="local-time" datetime=ISO>`: the moment in the viewer's own time zone. */
 export function localTimesRender(root = document) {

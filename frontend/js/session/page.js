@@ -16,6 +16,7 @@ import { Awareness } from "y-protocols/awareness";
 import * as Y from "yjs";
 
 import { Desk } from "../desk.js";
+import { clock } from "../dom.js";
 import { editorExtensions } from "../editor.js";
 import { idempotencyKey, submissionFollow } from "../grader.js";
 import { ApiError, getJson, postJson } from "./api.js";
@@ -518,7 +519,17 @@ export function sessionPageMount(root) {
     const button = extendForm.querySelector("button");
     button.disabled = true;
     try {
-      await postJson(urls.extend, { minutes: Number(extendForm.elements.minutes.value) });
+      const answer = await postJson(urls.extend, { minutes: Number(extendForm.elements.minutes.value) });
+      // A loop's next round keeps its start: say so when this round now ends after it.
+      const note = document.getElementById("extend-note");
+      const into = answer.runs_into;
+      if (note) {
+        note.hidden = !into;
+        note.textContent = into
+          ? `${into.what[0].toUpperCase()}${into.what.slice(1)} starts at ${clock(into.starts)}, ` +
+            `before this interview now ends (${clock(answer.deadline)}); it keeps its time.`
+          : "";
+      }
     } catch (error) {
       showBanner(error instanceof ApiError ? error.message : "Something went wrong.", "warn");
     } finally {

@@ -1,14 +1,7 @@
 // The side panel: clarifying questions, tradeoffs/notes, and (for the interviewer) activity.
 // Everything typed by a person is put in the page with textContent, never as markup.
 import { ApiError, postJson } from "./api.js";
-import { clearIfUnchanged, element } from "../dom.js";
-
-function clock(iso) {
-  const date = new Date(iso);
-  return Number.isNaN(date.getTime())
-    ? ""
-    : date.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", hourCycle: "h23" });
-}
+import { clearIfUnchanged, clock, element } from "../dom.js";
 
 const SOURCE_LABELS = {
   canned: "Answer",
