@@ -122,7 +122,7 @@ def platform(sessions: int, work: Path) -> Iterator[Target]:
                                                 "DJANGO_SECRET_KEY", "DJANGO_ALLOWED_HOSTS")})
         cookies, interviewer_cookie, session_ids = _seed(sessions)
         procs.append(_process([str(Path(sys.executable).parent / "daphne"), "-b", "127.0.0.1",
-                               "-p", str(web_port), "config.asgi:application"],
+                               "-p", str(web_port), "config.web:application"],
                               env, work / "daphne.log"))
         wait_port(web_port)
         base = f"ws://127.0.0.1:{web_port}/ws/sessions"

@@ -24,10 +24,3 @@ application = ProtocolTypeRouter(
         ),
     }
 )
-
-# Last, once everything the web serves is imported: a full garbage collection must not walk
-# the start-up heap while keystrokes wait (core/heap.py).
-from core import heap  # noqa: E402
-
-heap.freeze_startup_heap()
-heap.log_long_pauses()

@@ -8,11 +8,12 @@ live as long as the process; under load (a collection every few seconds) each fu
 them took 140-200 ms on a 2-core machine, and the editor's p99 was those pauses
 (`python -m bench contention`, README).
 
-So the entry point (config/asgi.py) loads what a first request would load, collects once and
-freezes what is left (`gc.freeze`): the collector never walks the start-up heap again, and a
-full collection only visits what was made since (15,000-65,000 objects under the same load:
-10-37 ms). Objects made later are collected as before, cycles included; nothing frozen was
-garbage (it is collected first), so no memory is held that would otherwise be freed.
+So the web's entry point (config/web.py, what daphne serves) loads what a first request would
+load, collects once and freezes what is left (`gc.freeze`): the collector never walks the
+start-up heap again, and a full collection only visits what was made since (15,000-65,000
+objects under the same load: 10-37 ms). Objects made later are collected as before, cycles
+included; nothing frozen was garbage (it is collected first), so no memory is held that would
+otherwise be freed.
 
 A collection that still pauses the loop for long is logged (`log_long_pauses`), so that a
 future heap growth shows up in the log before it shows up as typing lag.

@@ -32,4 +32,4 @@ RUN rm -rf /app/wheels /app/Dockerfile \
 # Web processes run unprivileged; workers (compose: user root) talk to the host's Docker engine.
 USER onsite
 EXPOSE 8000
-CMD ["daphne", "-b", "127.0.0.1", "-p", "8000", "config.asgi:application"]
+CMD ["daphne", "-b", "127.0.0.1", "-p", "8000", "config.web:application"]

@@ -325,7 +325,7 @@ def wait_for_foreground(url: str, children: list[Child]) -> None:
 
 def web_child() -> Child:
     """The ASGI server: pages, the API and every websocket (a keystroke's path)."""
-    argv = [str(BIN / "daphne"), "-b", HOST, "-p", str(PORT), "config.asgi:application"]
+    argv = [str(BIN / "daphne"), "-b", HOST, "-p", str(PORT), "config.web:application"]
     return Child("web", argv, nice=WEB_NICE)
 
 

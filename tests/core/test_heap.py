@@ -2,7 +2,7 @@
 
 The pauses themselves are measured by `python -m bench contention` (editor p99 with every
 slot busy), not here: these tests check the facts the fix rests on, in a fresh interpreter
-that loads the ASGI application exactly as daphne does.
+that loads the web's entry point exactly as daphne does.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 PROBE = """
 import gc, json, sys
-import config.asgi  # what daphne imports
+import config.web  # what daphne serves
 print(json.dumps({
     "frozen": gc.get_freeze_count(),
     "tracked": len(gc.get_objects()),
@@ -33,7 +33,7 @@ print(json.dumps({
 """
 
 
-def test_loading_the_asgi_application_freezes_everything_it_imported() -> None:
+def test_loading_the_web_entry_point_freezes_everything_it_imported() -> None:
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings"}
     done = subprocess.run([sys.executable, "-c", PROBE], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=120, check=False)
@@ -76,3 +76,14 @@ def test_the_pause_log_is_installed_once() -> None:
         gc.callbacks[:] = before
         for callback, threshold in thresholds:
             callback.threshold_ms = threshold
+
+
+def test_importing_the_application_alone_changes_no_collector() -> None:
+    """Tests and tools import config.asgi: their processes are not frozen nor logged."""
+    probe = ("import gc, json, config.asgi; print(json.dumps({'frozen': gc.get_freeze_count(), "
+             "'pause_log': sum(type(c).__name__ == 'PauseLog' for c in gc.callbacks)}))")
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings"}
+    done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == {"frozen": 0, "pause_log": 0}

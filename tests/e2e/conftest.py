@@ -238,7 +238,7 @@ def platform(
         _, web_log = procs.start(
             "daphne",
             [str(VENV_BIN / "daphne"), "-b", "127.0.0.1", "-p", str(web_port),
-             "config.asgi:application"],
+             "config.web:application"],
         )  # fmt: skip
         base_url = f"http://127.0.0.1:{web_port}"
         wait_until(

@@ -107,7 +107,7 @@ def api_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, A
                 "127.0.0.1",
                 "-p",
                 str(web_port),
-                "config.asgi:application",
+                "config.web:application",
             ],
         )
         base_url = f"http://127.0.0.1:{web_port}"

@@ -31,7 +31,7 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 def daphne(port: int, log: Path) -> Iterator[subprocess.Popen[bytes]]:
     with log.open("ab") as out:
         proc = subprocess.Popen(
-            [str(BIN / "daphne"), "-b", "127.0.0.1", "-p", str(port), "config.asgi:application"],
+            [str(BIN / "daphne"), "-b", "127.0.0.1", "-p", str(port), "config.web:application"],
             cwd=ROOT,
             env=platform_env(),
             stdout=out,
