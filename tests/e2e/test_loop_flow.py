@@ -94,32 +94,44 @@ def test_a_recruiter_builds_a_loop_and_the_candidate_sees_the_day(people: People
 
     # The round runs and the interviewer gives more time past the next round's start: the
     # page says the debugging round now starts before this one ends (and keeps its start).
+    # (The round runs for a candidate of its own, and is called off at the end: the demo
+    # accounts are shared by every e2e test on this platform, and a candidate with a running
+    # session starts no other.)
     round_id = int(interviewer.url.rstrip("/").split("/")[-2])
     people.platform.shell(RUNNING.format(session_id=round_id))
-    interviewer.goto(f"/sessions/{round_id}/")
-    expect(interviewer.locator("#session")).to_have_attribute("data-ready", "true",
-                                                             timeout=60_000)
-    expect(interviewer.locator("#extend-note")).to_be_hidden()
-    interviewer.select_option("#extend-minutes", "10")
-    interviewer.click("#extend-button")
-    note = interviewer.locator("#extend-note")
-    expect(note).to_be_visible()
-    expect(note).to_have_text(re.compile(
-        r"^Round 2 \(ML debugging\) starts at \d\d:\d\d, before this interview now ends "
-        r"\(\d\d:\d\d\); it keeps its time\.$"))
-    shots(interviewer, "round-more-time")
+    try:
+        interviewer.goto(f"/sessions/{round_id}/")
+        expect(interviewer.locator("#session")).to_have_attribute("data-ready", "true",
+                                                                 timeout=60_000)
+        expect(interviewer.locator("#extend-note")).to_be_hidden()
+        interviewer.select_option("#extend-minutes", "10")
+        interviewer.click("#extend-button")
+        note = interviewer.locator("#extend-note")
+        expect(note).to_be_visible()
+        expect(note).to_have_text(re.compile(
+            r"^Round 2 \(ML debugging\) starts at \d\d:\d\d, before this interview now ends "
+            r"\(\d\d:\d\d\); it keeps its time\.$"))
+        shots(interviewer, "round-more-time")
+    finally:
+        people.platform.shell(CALLED_OFF.format(session_id=round_id))
 
 
-# Round 1 running since now, its deadline 3 minutes before round 2 starts, the candidate in.
+# Round 1 running since now for a candidate of its own, its deadline 3 minutes before round 2.
 RUNNING = """
-from django.contrib.auth.models import User
 from django.utils import timezone
 from interviews.models import InterviewSession
 from loops.models import LoopRound
+from django.contrib.auth.models import User
 this = LoopRound.objects.get(session_id={session_id})
 after = LoopRound.objects.get(loop=this.loop, position=2).session
 InterviewSession.objects.filter(pk={session_id}).update(
     status="active", started_at=timezone.now(),
-    candidate=User.objects.get(username="candidate"),
+    candidate=User.objects.get_or_create(username="loop-flow-candidate")[0],
     deadline=after.scheduled_for - timezone.timedelta(minutes=3))
+"""
+CALLED_OFF = """
+from django.utils import timezone
+from interviews.models import InterviewSession
+InterviewSession.objects.filter(pk={session_id}).update(
+    status="cancelled", cancelled_at=timezone.now())
 """
