@@ -66,7 +66,9 @@ def _through(client: Client) -> Any:
 def test_a_button_clicked_over_its_limit_shows_the_429_page(
     browser: Browser, settings: Any
 ) -> None:
-    settings.ONSITE_RATES = {**settings.ONSITE_RATES, "studio": "1/min"}
+    # One a day, not one a minute: the limit counts in fixed windows, and two clicks seconds
+    # apart on a loaded machine can fall in two minutes (the second is then taken: a flake).
+    settings.ONSITE_RATES = {**settings.ONSITE_RATES, "studio": "1/day"}
     problem = tiny_problem("rate-one")
     client = client_for(user_with_role("boss", admin=True))
     context = browser.new_context(base_url=ORIGIN, viewport={"width": 1440, "height": 900})
@@ -76,7 +78,7 @@ def test_a_button_clicked_over_its_limit_shows_the_429_page(
     page.route("**/*", _through(client))
     problem_url = f"/studio/{problem.slug}/"
 
-    # the first Unpublish is taken; published again, the second within the minute is not
+    # the first Unpublish is taken; published again, the second within the day is not
     page.goto(problem_url)
     page.get_by_role("button", name="Unpublish").click()
     expect(page.locator(".studio-messages")).to_contain_text("hidden from candidates")
@@ -84,7 +86,7 @@ def test_a_button_clicked_over_its_limit_shows_the_429_page(
     page.reload()
     with page.expect_response(f"**{problem_url}unpublish/") as answer:
         page.get_by_role("button", name="Unpublish").click()
-    assert answer.value.status == 429 and 1 <= int(answer.value.headers["retry-after"]) <= 60
+    assert answer.value.status == 429 and 1 <= int(answer.value.headers["retry-after"]) <= 86400
 
     expect(page.locator("#error-page")).to_have_attribute("data-status", "429")
     expect(page.locator("h1")).to_have_text("Not saved: too many requests")

@@ -48,9 +48,10 @@ def record(name: str, seconds: float) -> None:
     print(f"{name}: {seconds:.2f} s")
 
 
-def sandbox_container_count() -> int:
-    """This test run's sandbox containers (other runs and stacks may share the engine)."""
-    label = f"{LABEL_OWNER}={container_owner()}"
+def sandbox_container_count(owner: str) -> int:
+    """The sandbox containers labelled with `owner` (other tests of this run, on other
+    workers, and other runs and stacks share the engine: each counts only its own)."""
+    label = f"{LABEL_OWNER}={owner}"
     return len(docker.from_env().containers.list(all=True, filters={"label": label}))
 
 
@@ -169,20 +170,25 @@ def test_redis_restart_with_queued_submissions_loses_none(tmp_path: Path) -> Non
 def test_fifty_identical_submissions_get_fifty_verdicts_and_leak_nothing(tmp_path: Path) -> None:
     problem = tiny_problem(hidden=1)
     candidate = user_with_role("cand", "candidate")
-    containers_before = sandbox_container_count()
-    with worker(tmp_path / "worker.log", concurrency=2):
+    # The worker's containers carry an owner of their own: a sandbox another test runs at the
+    # same moment on another worker is not this test's leak (it once counted as one).
+    owner = f"{container_owner()}-fifty-{time.time_ns()}"
+    with worker(tmp_path / "worker.log", concurrency=2, ONSITE_SANDBOX_OWNER=owner):
         ids = [
             submission_create(
                 user=candidate, problem_slug=problem.slug, code=ADD_ONE, mode="submit"
             ).pk
             for _ in range(50)
         ]
-        wait_for(
-            lambda: Submission.objects.filter(pk__in=ids, status="done").count() == 50,
-            timeout=400,
-            interval=1,
-            what="50 verdicts",
-        )
+        seen = [0]  # the most of its containers seen at once: the label is the worker's
+
+        def all_graded() -> bool:
+            seen[0] = max(seen[0], sandbox_container_count(owner))
+            return Submission.objects.filter(pk__in=ids, status="done").count() == 50
+
+        wait_for(all_graded, timeout=400, interval=0.2, what="50 verdicts")
+    assert seen[0] > 0
     verdicts = list(Submission.objects.filter(pk__in=ids).values_list("verdict", "passed", "total"))
     assert verdicts == [("AC", 3, 3)] * 50
-    assert sandbox_container_count() <= containers_before
+    wait_for(lambda: sandbox_container_count(owner) == 0, timeout=30,
+             what="the stopped worker's sandbox containers to be gone")
